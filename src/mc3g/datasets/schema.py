@@ -1,0 +1,163 @@
+"""Feature metadata and data-set schemas.
+
+The schema is the one place that says what a feature is (numeric or categorical, its domain)
+and how a person may change it (immutable, only as a consequence, one direction, a range, a
+weight).  The learner reads the kinds; the counterfactual engine reads the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Literal
+
+import pandas as pd
+
+Kind = Literal["numeric", "categorical"]
+Direction = Literal["increase", "decrease"]
+
+
+@dataclass(frozen=True)
+class Feature:
+    """One column of a table and the rules for changing it.
+
+    ``domain`` lists the categorical values; ``range`` bounds a numeric feature; ``step`` is a
+    numeric feature's resolution (1 for integers), so "just past a threshold" is well defined.
+    """
+
+    name: str
+    kind: Kind
+    domain: tuple[str, ...] | None = None
+    range: tuple[float, float] | None = None
+    step: float | None = None
+    immutable: bool = False
+    consequence_only: bool = False
+    direction: Direction | None = None
+    weight: float = 1.0
+    must_change: bool = False
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("numeric", "categorical"):
+            raise ValueError(f"feature {self.name!r}: kind must be 'numeric' or 'categorical', not {self.kind!r}")
+        if self.direction not in (None, "increase", "decrease"):
+            raise ValueError(f"feature {self.name!r}: direction must be 'increase' or 'decrease', not {self.direction!r}")
+        if self.weight < 0:
+            raise ValueError(f"feature {self.name!r}: weight must be >= 0, not {self.weight}")
+        if self.range is not None and self.range[0] > self.range[1]:
+            raise ValueError(f"feature {self.name!r}: empty range {self.range}")
+        if self.kind == "categorical" and (self.range is not None or self.step is not None):
+            raise ValueError(f"feature {self.name!r}: a categorical feature has no range or step")
+
+    @property
+    def is_numeric(self) -> bool:
+        return self.kind == "numeric"
+
+
+@dataclass(frozen=True)
+class Schema:
+    """The features of a data set, its label column and the label value that is unfavourable."""
+
+    name: str
+    features: tuple[Feature, ...]
+    label: str
+    classes: tuple[str, ...]
+    unfavourable: str
+    notes: str = ""
+    _index: dict[str, int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        names = [f.name for f in self.features]
+        duplicated = sorted({n for n in names if names.count(n) > 1})
+        if duplicated:
+            raise ValueError(f"schema {self.name!r}: duplicate feature names {duplicated}")
+        if self.label in names:
+            raise ValueError(f"schema {self.name!r}: the label {self.label!r} is also a feature")
+        if self.unfavourable not in self.classes:
+            raise ValueError(
+                f"schema {self.name!r}: unfavourable class {self.unfavourable!r} is not one of {list(self.classes)}"
+            )
+        object.__setattr__(self, "_index", {n: i for i, n in enumerate(names)})
+
+    @property
+    def feature_names(self) -> list[str]:
+        return [f.name for f in self.features]
+
+    @property
+    def numeric(self) -> list[str]:
+        return [f.name for f in self.features if f.is_numeric]
+
+    @property
+    def categorical(self) -> list[str]:
+        return [f.name for f in self.features if not f.is_numeric]
+
+    def feature(self, name: str) -> Feature:
+        try:
+            return self.features[self._index[name]]
+        except KeyError:
+            raise KeyError(f"schema {self.name!r} has no feature {name!r}; it has {self.feature_names}") from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._index
+
+    def select(self, names: Iterable[str]) -> Schema:
+        """The same schema restricted to ``names`` (in that order)."""
+        return replace(self, features=tuple(self.feature(n) for n in names))
+
+    def with_features(self, *features: Feature) -> Schema:
+        """A copy where the given features replace those of the same name."""
+        new = {f.name: f for f in features}
+        unknown = sorted(set(new) - set(self._index))
+        if unknown:
+            raise KeyError(f"schema {self.name!r} has no feature(s) {unknown}")
+        return replace(self, features=tuple(new.get(f.name, f) for f in self.features))
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Train and test frames (features and label) with their schema."""
+
+    name: str
+    split: str
+    train: pd.DataFrame
+    test: pd.DataFrame
+    schema: Schema
+
+    @property
+    def X_train(self) -> pd.DataFrame:
+        return self.train[self.schema.feature_names]
+
+    @property
+    def y_train(self) -> pd.Series:
+        return self.train[self.schema.label]
+
+    @property
+    def X_test(self) -> pd.DataFrame:
+        return self.test[self.schema.feature_names]
+
+    @property
+    def y_test(self) -> pd.Series:
+        return self.test[self.schema.label]
+
+
+def infer_schema(
+    frame: pd.DataFrame, label: str, unfavourable: str, name: str = "data", numeric: Iterable[str] | None = None
+) -> Schema:
+    """A schema read off a frame: numeric dtypes (or the columns named in ``numeric``) are numeric."""
+    if label not in frame.columns:
+        raise KeyError(f"label column {label!r} is not in the frame; columns are {list(frame.columns)}")
+    declared = set(numeric) if numeric is not None else None
+    features = []
+    for col in frame.columns:
+        if col == label:
+            continue
+        values = frame[col]
+        is_num = col in declared if declared is not None else pd.api.types.is_numeric_dtype(values)
+        if is_num:
+            nums = pd.to_numeric(values, errors="coerce").dropna()
+            bounds = (float(nums.min()), float(nums.max())) if len(nums) else None
+            integral = bool(len(nums)) and bool((nums == nums.round()).all())
+            features.append(Feature(str(col), "numeric", range=bounds, step=1.0 if integral else None))
+        else:
+            features.append(Feature(str(col), "categorical", domain=tuple(sorted(values.dropna().astype(str).unique()))))
+    classes = tuple(sorted(frame[label].astype(str).unique()))
+    return Schema(name, tuple(features), label, classes, str(unfavourable))

@@ -1,0 +1,8 @@
+"""One representation of rules for the learner, the causal knowledge and the search."""
+
+from .literal import Literal
+from .rule import Rule, merge_literals
+from .ruleset import Explanation, RuleSet
+from .table import Column, Table, token
+
+__all__ = ["Column", "Explanation", "Literal", "Rule", "RuleSet", "Table", "merge_literals", "token"]

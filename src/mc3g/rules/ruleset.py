@@ -1,0 +1,213 @@
+"""A rule set: an ordered decision list over one label column.
+
+A row gets the class of the first rule that covers it, else ``default``.  When every rule has the
+same class (a binary FOLD-SE program) order does not matter and the rules are a disjunction.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from .literal import Literal
+from .rule import Rule
+from .table import Table
+
+JSON_FORMAT = "mc3g.ruleset"
+JSON_VERSION = 1
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    rules: tuple[Rule, ...]
+    label: str
+    default: str
+    classes: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rules", tuple(self.rules))
+        for i, rule in enumerate(self.rules, 1):
+            if rule.head is None or rule.head.feature != self.label or rule.head.op != "==":
+                raise ValueError(f"rule {i}: its head must be '{self.label} == <class>', not {rule.head}")
+        if not self.classes:
+            found = [self.default] + [str(r.head.value) for r in self.rules]  # type: ignore[union-attr]
+            object.__setattr__(self, "classes", tuple(sorted(set(found))))
+
+    # -- evaluation ---------------------------------------------------------------------------
+    def first_rule(self, data: pd.DataFrame | Table | Mapping[str, Any]) -> np.ndarray:
+        """Index of the first rule covering each row, -1 where none does."""
+        table = _table(data, self.features)
+        first = np.full(table.n_rows, -1, dtype=np.int64)
+        for i, rule in enumerate(self.rules):
+            open_rows = np.flatnonzero(first < 0)
+            if not len(open_rows):
+                break
+            hit = rule.covers(table.take(open_rows))
+            first[open_rows[hit]] = i
+        return first
+
+    def predict(self, data: pd.DataFrame | Table | Mapping[str, Any]) -> np.ndarray:
+        first = self.first_rule(data)
+        heads = np.array([str(r.head.value) for r in self.rules] + [self.default], dtype=object)  # type: ignore[union-attr]
+        return heads[np.where(first >= 0, first, len(self.rules))]
+
+    def covers(self, data: pd.DataFrame | Table | Mapping[str, Any]) -> np.ndarray:
+        """Rows that some rule covers (for a binary rule set: rows of the rules' class)."""
+        return self.first_rule(data) >= 0
+
+    # -- structure -----------------------------------------------------------------------------
+    @property
+    def features(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for rule in self.rules:
+            for f in rule.features:
+                seen.setdefault(f)
+        return list(seen)
+
+    @property
+    def n_rules(self) -> int:
+        return len(self.rules)
+
+    @property
+    def n_exceptions(self) -> int:
+        return sum(r.count_exceptions() for r in self.rules)
+
+    @property
+    def n_literals(self) -> int:
+        return sum(sum(1 for _ in r.literals()) for r in self.rules)
+
+    def flattened(self) -> RuleSet:
+        return RuleSet(tuple(r.flattened() for r in self.rules), self.label, self.default, self.classes)
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def __iter__(self):
+        return iter(self.rules)
+
+    def __getitem__(self, i: int) -> Rule:
+        return self.rules[i]
+
+    # -- explanation ---------------------------------------------------------------------------
+    def explain(self, row: pd.Series | Mapping[str, Any]) -> Explanation:
+        """Which rule decided ``row``, or why each rule did not fire."""
+        values = dict(row.items()) if isinstance(row, (pd.Series, Mapping)) else None
+        if values is None:
+            raise TypeError("explain() takes one row: a pandas Series or a mapping of feature -> value")
+        missing = [f for f in self.features if f not in values]
+        if missing:
+            raise KeyError(f"the row lacks feature(s) {missing} that the rules read")
+        traces = [_trace(rule, values) for rule in self.rules]
+        fired = next((i for i, t in enumerate(traces) if t.covered), None)
+        label = str(self.rules[fired].head.value) if fired is not None else self.default  # type: ignore[union-attr]
+        return Explanation(label, fired, tuple(traces), self)
+
+    # -- serialisation -------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": JSON_FORMAT,
+            "version": JSON_VERSION,
+            "label": self.label,
+            "default": self.default,
+            "classes": list(self.classes),
+            "rules": [r.to_dict() for r in self.rules],
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
+        if data.get("format") != JSON_FORMAT:
+            raise ValueError(f"not an mc3g rule set: 'format' is {data.get('format')!r}, expected {JSON_FORMAT!r}")
+        if data.get("version") != JSON_VERSION:
+            raise ValueError(f"rule set version {data.get('version')!r} is not supported (this mc3g reads {JSON_VERSION})")
+        return cls(
+            tuple(Rule.from_dict(r) for r in data["rules"]),
+            data["label"],
+            data["default"],
+            tuple(data.get("classes", ())),
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> RuleSet:
+        return cls.from_dict(json.loads(text))
+
+    def to_asp(self) -> str:
+        from .render import ruleset_to_asp
+
+        return ruleset_to_asp(self)
+
+    def to_english(self) -> str:
+        from .render import ruleset_to_english
+
+        return ruleset_to_english(self)
+
+    def __str__(self) -> str:
+        return self.to_asp()
+
+
+@dataclass(frozen=True)
+class LiteralCheck:
+    literal: Literal
+    value: Any
+    holds: bool
+
+
+@dataclass(frozen=True)
+class RuleTrace:
+    """How one rule (or exception) fared on one row."""
+
+    rule: Rule
+    checks: tuple[LiteralCheck, ...]
+    exceptions: tuple[RuleTrace, ...]
+
+    @property
+    def body_holds(self) -> bool:
+        return all(c.holds for c in self.checks)
+
+    @property
+    def covered(self) -> bool:
+        return self.body_holds and not any(e.covered for e in self.exceptions)
+
+    @property
+    def failed(self) -> list[LiteralCheck]:
+        return [c for c in self.checks if not c.holds]
+
+
+@dataclass(frozen=True)
+class Explanation:
+    label: str
+    fired: int | None
+    traces: tuple[RuleTrace, ...]
+    ruleset: RuleSet
+
+    def __str__(self) -> str:
+        from .render import explanation_text
+
+        return explanation_text(self)
+
+
+def _trace(rule: Rule, values: Mapping[str, Any]) -> RuleTrace:
+    checks = tuple(LiteralCheck(lit, values[lit.feature], lit.holds(values[lit.feature])) for lit in rule.body)
+    return RuleTrace(rule, checks, tuple(_trace(e, values) for e in rule.exceptions))
+
+
+def _table(data: pd.DataFrame | Table | Mapping[str, Any], needed: list[str]) -> Table:
+    if isinstance(data, Table):
+        table = data
+    elif isinstance(data, pd.DataFrame):
+        missing = [f for f in needed if f not in data.columns]
+        if missing:
+            raise KeyError(f"the data lacks column(s) {missing} that the rules read")
+        table = Table.from_frame(data[needed] if needed else data)
+    else:
+        table = Table.from_frame(data)
+    missing = [f for f in needed if f not in table]
+    if missing:
+        raise KeyError(f"the data lacks column(s) {missing} that the rules read")
+    return table

@@ -1,0 +1,17 @@
+"""Point the loaders at the shared data: ``$MC3G_DATA_DIR`` if set (CI sets it), else the
+``shared/data`` folder next to the checkout (``<repo>/../shared/data``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("MC3G_DATA_DIR", str(Path(__file__).resolve().parents[2] / "shared" / "data"))
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The directory with the UCI originals and the paper splits."""
+    return Path(os.environ["MC3G_DATA_DIR"])
