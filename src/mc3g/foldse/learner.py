@@ -296,22 +296,27 @@ class FoldSE(ClassifierMixin, BaseEstimator):
 
 
 def _decision_list(search: _Search, classes: np.ndarray, y_codes: np.ndarray, label_name: str) -> tuple[list[Rule], str]:
-    """FOLD-RM: one rule at a time for the most frequent remaining class; covered rows leave."""
+    """FOLD-RM: one rule at a time for the most frequent remaining class; covered rows leave.
+
+    A class whose next rule is cut by the tail is done; the others go on.  The default is the
+    most frequent class of the rows no rule covers.
+    """
     remaining = np.arange(len(y_codes))
     rules: list[Rule] = []
+    done: set[int] = set()
     while len(remaining):
         counts = np.bincount(y_codes[remaining], minlength=len(classes))
+        counts[list(done)] = 0
         label = int(np.argmax(counts))
+        if counts[label] == 0 or counts[label] == len(remaining):
+            break
         is_label = y_codes[remaining] == label
-        if is_label.all():
-            break
         rule = search.learn_rule(remaining[is_label], remaining[~is_label], [], Literal(label_name, "==", str(classes[label])))
-        if rule is None:
-            break
-        hit = search.covered(rule, remaining)
+        hit = search.covered(rule, remaining) if rule is not None else np.zeros(len(remaining), dtype=bool)
         n_hit = int((hit & is_label).sum())
-        if n_hit == 0 or n_hit < search.min_cover:
-            break
+        if rule is None or n_hit == 0 or n_hit < search.min_cover:
+            done.add(label)
+            continue
         rules.append(rule)
         remaining = remaining[~hit]
     counts = np.bincount(y_codes[remaining] if len(remaining) else y_codes, minlength=len(classes))

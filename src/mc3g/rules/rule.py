@@ -115,6 +115,12 @@ def merge_literals(body: Iterable[Literal]) -> list[Literal]:
         upper = [lit for lit in lits if lit.op in ("<", "<=")]
         lower = [lit for lit in lits if lit.op in (">", ">=")]
         excluded = [lit for lit in lits if lit.op in ("!=", "not in") and not lit.is_numeric]
+        required = {lit.value for lit in lits if lit.op == "==" and not lit.is_numeric}
+        if len(required) == 1:
+            # 'b == med' already implies 'b != vhigh'; keep only exclusions that contradict it.
+            (value,) = required
+            excluded = [lit for lit in excluded if value in (lit.value if lit.op == "not in" else (lit.value,))]  # type: ignore[operator]
+            lits = [lit for lit in lits if lit.op not in ("!=", "not in") or lit.is_numeric or lit in excluded]
         rest = [lit for lit in lits if lit not in upper and lit not in lower and lit not in excluded]
         out: list[Literal] = list(rest)
         if lower:
