@@ -20,13 +20,15 @@ Direction = Literal["increase", "decrease"]
 class Feature:
     """One column of a table and the rules for changing it.
 
-    ``domain`` lists the categorical values; ``range`` bounds a numeric feature; ``step`` is a
-    numeric feature's resolution (1 for integers), so "just past a threshold" is well defined.
+    ``domain`` lists the categorical values and ``targets`` the ones a counterfactual may move to
+    (default: all); ``range`` bounds a numeric feature; ``step`` is a numeric feature's
+    resolution (1 for integers), so "just past a threshold" is well defined.
     """
 
     name: str
     kind: Kind
     domain: tuple[str, ...] | None = None
+    targets: tuple[str, ...] | None = None
     range: tuple[float, float] | None = None
     step: float | None = None
     immutable: bool = False
@@ -47,6 +49,10 @@ class Feature:
             raise ValueError(f"feature {self.name!r}: empty range {self.range}")
         if self.kind == "categorical" and (self.range is not None or self.step is not None):
             raise ValueError(f"feature {self.name!r}: a categorical feature has no range or step")
+        if self.kind == "numeric" and (self.domain is not None or self.targets is not None):
+            raise ValueError(f"feature {self.name!r}: a numeric feature has a range, not a set of values")
+        if self.step is not None and self.step <= 0:
+            raise ValueError(f"feature {self.name!r}: step must be > 0, not {self.step}")
 
     @property
     def is_numeric(self) -> bool:

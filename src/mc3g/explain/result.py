@@ -1,0 +1,222 @@
+"""What a person receives: counterfactuals split into their own actions and what follows.
+
+A :class:`Counterfactual` holds the new values, the direct actions (what the person does, and
+what each costs), the caused changes (what follows by a causal rule, free) and a plain-language
+plan.  :class:`Recourse` is the whole answer for one person, including the case where no
+counterfactual exists (and why) and the case where the person was not refused at all.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import pandas as pd
+
+JSON_FORMAT = "mc3g.recourse"
+JSON_VERSION = 1
+
+REFUSED = "refused"
+NOT_REFUSED = "not_refused"
+NO_COUNTERFACTUAL = "no_counterfactual"
+
+
+def show(value: Any) -> str:
+    """A value for people: thousands separators, no needless decimals, categories as written."""
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        if float(value).is_integer():
+            return f"{int(value):,}"
+        return f"{value:,.4f}".rstrip("0").rstrip(".")
+    return str(value)
+
+
+def _words(feature: str) -> str:
+    return feature.replace("_", " ")
+
+
+def _plain(value: Any) -> Any:
+    """Numbers as plain JSON numbers (ints when integral), everything else as text."""
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+@dataclass(frozen=True)
+class DirectAction:
+    """A change the person makes; ``cost`` is its term in the norm (before any root)."""
+
+    feature: str
+    before: Any
+    after: Any
+    cost: float
+
+    def sentence(self) -> str:
+        if isinstance(self.before, (int, float)) and isinstance(self.after, (int, float)):
+            verb = "Raise" if self.after > self.before else "Lower"
+            return f"{verb} your {_words(self.feature)} from {show(self.before)} to {show(self.after)}."
+        return f"Change your {_words(self.feature)} from {show(self.before)} to {show(self.after)}."
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"feature": self.feature, "from": _plain(self.before), "to": _plain(self.after), "cost": self.cost}
+
+
+@dataclass(frozen=True)
+class CausedChange:
+    """A change that follows from the direct actions by a causal rule; it costs nothing except
+    under the ``none`` mode (C3G), which counts every change."""
+
+    feature: str
+    before: Any
+    after: Any
+    rule: str
+    cost: float = 0.0
+
+    def sentence(self) -> str:
+        if isinstance(self.before, (int, float)) and isinstance(self.after, (int, float)):
+            verb = "rises" if self.after > self.before else "falls"
+            return f"your {_words(self.feature)} {verb} from {show(self.before)} to {show(self.after)}"
+        return f"your {_words(self.feature)} becomes {show(self.after)} (was {show(self.before)})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"feature": self.feature, "from": _plain(self.before), "to": _plain(self.after), "rule": self.rule, "cost": self.cost}
+
+
+@dataclass(frozen=True)
+class Counterfactual:
+    values: dict[str, Any]
+    direct_actions: tuple[DirectAction, ...]
+    caused_changes: tuple[CausedChange, ...]
+    cost: float
+    norm: str
+    mode: str
+
+    @property
+    def plan(self) -> str:
+        """What to do, in order, and what follows: the sentence a person reads."""
+        parts = [a.sentence() for a in self.direct_actions]
+        if self.caused_changes:
+            consequences = "; ".join(c.sentence() for c in self.caused_changes)
+            parts.append(f"As a consequence, {consequences}.")
+        return " ".join(parts) if parts else "No change is needed."
+
+    def changes(self) -> pd.DataFrame:
+        """Only what changes: one row per feature, direct actions first."""
+        rows = [(a.feature, a.before, a.after, "you do this", a.cost) for a in self.direct_actions]
+        rows += [(c.feature, c.before, c.after, f"follows: {c.rule}", c.cost) for c in self.caused_changes]
+        return pd.DataFrame(rows, columns=["feature", "from", "to", "how", "cost"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "values": {k: _plain(v) for k, v in self.values.items()},
+            "cost": self.cost,
+            "norm": self.norm,
+            "mode": self.mode,
+            "direct": [a.to_dict() for a in self.direct_actions],
+            "caused": [c.to_dict() for c in self.caused_changes],
+            "plan": self.plan,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Counterfactual:
+        return cls(
+            dict(data["values"]),
+            tuple(DirectAction(d["feature"], d["from"], d["to"], d["cost"]) for d in data["direct"]),
+            tuple(CausedChange(c["feature"], c["from"], c["to"], c["rule"], c.get("cost", 0.0)) for c in data["caused"]),
+            data["cost"],
+            data["norm"],
+            data["mode"],
+        )
+
+
+@dataclass(frozen=True)
+class Recourse:
+    """The answer for one person.
+
+    ``status`` is ``refused`` (with counterfactuals in cost order), ``not_refused`` (the decision
+    is already favourable) or ``no_counterfactual`` (``reasons`` says why).
+    """
+
+    instance: dict[str, Any]
+    status: str
+    counterfactuals: tuple[Counterfactual, ...] = ()
+    reasons: tuple[str, ...] = ()
+    decision: tuple[str, ...] = ()  # the decision rules that fire on the person
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.counterfactuals)
+
+    def __len__(self) -> int:
+        return len(self.counterfactuals)
+
+    def __iter__(self):
+        return iter(self.counterfactuals)
+
+    def __getitem__(self, i: int) -> Counterfactual:
+        return self.counterfactuals[i]
+
+    @property
+    def best(self) -> Counterfactual | None:
+        return self.counterfactuals[0] if self.counterfactuals else None
+
+    def table(self) -> pd.DataFrame:
+        """Changes only, for every counterfactual (DiCE's ``show_only_changes``)."""
+        frames = []
+        for i, cf in enumerate(self.counterfactuals, 1):
+            f = cf.changes()
+            f.insert(0, "counterfactual", i)
+            f["total"] = cf.cost
+            frames.append(f)
+        if not frames:
+            return pd.DataFrame(columns=["counterfactual", "feature", "from", "to", "how", "cost", "total"])
+        return pd.concat(frames, ignore_index=True)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": JSON_FORMAT,
+            "version": JSON_VERSION,
+            "status": self.status,
+            "instance": {k: _plain(v) for k, v in self.instance.items()},
+            "decision": list(self.decision),
+            "reasons": list(self.reasons),
+            "settings": dict(self.settings),
+            "counterfactuals": [cf.to_dict() for cf in self.counterfactuals],
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Recourse:
+        if data.get("format") != JSON_FORMAT:
+            raise ValueError(f"not an mc3g recourse: 'format' is {data.get('format')!r}, expected {JSON_FORMAT!r}")
+        if data.get("version") != JSON_VERSION:
+            raise ValueError(f"recourse version {data.get('version')!r} is not supported (this mc3g reads {JSON_VERSION})")
+        return cls(
+            dict(data["instance"]),
+            data["status"],
+            tuple(Counterfactual.from_dict(c) for c in data["counterfactuals"]),
+            tuple(data.get("reasons", ())),
+            tuple(data.get("decision", ())),
+            dict(data.get("settings", {})),
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> Recourse:
+        return cls.from_dict(json.loads(text))
+
+    def __str__(self) -> str:
+        if self.status == NOT_REFUSED:
+            return "Not refused: " + " ".join(self.reasons)
+        if self.status == NO_COUNTERFACTUAL:
+            return "No counterfactual: " + " ".join(self.reasons)
+        lines = []
+        for i, cf in enumerate(self.counterfactuals, 1):
+            lines.append(f"{i}. (cost {cf.cost:.4f}, {cf.norm}) {cf.plan}")
+        return "\n".join(lines)

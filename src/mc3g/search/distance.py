@@ -1,0 +1,64 @@
+"""Distances between a person and a candidate state (MC3G's ``compute_weighted_Lp``).
+
+A numeric change is measured in units of the feature's spread in the training data (the sample
+standard deviation, or the median absolute deviation); a categorical change counts 1.  Weighted
+L0 counts changes, L1 sums ``w·|Δ|``, L2 is ``sqrt(Σ w·Δ²)`` (or the plain sum with
+``root=False``, as the paper's Algorithm 4 writes it).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal as TypingLiteral
+
+import numpy as np
+import pandas as pd
+
+NORMS = ("l0", "l1", "l2")
+SCALINGS = ("std", "mad")
+Norm = TypingLiteral["l0", "l1", "l2"]
+
+
+def spread(values: pd.Series, scaling: str = "std") -> float:
+    """The unit of change of a numeric feature; 1 where the data give no spread."""
+    numbers = pd.to_numeric(values, errors="coerce").dropna().to_numpy(np.float64)
+    if len(numbers) < 2:
+        return 1.0
+    if scaling == "std":
+        s = float(np.std(numbers, ddof=1))
+    elif scaling == "mad":
+        s = float(np.median(np.abs(numbers - np.median(numbers))))
+    else:
+        raise ValueError(f"scaling must be one of {SCALINGS}, not {scaling!r}")
+    return s if s > 0 and math.isfinite(s) else 1.0
+
+
+@dataclass(frozen=True)
+class Distance:
+    """How a change of one feature is priced: ``term`` per feature, then combined by the norm."""
+
+    norm: str = "l1"
+    root: bool = True
+
+    def __post_init__(self) -> None:
+        if self.norm not in NORMS:
+            raise ValueError(f"norm must be one of {NORMS}, not {self.norm!r}")
+
+    def term(self, delta: float, weight: float) -> float:
+        """The contribution of one changed feature; ``delta`` is in spread units (1 for categories)."""
+        if delta == 0:
+            return 0.0
+        if self.norm == "l0":
+            return weight
+        if self.norm == "l1":
+            return weight * abs(delta)
+        return weight * delta * delta
+
+    def total(self, terms_sum: float) -> float:
+        """The distance from the sum of the terms."""
+        return math.sqrt(terms_sum) if self.norm == "l2" and self.root else terms_sum
+
+    @property
+    def label(self) -> str:
+        return f"{self.norm}" + ("" if self.norm != "l2" or self.root else " (squared)")

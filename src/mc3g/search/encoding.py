@@ -1,0 +1,162 @@
+"""The counterfactual problem as an ASP program for clingo.
+
+Everything the program needs is computed here as facts: candidate values (by index), their costs
+as integers, and which candidate values satisfy each literal.  No user text reaches clingo except
+as quoted, escaped strings, so nothing a user writes can run as code.
+
+The derived mode is stable-model semantics doing what it is good at: ``caused(F)`` needs a
+changed cause feature that is ``grounded`` (a direct action or itself caused), and a positive
+loop of causes supports nothing, so rules cannot excuse each other in a circle.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable
+
+from ..rules import Literal, Rule
+from .problem import Problem
+
+# The rules of the search; the facts of one person are appended.
+BASE = """\
+1 { val(F,J) : cand(F,J) } 1 :- feature(F).
+changed(F) :- val(F,J), J != 0.
+holds(L) :- lit(L,F), val(F,J), sat(L,J).
+:- must_change(F), not changed(F).
+cause(K) :- crule(K,_), holds(L) : cause_lit(K,L).
+effect(K) :- crule(K,_), effect_lit(K,L), holds(L).
+"""
+
+REGIONS = """\
+1 { in_region(R) : region(R) } 1.
+:- in_region(R), val(F,J), not rcand(R,F,J).
+"""
+
+DERIVED = """\
+{ direct(F) } :- changed(F), actionable(F).
+grounded(F) :- direct(F).
+grounded(F) :- caused(F).
+caused(F) :- crule(K,F), changed(F), cause(K), effect(K), not effect_before(K),
+             val(F,J), nearest(K,J), cause_feature(K,G), changed(G), grounded(G).
+:- changed(F), not direct(F), not caused(F).
+#minimize { C,F : direct(F), val(F,J), cost(F,J,C) }.
+"""
+
+EXPLAINED = """\
+explained(F) :- crule(K,F), changed(F), cause(K), effect(K).
+:- changed(F), consequence_only(F), not explained(F).
+"""
+
+COST_UNLESS_EXPLAINED = "#minimize { C,F : changed(F), not explained(F), val(F,J), cost(F,J,C) }.\n"
+COST_ALL = "#minimize { C,F : val(F,J), cost(F,J,C) }.\n"
+
+
+def quote(text: str) -> str:
+    """A clingo string literal; the escapes make any text inert."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def integer_costs(problem: Problem) -> tuple[dict[str, list[int]], float]:
+    """Costs scaled to integers (clingo optimises integers) and the scale used.
+
+    The scale keeps every sum inside clingo's 32-bit weights; rounding moves each term by at
+    most half a unit, which the solver's tie band absorbs so the float order stays exact.
+    """
+    worst = sum(float(c.max(initial=0.0)) for c in problem.costs.values()) or 1.0
+    scale = min(1e6, 1e9 / worst)
+    return {n: [int(round(c * scale)) for c in costs] for n, costs in problem.costs.items()}, scale
+
+
+class Program:
+    """The facts and rules of one problem, with literal ids assigned as they are met."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        self.lit_ids: dict[Literal, int] = {}
+        self.lines: list[str] = []
+        self.costs, self.scale = integer_costs(problem)
+        self._write()
+
+    def literal(self, lit: Literal) -> int:
+        i = self.lit_ids.get(lit)
+        if i is None:
+            i = self.lit_ids[lit] = len(self.lit_ids)
+            truth = self.problem.truth(lit)
+            self.lines.append(f"% {lit}")
+            self.lines.append(f"lit({i},{quote(lit.feature)}).")
+            self.lines.extend(f"sat({i},{j})." for j in range(len(truth)) if truth[j])
+        return i
+
+    def _body(self, literals: Iterable[Literal]) -> list[str]:
+        return [f"holds({self.literal(lit)})" for lit in literals]
+
+    def _rule(self, rule: Rule, name: str, counter: list[int]) -> None:
+        parts = self._body(rule.body)
+        for exc in rule.exceptions:
+            counter[0] += 1
+            exc_name = f"e{counter[0]}"
+            self._rule(exc, exc_name, counter)
+            parts.append(f"not covers({exc_name})")
+        self.lines.append(f"covers({name}) :- {', '.join(parts) if parts else '#true'}.")
+
+    def _write(self) -> None:
+        p = self.problem
+        self.lines.append("% the person's features in play and their candidate values (0 = unchanged)")
+        for f in p.space.features:
+            name = quote(f.name)
+            self.lines.append(f"feature({name}).  % {f.name} = {f.original!r}")
+            self.lines.extend(f"cand({name},{j}).  % {v!r}" for j, v in enumerate(f.values))
+            self.lines.extend(f"cost({name},{j},{c})." for j, c in enumerate(self.costs[f.name]) if c)
+            if f.feature.must_change:
+                self.lines.append(f"must_change({name}).")
+            if f.feature.consequence_only:
+                self.lines.append(f"consequence_only({name}).")
+            if not (f.feature.consequence_only or f.feature.immutable):
+                self.lines.append(f"actionable({name}).")
+        if len(p.space.regions) > 1:
+            self.lines.append("% the candidate regions (the authors' data scheme)")
+            for r, region in enumerate(p.space.regions):
+                self.lines.append(f"region({r}).")
+                for name, indices in region.allowed.items():
+                    self.lines.extend(f"rcand({r},{quote(name)},{j})." for j in indices)
+        self.lines.append("% the decision rules: no rule may cover the counterfactual")
+        counter = [0]
+        for i, rule in enumerate(p.decision):
+            self._rule(rule, f"d{i}", counter)
+            self.lines.append(f":- covers(d{i}).")
+        self.lines.append("% constraints of the causal knowledge")
+        for combo in p.causal.forbidden:
+            if p._in_play(combo):
+                self.lines.append(f":- {', '.join(self._body(combo))}.")
+        self.lines.append("% causal rules")
+        for k, rule in enumerate(p.rules):
+            self.lines.append(f"crule({k},{quote(rule.effect.feature)}).  % {rule}")
+            self.lines.append(f"effect_lit({k},{self.literal(rule.effect)}).")
+            self.lines.extend(f"cause_lit({k},{self.literal(c)})." for c in rule.cause)
+            self.lines.extend(f"cause_feature({k},{quote(g)})." for g in rule.cause_features)
+            if p.truth(rule.effect)[0]:
+                self.lines.append(f"effect_before({k}).")
+            self.lines.extend(f"nearest({k},{j})." for j in range(len(p.nearest[k])) if p.nearest[k][j])
+
+    def text(self) -> str:
+        mode = self.problem.mode
+        rules = BASE + (REGIONS if len(self.problem.space.regions) > 1 else "")
+        if mode == "derived":
+            rules += DERIVED
+        else:
+            rules += EXPLAINED + (COST_UNLESS_EXPLAINED if mode == "explained" else COST_ALL)
+        header = (
+            f"% MC3G counterfactual search, mode {mode}, norm {self.problem.distance.label}; "
+            f"costs are integers = cost x {self.scale:g}\n"
+        )
+        return header + rules + "\n".join(self.lines) + "\n#show val/2.\n"
+
+
+def block(problem: Problem, state: tuple[int, ...]) -> str:
+    """A constraint that rules one state out, so the next solve finds the next best."""
+    return ":- " + ", ".join(f"val({quote(n)},{j})" for n, j in zip(problem.names, state)) + "."
+
+
+def band(n_features: int) -> int:
+    """Integer slack that covers the rounding of ``n_features`` terms."""
+    return max(1, math.ceil(n_features / 2) + 1)

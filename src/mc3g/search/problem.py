@@ -1,0 +1,197 @@
+"""One counterfactual question: a person, the decision rules to escape, the causal knowledge.
+
+:meth:`Problem.assess` is the reference semantics of MC3G's ``is_counterfactual`` and
+``compute_weighted_Lp`` (Dasgupta et al., NeSy 2025, Algorithms 2-3) for one candidate state, in
+each cost mode:
+
+- ``none`` (C3G): every change costs.
+- ``explained`` (the authors' code): a changed feature is free when a causal rule for it has its
+  cause and its effect true in the new state.
+- ``derived`` (MC3G, the default): a changed feature is free when it is *caused*: a rule for it
+  has cause and effect true in the new state, the effect false in the person's state, the feature
+  lands on the point of the effect nearest to where it was, and a changed feature of the cause is
+  itself a direct action or caused — a well-founded derivation, so rules cannot excuse each
+  other in a circle.
+
+A feature that may change only as a consequence must be caused (``derived``) or explained (the
+other modes) when it changes.  The solver (:mod:`mc3g.search.solver`) searches for states; this
+module prices the states it finds, exactly and independently.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..causal.model import CausalModel, CausalRule
+from ..rules import Column, Literal, Rule
+from .distance import Distance
+from .space import CandidateSpace
+
+MODES = ("derived", "explained", "none")
+
+State = tuple[int, ...]  # one candidate index per feature in play, in space order
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """A priced counterfactual state: which changes are direct actions and which are caused."""
+
+    state: State
+    cost: float
+    terms: dict[str, float]  # the norm's term of each change that costs
+    direct: tuple[str, ...]
+    caused: dict[str, CausalRule]
+
+
+@dataclass
+class Problem:
+    space: CandidateSpace
+    decision: Sequence[Rule]
+    causal: CausalModel
+    mode: str = "derived"
+    distance: Distance = field(default_factory=Distance)
+    _truth: dict[Literal, np.ndarray] = field(default_factory=dict, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, not {self.mode!r}")
+        self.names = [f.name for f in self.space.features]
+        self.position = {n: i for i, n in enumerate(self.names)}
+        self.costs = {
+            f.name: np.array([self.distance.term(d, f.feature.weight) for d in f.deltas], dtype=np.float64)
+            for f in self.space.features
+        }
+        self.rules = [r for r in self.causal.rules if r.effect.feature in self.position]
+        self.nearest = [self._nearest(r) for r in self.rules]
+
+    # -- literal truth on candidate values -----------------------------------------------------
+    def truth(self, lit: Literal) -> np.ndarray:
+        """Whether each candidate value of the literal's feature satisfies it."""
+        hit = self._truth.get(lit)
+        if hit is None:
+            values = self.space[lit.feature].values
+            hit = self._truth[lit] = lit.mask(Column.from_values(np.array(values, dtype=object)))
+        return hit
+
+    def holds(self, lit: Literal, state: State) -> bool:
+        return bool(self.truth(lit)[state[self.position[lit.feature]]])
+
+    def covers(self, rule: Rule, state: State) -> bool:
+        return all(self.holds(lit, state) for lit in rule.body) and not any(self.covers(e, state) for e in rule.exceptions)
+
+    def _nearest(self, rule: CausalRule) -> np.ndarray:
+        """Candidate values a caused change may land on: the effect's values nearest the original."""
+        fv = self.space[rule.effect.feature]
+        inside = self.truth(rule.effect)
+        if not fv.feature.is_numeric or not inside.any():
+            return inside
+        distance = np.where(inside, np.abs(fv.deltas), np.inf)
+        return distance == distance.min()
+
+    # -- the semantics ---------------------------------------------------------------------------
+    def assess(self, state: State) -> Assessment | None:
+        """The state's cost and the split into direct and caused changes; None if it is not a
+        counterfactual (a decision rule still covers it, a constraint or a feature's metadata is
+        violated, or a change has no justification it needs)."""
+        if any(self.covers(rule, state) for rule in self.decision):
+            return None
+        if any(all(self.holds(lit, state) for lit in combo) for combo in self.causal.forbidden if self._in_play(combo)):
+            return None
+        changed = [n for n in self.names if state[self.position[n]] != 0]
+        for f in self.space.features:
+            if f.feature.must_change and f.name not in changed:
+                return None
+        if self.mode == "derived":
+            return self._assess_derived(state, changed)
+        explained = {n: r for n in changed if (r := self._explaining_rule(n, state)) is not None}
+        for n in changed:
+            if self.space[n].feature.consequence_only and n not in explained:
+                return None
+        if self.mode == "none":
+            # C3G: the rules constrain the change but every change costs; a feature the person
+            # cannot set still follows from its rule, and is reported as such.
+            follows = {n: r for n, r in explained.items() if self.space[n].feature.consequence_only}
+            return self._priced(state, [n for n in changed if n not in follows], follows, counted=changed)
+        return self._priced(state, [n for n in changed if n not in explained], explained)
+
+    def _in_play(self, combo: Sequence[Literal]) -> bool:
+        return all(lit.feature in self.position for lit in combo)
+
+    def _explaining_rule(self, name: str, state: State) -> CausalRule | None:
+        for rule in self.rules:
+            if rule.effect.feature == name and self.holds(rule.effect, state) and all(self.holds(c, state) for c in rule.cause):
+                return rule
+        return None
+
+    def _causable(self, name: str, state: State, changed: set[str]) -> list[int]:
+        """Rules that could cause this change (all but the cause's grounding hold)."""
+        out = []
+        idx = state[self.position[name]]
+        for k, rule in enumerate(self.rules):
+            if rule.effect.feature != name or not self.nearest[k][idx]:
+                continue
+            if self.truth(rule.effect)[0] or not all(self.holds(c, state) for c in rule.cause):
+                continue
+            if any(f in changed for f in rule.cause_features):
+                out.append(k)
+        return out
+
+    def _assess_derived(self, state: State, changed_list: list[str]) -> Assessment | None:
+        changed = set(changed_list)
+        options = {n: ks for n in changed_list if (ks := self._causable(n, state, changed))}
+        forced = [n for n in changed_list if n not in options]
+        if any(not self._actionable(n) for n in forced):
+            return None
+        optional = [n for n in options if self._actionable(n)]
+        best: Assessment | None = None
+        # Try every choice of which causable changes are done directly, cheapest first.
+        for size in range(len(optional) + 1):
+            for chosen in itertools.combinations(optional, size):
+                direct = set(forced) | set(chosen)
+                caused = self._derive(state, direct, {n: options[n] for n in options if n not in direct})
+                if caused is None:
+                    continue
+                candidate = self._priced(state, [n for n in changed_list if n in direct], caused)
+                if best is None or candidate.cost < best.cost - 1e-12:
+                    best = candidate
+        return best
+
+    def _derive(self, state: State, direct: set[str], pending: dict[str, list[int]]) -> dict[str, CausalRule] | None:
+        """The least fixpoint of "caused" from the direct actions; None unless it covers every
+        pending change (a change no derivation reaches would have to be a direct action)."""
+        grounded = set(direct)
+        caused: dict[str, CausalRule] = {}
+        progress = True
+        while progress:
+            progress = False
+            for name, ks in pending.items():
+                if name in caused:
+                    continue
+                for k in ks:
+                    if any(f in grounded for f in self.rules[k].cause_features):
+                        caused[name] = self.rules[k]
+                        grounded.add(name)
+                        progress = True
+                        break
+        return caused if len(caused) == len(pending) else None
+
+    def _actionable(self, name: str) -> bool:
+        f = self.space[name].feature
+        return not (f.consequence_only or f.immutable)
+
+    def _priced(self, state: State, direct: list[str], caused: dict[str, CausalRule], counted: list[str] | None = None) -> Assessment:
+        terms = {n: float(self.costs[n][state[self.position[n]]]) for n in (direct if counted is None else counted)}
+        return Assessment(state, self.distance.total(sum(terms.values())), terms, tuple(direct), caused)
+
+    def value(self, name: str, state: State) -> Any:
+        return self.space[name].values[state[self.position[name]]]
+
+    def original_state(self) -> State:
+        return tuple(0 for _ in self.names)
+
+    def describe(self, state: State) -> dict[str, Any]:
+        return {n: self.value(n, state) for n in self.names}

@@ -1,0 +1,384 @@
+"""Candidate values: which values the search may give each feature of a refused person.
+
+``exact`` (the default) is exact over the whole domain.  The thresholds of every rule that
+mentions a numeric feature cut its range into *atoms* on which every literal keeps its truth
+value, so within an atom the value nearest to the person's own is at least as good as any other
+for every Lp.  One value per atom gives the true least-cost counterfactual; for K of them, the K
+nearest values per atom suffice (any state using a farther value is beaten by the states using
+the nearer ones).
+
+``data`` is the MC3G authors' scheme (their published code): the escape regions of the decision
+rules (the s(CASP) dual of each rule, multiplied out) fix an interval per numeric feature, which
+is split below / at / above the person's value and filled with the ``data_k`` distinct training
+values nearest to it; categorical features take the values seen in training.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..datasets.schema import Feature
+from ..rules import Column, Literal, Rule, RuleSet, merge_literals, token
+from .distance import Distance
+
+CANDIDATE_MODES = ("exact", "data")
+
+
+@dataclass
+class FeatureValues:
+    """The values one feature may take; index 0 is always the person's own value."""
+
+    feature: Feature
+    values: list[Any]
+    deltas: np.ndarray  # change in spread units (categories: 0 or 1)
+    spread: float
+
+    @property
+    def name(self) -> str:
+        return self.feature.name
+
+    @property
+    def original(self) -> Any:
+        return self.values[0]
+
+    def index(self, value: Any) -> int:
+        for i, v in enumerate(self.values):
+            if v == value:
+                return i
+        raise KeyError(f"{value!r} is not a candidate value of {self.name}")
+
+
+@dataclass
+class Region:
+    """A product of per-feature value lists; ``box`` is the escape condition it stands for."""
+
+    box: tuple[Literal, ...]
+    allowed: dict[str, list[int]]  # feature -> indices into FeatureValues.values
+
+
+@dataclass
+class CandidateSpace:
+    features: list[FeatureValues]
+    regions: list[Region]
+    mode: str
+    n_regions: int = 0  # the authors' count of symbolic regions (data mode)
+    n_candidates: int = 0  # states in the union of the regions, before the solver's checks
+    by_name: dict[str, FeatureValues] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.by_name = {f.name: f for f in self.features}
+
+    def __getitem__(self, name: str) -> FeatureValues:
+        return self.by_name[name]
+
+
+# -- grids -------------------------------------------------------------------------------------
+def infer_step(values: Iterable[float]) -> float:
+    """The resolution of a numeric column: 1 for integers, else the finest decimal it uses."""
+    numbers = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=np.float64)
+    for digits in range(0, 7):
+        scaled = numbers * 10**digits
+        if np.all(np.abs(scaled - np.round(scaled)) < 1e-6):
+            return 10.0**-digits
+    return 1e-6
+
+
+def _units(x: float, step: float) -> float:
+    return x / step
+
+
+def _grid_value(k: int, step: float) -> float | int:
+    v = k * step
+    if step >= 1 and float(step).is_integer():
+        return int(round(v))
+    digits = max(0, -int(math.floor(math.log10(step))))
+    return round(v, digits + 2)
+
+
+def _boundaries(literals: Sequence[Literal], step: float) -> set[float]:
+    """Positions (in grid units, at half steps) where some literal changes truth value."""
+    cuts: set[float] = set()
+    for lit in literals:
+        if not lit.is_numeric:
+            continue
+        values = lit.value if lit.op in ("in", "not in") else (lit.value,)
+        for t in values:  # type: ignore[union-attr]
+            u = _units(float(t), step)
+            if lit.op in ("<=", ">"):
+                cuts.add(math.floor(u + 1e-9) + 0.5)
+            elif lit.op in ("<", ">="):
+                cuts.add(math.ceil(u - 1e-9) - 0.5)
+            elif abs(u - round(u)) < 1e-9:  # equality with a grid point
+                cuts.update((round(u) - 0.5, round(u) + 0.5))
+    return cuts
+
+
+def _atoms(lo: float, hi: float, step: float, literals: Sequence[Literal]) -> list[tuple[int, int]]:
+    """Grid intervals [a, b] (in units) of [lo, hi] on which every literal is constant."""
+    ka, kb = math.ceil(_units(lo, step) - 1e-9), math.floor(_units(hi, step) + 1e-9)
+    if ka > kb:
+        return []
+    cuts = sorted(c for c in _boundaries(literals, step) if ka < c < kb)
+    edges = [ka - 0.5] + cuts + [kb + 0.5]
+    return [(math.ceil(left), math.floor(right)) for left, right in zip(edges, edges[1:]) if math.ceil(left) <= math.floor(right)]
+
+
+def _nearest_in_atom(a: int, b: int, origin: float, n: int) -> list[int]:
+    """The ``n`` grid points of [a, b] nearest to ``origin`` (in units), nearest first."""
+    if origin <= a:
+        return [k for k in range(a, min(b, a + n) + 1) if k != origin][:n]
+    if origin >= b:
+        return [k for k in range(b, max(a, b - n) - 1, -1) if k != origin][:n]
+    below, above = math.floor(origin), math.ceil(origin)
+    out: list[int] = []
+    while len(out) < n and (below >= a or above <= b):
+        d_below = origin - below if below >= a else math.inf
+        d_above = above - origin if above <= b else math.inf
+        if d_below <= d_above:
+            if below != origin:
+                out.append(below)
+            below -= 1
+        else:
+            if above != origin:
+                out.append(above)
+            above += 1
+    return out
+
+
+# -- the space ---------------------------------------------------------------------------------
+@dataclass
+class SpaceSettings:
+    mode: str = "exact"
+    k: int = 1
+    plausible: bool = False
+    data_k: int = 20
+
+
+def numeric_bounds(feature: Feature, original: float) -> tuple[float, float]:
+    """Where a counterfactual may put a numeric feature: its range, cut by its direction."""
+    lo, hi = feature.range if feature.range is not None else (original, original)
+    if feature.direction == "increase":
+        lo = max(lo, original)
+    elif feature.direction == "decrease":
+        hi = min(hi, original)
+    return lo, hi
+
+
+def _exact_numeric(feature: Feature, original: float, literals: Sequence[Literal], step: float, n: int, seen: np.ndarray | None) -> list[float]:
+    lo, hi = numeric_bounds(feature, original)
+    out: list[Any] = []
+    for a, b in _atoms(lo, hi, step, literals):
+        if seen is not None:  # plausibility: only values seen in training, nearest first
+            inside = seen[(seen >= a * step - 1e-9) & (seen <= b * step + 1e-9) & (seen != original)]
+            order = np.lexsort((inside, np.abs(inside - original)))
+            out.extend(inside[order][:n].tolist())
+        else:
+            out.extend(_grid_value(k, step) for k in _nearest_in_atom(a, b, _units(original, step), n))
+    return out
+
+
+def _data_numeric(original: float, box: Sequence[Literal], seen: np.ndarray, data_k: int, lo: float, hi: float) -> tuple[list[float], int]:
+    """The authors' candidates for one box: ``data_k`` nearest training values below, at and
+    above the original within the box's interval; returns the values and the number of pieces."""
+    column = Column.from_values(seen)
+    inside = np.ones(len(seen), dtype=bool)
+    for lit in box:
+        inside &= lit.mask(column)
+    inside &= (seen >= lo) & (seen <= hi)
+    values = seen[inside]
+    below = values[values < original][::-1][:data_k]
+    above = values[values > original][:data_k]
+    at_original = all(lit.holds(original) for lit in box) and lo <= original <= hi
+    pieces = int(len(below) > 0) + int(len(above) > 0) + int(at_original)
+    chosen = ([original] if at_original else []) + below.tolist() + above.tolist()
+    return chosen, pieces
+
+
+def _categorical_values(feature: Feature, original: str, seen: Sequence[str] | None) -> list[str]:
+    if feature.immutable:
+        return [original]
+    domain = list(feature.domain) if feature.domain is not None else list(seen or [])
+    if seen is not None:
+        domain = [v for v in domain if v in set(seen)]
+    if feature.targets is not None:
+        domain = [v for v in domain if v in set(feature.targets)]
+    return [original] + [v for v in sorted(set(domain)) if v != original]
+
+
+def build_space(
+    features: Sequence[Feature],
+    instance: dict[str, Any],
+    literals: dict[str, list[Literal]],
+    train: pd.DataFrame,
+    spreads: dict[str, float],
+    settings: SpaceSettings,
+    decision: RuleSet | None = None,
+    forbidden: Sequence[tuple[Literal, ...]] = (),
+) -> CandidateSpace:
+    """Candidate values for the features in play, and the regions they combine in."""
+    if settings.mode not in CANDIDATE_MODES:
+        raise ValueError(f"candidates must be one of {CANDIDATE_MODES}, not {settings.mode!r}")
+    per_feature_n = 1 if settings.k <= 1 else settings.k
+    seen_numbers = {
+        f.name: np.unique(pd.to_numeric(train[f.name], errors="coerce").dropna().to_numpy(np.float64))
+        for f in features
+        if f.is_numeric and f.name in train.columns
+    }
+    seen_tokens = {f.name: sorted({token(v) for v in train[f.name]}) for f in features if not f.is_numeric and f.name in train.columns}
+
+    if settings.mode == "exact":
+        value_lists: dict[str, list[Any]] = {}
+        for f in features:
+            original = instance[f.name]
+            if f.immutable:
+                value_lists[f.name] = [original]
+            elif f.is_numeric:
+                step = f.step or infer_step(seen_numbers.get(f.name, np.array([original])))
+                seen = seen_numbers.get(f.name) if settings.plausible else None
+                values = _exact_numeric(f, original, literals.get(f.name, []), step, per_feature_n, seen)
+                value_lists[f.name] = [original] + [v for v in dict.fromkeys(values) if v != original]
+            else:
+                value_lists[f.name] = _categorical_values(f, original, seen_tokens.get(f.name) if settings.plausible else None)
+        fvs = [_with_deltas(f, value_lists[f.name], spreads) for f in features]
+        region = Region((), {f.name: list(range(len(f.values))) for f in fvs})
+        total = math.prod(len(f.values) for f in fvs)
+        return CandidateSpace(fvs, [region], "exact", 1, total)
+
+    return _data_space(features, instance, train, spreads, settings, decision, forbidden, seen_numbers, seen_tokens)
+
+
+def _with_deltas(feature: Feature, values: list[Any], spreads: dict[str, float]) -> FeatureValues:
+    original = values[0]
+    if feature.is_numeric:
+        s = spreads.get(feature.name, 1.0)
+        deltas = np.array([(float(v) - float(original)) / s for v in values], dtype=np.float64)
+    else:
+        s = 1.0
+        deltas = np.array([0.0 if v == original else 1.0 for v in values], dtype=np.float64)
+    return FeatureValues(feature, values, deltas, s)
+
+
+# -- the authors' data scheme ------------------------------------------------------------------
+def _data_space(features, instance, train, spreads, settings, decision, forbidden, seen_numbers, seen_tokens) -> CandidateSpace:
+    if decision is None:
+        raise ValueError("the 'data' candidates need the decision rules")
+    names = {f.name for f in features}
+    boxes = escape_boxes(decision.rules, names)
+    per_box: list[dict[str, list[Any]]] = []
+    n_regions = n_candidates = 0
+    categorical = [f for f in features if not f.is_numeric]
+    cat_forbidden = [c for c in forbidden if all(lit.feature in {f.name for f in categorical} for lit in c)]
+    for box in boxes:
+        lists: dict[str, list[Any]] = {}
+        pieces: dict[str, int] = {}
+        for f in features:
+            original = instance[f.name]
+            on_f = [lit for lit in box if lit.feature == f.name]
+            if f.immutable:
+                lists[f.name] = [original] if all(lit.holds(original) for lit in on_f) else []
+                pieces[f.name] = len(lists[f.name])
+            elif f.is_numeric:
+                lo, hi = numeric_bounds(f, original) if f.range is not None else (-math.inf, math.inf)
+                lists[f.name], pieces[f.name] = _data_numeric(original, on_f, seen_numbers[f.name], settings.data_k, lo, hi)
+            else:
+                values = _categorical_values(f, original, seen_tokens.get(f.name))
+                lists[f.name] = [v for v in values if all(lit.holds(v) for lit in on_f)]
+        if any(not v for v in lists.values()):
+            continue
+        tuples = [
+            combo
+            for combo in itertools.product(*(lists[f.name] for f in categorical))
+            if not _forbidden_combo(dict(zip((f.name for f in categorical), combo)), cat_forbidden)
+        ]
+        numeric = [f for f in features if f.is_numeric]
+        n_regions += len(tuples) * math.prod(pieces[f.name] for f in numeric)
+        n_candidates += len(tuples) * math.prod(len(lists[f.name]) for f in numeric)
+        if tuples:
+            per_box.append({"__box__": box, **lists})  # type: ignore[dict-item]
+    union: dict[str, list[Any]] = {}
+    for f in features:
+        merged = [instance[f.name]]
+        for lists in per_box:
+            merged.extend(v for v in lists[f.name] if v not in merged)
+        union[f.name] = merged
+    fvs = [_with_deltas(f, union[f.name], spreads) for f in features]
+    index = {f.name: {v: i for i, v in enumerate(f.values)} for f in fvs}
+    regions = [
+        Region(tuple(lists["__box__"]), {f.name: [index[f.name][v] for v in lists[f.name]] for f in fvs})  # type: ignore[arg-type]
+        for lists in per_box
+    ]
+    return CandidateSpace(fvs, regions, "data", n_regions, n_candidates)
+
+
+def _forbidden_combo(values: dict[str, Any], forbidden: Sequence[tuple[Literal, ...]]) -> bool:
+    return any(all(lit.holds(values[lit.feature]) for lit in combo) for combo in forbidden)
+
+
+def escape_boxes(rules: Sequence[Rule], in_play: set[str] | None = None) -> list[tuple[Literal, ...]]:
+    """Disjoint conjunctions whose union is "no rule covers the state": each rule's s(CASP) dual
+    (``not l1``, or ``l1 and not l2``, ...; or the body with an exception that covers), multiplied
+    out across the rules, with contradictory conjunctions dropped."""
+    boxes: list[tuple[Literal, ...]] = [()]
+    for rule in rules:
+        boxes = [merged for a in boxes for b in _escapes(rule) if (merged := _conjoin(a, b)) is not None]
+    return boxes
+
+
+def _escapes(rule: Rule) -> list[tuple[Literal, ...]]:
+    out: list[tuple[Literal, ...]] = []
+    for j, lit in enumerate(rule.body):
+        out.append(tuple(rule.body[:j]) + (lit.negated(),))
+    prior: list[tuple[Literal, ...]] = [tuple(rule.body)]
+    for exc in rule.exceptions:
+        out += [c for p in prior for cov in _covers(exc) if (c := _conjoin(p, cov)) is not None]
+        prior = [c for p in prior for esc in _escapes(exc) if (c := _conjoin(p, esc)) is not None]
+    return out
+
+
+def _covers(rule: Rule) -> list[tuple[Literal, ...]]:
+    boxes: list[tuple[Literal, ...]] = [tuple(rule.body)]
+    for exc in rule.exceptions:
+        boxes = [c for b in boxes for esc in _escapes(exc) if (c := _conjoin(b, esc)) is not None]
+    return boxes
+
+
+def _conjoin(a: tuple[Literal, ...], b: tuple[Literal, ...]) -> tuple[Literal, ...] | None:
+    """The merged conjunction, or None when it is clearly empty."""
+    merged = tuple(merge_literals(a + b))
+    for feature in {lit.feature for lit in merged}:
+        lits = [lit for lit in merged if lit.feature == feature]
+        if _empty(lits):
+            return None
+    return merged
+
+
+def _empty(lits: list[Literal]) -> bool:
+    """Whether literals on one feature contradict each other (over the reals / all tokens)."""
+    lower, upper = -math.inf, math.inf
+    lower_open = upper_open = False
+    for lit in lits:
+        if lit.op in (">", ">="):
+            v = float(lit.value)  # type: ignore[arg-type]
+            if v > lower or (v == lower and lit.op == ">"):
+                lower, lower_open = v, lit.op == ">"
+        elif lit.op in ("<", "<="):
+            v = float(lit.value)  # type: ignore[arg-type]
+            if v < upper or (v == upper and lit.op == "<"):
+                upper, upper_open = v, lit.op == "<"
+    if lower > upper or (lower == upper and (lower_open or upper_open)):
+        return True
+    required = [set(lit.value if lit.op == "in" else (lit.value,)) for lit in lits if lit.op in ("==", "in")]  # type: ignore[arg-type]
+    excluded: set[Any] = set()
+    for lit in lits:
+        if lit.op in ("!=", "not in"):
+            excluded |= set(lit.value if lit.op == "not in" else (lit.value,))  # type: ignore[arg-type]
+    if required:
+        allowed = set.intersection(*required) - excluded
+        return not allowed
+    return False
