@@ -17,7 +17,7 @@ from mc3g.rules import Literal, Rule, RuleSet
 from mc3g.search.distance import Distance
 from mc3g.search.problem import MODES, Problem
 from mc3g.search.solver import search
-from mc3g.search.space import CandidateSpace, Region, SpaceSettings, _with_deltas, build_space
+from mc3g.search.space import CandidateSpace, Observed, Region, SpaceSettings, _with_deltas, build_space
 
 NUMERIC = {"x": (0, 6), "y": (0, 4)}
 CATEGORICAL = {"c": ("a", "b", "c"), "d": ("p", "q")}
@@ -139,7 +139,7 @@ def test_exact_search_matches_brute_force_over_the_whole_domain(case, mode, norm
             literals.setdefault(lit.feature, []).append(lit)
     for lit in causal.literals():
         literals.setdefault(lit.feature, []).append(lit)
-    space = build_space(features, instance, literals, train, spreads, SpaceSettings("exact", k))
+    space = build_space(features, instance, literals, Observed.of(train, features), spreads, SpaceSettings("exact", k))
     problem = Problem(space, rules, causal, mode, Distance(norm, root))
     found = search(problem, k).found
     event("found" if found else "no counterfactual")
@@ -154,7 +154,7 @@ def test_data_candidates_search_matches_brute_force_over_its_regions(case, mode,
     train = _train(features, seed=1)
     spreads = _spreads(features, train)
     decision = RuleSet(tuple(rules), "y_", "good")
-    space = build_space(features, instance, {}, train, spreads, SpaceSettings("data", k, data_k=3), decision, causal.forbidden)
+    space = build_space(features, instance, {}, Observed.of(train, features), spreads, SpaceSettings("data", k, data_k=3), decision, causal.forbidden)
     problem = Problem(space, rules, causal, mode, Distance(norm))
     assume(any(problem.covers(r, problem.original_state()) for r in rules))
     fast = [(a.cost, problem.describe(a.state)) for a in search(problem, k).found]
@@ -167,7 +167,7 @@ def _one_problem(features, instance, rules, causal, mode, norm="l1", k=1, train=
     literals: dict[str, list[Literal]] = {}
     for lit in itertools.chain((l for r in rules for l in r.literals()), causal.literals()):
         literals.setdefault(lit.feature, []).append(lit)
-    space = build_space(features, instance, literals, train, _spreads(features, train), SpaceSettings("exact", k))
+    space = build_space(features, instance, literals, Observed.of(train, features), _spreads(features, train), SpaceSettings("exact", k))
     return Problem(space, rules, causal, mode, Distance(norm))
 
 

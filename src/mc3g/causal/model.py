@@ -31,7 +31,8 @@ class FeatureSpec:
     """What a causal-knowledge file says about one feature; ``None`` means "as the data has it".
 
     ``targets`` restricts the values a counterfactual may move a categorical feature to (the
-    person's own value may always stay).
+    person's own value may always stay); ``direction="any"`` lifts the data's increase-only or
+    decrease-only.
     """
 
     name: str
@@ -58,7 +59,7 @@ class FeatureSpec:
         for name in ("kind", "domain", "targets", "range", "step", "immutable", "consequence_only", "direction", "weight", "must_change"):
             value = getattr(self, name)
             if value is not None:
-                changes[name] = value
+                changes[name] = None if (name, value) == ("direction", "any") else value
         if changes.get("kind", base.kind) != base.kind:  # re-declared kind: drop the data's bounds
             cleared = ("range", "step") if changes["kind"] == "categorical" else ("domain", "targets")
             for name in cleared:

@@ -24,7 +24,7 @@ from ..search.distance import SCALINGS, Distance, spread
 from ..search.encoding import Program
 from ..search.problem import MODES, Assessment, Problem
 from ..search.solver import search
-from ..search.space import CANDIDATE_MODES, SpaceSettings, build_space
+from ..search.space import CANDIDATE_MODES, Observed, SpaceSettings, build_space
 from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse
 
 
@@ -94,7 +94,7 @@ class MC3G(BaseEstimator):
         if missing:
             raise ValueError(f"the rules or the causal knowledge use feature(s) {missing} that the data does not have")
         self.spreads_ = {f: spread(X[f], self.scaling) for f in self.features_in_play_ if self.schema_.feature(f).is_numeric}
-        self.train_ = X
+        self.observed_ = Observed.of(X, [self.schema_.feature(f) for f in self.features_in_play_])
         return self
 
     def _causal_model(self) -> CausalModel:
@@ -161,7 +161,7 @@ class MC3G(BaseEstimator):
             literals.setdefault(lit.feature, []).append(lit)
         settings = SpaceSettings(self.candidates, k, self.plausible, self.data_k)
         space = build_space(
-            features, instance, literals, self.train_, self.spreads_, settings, RuleSet(tuple(self.decision_rules_), self.rules_.label, self.rules_.default), self.causal_.forbidden
+            features, instance, literals, self.observed_, self.spreads_, settings, RuleSet(tuple(self.decision_rules_), self.rules_.label, self.rules_.default), self.causal_.forbidden
         )
         return Problem(space, self.decision_rules_, self.causal_, self.mode, Distance(self.norm, self.root))
 

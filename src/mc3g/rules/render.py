@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 from .literal import Literal, format_value
 from .rule import Rule
@@ -25,20 +25,26 @@ def atom(value: object) -> str:
     return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-class _ProgramWriter:
-    """Names exceptions ``ab1, ab2, ...`` depth first (identical ones share a name) and token sets
-    ``in_set1, ...`` used by ``in`` literals, and writes the clauses."""
+class ProgramWriter:
+    """Collects the clauses of one program.  Names exceptions ``ab1, ab2, ...`` depth first
+    (identical ones share a name) and the token sets ``in_set1, ...`` of ``in`` literals, whose
+    facts it writes before the first clause that uses them; so one writer serves one program."""
 
     def __init__(self) -> None:
         self.clauses: list[str] = []
         self.exception_names: dict[Rule, str] = {}
         self.set_names: dict[tuple, str] = {}
 
-    def rule(self, head: str, rule: Rule) -> None:
-        parts: list[str] = []
+    def body(self, literals: Iterable[Literal]) -> list[str]:
+        """The goals of a clause body that holds when every literal holds."""
+        goals: list[str] = []
         variables: dict[str, str] = {}
-        for lit in rule.body:
-            parts.extend(self._literal(lit, variables))
+        for lit in literals:
+            goals.extend(self._literal(lit, variables))
+        return goals
+
+    def rule(self, head: str, rule: Rule) -> None:
+        parts = self.body(rule.body)
         new_exceptions = []
         for exc in rule.exceptions:
             name = self.exception_names.get(exc)
@@ -74,7 +80,7 @@ class _ProgramWriter:
 
 
 def ruleset_to_asp(ruleset: RuleSet) -> str:
-    writer = _ProgramWriter()
+    writer = ProgramWriter()
     for rule in ruleset.rules:
         writer.rule(f"{predicate(ruleset.label)}(X,{atom(rule.head.value)})", rule)  # type: ignore[union-attr]
     return "\n".join(writer.clauses)

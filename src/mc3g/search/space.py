@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..datasets.schema import Feature
-from ..rules import Column, Literal, Rule, RuleSet, merge_literals, token
+from ..rules import Column, Literal, Rule, RuleSet, merge_literals
 from .distance import Distance
 
 CANDIDATE_MODES = ("exact", "data")
@@ -211,11 +211,27 @@ def _categorical_values(feature: Feature, original: str, seen: Sequence[str] | N
     return [original] + [v for v in sorted(set(domain)) if v != original]
 
 
+@dataclass(frozen=True)
+class Observed:
+    """The distinct training values of each feature: sorted numbers, or sorted tokens."""
+
+    numbers: dict[str, np.ndarray]
+    tokens: dict[str, list[str]]
+
+    @classmethod
+    def of(cls, train: pd.DataFrame, features: Sequence[Feature]) -> Observed:
+        present = [f for f in features if f.name in train.columns]
+        return cls(
+            {f.name: np.unique(pd.to_numeric(train[f.name], errors="coerce").dropna().to_numpy(np.float64)) for f in present if f.is_numeric},
+            {f.name: list(Column.from_values(train[f.name]).categories) for f in present if not f.is_numeric},
+        )
+
+
 def build_space(
     features: Sequence[Feature],
     instance: dict[str, Any],
     literals: dict[str, list[Literal]],
-    train: pd.DataFrame,
+    observed: Observed,
     spreads: dict[str, float],
     settings: SpaceSettings,
     decision: RuleSet | None = None,
@@ -225,12 +241,7 @@ def build_space(
     if settings.mode not in CANDIDATE_MODES:
         raise ValueError(f"candidates must be one of {CANDIDATE_MODES}, not {settings.mode!r}")
     per_feature_n = 1 if settings.k <= 1 else settings.k
-    seen_numbers = {
-        f.name: np.unique(pd.to_numeric(train[f.name], errors="coerce").dropna().to_numpy(np.float64))
-        for f in features
-        if f.is_numeric and f.name in train.columns
-    }
-    seen_tokens = {f.name: sorted({token(v) for v in train[f.name]}) for f in features if not f.is_numeric and f.name in train.columns}
+    seen_numbers, seen_tokens = observed.numbers, observed.tokens
 
     if settings.mode == "exact":
         value_lists: dict[str, list[Any]] = {}
@@ -250,7 +261,7 @@ def build_space(
         total = math.prod(len(f.values) for f in fvs)
         return CandidateSpace(fvs, [region], "exact", 1, total)
 
-    return _data_space(features, instance, train, spreads, settings, decision, forbidden, seen_numbers, seen_tokens)
+    return _data_space(features, instance, spreads, settings, decision, forbidden, seen_numbers, seen_tokens)
 
 
 def _with_deltas(feature: Feature, values: list[Any], spreads: dict[str, float]) -> FeatureValues:
@@ -265,7 +276,7 @@ def _with_deltas(feature: Feature, values: list[Any], spreads: dict[str, float])
 
 
 # -- the authors' data scheme ------------------------------------------------------------------
-def _data_space(features, instance, train, spreads, settings, decision, forbidden, seen_numbers, seen_tokens) -> CandidateSpace:
+def _data_space(features, instance, spreads, settings, decision, forbidden, seen_numbers, seen_tokens) -> CandidateSpace:
     if decision is None:
         raise ValueError("the 'data' candidates need the decision rules")
     names = {f.name for f in features}

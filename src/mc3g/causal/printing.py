@@ -1,0 +1,128 @@
+"""Causal knowledge written out: as the text format (so a model built in Python can be saved and
+reviewed) and as an s(CASP)-style program to read next to the decision rules.
+
+``parse(to_text(model)) == model`` for every model whose values fit its declared kinds (strings
+for categorical features, numbers for numeric ones); the model's name is not part of the text.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..rules.literal import Literal, Value
+from ..rules.render import ProgramWriter, predicate
+from ..rules.table import token
+from .model import CausalModel, CausalRule, Constraint, FeatureSpec
+from .parser import FLAGS, KEYWORDS, SET_OPS, classify
+
+
+def _number(v: float) -> str:
+    if not math.isfinite(v):
+        raise ValueError(f"{v} cannot be written as causal knowledge: numbers must be finite")
+    return token(v)
+
+
+def _name(name: str) -> str:
+    return name if classify(name) == "word" and name not in KEYWORDS else repr(name)
+
+
+def _value(v: Value, categorical: bool) -> str:
+    """A value as the parser reads it back: bare when it is a word (or, for a categorical
+    feature, reads as a number, whose text is then the value), quoted otherwise."""
+    if not isinstance(v, str):
+        return _number(v)  # type: ignore[arg-type]
+    bare = classify(v) == "word" or (categorical and classify(v) == "number")
+    return v if bare else repr(v)
+
+
+def _interval(bounds: tuple[float, float]) -> str:
+    return f"[{_number(bounds[0])}, {_number(bounds[1])}]"
+
+
+def _set(values: tuple, categorical: bool) -> str:
+    return "{" + ", ".join(_value(v, categorical) for v in values) + "}"
+
+
+def _literal(lit: Literal, categorical: set[str]) -> str:
+    is_categorical = lit.feature in categorical
+    value = _set(lit.value, is_categorical) if lit.op in SET_OPS else _value(lit.value, is_categorical)  # type: ignore[arg-type]
+    return f"{_name(lit.feature)} {lit.op} {value}"
+
+
+def _items(spec: FeatureSpec) -> list[str]:
+    items = []
+    if spec.kind == "numeric":
+        items.append("numeric" + (f" {_interval(spec.range)}" if spec.range is not None else ""))
+    elif spec.kind == "categorical":
+        items.append("categorical" + (f" {_set(spec.domain, True)}" if spec.domain is not None else ""))
+    if spec.range is not None and spec.kind != "numeric":
+        items.append(f"range {_interval(spec.range)}")
+    if spec.domain is not None and spec.kind != "categorical":
+        items.append(f"domain {_set(spec.domain, True)}")
+    if spec.targets is not None:
+        items.append(f"targets {_set(spec.targets, True)}")
+    if spec.step is not None:
+        items.append(f"step {_number(spec.step)}")
+    if spec.weight is not None:
+        items.append(f"weight {_number(spec.weight)}")
+    for word, (name, value) in FLAGS.items():
+        setting = getattr(spec, name)
+        if setting == value:
+            items.append(word)
+        elif setting is False:
+            items.append(f"not {word}")
+    return items
+
+
+def _declaration(spec: FeatureSpec, width: int = 0) -> str:
+    return f"{_name(spec.name) + ':':<{width}} {', '.join(_items(spec))}".rstrip()
+
+
+def _rule(rule: CausalRule, categorical: set[str]) -> str:
+    text = f"{_literal(rule.effect, categorical)} <- {', '.join(_literal(c, categorical) for c in rule.cause)}"
+    return text if rule.constraint else f"cause {text}"
+
+
+def _constraint(constraint: Constraint, categorical: set[str]) -> str:
+    return "forbid " + ", ".join(_literal(lit, categorical) for lit in constraint.literals)
+
+
+def _commented(text: str, comment: str) -> str:
+    """A statement with its comment, kept on one line (a newline would end the statement)."""
+    return f"{text}  # {' '.join(comment.splitlines())}" if comment else text
+
+
+def _categorical(model: CausalModel) -> set[str]:
+    return {s.name for s in model.features if s.kind == "categorical"}
+
+
+def to_text(model: CausalModel) -> str:
+    """The model in the text format: feature declarations (aligned), causal rules, constraints."""
+    categorical = _categorical(model)
+    width = max((len(_name(s.name)) + 1 for s in model.features), default=0)
+    blocks = [
+        [_declaration(s, width) for s in model.features],
+        [_commented(_rule(r, categorical), r.comment) for r in model.rules],
+        [_commented(_constraint(c, categorical), c.comment) for c in model.constraints],
+    ]
+    return "".join("\n".join(block) + "\n\n" for block in blocks if block).removesuffix("\n")
+
+
+def to_asp(model: CausalModel) -> str:
+    """The model as an s(CASP)-style program: each statement as a comment line, then per causal
+    rule i ``explained(X,feature,ri) :- cause, effect.``, and per rule that is a constraint and
+    per ``forbid`` an integrity constraint ``:- body.`` (for a rule: the cause and not the effect)."""
+    categorical = _categorical(model)
+    writer = ProgramWriter()
+    out = writer.clauses  # the writer adds the facts of ``in`` sets before their first use
+    out.append(f"% {' '.join(model.name.splitlines())}")
+    out.extend(f"% {_declaration(s)}" for s in model.features)
+    for i, rule in enumerate(model.rules, 1):
+        out.append(f"% {_commented(_rule(rule, categorical), rule.comment)}")
+        out.append(f"explained(X,{predicate(rule.effect.feature)},r{i}) :- {', '.join(writer.body(rule.cause + (rule.effect,)))}.")
+        if rule.constraint:
+            out.append(f":- {', '.join(writer.body(rule.cause + (rule.effect.negated(),)))}.")
+    for constraint in model.constraints:
+        out.append(f"% {_commented(_constraint(constraint, categorical), constraint.comment)}")
+        out.append(f":- {', '.join(writer.body(constraint.literals))}.")
+    return "\n".join(out)

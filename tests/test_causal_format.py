@@ -1,0 +1,374 @@
+"""The causal-knowledge text format: parsing, errors at exact positions, printing back."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mc3g.causal import CausalModel, CausalRule, CausalSyntaxError, Constraint, FeatureSpec, Source, load, parse
+from mc3g.causal.printing import to_asp, to_text
+from mc3g.datasets import Feature, Schema
+from mc3g.datasets import load as load_data
+from mc3g.rules import Literal
+
+LOAN = """\
+# loan.causal — causal knowledge for the loan example
+debt:          categorical {none, up_to_10000, over_10000}
+bank_balance:  numeric [0, 1000000], step 100, weight 1
+credit_score:  numeric [300, 850], consequence-only
+age:           increase-only          # kind comes from the data
+sex:           immutable
+job:           targets {skilled_employee/official, unemployed/unskilled-non_resident}, must-change
+
+credit_score >= 620  <-  debt == none          # a causal rule that is also a constraint
+cause relationship == Husband <- sex == Male   # 'cause': a causal rule that is NOT a constraint
+marital_status in {Married-civ-spouse, Married-AF-spouse} <- relationship in {Husband, Wife}
+forbid relationship == Husband, sex == Female  # no consistent state has all of these
+"""
+
+ADULT = """\
+## adult.causal — the authors' causal knowledge for adult (mc3g.md, "Reference facts")
+marital_status: categorical
+relationship:   categorical
+sex:            not immutable        # the authors' runs let every feature change
+capital_gain:   numeric [-4356, 99999]
+education_num:  numeric [1, 16]
+
+# allowed marital_status x relationship pairs, written as the pairs that are not allowed
+forbid marital_status == Married-civ-spouse, relationship == Unmarried
+forbid marital_status == Married-AF-spouse, relationship in {Not-in-family, Unmarried}
+forbid marital_status in {Never-married, Divorced, Separated, Widowed, Married-spouse-absent},
+       relationship in {Husband, Wife}
+forbid relationship == Husband, sex == Female
+forbid relationship == Wife, sex == Male
+
+marital_status in {Married-civ-spouse, Married-AF-spouse} <- relationship in {Husband, Wife}
+# Unmarried is also allowed with Widowed and Married-spouse-absent, so this one only explains
+cause marital_status in {Never-married, Divorced, Separated} <- relationship == Unmarried
+cause relationship == Husband <- sex == Male
+cause relationship == Wife <- sex == Female
+"""
+
+
+@functools.cache
+def loan_schema() -> Schema:
+    return load_data("loan").schema
+
+
+def src(line: int, column: int = 1) -> Source:
+    return Source("<string>", line, column)
+
+
+# -- parsing ---------------------------------------------------------------------------------------
+def test_loan_example_parses_into_the_expected_objects() -> None:
+    model = parse(LOAN)
+    assert model == CausalModel(
+        features=(
+            FeatureSpec("debt", kind="categorical", domain=("none", "up_to_10000", "over_10000")),
+            FeatureSpec("bank_balance", kind="numeric", range=(0.0, 1e6), step=100.0, weight=1.0),
+            FeatureSpec("credit_score", kind="numeric", range=(300.0, 850.0), consequence_only=True),
+            FeatureSpec("age", direction="increase"),
+            FeatureSpec("sex", immutable=True),
+            FeatureSpec("job", targets=("skilled_employee/official", "unemployed/unskilled-non_resident"), must_change=True),
+        ),
+        rules=(
+            CausalRule(Literal("credit_score", ">=", 620), (Literal("debt", "==", "none"),)),
+            CausalRule(Literal("relationship", "==", "Husband"), (Literal("sex", "==", "Male"),), constraint=False),
+            CausalRule(
+                Literal("marital_status", "in", ("Married-civ-spouse", "Married-AF-spouse")),
+                (Literal("relationship", "in", ("Husband", "Wife")),),
+            ),
+        ),
+        constraints=(Constraint((Literal("relationship", "==", "Husband"), Literal("sex", "==", "Female"))),),
+    )
+    assert [s.source for s in model.features] == [src(n) for n in range(2, 8)]
+    assert [r.source for r in model.rules] == [src(9), src(10), src(11)]
+    assert model.rules[0].comment == "a causal rule that is also a constraint"
+    assert model.rules[2].comment == ""
+    assert model.constraints[0].source == src(12) and model.constraints[0].comment == "no consistent state has all of these"
+    assert model.spec("age").kind is None and model.spec("age").weight is None  # type: ignore[union-attr]
+
+
+def test_adult_reference_knowledge_validates_against_the_paper_schema() -> None:
+    schema = load_data("adult", split="paper").schema
+    model = parse(ADULT, file="adult.causal", schema=schema)
+    assert len(model.constraints) == 5 and [r.constraint for r in model.rules] == [True, False, False, False]
+    assert model.spec("sex").immutable is False and model.schema(schema).feature("sex").immutable is False  # type: ignore[union-attr]
+    assert model.rules_for("relationship")[0].cause == (Literal("sex", "==", "Male"),)
+    # mc3g.md: 54 consistent (marital_status, relationship, sex) triples
+    names = ("marital_status", "relationship", "sex")
+    triples = itertools.product(*(schema.feature(n).domain for n in names))  # type: ignore[misc]
+    consistent = [t for t in triples if not any(all(lit.holds(dict(zip(names, t))[lit.feature]) for lit in combo) for combo in model.forbidden)]
+    assert len(consistent) == 54
+    assert ("Widowed", "Unmarried", "Female") in consistent and ("Divorced", "Husband", "Male") not in consistent
+
+
+def test_continuation_lines_and_comments_join_into_one_statement() -> None:
+    model = parse(
+        "forbid a == 1,       # first part\n"
+        "  # a comment line inside the statement\n"
+        "       b == 2\n"
+        "x in {p,\n q}  <-\n  y == 3\n"
+        "z: categorical {\n  u, v\n}, weight 2\n"
+        "w: numeric\n"
+    )
+    assert model.constraints == (Constraint((Literal("a", "==", 1), Literal("b", "==", 2))),)
+    assert model.constraints[0].comment == "first part a comment line inside the statement"
+    assert model.rules == (CausalRule(Literal("x", "in", ("p", "q")), (Literal("y", "==", 3),)),)
+    assert model.rules[0].source == src(4)
+    assert model.features == (FeatureSpec("z", kind="categorical", domain=("u", "v"), weight=2.0), FeatureSpec("w", kind="numeric"))
+
+
+def test_quoted_values_and_escapes() -> None:
+    model = parse(
+        "income == '<=50K' <- property == \"car or other\"\n"
+        r"""forbid a == 'it\'s', b == "say \"hi\"", c == 'tab\there\\', d == '\u00e9\x41', e == 'x # not a comment'"""
+    )
+    assert model.rules[0].effect == Literal("income", "==", "<=50K")
+    assert model.rules[0].cause == (Literal("property", "==", "car or other"),)
+    assert [lit.value for lit in model.constraints[0].literals] == ["it's", 'say "hi"', "tab\there\\", "éA", "x # not a comment"]
+
+
+def test_values_are_typed_by_the_feature_kind() -> None:
+    untyped = parse("forbid a == 60000, b == -4356, c == 0.5, d == 1e3, e == 60_000, f == none, g in {1, two}")
+    assert [lit.value for lit in untyped.constraints[0].literals] == [60000, -4356, 0.5, 1000.0, 60000, "none", (1, "two")]
+    assert isinstance(untyped.constraints[0].literals[0].value, int) and isinstance(untyped.constraints[0].literals[3].value, float)
+    declared = parse("persons: categorical {2, 4, more}\nforbid persons == 2, persons not in {4, more}")
+    assert declared.spec("persons").domain == ("2", "4", "more")  # type: ignore[union-attr]
+    assert [lit.value for lit in declared.constraints[0].literals] == ["2", ("4", "more")]
+    schema = Schema("cars", (Feature("persons", "categorical", domain=("2", "4", "more")), Feature("safety", "numeric")), "y", ("a", "b"), "a")
+    assert parse("forbid persons == 2, safety == 2", schema=schema).constraints[0].literals == (
+        Literal("persons", "==", "2"),
+        Literal("safety", "==", 2),
+    )
+    assert parse("present_employment_since == 1equalsless_than_and_less_than4 <- job == unemployed/unskilled-non_resident").rules[0].effect.value == (
+        "1equalsless_than_and_less_than4"
+    )
+
+
+def test_features_that_are_never_declared_are_accepted_without_a_schema() -> None:
+    model = parse("credit_score >= 620 <- debt == none")
+    assert model.features == () and model.mentioned == ["credit_score", "debt"]
+
+
+def test_a_file_declares_a_feature_the_data_lacks_only_without_a_schema() -> None:
+    assert parse("savings: numeric [0, 10]").spec("savings").range == (0.0, 10.0)  # type: ignore[union-attr]
+    with pytest.raises(CausalSyntaxError, match="unknown feature 'savings'; the features are age, "):
+        parse("savings: numeric [0, 10]", schema=loan_schema())
+
+
+# -- errors ----------------------------------------------------------------------------------------
+LOAN_SCHEMA_ERRORS = [
+    ("crdit_score >= 620 <- debt == none", 1, 1, "unknown feature 'crdit_score'; did you mean 'credit_score'?"),
+    (
+        "credit_score >= 620 <- debt == 'none '",
+        1,
+        32,
+        "'none ' is not a value of debt; its values are {'none', 'over_10000', 'up_to_10000'}; did you mean 'none'?",
+    ),
+    ("credit_score >= 620 <- debt < 5", 1, 29, "debt is categorical, so it cannot be compared with '<'; use ==, !=, in or not in"),
+    ("bank_balance == lots <- debt == none", 1, 17, "expected a number for the numeric feature bank_balance, found 'lots'"),
+    ("forbid debt == none,\n  bank_balance in {1, '2'}", 2, 23, "expected a number for the numeric feature bank_balance, found \"'2'\""),
+    ("debt: targets {none, nothing}", 1, 22, "'nothing' is not a value of debt; its values are {'none', 'over_10000', 'up_to_10000'}"),
+    ("debt: categorical, step 1", 1, 1, "feature 'debt': a categorical feature has no range or step"),
+    ("credit_score: weight -1", 1, 1, "feature 'credit_score': weight must be >= 0, not -1.0"),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "column", "message"), LOAN_SCHEMA_ERRORS)
+def test_errors_against_a_schema_point_at_the_exact_column(text: str, line: int, column: int, message: str) -> None:
+    with pytest.raises(CausalSyntaxError) as info:
+        parse(text, file="loan.causal", schema=loan_schema())
+    err = info.value
+    assert (err.file, err.line, err.column, err.message) == ("loan.causal", line, column, message)
+    assert str(err) == f"loan.causal:{line}:{column}: {message}"
+
+
+SYNTAX_ERRORS = [
+    ("credit_score => 620 <- debt == none", 1, 14, "expected an operator (==, !=, <, <=, >, >=, in, not in) after 'credit_score', found '=>'"),
+    ("\n\ncredit_score >= 620", 3, 20, "expected '<-' and the cause (a causal rule is EFFECT <- CAUSE, ...) after '620', found end of line"),
+    ("a == 1, b == 2 <- c == 3", 1, 7, "expected '<-' and the cause (a causal rule is EFFECT <- CAUSE, ...) after '1', found ','"),
+    ("x < big <- y == 1", 1, 5, "expected a number after '<', found 'big'"),
+    ("x == <=50K <- y == 1", 1, 6, "expected a value (a number, a word, or text in quotes) after '==', found '<='"),
+    ("x not {a} <- y == 1", 1, 7, "expected 'in' after 'not', found '{'"),
+    ("forbid x in a, y == 1", 1, 13, "expected '{' and a set of values after 'in', found 'a'"),
+    ("forbid x in {a b}", 1, 16, "expected ',' or '}' after 'a', found 'b'"),
+    ("forbid x in {a,\n  b", 2, 4, "expected ',' or '}' after 'b', found end of file"),
+    ("forbid x == 1 y == 2", 1, 15, "expected ',' or the end of the statement after '1', found 'y'"),
+    ("== 1 <- y == 1", 1, 1, "expected a feature declaration (NAME: ...), a causal rule (EFFECT <- CAUSE) or 'forbid', found '=='"),
+    ("forbid x == 'abc", 1, 13, "unterminated string: expected a closing ' before the end of the line"),
+    (r"forbid x == 'a\qb'", 1, 15, r"unknown escape '\q' in a string; write a backslash as '\\'"),
+    (r"forbid x == '\x4g'", 1, 14, r"'\x' needs 2 hex digits of a character code, found '4g'"),
+    ("x: numeric [0 10]", 1, 15, "expected ',' after '0', found '10'"),
+    ("x: consequence_only", 1, 4, "expected a feature item (numeric, categorical, range, domain, targets, step, weight, immutable, "
+     "consequence-only, must-change, increase-only, decrease-only) after ':', found 'consequence_only'; did you mean 'consequence-only'?"),
+    ("x: increase-only, decrease-only", 1, 19, "'decrease-only' contradicts 'increase-only' in this declaration"),
+    ("x: step 1, weight 2, step 3", 1, 22, "'step' is given twice in this declaration"),
+    ("x: immutable, not immutable", 1, 15, "'not immutable' contradicts 'immutable' in this declaration"),
+    ("x: not increase-only", 1, 8, "expected immutable or consequence-only or must-change after 'not', found 'increase-only'"),
+    ("x: numeric 5", 1, 12, "expected ',' or the end of the statement after 'numeric', found '5'"),
+    ("a: numeric\nb: categorical\na: immutable", 3, 1, "feature 'a' is declared twice: on line 1 and on line 3"),
+    ("x == 1 <- y == 2, x == 3", 1, 1, "causal rule x == 1 <- y == 2, x == 3: the effect's feature 'x' cannot also be in its cause"),
+    ("p: categorical\nforbid q == 1\nforbid p > 1", 3, 10, "p is categorical, so it cannot be compared with '>'; use ==, !=, in or not in"),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "column", "message"), SYNTAX_ERRORS)
+def test_errors_say_what_was_expected_and_found_at_the_exact_position(text: str, line: int, column: int, message: str) -> None:
+    with pytest.raises(CausalSyntaxError) as info:
+        parse(text)
+    assert (info.value.line, info.value.column, info.value.message) == (line, column, message)
+    assert isinstance(info.value, ValueError) and str(info.value).startswith(f"<string>:{line}:{column}: ")
+
+
+def test_the_first_error_in_file_order_is_reported() -> None:
+    with pytest.raises(CausalSyntaxError) as info:
+        parse("forbid debt == nothing\nforbid crdit_score > 1\nx == 1 <- debt == never", schema=loan_schema())
+    assert (info.value.line, info.value.column) == (1, 16)
+
+
+@pytest.mark.parametrize("directive", ["#script (python)", "  #include \"other.lp\".", "#const n=3.", "#show explained/3."])
+def test_asp_directives_are_rejected(directive: str) -> None:
+    with pytest.raises(CausalSyntaxError, match="looks like an ASP directive, but this file is causal knowledge, not an ASP program: its text is never executed") as info:
+        parse(f"# fine\n{directive}\nx == 1 <- y == 2\n")
+    assert info.value.line == 2 and info.value.column == directive.index("#") + 1
+
+
+def test_ordinary_comments_are_fine() -> None:
+    model = parse("# script below\n##section\n#\n#1 more\nx == 1 <- y == 2  #script here is only a trailing comment\n")
+    assert len(model.rules) == 1 and model.rules[0].comment == "script here is only a trailing comment"
+
+
+def test_load_reads_utf8_and_names_the_model_after_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "loan.causal"
+    path.write_bytes(b"\xef\xbb\xbf" + LOAN.encode("utf-8"))  # with a byte-order mark
+    model = load(path)
+    assert model.name == "loan" and replace(model, name="causal knowledge") == parse(LOAN)
+    assert model.rules[0].source == Source(str(path), 9, 1)
+    with pytest.raises(FileNotFoundError, match="missing.causal"):
+        load(tmp_path / "missing.causal")
+    bad = tmp_path / "bad.causal"
+    bad.write_bytes(b"x == 1 <- y == 2\nforbid z == caf\xe9\n")
+    with pytest.raises(CausalSyntaxError, match=r"bad.causal:2:16: the file is not UTF-8 text: byte 0xe9") as info:
+        load(bad)
+    assert (info.value.line, info.value.column) == (2, 16)
+
+
+# -- printing --------------------------------------------------------------------------------------
+def test_to_asp_prints_the_loan_rule() -> None:
+    model = parse("credit_score >= 620 <- debt == none  # clearing debt lifts the score\nforbid relationship == Husband, sex == Female")
+    assert to_asp(model).splitlines() == [
+        "% causal knowledge",
+        "% credit_score >= 620 <- debt == none  # clearing debt lifts the score",
+        "explained(X,credit_score,r1) :- debt(X,'none'), credit_score(X,N1), not(N1<620.0).",
+        ":- debt(X,'none'), credit_score(X,N1), N1<620.0.",
+        "% forbid relationship == Husband, sex == Female",
+        ":- relationship(X,'Husband'), sex(X,'Female').",
+    ]
+    assert model.to_asp() == to_asp(model)
+
+
+def test_to_asp_explains_but_does_not_constrain_with_a_cause_rule_and_writes_sets_once() -> None:
+    lines = to_asp(parse(ADULT)).splitlines()
+    assert lines.count("in_set1('Husband').") == 1 and lines.count("in_set1('Wife').") == 1
+    assert "explained(X,relationship,r3) :- sex(X,'Male'), relationship(X,'Husband')." in lines
+    assert sum(line.startswith(":-") for line in lines) == 5 + 1  # five forbids and one constraining rule
+    assert "% sex: not immutable" in lines
+
+
+def test_to_text_quotes_what_would_not_read_back() -> None:
+    model = CausalModel(
+        features=(FeatureSpec("forbid", kind="categorical", domain=("2", "a b")), FeatureSpec("my feature", range=(0, 1.5), immutable=False)),
+        rules=(CausalRule(Literal("income", "==", "<=50K"), (Literal("n", "==", "2"), Literal("forbid", "==", "2")), comment="two\nlines"),),
+    )
+    text = to_text(model)
+    assert text == (
+        "'forbid':     categorical {2, 'a b'}\n"
+        "'my feature': range [0, 1.5], not immutable\n"
+        "\n"
+        "income == '<=50K' <- n == '2', 'forbid' == 2  # two lines\n"
+    )
+    assert parse(text) == model and model.to_text() == text
+
+
+NAMES = st.one_of(st.sampled_from(["debt", "x-y", "a/b.c", "forbid", "cause", "in", "not", "2nd", "1e3", "my feature"]), st.text(min_size=1, max_size=6))
+TEXTS = st.one_of(
+    st.sampled_from(["none", "<=50K", "car or other", "2", "1e3", "+5", "1_0", "it's", 'say "hi"', "a\\b", "new\nline", "", " none", "#x"]),
+    st.text(max_size=6),
+)
+NUMBERS = st.one_of(st.integers(-(10**9), 10**9), st.floats(allow_nan=False, allow_infinity=False))
+FLAG = st.sampled_from([None, True, False])
+
+
+@st.composite
+def feature_spec(draw: st.DrawFn, name: str, kind: str | None) -> FeatureSpec:
+    domain = draw(st.none() | st.lists(TEXTS, min_size=1, max_size=4, unique=True).map(tuple)) if kind != "numeric" else None
+    if domain is not None and kind == "categorical":
+        targets = draw(st.none() | st.lists(st.sampled_from(domain), min_size=1, unique=True).map(tuple))
+    else:
+        targets = draw(st.none() | st.lists(TEXTS, min_size=1, max_size=3, unique=True).map(tuple)) if kind != "numeric" else None
+    bounds = st.lists(st.floats(-1e9, 1e9), min_size=2, max_size=2).map(lambda b: (min(b), max(b)))
+    return FeatureSpec(
+        name,
+        kind=kind,
+        domain=domain,
+        targets=targets,
+        range=draw(st.none() | bounds) if kind != "categorical" else None,
+        step=draw(st.none() | st.floats(1e-6, 1e6)) if kind != "categorical" else None,
+        immutable=draw(FLAG),
+        consequence_only=draw(FLAG),
+        direction=draw(st.sampled_from([None, "increase", "decrease"])),
+        weight=draw(st.none() | st.floats(0, 100)),
+        must_change=draw(FLAG),
+    )
+
+
+@st.composite
+def models(draw: st.DrawFn) -> CausalModel:
+    names = draw(st.lists(NAMES, min_size=2, max_size=5, unique=True))
+    specs = {}
+    for name in names:
+        kind = draw(st.sampled_from([None, "numeric", "categorical"]))
+        if kind is not None or draw(st.booleans()):
+            specs[name] = draw(feature_spec(name, kind))
+
+    def literal(name: str) -> Literal:
+        spec = specs.get(name)
+        kind = spec.kind if spec else None
+        ops = ["==", "!=", "in", "not in"] + (["<", "<=", ">", ">="] if kind != "categorical" else [])
+        op = draw(st.sampled_from(ops))
+        if kind == "categorical":
+            values = st.sampled_from(spec.domain) if spec.domain else TEXTS  # type: ignore[union-attr]
+        else:
+            values = NUMBERS if kind == "numeric" or op in ("<", "<=", ">", ">=") else NUMBERS | TEXTS
+        return Literal(name, op, tuple(draw(st.lists(values, min_size=1, max_size=3))) if op in ("in", "not in") else draw(values))
+
+    comments = st.text(max_size=10)
+    rules = []
+    for _ in range(draw(st.integers(0, 3))):
+        effect, *others = draw(st.permutations(names))
+        cause = tuple(literal(n) for n in draw(st.lists(st.sampled_from(others), min_size=1, max_size=3)))
+        rules.append(CausalRule(literal(effect), cause, draw(st.booleans()), comment=draw(comments)))
+    constraints = [
+        Constraint(tuple(literal(n) for n in draw(st.lists(st.sampled_from(names), min_size=1, max_size=3))), comment=draw(comments))
+        for _ in range(draw(st.integers(0, 3)))
+    ]
+    return CausalModel(tuple(specs.values()), tuple(rules), tuple(constraints))
+
+
+@settings(max_examples=200, deadline=None)
+@given(models())
+def test_printing_and_parsing_round_trip(model: CausalModel) -> None:
+    assert parse(to_text(model)) == model
+
+
+def test_loan_and_adult_round_trip_through_text() -> None:
+    for text in (LOAN, ADULT):
+        model = parse(text)
+        assert parse(to_text(model)) == model
