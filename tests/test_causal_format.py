@@ -207,7 +207,7 @@ SYNTAX_ERRORS = [
     (r"forbid x == '\x4g'", 1, 14, r"'\x' needs 2 hex digits of a character code, found '4g'"),
     ("x: numeric [0 10]", 1, 15, "expected ',' after '0', found '10'"),
     ("x: consequence_only", 1, 4, "expected a feature item (numeric, categorical, range, domain, targets, step, weight, immutable, "
-     "consequence-only, must-change, increase-only, decrease-only) after ':', found 'consequence_only'; did you mean 'consequence-only'?"),
+     "consequence-only, must-change, increase-only, decrease-only, any-direction) after ':', found 'consequence_only'; did you mean 'consequence-only'?"),
     ("x: increase-only, decrease-only", 1, 19, "'decrease-only' contradicts 'increase-only' in this declaration"),
     ("x: step 1, weight 2, step 3", 1, 22, "'step' is given twice in this declaration"),
     ("x: immutable, not immutable", 1, 15, "'not immutable' contradicts 'immutable' in this declaration"),
