@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -14,6 +15,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 from rich.table import Table
 
 from . import __version__
+from .explain.result import show
 from .datasets import DataFormatError, DataNotFoundError, DownloadError, default_data_dir, download, load, names
 
 app = typer.Typer(
@@ -24,8 +26,10 @@ app = typer.Typer(
 )
 data_app = typer.Typer(help="The data sets: list them, download the UCI originals.", no_args_is_help=True)
 bench_app = typer.Typer(help="Benchmarks that print tables of measured figures.", no_args_is_help=True)
+reproduce_app = typer.Typer(help="The paper's tables, recomputed and printed beside the published numbers.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
 app.add_typer(bench_app, name="bench")
+app.add_typer(reproduce_app, name="reproduce")
 
 out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
@@ -36,7 +40,7 @@ def _user_errors() -> Iterator[None]:
     """Errors about the user's input end the command with their message, not a traceback."""
     try:
         yield
-    except (DataNotFoundError, DataFormatError, DownloadError, ValueError, KeyError) as exc:
+    except (DataNotFoundError, DataFormatError, DownloadError, FileNotFoundError, ValueError, KeyError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         err.print(f"[bold red]error:[/] {message}", markup=True, highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
@@ -169,6 +173,198 @@ def bench_learn(
     sys.stdout.write("| " + " | ".join(columns) + " |\n|" + "---|" * len(columns) + "\n")
     for r in results:
         sys.stdout.write("| " + " | ".join(row(r)) + " |\n")
+
+
+# -- counterfactuals ---------------------------------------------------------------------------
+MODE_HELP = "derived (MC3G: what follows from your actions is free), explained (the authors' code) or none (C3G)."
+
+
+def _explainer(dataset: str, split: str | None, rules_file: str | None, causal_file: str | None, **params: Any):
+    """The data set and a fitted MC3G explainer: the paper's rules and causal knowledge for a
+    reference data set, or the files given."""
+    from .causal import CausalModel
+    from .explain import MC3G
+    from .reference import REFERENCES
+    from .rules import RuleSet
+
+    ref = REFERENCES.get(dataset)
+    split = split or (ref.split if ref else "uci")
+    ds = load(dataset, split=split)
+    if rules_file:
+        rules = RuleSet.from_json(Path(rules_file).read_text(encoding="utf-8"))
+    elif ref is not None and ref.split == split:
+        rules = ref.rules
+    else:
+        raise ValueError(f"no decision rules for {dataset} ({split} split): pass --rules FILE, e.g. the 'rules' of `mc3g learn {dataset} --json`")
+    if causal_file:
+        causal = CausalModel.load(causal_file, schema=ds.schema)
+    elif ref is not None and ref.split == split and not rules_file:
+        causal = ref.causal(ds)
+    else:
+        causal = None
+    return ds, MC3G(rules, causal, schema=ds.schema, **params).fit(ds.X_train)
+
+
+def _test_row(ds: Any, row: int) -> Any:
+    if not 0 <= row < len(ds.test):
+        raise ValueError(f"row {row} is out of range: the {ds.name} {ds.split} test split has rows 0 to {len(ds.test) - 1}")
+    return ds.test.iloc[row][ds.schema.feature_names]
+
+
+def _print_recourse(result: Any, explainer: Any, title: str) -> None:
+    shown = {f: result.instance[f] for f in explainer.features_in_play_}
+    out.print(f"[bold]{title}[/]: " + ", ".join(f"{k} = {show(v)}" for k, v in shown.items()), soft_wrap=True)
+    if result.decision:
+        out.print("[bold]Refused[/] because: " + "; or ".join(result.decision), soft_wrap=True)
+    if not result.counterfactuals:
+        out.print(str(result), soft_wrap=True)
+        return
+    settings = result.settings
+    out.print(
+        f"\n[bold]{len(result)} counterfactual(s)[/] (mode {settings['mode']}, norm {settings['norm']}, "
+        f"{settings['candidates']} candidates, {settings['seconds'] * 1000:.1f} ms):"
+    )
+    for i, cf in enumerate(result, 1):
+        out.print(f"\n[bold]{i}.[/] cost {cf.cost:.4f}: {cf.plan}", soft_wrap=True)
+        table = Table("feature", "from", "to", "how", "cost")
+        for a in cf.direct_actions:
+            table.add_row(a.feature, show(a.before), show(a.after), "you do this", f"{a.cost:.4f}")
+        for c in cf.caused_changes:
+            table.add_row(c.feature, show(c.before), show(c.after), f"follows: {c.rule}", f"{c.cost:.4f}")
+        out.print(table)
+
+
+@app.command()
+def explain(
+    dataset: str = typer.Argument(..., help="adult, german, cars or loan (the paper's rules), or any data set with --rules."),
+    row: int = typer.Option(..., "--row", help="Position of the person in the test split (0-based)."),
+    split: str = typer.Option(None, help="paper, uci or default; by default the paper's split for its data sets."),
+    mode: str = typer.Option("derived", help=MODE_HELP),
+    norm: str = typer.Option("l1", help="l0, l1 or l2."),
+    k: int = typer.Option(1, "-k", "--k", help="How many counterfactuals, least cost first."),
+    candidates: str = typer.Option("exact", help="exact (the optimum over each domain) or data (the authors' scheme)."),
+    rules: str = typer.Option(None, "--rules", help="Decision rules as JSON (RuleSet.to_json, or the 'rules' of mc3g learn --json)."),
+    causal: str = typer.Option(None, "--causal", help="A causal-knowledge file."),
+    as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
+) -> None:
+    """The least-effort ways out of a refusal for one person, respecting the causal knowledge."""
+    with _user_errors():
+        if rules and rules.strip().startswith("{"):
+            raise ValueError("--rules takes a file name")
+        ds, explainer = _explainer(dataset, split, rules, causal, mode=mode, norm=norm, k=k, candidates=candidates)
+        result = explainer.explain(_test_row(ds, row))
+    if as_json:
+        sys.stdout.write(result.to_json() + "\n")
+        return
+    _print_recourse(result, explainer, f"{ds.name} test row {row} ({ds.split} split)")
+
+
+@app.command()
+def demo(as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON.")) -> None:
+    """The paper's John: refused a loan, and what he can do about it."""
+    from .datasets.loan import JOHN
+
+    with _user_errors():
+        explainers = {mode: _explainer("loan", None, None, None, mode=mode)[1] for mode in ("derived", "explained", "none")}
+        results = {mode: e.explain(JOHN) for mode, e in explainers.items()}
+    best = results["derived"]
+    if as_json:
+        payload = best.to_dict()
+        payload["cost_by_mode"] = {m: (r.best.cost if r.best else None) for m, r in results.items()}
+        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+        return
+    out.print("John asks for a loan. The bank refuses if the bank balance is below 60,000 or the credit score below 620.", soft_wrap=True)
+    out.print("Clearing one's debt lifts the credit score past 620 (credit_score >= 620 <- debt == 'none').\n", soft_wrap=True)
+    _print_recourse(best, explainers["derived"], "John")
+    table = Table("mode", "cost (l1)", "what John does", "what follows for free", title="\nThe same question under each cost mode", title_justify="left")
+    for mode, label in (("derived", "derived (MC3G)"), ("explained", "explained (authors' code)"), ("none", "none (C3G: every change costs)")):
+        cf = results[mode].best
+        if cf is None:
+            table.add_row(label, "-", "no counterfactual", "")
+            continue
+        free = ", ".join(c.feature for c in cf.caused_changes if c.cost == 0) or "nothing"
+        table.add_row(label, f"{cf.cost:.4f}", ", ".join(a.feature for a in cf.direct_actions), free)
+    out.print(table)
+
+
+@app.command()
+def export(
+    dataset: str = typer.Argument(..., help="adult, german, cars or loan, or any data set with --rules."),
+    row: int = typer.Option(..., "--row", help="Position of the person in the test split (0-based)."),
+    fmt: str = typer.Option("asp", "--format", help="asp: the clingo program (decision rules, causal knowledge, the person, the query)."),
+    split: str = typer.Option(None, help="paper, uci or default."),
+    mode: str = typer.Option("derived", help=MODE_HELP),
+    norm: str = typer.Option("l1", help="l0, l1 or l2."),
+    candidates: str = typer.Option("exact", help="exact or data."),
+    rules: str = typer.Option(None, "--rules", help="Decision rules as JSON."),
+    causal: str = typer.Option(None, "--causal", help="A causal-knowledge file."),
+) -> None:
+    """Print the logic program behind an answer; `clingo` runs it as it is."""
+    with _user_errors():
+        if fmt != "asp":
+            raise ValueError(f"unknown format {fmt!r}; the only format is 'asp'")
+        ds, explainer = _explainer(dataset, split, rules, causal, mode=mode, norm=norm, candidates=candidates)
+        sys.stdout.write(explainer.program(_test_row(ds, row)))
+
+
+@reproduce_app.command("table2")
+def reproduce_table2(as_json: bool = typer.Option(False, "--json", help="Print {dataset: {mode: {norm: {nearest, furthest, average}}}}.")) -> None:
+    """The paper's Table 2: nearest (K=1), furthest (K=20) and average cost, per mode and norm."""
+    from .bench.table2 import agrees, table2
+    from .reference import PAPER_TABLE2
+
+    with _user_errors():
+        cells, spaces = table2()
+    if as_json:
+        sys.stdout.write(json.dumps(cells, indent=2) + "\n")
+        return
+    for name, modes in cells.items():
+        space = spaces[name]
+        table = Table(
+            "mode", "norm", "nearest", "furthest", "average", "paper", "agrees",
+            title=f"{name}: {space['regions']:,} symbolic regions, {space['candidates']:,} candidates (data scheme)",
+            title_justify="left",
+        )  # fmt: skip
+        for mode, norms in modes.items():
+            for norm, cell in norms.items():
+                paper = PAPER_TABLE2[name].get(mode, {}).get(norm)
+                ours = [cell["nearest"], cell["furthest"], cell["average"]]
+                verdict = "" if paper is None else ("yes" if all(agrees(o, p) for o, p in zip(ours, paper)) else "NO")
+                table.add_row(mode, norm, *(f"{o:.4f}" for o in ours), "/".join(f"{p:.3f}" for p in paper) if paper else "-", verdict)
+        out.print(table)
+    out.print("'agrees': each of our numbers, rounded or cut to three decimals, is the paper's (the paper mixes both).")
+
+
+@bench_app.command("explain")
+def bench_explain(
+    limit: int = typer.Option(None, help="At most this many refused rows per data set (default: all)."),
+    mode: str = typer.Option("derived", help=MODE_HELP),
+    candidates: str = typer.Option("exact", help="exact or data."),
+    markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
+) -> None:
+    """Time per person over every refused test row of adult, german and cars (K=1 and K=20)."""
+    from .bench.explain import explain_benchmark
+
+    columns = ("data", "K", "people", "found", "violations", "median ms", "p95 ms", "worst ms")
+
+    def row(r: Any) -> tuple[str, ...]:
+        return (r.dataset, str(r.k), f"{r.people:,}", f"{r.found:,}", str(r.violations), f"{r.median_ms:.1f}", f"{r.p95_ms:.1f}", f"{r.worst_ms:.1f}")
+
+    with _user_errors(), Progress(TextColumn("{task.description}"), BarColumn(), console=err, transient=True) as bar:
+        task = bar.add_task("explaining", total=None)
+        results = explain_benchmark(mode=mode, candidates=candidates, limit=limit, on_person=lambda d, k: bar.update(task, advance=1, description=f"{d}, K={k}"))
+    if as_json:
+        sys.stdout.write(json.dumps([r.to_dict() for r in results], indent=2) + "\n")
+    elif markdown:
+        sys.stdout.write("| " + " | ".join(columns) + " |\n|" + "---|" * len(columns) + "\n")
+        for r in results:
+            sys.stdout.write("| " + " | ".join(row(r)) + " |\n")
+    else:
+        table = Table(*columns, title=f"MC3G search time per refused person (mode {mode}, {candidates} candidates)")
+        for r in results:
+            table.add_row(*row(r))
+        out.print(table)
 
 
 if __name__ == "__main__":  # pragma: no cover

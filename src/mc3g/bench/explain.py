@@ -34,12 +34,13 @@ class ExplainTiming:
         return asdict(self)
 
 
-def refused_rows(name: str, limit: int | None = None):
-    """The reference's data set and its test rows on which a decision rule fires."""
+def refused_rows(name: str, limit: int | None = None, every: int = 1):
+    """The reference's data set and its test rows on which a decision rule fires (every
+    ``every``-th of them, at most ``limit``)."""
     ref = reference(name)
     ds = ref.data()
     covered = ref.rules.covers(Table.from_frame(ds.X_test))
-    rows = ds.X_test[covered]
+    rows = ds.X_test[covered].iloc[::every]
     return ref, ds, rows if limit is None else rows.iloc[:limit]
 
 
@@ -49,11 +50,12 @@ def explain_benchmark(
     mode: str = "derived",
     candidates: str = "exact",
     limit: int | None = None,
+    every: int = 1,
     on_person: Callable[[str, int], None] | None = None,
 ) -> list[ExplainTiming]:
     out = []
     for name in datasets:
-        ref, ds, rows = refused_rows(name, limit)
+        ref, ds, rows = refused_rows(name, limit, every)
         for k in ks:
             explainer = ref.explainer(ds, mode=mode, k=k, candidates=candidates)
             decision = explainer.decision_rules_

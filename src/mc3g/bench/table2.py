@@ -4,6 +4,7 @@ counterfactuals of each reference person, per data set, cost mode and norm, with
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -17,10 +18,11 @@ NORMS = ("l1", "l2", "l0")
 
 def table2(
     datasets: tuple[str, ...] = DATASETS, k: int = 20, on_cell: Callable[[str, str, str], None] | None = None
-) -> dict[str, Any]:
-    """``{dataset: {mode: {norm: {"nearest", "furthest", "average"}}}}`` plus, per data set, the
-    size of the candidate space under ``"space"``."""
+) -> tuple[dict[str, Any], dict[str, dict[str, int]]]:
+    """``{dataset: {mode: {norm: {"nearest", "furthest", "average", "n"}}}}``, and per data set
+    the size of the authors' candidate space (symbolic regions, candidate states)."""
     out: dict[str, Any] = {}
+    spaces: dict[str, dict[str, int]] = {}
     for name in datasets:
         ref = reference(name)
         ds = ref.data()
@@ -36,8 +38,15 @@ def table2(
                     "average": float(np.mean(costs)) if costs else None,
                     "n": len(costs),
                 }
-                cells["space"] = {"regions": result.settings.get("regions"), "candidates": result.settings.get("candidates_in_space")}
+                spaces[name] = {"regions": result.settings["regions"], "candidates": result.settings["candidates_in_space"]}
                 if on_cell is not None:
                     on_cell(name, mode, norm)
         out[name] = cells
-    return out
+    return out, spaces
+
+
+def agrees(ours: float | None, paper: float) -> bool:
+    """The paper prints three decimals, some rounded and some cut off; either counts."""
+    if ours is None:
+        return False
+    return paper in (round(ours, 3), math.floor(ours * 1000 + 1e-9) / 1000)

@@ -216,25 +216,32 @@ def _rule_text(rule: Rule) -> str:
 
 
 def why_none(problem: Problem) -> list[str]:
-    """Why no counterfactual exists: a rule no allowed change escapes, or rules and constraints
-    that cannot be escaped together."""
-    reasons = []
-    locked = [f.name for f in problem.space.features if len(f.values) == 1]
+    """Why no counterfactual exists: a rule that no allowed change escapes; else what makes the
+    rules and the knowledge impossible to satisfy together."""
     original = problem.original_state()
+    reasons = []
     for i, rule in enumerate(problem.decision, 1):
-        if not problem.covers(rule, original):
-            continue
-        escapable = [lit.feature for lit in rule.body if not problem.truth(lit).all()]
-        if not escapable and not rule.exceptions:
+        if problem.covers(rule, original) and not rule.exceptions and all(problem.truth(lit).all() for lit in rule.body):
             names = sorted({lit.feature for lit in rule.body})
             reasons.append(f"rule {i} ({_rule_text(rule)}) cannot be escaped: its features {names} cannot change ({_locks(problem, names)}).")
-    if not reasons:
-        reasons.append(
-            "each decision rule could be escaped on its own, but no state escapes all of them while satisfying the "
-            "causal knowledge and the feature metadata"
-            + (f" (features that cannot change: {', '.join(locked)})" if locked else "")
-            + "."
-        )
+    if reasons:
+        return reasons
+    for combo in problem.causal.forbidden:
+        if problem._in_play(combo) and all(problem.holds(lit, original) for lit in combo):
+            reasons.append(
+                "the person's own values break the causal knowledge (forbidden: "
+                + ", ".join(str(lit) for lit in combo)
+                + "), so a counterfactual must repair that too."
+            )
+    must = [f.name for f in problem.space.features if f.feature.must_change]
+    if must:
+        reasons.append(f"{', '.join(must)} must change, and only to the allowed values.")
+    locked = [f.name for f in problem.space.features if len(f.values) == 1]
+    reasons.append(
+        "No state escapes every decision rule while satisfying the causal knowledge and the feature metadata"
+        + (f" (features that cannot change: {', '.join(locked)})" if locked else "")
+        + "."
+    )
     return reasons
 
 

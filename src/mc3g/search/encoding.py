@@ -19,6 +19,9 @@ from .problem import Problem
 
 # The rules of the search; the facts of one person are appended.
 BASE = """\
+#defined must_change/1. #defined consequence_only/1. #defined actionable/1. #defined cost/3.
+#defined crule/2. #defined cause_lit/2. #defined effect_lit/2. #defined cause_feature/2.
+#defined effect_before/1. #defined nearest/2. #defined region/1. #defined rcand/3. #defined covers/1.
 1 { val(F,J) : cand(F,J) } 1 :- feature(F).
 changed(F) :- val(F,J), J != 0.
 holds(L) :- lit(L,F), val(F,J), sat(L,J).
@@ -56,6 +59,11 @@ def quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
+def comment(text: str) -> str:
+    """A one-line ASP comment: a newline in a user's name or value cannot end it."""
+    return "% " + " ".join(str(text).splitlines())
+
+
 def integer_costs(problem: Problem) -> tuple[dict[str, list[int]], float]:
     """Costs scaled to integers (clingo optimises integers) and the scale used.
 
@@ -82,7 +90,7 @@ class Program:
         if i is None:
             i = self.lit_ids[lit] = len(self.lit_ids)
             truth = self.problem.truth(lit)
-            self.lines.append(f"% {lit}")
+            self.lines.append(comment(lit))
             self.lines.append(f"lit({i},{quote(lit.feature)}).")
             self.lines.extend(f"sat({i},{j})." for j in range(len(truth)) if truth[j])
         return i
@@ -104,8 +112,8 @@ class Program:
         self.lines.append("% the person's features in play and their candidate values (0 = unchanged)")
         for f in p.space.features:
             name = quote(f.name)
-            self.lines.append(f"feature({name}).  % {f.name} = {f.original!r}")
-            self.lines.extend(f"cand({name},{j}).  % {v!r}" for j, v in enumerate(f.values))
+            self.lines.append(f"feature({name}).  {comment(f'{f.name} = {f.original!r}')}")
+            self.lines.extend(f"cand({name},{j}).  {comment(repr(v))}" for j, v in enumerate(f.values))
             self.lines.extend(f"cost({name},{j},{c})." for j, c in enumerate(self.costs[f.name]) if c)
             if f.feature.must_change:
                 self.lines.append(f"must_change({name}).")
@@ -130,7 +138,7 @@ class Program:
                 self.lines.append(f":- {', '.join(self._body(combo))}.")
         self.lines.append("% causal rules")
         for k, rule in enumerate(p.rules):
-            self.lines.append(f"crule({k},{quote(rule.effect.feature)}).  % {rule}")
+            self.lines.append(f"crule({k},{quote(rule.effect.feature)}).  {comment(rule)}")
             self.lines.append(f"effect_lit({k},{self.literal(rule.effect)}).")
             self.lines.extend(f"cause_lit({k},{self.literal(c)})." for c in rule.cause)
             self.lines.extend(f"cause_feature({k},{quote(g)})." for g in rule.cause_features)
@@ -145,10 +153,7 @@ class Program:
             rules += DERIVED
         else:
             rules += EXPLAINED + (COST_UNLESS_EXPLAINED if mode == "explained" else COST_ALL)
-        header = (
-            f"% MC3G counterfactual search, mode {mode}, norm {self.problem.distance.label}; "
-            f"costs are integers = cost x {self.scale:g}\n"
-        )
+        header = comment(f"MC3G counterfactual search, mode {mode}, norm {self.problem.distance.label}; costs are integers = cost x {self.scale:g}") + "\n"
         return header + rules + "\n".join(self.lines) + "\n#show val/2.\n"
 
 
