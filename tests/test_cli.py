@@ -68,3 +68,75 @@ def test_bench_learn_prints_a_row_per_learner_and_data_set() -> None:
     }
     adult = {r["learner"].split("(")[0]: r for r in rows if r["dataset"] == "adult"}
     assert adult["DecisionTree"]["accuracy"] >= adult["FOLD-SE"]["accuracy"] - 1e-9 or adult["DecisionTree"]["learner"].endswith("=16)")
+
+
+def test_demo_tells_john_what_to_do_and_compares_the_modes() -> None:
+    result = runner.invoke(app, ["demo"])
+    assert result.exit_code == 0, result.output
+    assert "Change your debt from over_10000 to none. Raise your bank balance from 40,000 to 60,000." in result.output
+    assert "As a consequence, your credit score rises from 599 to 620." in result.output
+    for mode in ("derived (MC3G)", "none (C3G"):
+        assert mode in result.output
+
+
+def test_demo_and_explain_json_share_one_shape() -> None:
+    demo = json.loads(runner.invoke(app, ["demo", "--json"]).stdout)
+    explained = json.loads(runner.invoke(app, ["explain", "adult", "--row", "1", "-k", "3", "--json"]).stdout)
+    for data in (demo, explained):
+        assert {"instance", "counterfactuals"} <= set(data)
+        for cf in data["counterfactuals"]:
+            assert {"values", "cost", "direct", "caused", "plan"} <= set(cf)
+            assert all({"feature", "from", "to", "cost"} <= set(d) for d in cf["direct"])
+            assert all({"feature", "from", "to", "rule"} <= set(c) for c in cf["caused"])
+    costs = [cf["cost"] for cf in explained["counterfactuals"]]
+    assert costs == sorted(costs) and len(costs) == 3
+    assert demo["cost_by_mode"]["none"] > demo["cost_by_mode"]["derived"]
+
+
+def test_explain_takes_rules_and_causal_files(tmp_path) -> None:
+    learned = json.loads(runner.invoke(app, ["learn", "loan", "--json"]).stdout)
+    rules = tmp_path / "loan.rules.json"
+    rules.write_text(json.dumps(learned["rules"]))
+    causal = tmp_path / "loan.causal"
+    causal.write_text("credit_score: consequence-only\ncredit_score >= 620 <- debt == none\n")
+    result = runner.invoke(app, ["explain", "loan", "--row", "3", "--rules", str(rules), "--causal", str(causal), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["status"] in {"refused", "not_refused"}
+    bad = tmp_path / "bad.causal"
+    bad.write_text("credit_score >= 620 <- debt == nothing\n")
+    result = runner.invoke(app, ["explain", "loan", "--row", "3", "--causal", str(bad)])
+    assert result.exit_code == 2 and f"{bad}:1:32:" in result.output and "'nothing' is not a value of debt" in result.output
+
+
+def test_explain_errors_are_clear() -> None:
+    result = runner.invoke(app, ["explain", "adult", "--row", "999999"])
+    assert result.exit_code == 2 and "row 999999 is out of range" in result.output
+    result = runner.invoke(app, ["explain", "cars4", "--row", "0"])
+    assert result.exit_code == 2 and "no decision rules for cars4" in result.output
+
+
+def test_export_prints_a_program_clingo_runs() -> None:
+    import clingo
+
+    result = runner.invoke(app, ["export", "german", "--row", "11", "--format", "asp"])
+    assert result.exit_code == 0, result.output
+    ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
+    ctl.add("base", [], result.stdout)
+    ctl.ground([("base", [])])
+    costs = []
+    ctl.solve(on_model=lambda m: costs.append(m.cost[0]))
+    assert costs and costs[-1] == round(2.334208488 * 1e6)
+
+
+def test_reproduce_table2_json_shape() -> None:
+    result = runner.invoke(app, ["reproduce", "table2", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert set(data) == {"adult", "german", "cars"}
+    for modes in data.values():
+        assert set(modes) == {"none", "explained", "derived"}
+        for norms in modes.values():
+            assert set(norms) == {"l1", "l2", "l0"}
+            assert all({"nearest", "furthest", "average"} <= set(cell) for cell in norms.values())
+    assert round(data["adult"]["explained"]["l1"]["nearest"], 3) == 0.701
