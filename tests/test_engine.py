@@ -14,7 +14,6 @@ from mc3g.bench.table2 import table2
 from mc3g.causal import CausalModel, CausalSyntaxError
 from mc3g.datasets.loan import JOHN
 from mc3g.explain import MC3G, Recourse
-from mc3g.explain.check import violations
 from mc3g.reference import reference
 from mc3g.rules import Literal, Rule, RuleSet
 

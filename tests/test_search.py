@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import math
 
 import numpy as np
 import pandas as pd
@@ -203,3 +202,23 @@ def test_caused_values_land_on_the_nearest_point_of_the_effect() -> None:
     # The same change with the score at 700 is neither caused nor allowed as a direct action.
     state = (problem.space["debt"].index("none"), problem.space["score"].index(620))
     assert problem.assess(tuple(state)) is not None
+
+
+def test_spreads_in_std_and_mad_units() -> None:
+    from mc3g.search.distance import spread
+
+    values = pd.Series([0, 0, 0, 0, 10, 20])
+    assert spread(values) == pytest.approx(np.std(values, ddof=1))
+    assert spread(pd.Series([1, 2, 3, 4, 100]), "mad") == 1.0
+    assert spread(values, "mad") == pytest.approx(np.std(values, ddof=1))  # MAD 0: falls back
+    assert spread(pd.Series([5, 5, 5])) == 1.0
+    with pytest.raises(ValueError, match="scaling must be one of"):
+        spread(values, "iqr")
+
+
+def test_norms_combine_terms_as_documented() -> None:
+    l2 = Distance("l2")
+    assert l2.total(l2.term(3.0, 1.0) + l2.term(4.0, 1.0)) == 5.0
+    assert Distance("l2", root=False).total(25.0) == 25.0
+    assert Distance("l1").term(-2.0, 0.5) == 1.0 and Distance("l0").term(-2.0, 0.5) == 0.5
+    assert Distance("l0").term(0.0, 3.0) == 0.0

@@ -243,15 +243,19 @@ def explain(
     norm: str = typer.Option("l1", help="l0, l1 or l2."),
     k: int = typer.Option(1, "-k", "--k", help="How many counterfactuals, least cost first."),
     candidates: str = typer.Option("exact", help="exact (the optimum over each domain) or data (the authors' scheme)."),
+    squared: bool = typer.Option(False, help="L2 without the square root (the paper's Algorithm 4)."),
+    scaling: str = typer.Option("std", help="Numeric changes in units of the training std or mad."),
+    plausible: bool = typer.Option(False, help="Only values seen in the training data."),
     rules: str = typer.Option(None, "--rules", help="Decision rules as JSON (RuleSet.to_json, or the 'rules' of mc3g learn --json)."),
     causal: str = typer.Option(None, "--causal", help="A causal-knowledge file."),
     as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
 ) -> None:
     """The least-effort ways out of a refusal for one person, respecting the causal knowledge."""
     with _user_errors():
-        if rules and rules.strip().startswith("{"):
-            raise ValueError("--rules takes a file name")
-        ds, explainer = _explainer(dataset, split, rules, causal, mode=mode, norm=norm, k=k, candidates=candidates)
+        ds, explainer = _explainer(
+            dataset, split, rules, causal, mode=mode, norm=norm, k=k, candidates=candidates,
+            root=not squared, scaling=scaling, plausible=plausible,
+        )  # fmt: skip
         result = explainer.explain(_test_row(ds, row))
     if as_json:
         sys.stdout.write(result.to_json() + "\n")
@@ -276,14 +280,14 @@ def demo(as_json: bool = typer.Option(False, "--json", help="Print the answer as
     out.print("John asks for a loan. The bank refuses if the bank balance is below 60,000 or the credit score below 620.", soft_wrap=True)
     out.print("Clearing one's debt lifts the credit score past 620 (credit_score >= 620 <- debt == 'none').\n", soft_wrap=True)
     _print_recourse(best, explainers["derived"], "John")
-    table = Table("mode", "cost (l1)", "what John does", "what follows for free", title="\nThe same question under each cost mode", title_justify="left")
+    table = Table("mode", "cost (l1)", "what John does", "what follows", title="\nThe same question under each cost mode", title_justify="left")
     for mode, label in (("derived", "derived (MC3G)"), ("explained", "explained (authors' code)"), ("none", "none (C3G: every change costs)")):
         cf = results[mode].best
         if cf is None:
             table.add_row(label, "-", "no counterfactual", "")
             continue
-        free = ", ".join(c.feature for c in cf.caused_changes if c.cost == 0) or "nothing"
-        table.add_row(label, f"{cf.cost:.4f}", ", ".join(a.feature for a in cf.direct_actions), free)
+        follows = ", ".join(c.feature + ("" if c.cost == 0 else " (but counted)") for c in cf.caused_changes) or "nothing"
+        table.add_row(label, f"{cf.cost:.4f}", ", ".join(a.feature for a in cf.direct_actions), follows)
     out.print(table)
 
 

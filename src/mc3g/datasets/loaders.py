@@ -22,7 +22,7 @@ from sklearn.model_selection import train_test_split
 
 from . import loan as loan_module
 from .download import ENV_VAR, UCI_FILES, default_data_dir
-from .schema import Dataset, Feature, Schema
+from .schema import Dataset, Schema, observed_feature
 
 SPLITS = ("uci", "paper")
 LOAN_SPLITS = ("default", "uci", "paper")
@@ -205,14 +205,8 @@ def _make(
     both = pd.concat([train, test])
     made = []
     for col in features or [c for c in train.columns if c != spec.label]:
-        extra = dict(spec.features.get(col, {}))
-        if col in spec.numeric:
-            nums = pd.to_numeric(train[col], errors="coerce").dropna()
-            extra.setdefault("range", (float(nums.min()), float(nums.max())) if len(nums) else None)
-            integral = len(nums) > 0 and bool((nums == nums.round()).all())
-            made.append(Feature(col, "numeric", step=1.0 if integral else None, **extra))
-        else:
-            made.append(Feature(col, "categorical", domain=tuple(sorted(both[col].astype(str).unique())), **extra))
+        numeric = col in spec.numeric
+        made.append(observed_feature(col, train[col] if numeric else both[col], numeric, **spec.features.get(col, {})))
     classes = tuple(sorted(both[spec.label].astype(str).unique()))
     schema = Schema(name, tuple(made), spec.label, classes, unfavourable, notes=notes)
     return Dataset(name, split, train, test, schema)

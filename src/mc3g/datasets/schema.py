@@ -8,7 +8,7 @@ weight).  The learner reads the kinds; the counterfactual engine reads the rest.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Literal
+from typing import Any, Iterable, Literal
 
 import pandas as pd
 
@@ -158,12 +158,18 @@ def infer_schema(
             continue
         values = frame[col]
         is_num = col in declared if declared is not None else pd.api.types.is_numeric_dtype(values)
-        if is_num:
-            nums = pd.to_numeric(values, errors="coerce").dropna()
-            bounds = (float(nums.min()), float(nums.max())) if len(nums) else None
-            integral = bool(len(nums)) and bool((nums == nums.round()).all())
-            features.append(Feature(str(col), "numeric", range=bounds, step=1.0 if integral else None))
-        else:
-            features.append(Feature(str(col), "categorical", domain=tuple(sorted(values.dropna().astype(str).unique()))))
+        features.append(observed_feature(str(col), values, is_num))
     classes = tuple(sorted(frame[label].astype(str).unique()))
     return Schema(name, tuple(features), label, classes, str(unfavourable))
+
+
+def observed_feature(name: str, values: pd.Series, numeric: bool, **settings: Any) -> Feature:
+    """A feature as the data show it: [min, max] and step 1 when whole (numeric), or the values
+    seen (categorical).  ``settings`` (metadata, or an explicit range or domain) take precedence."""
+    if numeric:
+        nums = pd.to_numeric(values, errors="coerce").dropna()
+        settings.setdefault("range", (float(nums.min()), float(nums.max())) if len(nums) else None)
+        settings.setdefault("step", 1.0 if len(nums) and bool((nums == nums.round()).all()) else None)
+        return Feature(name, "numeric", **settings)
+    settings.setdefault("domain", tuple(sorted(values.dropna().astype(str).unique())))
+    return Feature(name, "categorical", **settings)

@@ -12,13 +12,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable
 
-import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from ..causal.model import CausalModel
-from ..datasets.schema import Feature, Schema, infer_schema
+from ..datasets.schema import Feature, Schema, infer_schema, observed_feature
 from ..rules import Literal, Rule, RuleSet, Table, token
 from ..search.distance import SCALINGS, Distance, spread
 from ..search.encoding import Program
@@ -227,7 +226,7 @@ def why_none(problem: Problem) -> list[str]:
     if reasons:
         return reasons
     for combo in problem.causal.forbidden:
-        if problem._in_play(combo) and all(problem.holds(lit, original) for lit in combo):
+        if problem.in_play(combo) and all(problem.holds(lit, original) for lit in combo):
             reasons.append(
                 "the person's own values break the causal knowledge (forbidden: "
                 + ", ".join(str(lit) for lit in combo)
@@ -282,12 +281,9 @@ def _with_data_bounds(schema: Schema, X: pd.DataFrame) -> Schema:
     without a domain get the training values."""
     features: list[Feature] = []
     for f in schema.features:
-        if f.name in X.columns and f.is_numeric and f.range is None:
-            nums = pd.to_numeric(X[f.name], errors="coerce").dropna()
-            if len(nums):
-                f = replace(f, range=(float(nums.min()), float(nums.max())))
-        elif f.name in X.columns and not f.is_numeric and f.domain is None:
-            f = replace(f, domain=tuple(sorted({token(v) for v in X[f.name]})))
+        if f.name in X.columns and (f.range if f.is_numeric else f.domain) is None:
+            seen = observed_feature(f.name, X[f.name], f.is_numeric)
+            f = replace(f, range=seen.range, step=f.step or seen.step) if f.is_numeric else replace(f, domain=seen.domain)
         features.append(f)
     return replace(schema, features=tuple(features))
 

@@ -15,6 +15,8 @@ from typing import Any, Mapping
 
 import pandas as pd
 
+from ..serialization import check_header, header
+
 JSON_FORMAT = "mc3g.recourse"
 JSON_VERSION = 1
 
@@ -179,8 +181,7 @@ class Recourse:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "format": JSON_FORMAT,
-            "version": JSON_VERSION,
+            **header(JSON_FORMAT, JSON_VERSION),
             "status": self.status,
             "instance": {k: _plain(v) for k, v in self.instance.items()},
             "decision": list(self.decision),
@@ -194,10 +195,7 @@ class Recourse:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Recourse:
-        if data.get("format") != JSON_FORMAT:
-            raise ValueError(f"not an mc3g recourse: 'format' is {data.get('format')!r}, expected {JSON_FORMAT!r}")
-        if data.get("version") != JSON_VERSION:
-            raise ValueError(f"recourse version {data.get('version')!r} is not supported (this mc3g reads {JSON_VERSION})")
+        check_header(data, JSON_FORMAT, JSON_VERSION, "recourse")
         return cls(
             dict(data["instance"]),
             data["status"],

@@ -86,43 +86,30 @@ class _Search:
         used = {(lit.feature, lit.value) for lit in path}
         best_score, best = NEG_INF, None
         for enc in self.features:
+            blocks = []
             if enc.rank is not None and len(enc.thresholds):
-                size = len(enc.thresholds)
-                rp, rn = enc.rank[pos], enc.rank[neg]
-                cp = np.bincount(rp[rp >= 0], minlength=size)
-                cn = np.bincount(rn[rn >= 0], minlength=size)
-                tp_le, fp_le = np.cumsum(cp), np.cumsum(cn)
-                tp = np.column_stack([tp_le, n_pos - tp_le]).ravel()
-                fp = np.column_stack([fp_le, n_neg - fp_le]).ravel()
-                valid = np.repeat((cp + cn) > 0, 2)
-                for f, v in used:
-                    if f == enc.name and not isinstance(v, str):
-                        k = np.searchsorted(enc.thresholds, v)
-                        if k < size and enc.thresholds[k] == v:
-                            valid[2 * k : 2 * k + 2] = False
-                scores = self._scores(tp, fp, n_pos, n_neg, valid)
-                k = int(np.argmax(scores))
-                if scores[k] > best_score:
-                    best_score = scores[k]
-                    best = Literal(enc.name, "<=" if k % 2 == 0 else ">", enc.thresholds[k // 2].item())
+                # Counts per threshold, accumulated: rows at or below each value.
+                cp, cn = _counts(enc.rank, pos, len(enc.thresholds)), _counts(enc.rank, neg, len(enc.thresholds))
+                blocks.append((np.cumsum(cp), np.cumsum(cn), cp + cn, enc.thresholds, ("<=", ">"), float))
             if len(enc.tokens):
-                size = len(enc.tokens)
-                cp_all, cn_all = enc.token_code[pos], enc.token_code[neg]
-                cp = np.bincount(cp_all[cp_all >= 0], minlength=size)
-                cn = np.bincount(cn_all[cn_all >= 0], minlength=size)
-                tp = np.column_stack([cp, n_pos - cp]).ravel()
-                fp = np.column_stack([cn, n_neg - cn]).ravel()
-                valid = np.repeat((cp + cn) > 0, 2)
+                cp, cn = _counts(enc.token_code, pos, len(enc.tokens)), _counts(enc.token_code, neg, len(enc.tokens))
+                blocks.append((cp, cn, cp + cn, enc.tokens, ("==", "!="), str))
+            for tp_first, fp_first, present, keys, ops, kind in blocks:
+                # Each key gives a literal and its complement, side by side in scan order.
+                tp = np.column_stack([tp_first, n_pos - tp_first]).ravel()
+                fp = np.column_stack([fp_first, n_neg - fp_first]).ravel()
+                valid = np.repeat(present > 0, 2)
                 for f, v in used:
-                    if f == enc.name and isinstance(v, str):
-                        k = np.searchsorted(enc.tokens, v)
-                        if k < size and enc.tokens[k] == v:
+                    if f == enc.name and isinstance(v, str) == (kind is str):
+                        k = int(np.searchsorted(keys, v))
+                        if k < len(keys) and keys[k] == v:
                             valid[2 * k : 2 * k + 2] = False
                 scores = self._scores(tp, fp, n_pos, n_neg, valid)
                 k = int(np.argmax(scores))
                 if scores[k] > best_score:
                     best_score = scores[k]
-                    best = Literal(enc.name, "==" if k % 2 == 0 else "!=", str(enc.tokens[k // 2]))
+                    key = keys[k // 2]
+                    best = Literal(enc.name, ops[k % 2], key.item() if kind is float else str(key))
         return best
 
     # -- learning ------------------------------------------------------------------------------
@@ -157,6 +144,12 @@ class _Search:
             pos = pos[~hit]
             rules.append(rule)
         return rules
+
+
+def _counts(codes: np.ndarray, rows: np.ndarray, size: int) -> np.ndarray:
+    """How many of ``rows`` have each code (codes below 0 are not counted)."""
+    picked = codes[rows]
+    return np.bincount(picked[picked >= 0], minlength=size)
 
 
 class FoldSE(ClassifierMixin, BaseEstimator):

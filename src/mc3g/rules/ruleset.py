@@ -13,6 +13,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from ..serialization import check_header, header
 from .literal import Literal
 from .rule import Rule
 from .table import Table
@@ -109,8 +110,7 @@ class RuleSet:
     # -- serialisation -------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         return {
-            "format": JSON_FORMAT,
-            "version": JSON_VERSION,
+            **header(JSON_FORMAT, JSON_VERSION),
             "label": self.label,
             "default": self.default,
             "classes": list(self.classes),
@@ -122,10 +122,7 @@ class RuleSet:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
-        if data.get("format") != JSON_FORMAT:
-            raise ValueError(f"not an mc3g rule set: 'format' is {data.get('format')!r}, expected {JSON_FORMAT!r}")
-        if data.get("version") != JSON_VERSION:
-            raise ValueError(f"rule set version {data.get('version')!r} is not supported (this mc3g reads {JSON_VERSION})")
+        check_header(data, JSON_FORMAT, JSON_VERSION, "rule set")
         return cls(
             tuple(Rule.from_dict(r) for r in data["rules"]),
             data["label"],

@@ -21,17 +21,20 @@ Norm = TypingLiteral["l0", "l1", "l2"]
 
 
 def spread(values: pd.Series, scaling: str = "std") -> float:
-    """The unit of change of a numeric feature; 1 where the data give no spread."""
+    """The unit of change of a numeric feature.
+
+    The MAD is 0 for a feature most people share one value of (capital gain: mostly 0); it then
+    falls back to the standard deviation, and that to 1 for a constant feature.
+    """
+    if scaling not in SCALINGS:
+        raise ValueError(f"scaling must be one of {SCALINGS}, not {scaling!r}")
     numbers = pd.to_numeric(values, errors="coerce").dropna().to_numpy(np.float64)
     if len(numbers) < 2:
         return 1.0
-    if scaling == "std":
-        s = float(np.std(numbers, ddof=1))
-    elif scaling == "mad":
-        s = float(np.median(np.abs(numbers - np.median(numbers))))
-    else:
-        raise ValueError(f"scaling must be one of {SCALINGS}, not {scaling!r}")
-    return s if s > 0 and math.isfinite(s) else 1.0
+    for s in (float(np.median(np.abs(numbers - np.median(numbers)))) if scaling == "mad" else 0.0, float(np.std(numbers, ddof=1))):
+        if s > 0 and math.isfinite(s):
+            return s
+    return 1.0
 
 
 @dataclass(frozen=True)

@@ -134,7 +134,7 @@ class Program:
             self.lines.append(f":- covers(d{i}).")
         self.lines.append("% constraints of the causal knowledge")
         for combo in p.causal.forbidden:
-            if p._in_play(combo):
+            if p.in_play(combo):
                 self.lines.append(f":- {', '.join(self._body(combo))}.")
         self.lines.append("% causal rules")
         for k, rule in enumerate(p.rules):

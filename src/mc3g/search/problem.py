@@ -99,7 +99,7 @@ class Problem:
         violated, or a change has no justification it needs)."""
         if any(self.covers(rule, state) for rule in self.decision):
             return None
-        if any(all(self.holds(lit, state) for lit in combo) for combo in self.causal.forbidden if self._in_play(combo)):
+        if any(all(self.holds(lit, state) for lit in combo) for combo in self.causal.forbidden if self.in_play(combo)):
             return None
         changed = [n for n in self.names if state[self.position[n]] != 0]
         for f in self.space.features:
@@ -118,7 +118,7 @@ class Problem:
             return self._priced(state, [n for n in changed if n not in follows], follows, counted=changed)
         return self._priced(state, [n for n in changed if n not in explained], explained)
 
-    def _in_play(self, combo: Sequence[Literal]) -> bool:
+    def in_play(self, combo: Sequence[Literal]) -> bool:
         return all(lit.feature in self.position for lit in combo)
 
     def _explaining_rule(self, name: str, state: State) -> CausalRule | None:

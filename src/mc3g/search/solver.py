@@ -25,7 +25,6 @@ class SearchError(RuntimeError):
 class SearchResult:
     found: list[Assessment]
     solves: int
-    exhausted: bool  # True when no further counterfactual exists in the candidate space
 
 
 def _solve_once(ctl: clingo.Control, problem: Problem) -> tuple[tuple[int, ...], int] | None:
@@ -48,12 +47,10 @@ def search(problem: Problem, k: int = 1, max_states: int = 2000) -> SearchResult
     seen: list[Assessment] = []
     kth_cost: int | None = None
     solves = 0
-    exhausted = False
     while len(seen) < max_states:
         found = _solve_once(ctl, problem)
         solves += 1
         if found is None:
-            exhausted = True
             break
         state, cost = found
         if kth_cost is not None and cost > kth_cost + slack:
@@ -73,7 +70,7 @@ def search(problem: Problem, k: int = 1, max_states: int = 2000) -> SearchResult
         ctl.add(name, [], block(problem, state))
         ctl.ground([(name, [])])
     ordered = sorted(seen, key=lambda a: (round(a.cost, 9), a.state))
-    return SearchResult(ordered[:k], solves, exhausted)
+    return SearchResult(ordered[:k], solves)
 
 
 def priced_integer(assessment: Assessment, scale: float) -> int:

@@ -25,7 +25,6 @@ import pandas as pd
 
 from ..datasets.schema import Feature
 from ..rules import Column, Literal, Rule, RuleSet, merge_literals
-from .distance import Distance
 
 CANDIDATE_MODES = ("exact", "data")
 
