@@ -140,7 +140,7 @@ def test_exact_search_matches_brute_force_over_the_whole_domain(case, mode, norm
         literals.setdefault(lit.feature, []).append(lit)
     space = build_space(features, instance, literals, Observed.of(train, features), spreads, SpaceSettings("exact", k))
     problem = Problem(space, rules, causal, mode, Distance(norm, root))
-    found = search(problem, k).found
+    found = search(problem, k)
     event("found" if found else "no counterfactual")
     event("a free caused change" if any(a.caused for a in found) else "no caused change")
     _check_same([(a.cost, problem.describe(a.state)) for a in found], _brute_force(full, k))
@@ -156,7 +156,7 @@ def test_data_candidates_search_matches_brute_force_over_its_regions(case, mode,
     space = build_space(features, instance, {}, Observed.of(train, features), spreads, SpaceSettings("data", k, data_k=3), decision, causal.forbidden)
     problem = Problem(space, rules, causal, mode, Distance(norm))
     assume(any(problem.covers(r, problem.original_state()) for r in rules))
-    fast = [(a.cost, problem.describe(a.state)) for a in search(problem, k).found]
+    fast = [(a.cost, problem.describe(a.state)) for a in search(problem, k)]
     _check_same(fast, _brute_force(problem, k))
 
 
@@ -181,8 +181,8 @@ def test_circular_rules_need_one_direct_action_under_derived() -> None:
     # Refused unless both are 1.
     rules = [Rule(Literal("out", "==", "bad"), (Literal("x", "<", 1),)), Rule(Literal("out", "==", "bad"), (Literal("y", "<", 1),))]
     train = pd.DataFrame({"x": [0, 1, 0, 1], "y": [0, 1, 1, 0]})
-    derived = search(_one_problem(features, {"x": 0, "y": 0}, rules, causal, "derived", "l0", train=train), 1).found[0]
-    explained = search(_one_problem(features, {"x": 0, "y": 0}, rules, causal, "explained", "l0", train=train), 1).found[0]
+    derived = search(_one_problem(features, {"x": 0, "y": 0}, rules, causal, "derived", "l0", train=train), 1)[0]
+    explained = search(_one_problem(features, {"x": 0, "y": 0}, rules, causal, "explained", "l0", train=train), 1)[0]
     assert derived.cost == 1 and len(derived.direct) == 1 and len(derived.caused) == 1
     assert explained.cost == 0
 
@@ -196,7 +196,7 @@ def test_caused_values_land_on_the_nearest_point_of_the_effect() -> None:
     rules = [Rule(Literal("loan", "==", "rejected"), (Literal("score", "<", 620),))]
     train = pd.DataFrame({"debt": ["none", "over_10000"] * 5, "score": np.linspace(500, 800, 10)})
     problem = _one_problem(features, {"debt": "over_10000", "score": 599}, rules, causal, "derived", k=3, train=train)
-    found = search(problem, 3).found
+    found = search(problem, 3)
     assert [problem.describe(a.state)["score"] for a in found] == [620]  # 621 would not be caused
     assert found[0].direct == ("debt",) and "score" in found[0].caused
     # The same change with the score at 700 is neither caused nor allowed as a direct action.

@@ -7,11 +7,13 @@ spreads, domains, the decision rules); ``explain`` answers one person or a frame
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
+import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
@@ -22,33 +24,49 @@ from ..rules import Literal, Rule, RuleSet, Table, token
 from ..search.distance import SCALINGS, Distance, spread
 from ..search.encoding import Program
 from ..search.problem import MODES, Assessment, Problem
-from ..search.solver import search
+from ..search.solver import states
 from ..search.space import CANDIDATE_MODES, Observed, SpaceSettings, build_space
 from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse
 
 
+class BlackBoxError(RuntimeError):
+    """The model's own ``predict`` failed; the message says on what."""
+
+
 class MC3G(BaseEstimator):
-    """Counterfactual explanations under causal knowledge.
+    """Counterfactual explanations under causal knowledge, for rules or for any classifier.
 
     Parameters
     ----------
-    model : the decision as a :class:`~mc3g.rules.RuleSet` whose rules describe the unfavourable
-        outcome (for instance ``FoldSE(...).fit(X, y).rules_``).
+    model : the decision.  A :class:`~mc3g.rules.RuleSet` whose rules describe the unfavourable
+        outcome is used as it is; anything else with ``predict`` (a scikit-learn estimator or
+        pipeline, xgboost, lightgbm) or a plain function from a DataFrame to labels is a black
+        box: ``fit`` learns FOLD-SE rules of its predictions (the surrogate), and every
+        counterfactual is checked with the black box before it is returned.
     causal : a :class:`CausalModel`, a path to a causal-knowledge file, or None.
     mode : ``"derived"`` (MC3G: changes that follow from the person's actions are free),
         ``"explained"`` (the authors' published code) or ``"none"`` (C3G: every change costs).
     norm : ``"l0"``, ``"l1"`` or ``"l2"`` (``root=False`` for the squared L2).
-    k : how many counterfactuals, least cost first.
+    k : how many counterfactuals, least cost first (``total_CFs`` is DiCE's name for it).
     candidates : ``"exact"`` (the true optimum over each domain) or ``"data"`` (the authors'
         scheme: the ``data_k`` nearest training values per region).
     scaling : numeric changes in units of the training ``"std"`` or ``"mad"``.
     plausible : only values seen in the training data.
-    schema : feature kinds and metadata; by default read off the data given to ``fit``.
+    schema : feature kinds and metadata (and the unfavourable class); by default read off the
+        data given to ``fit``.
+    desired_class : ``"opposite"`` (leave the unfavourable class) or the favourable label.
+    features_to_vary, permitted_range, feature_weights : DiCE's names: the features that may
+        change (the others are immutable), ``{feature: [low, high]}`` or ``{feature: [values]}``,
+        and ``{feature: weight}``.
+    ratio, tail : FOLD-SE's settings for the surrogate; ``holdout`` is the share of the data kept
+        aside to measure its fidelity (``random_state`` picks it).
+    max_states : how many candidate states one person's search may visit.
+    n_jobs : processes for explaining a DataFrame of people.
     """
 
     def __init__(
         self,
-        model: RuleSet,
+        model: Any,
         causal: CausalModel | str | Path | None = None,
         mode: str = "derived",
         norm: str = "l1",
@@ -59,6 +77,18 @@ class MC3G(BaseEstimator):
         plausible: bool = False,
         data_k: int = 20,
         schema: Schema | None = None,
+        *,
+        total_CFs: int | None = None,  # noqa: N803 - DiCE's name
+        desired_class: Any = "opposite",
+        features_to_vary: str | list[str] = "all",
+        permitted_range: dict[str, list[Any]] | None = None,
+        feature_weights: dict[str, float] | None = None,
+        ratio: float = 0.5,
+        tail: float = 0.005,
+        holdout: float = 0.2,
+        random_state: int = 0,
+        max_states: int = 2000,
+        n_jobs: int = 1,
     ) -> None:
         self.model = model
         self.causal = causal
@@ -71,21 +101,41 @@ class MC3G(BaseEstimator):
         self.plausible = plausible
         self.data_k = data_k
         self.schema = schema
+        self.total_CFs = total_CFs
+        self.desired_class = desired_class
+        self.features_to_vary = features_to_vary
+        self.permitted_range = permitted_range
+        self.feature_weights = feature_weights
+        self.ratio = ratio
+        self.tail = tail
+        self.holdout = holdout
+        self.random_state = random_state
+        self.max_states = max_states
+        self.n_jobs = n_jobs
 
     # -- fitting -------------------------------------------------------------------------------
     def fit(self, X: pd.DataFrame, y: Any = None) -> MC3G:
+        """Read the data: the surrogate rules of a black box (and their fidelity), the spreads and
+        domains of the features, the causal knowledge checked against them."""
         for name, value, allowed in (("mode", self.mode, MODES), ("candidates", self.candidates, CANDIDATE_MODES), ("scaling", self.scaling, SCALINGS)):
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {list(allowed)}, not {value!r}")
         Distance(self.norm)  # validates the norm
         if not isinstance(X, pd.DataFrame) or X.empty:
             raise ValueError("fit needs the training data as a non-empty DataFrame")
-        if not isinstance(self.model, RuleSet):
-            raise TypeError(f"model must be a RuleSet of decision rules, not {type(self.model).__name__}")
-        self.rules_ = self.model
+        self.columns_ = list(X.columns)
+        self.dtypes_ = X.dtypes.to_dict()
+        if isinstance(self.model, RuleSet):
+            self.predict_, self.surrogate_, self.fidelity_ = None, None, None
+            self.rules_ = self.model
+            base = self.schema or _schema_of(X, self.rules_)
+        else:
+            self.predict_ = _predictor(self.model)
+            base = self.schema or infer_schema(X.assign(__label__="?"), "__label__", "?", "data")
+            self.rules_ = self._surrogate(X, base)
         self.causal_ = self._causal_model()
-        base = self.schema or _schema_of(X, self.rules_)
-        self.schema_ = _with_data_bounds(self.causal_.schema(base), X)
+        schema = _with_data_bounds(self.causal_.schema(base), X)
+        self.schema_ = self._with_dice_settings(schema)
         self.unfavourable_ = _unfavourable(self.rules_, self.schema_)
         self.decision_rules_ = [r for r in self.rules_.rules if str(r.head.value) == self.unfavourable_]  # type: ignore[union-attr]
         self.features_in_play_ = self._features_in_play()
@@ -95,6 +145,70 @@ class MC3G(BaseEstimator):
         self.spreads_ = {f: spread(X[f], self.scaling) for f in self.features_in_play_ if self.schema_.feature(f).is_numeric}
         self.observed_ = Observed.of(X, [self.schema_.feature(f) for f in self.features_in_play_])
         return self
+
+    def _surrogate(self, X: pd.DataFrame, base: Schema) -> RuleSet:
+        """MC3G's extract_logic: FOLD-SE rules of the black box's own predictions, with their
+        fidelity (agreement with the black box) measured on rows the rules did not see."""
+        from ..foldse import FoldSE
+
+        labels = np.asarray(self._predict(X), dtype=object).astype(str)
+        classes = sorted(set(labels))
+        if len(classes) != 2:
+            raise ValueError(f"the model predicts {len(classes)} class(es) {classes} on the data; MC3G needs two")
+        unfavourable = self._unfavourable_label(classes, base)
+        order = np.random.default_rng(self.random_state).permutation(len(X))
+        n_out = int(round(len(X) * self.holdout)) if 0 < self.holdout < 1 else 0
+        held, used = order[:n_out], order[n_out:]
+        numeric = [c for c in base.numeric if c in X.columns]
+        surrogate = FoldSE(self.ratio, self.tail, target=unfavourable, numeric=numeric)
+        surrogate.fit(X.iloc[used], pd.Series(labels[used], name=base.label if base.label != "__label__" else "decision"))
+        self.surrogate_ = surrogate
+        self.fidelity_train_ = float(np.mean(surrogate.predict(X.iloc[used]).astype(str) == labels[used]))
+        self.fidelity_ = float(np.mean(surrogate.predict(X.iloc[held]).astype(str) == labels[held])) if n_out else None
+        return surrogate.rules_
+
+    def _unfavourable_label(self, classes: list[str], base: Schema) -> str:
+        if self.desired_class != "opposite":
+            desired = str(self.desired_class)
+            if desired not in classes:
+                raise ValueError(f"desired_class {self.desired_class!r} is not a class the model predicts ({classes})")
+            return next(c for c in classes if c != desired)
+        if base.unfavourable in classes:
+            return base.unfavourable
+        raise ValueError(
+            f"say which outcome is unfavourable: pass schema= with it, or desired_class= the favourable label (one of {classes})"
+        )
+
+    def _with_dice_settings(self, schema: Schema) -> Schema:
+        """DiCE's features_to_vary, permitted_range and feature_weights as feature metadata."""
+        changes: dict[str, dict[str, Any]] = {}
+        if self.features_to_vary != "all":
+            vary = [self.features_to_vary] if isinstance(self.features_to_vary, str) else list(self.features_to_vary)
+            unknown = [f for f in vary if f not in schema]
+            if unknown:
+                raise ValueError(f"features_to_vary names unknown feature(s) {unknown}")
+            for f in schema.features:
+                if f.name not in vary:
+                    changes.setdefault(f.name, {})["immutable"] = True
+        for name, allowed in (self.permitted_range or {}).items():
+            if name not in schema:
+                raise ValueError(f"permitted_range names unknown feature {name!r}")
+            if schema.feature(name).is_numeric:
+                low, high = allowed
+                changes.setdefault(name, {})["range"] = (float(low), float(high))
+            else:
+                changes.setdefault(name, {})["targets"] = tuple(token(v) for v in allowed)
+        for name, weight in (self.feature_weights or {}).items():
+            if name not in schema:
+                raise ValueError(f"feature_weights names unknown feature {name!r}")
+            changes.setdefault(name, {})["weight"] = float(weight)
+        return schema.with_features(*(replace(schema.feature(n), **c) for n, c in changes.items())) if changes else schema
+
+    def _predict(self, frame: pd.DataFrame) -> np.ndarray:
+        try:
+            return np.asarray(self.predict_(frame)).reshape(-1)  # type: ignore[misc]
+        except Exception as exc:  # the black box is the user's code: report what it said
+            raise BlackBoxError(f"the model's predict failed on {len(frame)} row(s): {type(exc).__name__}: {exc}") from exc
 
     def _causal_model(self) -> CausalModel:
         if self.causal is None:
@@ -119,19 +233,36 @@ class MC3G(BaseEstimator):
         return list(names)
 
     # -- explaining ----------------------------------------------------------------------------
-    def explain(self, rows: pd.DataFrame | pd.Series | dict[str, Any], k: int | None = None) -> Recourse | list[Recourse]:
-        """Counterfactuals for one row (a Series or dict) or for every row of a DataFrame."""
+    def explain(
+        self, rows: pd.DataFrame | pd.Series | dict[str, Any], k: int | None = None, progress: bool = False
+    ) -> Recourse | list[Recourse]:
+        """Counterfactuals for one row (a Series or dict) or for every row of a DataFrame (in
+        ``n_jobs`` processes, with a progress bar when ``progress``)."""
         check_is_fitted(self, "rules_")
         if isinstance(rows, pd.DataFrame):
-            return [self.explain(row, k) for _, row in rows.iterrows()]  # type: ignore[misc]
+            return [result for _, result in self.explain_each(rows, k, progress=progress)]
         row = dict(rows.items()) if isinstance(rows, pd.Series) else dict(rows)
-        return self._explain_one(row, self.k if k is None else k)
+        return self._explain_one(row, self._k(k))
+
+    def explain_each(self, rows: pd.DataFrame, k: int | None = None, progress: bool = False) -> Iterator[tuple[Any, Recourse]]:
+        """(index, answer) for every row, in order, as they are ready.  A row whose answer fails
+        (a black box that raises, a bad value) gets an ``error`` answer; the others go on."""
+        from .batch import explain_rows
+
+        check_is_fitted(self, "rules_")
+        return explain_rows(self, rows, self._k(k), self.n_jobs, progress)
+
+    def _k(self, k: int | None) -> int:
+        chosen = k if k is not None else (self.total_CFs if self.total_CFs is not None else self.k)
+        if chosen < 1:
+            raise ValueError(f"k must be at least 1, not {chosen}")
+        return chosen
 
     def problem(self, row: pd.Series | dict[str, Any], k: int | None = None) -> Problem:
         """The search problem for one person (what :meth:`explain` solves)."""
         check_is_fitted(self, "rules_")
         instance = self._instance(dict(row.items()) if isinstance(row, pd.Series) else dict(row))
-        return self._problem(instance, self.k if k is None else k)
+        return self._problem(instance, self._k(k))
 
     def program(self, row: pd.Series | dict[str, Any], k: int | None = None) -> str:
         """The ASP program (decision rules, causal knowledge, the person, the query) for clingo."""
@@ -158,45 +289,102 @@ class MC3G(BaseEstimator):
         literals: dict[str, list[Literal]] = {}
         for lit in _all_literals(self.decision_rules_, self.causal_):
             literals.setdefault(lit.feature, []).append(lit)
-        settings = SpaceSettings(self.candidates, k, self.plausible, self.data_k)
+        settings = SpaceSettings(self.candidates, k, self.plausible, self.data_k, observed=self.predict_ is not None)
         space = build_space(
-            features, instance, literals, self.observed_, self.spreads_, settings, RuleSet(tuple(self.decision_rules_), self.rules_.label, self.rules_.default), self.causal_.forbidden
-        )
+            features, instance, literals, self.observed_, self.spreads_, settings,
+            RuleSet(tuple(self.decision_rules_), self.rules_.label, self.rules_.default), self.causal_.forbidden,
+        )  # fmt: skip
         return Problem(space, self.decision_rules_, self.causal_, self.mode, Distance(self.norm, self.root))
 
     def _settings(self, k: int) -> dict[str, Any]:
         return {"mode": self.mode, "norm": self.norm, "root": self.root, "k": k, "candidates": self.candidates, "scaling": self.scaling}
 
+    def _frame(self, rows: list[dict[str, Any]]) -> pd.DataFrame:
+        """Rows as the model saw its data: its columns, in its order, with its dtypes."""
+        frame = pd.DataFrame(rows, columns=self.columns_)
+        for column, dtype in self.dtypes_.items():
+            try:
+                frame[column] = frame[column].astype(dtype)
+            except (TypeError, ValueError):
+                pass  # a value the column's dtype cannot hold stays as it is; the model decides
+        return frame
+
     def _explain_one(self, row: dict[str, Any], k: int) -> Recourse:
         start = time.perf_counter()
+        settings = self._settings(k)
+        if self.predict_ is not None:
+            unknown = [c for c in row if c not in self.columns_]
+            absent = [c for c in self.columns_ if c not in row]
+            if unknown or absent:
+                raise ValueError(
+                    "the row does not match the columns the model was fitted on: "
+                    + "; ".join(p for p in (f"unknown {unknown}" if unknown else "", f"missing {absent}" if absent else "") if p)
+                )
         instance = self._instance(row)
         person = Table.from_frame(pd.DataFrame([instance]))
         firing = [r for r in self.decision_rules_ if r.covers(person)[0]]
-        settings = self._settings(k)
-        if not firing:
-            reason = f"no rule for {self.rules_.label} = {self.unfavourable_!r} fires on this person, so the decision is already favourable."
+        refused = bool(firing) if self.predict_ is None else str(self._predict(self._frame([row]))[0]) == self.unfavourable_
+        if not refused:
+            reason = f"the decision for this person is not {self.unfavourable_!r}, so it is already favourable."
             return Recourse(row, NOT_REFUSED, reasons=(reason,), settings=settings)
+        decision = tuple(_rule_text(r) for r in firing)
+        if not firing:
+            reason = (
+                f"the model refuses this person but its surrogate rules (fidelity {self.fidelity_:.3f}) do not: "
+                "the rules cannot say what would change the model's mind here."
+            )
+            return Recourse(row, NO_COUNTERFACTUAL, reasons=(reason,), settings=settings)
         problem = self._problem(instance, k)
-        result = search(problem, k)
-        settings.update(
-            {"regions": problem.space.n_regions, "candidates_in_space": problem.space.n_candidates, "solves": result.solves}
-        )
-        decision = tuple(str(_rule_text(r)) for r in firing)
-        if not result.found:
-            settings["seconds"] = time.perf_counter() - start
-            return Recourse(row, NO_COUNTERFACTUAL, reasons=tuple(why_none(problem)), decision=decision, settings=settings)
-        counterfactuals = tuple(self._counterfactual(row, problem, a) for a in result.found)
+        found, rejected = self._verified(problem, row, k)
+        settings.update({"regions": problem.space.n_regions, "candidates_in_space": problem.space.n_candidates})
+        if self.predict_ is not None:
+            settings.update({"fidelity": self.fidelity_, "rejected_by_model": rejected})
         settings["seconds"] = time.perf_counter() - start
+        if not found:
+            reasons = why_none(problem) if not rejected else [
+                f"the model still refused all {rejected} least-cost counterfactuals of its surrogate rules "
+                f"(the search visits at most {self.max_states} states per person)."
+            ]
+            return Recourse(row, NO_COUNTERFACTUAL, reasons=tuple(reasons), decision=decision, settings=settings)
+        counterfactuals = tuple(self._counterfactual(row, problem, a) for a in found)
         return Recourse(row, REFUSED, counterfactuals, decision=decision, settings=settings)
 
-    def _counterfactual(self, row: dict[str, Any], problem: Problem, found: Assessment) -> Counterfactual:
+    def _verified(self, problem: Problem, row: dict[str, Any], k: int) -> tuple[list[Assessment], int]:
+        """The k least-cost states that the black box accepts (all, for plain rules), and how many
+        the black box rejected on the way; checked in batches, so the model is called rarely."""
+        candidates = states(problem, self.max_states)
+        if self.predict_ is None:
+            return list(itertools.islice(candidates, k)), 0
+        kept: list[Assessment] = []
+        rejected = 0
+        size = 2 * k
+        while len(kept) < k:
+            batch = list(itertools.islice(candidates, size))
+            size = min(2 * size, 256)  # the model disagrees here: ask it about more states at once
+            if not batch:
+                break
+            labels = self._predict(self._frame([self._values(row, problem, a) for a in batch]))
+            for a, label in zip(batch, labels):
+                if str(label) == self.unfavourable_:
+                    rejected += 1
+                elif len(kept) < k:
+                    kept.append(a)
+        return kept, rejected
+
+    @staticmethod
+    def _values(row: dict[str, Any], problem: Problem, found: Assessment) -> dict[str, Any]:
         values = dict(row)
+        for name in problem.names:
+            values[name] = problem.value(name, found.state)
+        return values
+
+    def _counterfactual(self, row: dict[str, Any], problem: Problem, found: Assessment) -> Counterfactual:
+        values = self._values(row, problem, found)
         direct, caused = [], []
         for name in problem.names:
             before, after = problem.value(name, problem.original_state()), problem.value(name, found.state)
             if before == after:
                 continue
-            values[name] = after
             cost = found.terms.get(name, 0.0)
             if name in found.caused:
                 caused.append(CausedChange(name, before, after, str(found.caused[name]), cost))
@@ -206,6 +394,16 @@ class MC3G(BaseEstimator):
         triggers = {f for rule in found.caused.values() for f in rule.cause_features}
         direct.sort(key=lambda a: a.feature not in triggers)
         return Counterfactual(values, tuple(direct), tuple(caused), found.cost, Distance(self.norm, self.root).label, self.mode)
+
+
+def _predictor(model: Any) -> Callable[[pd.DataFrame], Any]:
+    """The black box's ``predict``, or the model itself when it is a plain function."""
+    predict = getattr(model, "predict", None)
+    if callable(predict):
+        return predict
+    if callable(model):
+        return model
+    raise TypeError(f"model must be a RuleSet, have a predict method, or be a function of a DataFrame; got {type(model).__name__}")
 
 
 def _rule_text(rule: Rule) -> str:

@@ -23,6 +23,7 @@ JSON_VERSION = 1
 REFUSED = "refused"
 NOT_REFUSED = "not_refused"
 NO_COUNTERFACTUAL = "no_counterfactual"
+ERROR = "error"
 
 
 def show(value: Any) -> str:
@@ -141,7 +142,8 @@ class Recourse:
     """The answer for one person.
 
     ``status`` is ``refused`` (with counterfactuals in cost order), ``not_refused`` (the decision
-    is already favourable) or ``no_counterfactual`` (``reasons`` says why).
+    is already favourable), ``no_counterfactual`` (``reasons`` says why) or ``error`` (explaining
+    this person failed, for instance in the model's own ``predict``; ``reasons`` has the message).
     """
 
     instance: dict[str, Any]
@@ -214,6 +216,8 @@ class Recourse:
             return "Not refused: " + " ".join(self.reasons)
         if self.status == NO_COUNTERFACTUAL:
             return "No counterfactual: " + " ".join(self.reasons)
+        if self.status == ERROR:
+            return "Error: " + " ".join(self.reasons)
         lines = []
         for i, cf in enumerate(self.counterfactuals, 1):
             lines.append(f"{i}. (cost {cf.cost:.4f}, {cf.norm}) {cf.plan}")

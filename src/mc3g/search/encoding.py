@@ -157,11 +157,6 @@ class Program:
         return header + rules + "\n".join(self.lines) + "\n#show val/2.\n"
 
 
-def block(problem: Problem, state: tuple[int, ...]) -> str:
-    """A constraint that rules one state out, so the next solve finds the next best."""
-    return ":- " + ", ".join(f"val({quote(n)},{j})" for n, j in zip(problem.names, state)) + "."
-
-
 def band(n_features: int) -> int:
     """Integer slack that covers the rounding of ``n_features`` terms."""
     return max(1, math.ceil(n_features / 2) + 1)

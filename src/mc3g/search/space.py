@@ -153,10 +153,14 @@ def _nearest_in_atom(a: int, b: int, origin: float, n: int) -> list[int]:
 # -- the space ---------------------------------------------------------------------------------
 @dataclass
 class SpaceSettings:
+    """``plausible``: only training values.  ``observed``: training values too, beside the grid
+    (for a black box, whose own thresholds sit between observed values, not at the rules')."""
+
     mode: str = "exact"
     k: int = 1
     plausible: bool = False
     data_k: int = 20
+    observed: bool = False
 
 
 def numeric_bounds(feature: Feature, original: float) -> tuple[float, float]:
@@ -169,17 +173,25 @@ def numeric_bounds(feature: Feature, original: float) -> tuple[float, float]:
     return lo, hi
 
 
-def _exact_numeric(feature: Feature, original: float, literals: Sequence[Literal], step: float, n: int, seen: np.ndarray | None) -> list[float]:
+def _exact_numeric(
+    feature: Feature, original: float, literals: Sequence[Literal], step: float, n: int, seen: np.ndarray | None, grid: bool
+) -> list[float]:
+    """Per atom: the ``n`` grid values nearest the original (``grid``), and the ``n`` training
+    values nearest it (when ``seen`` is given)."""
     lo, hi = numeric_bounds(feature, original)
     out: list[Any] = []
     for a, b in _atoms(lo, hi, step, literals):
-        if seen is not None:  # plausibility: only values seen in training, nearest first
+        if grid:
+            out.extend(_grid_value(k, step) for k in _nearest_in_atom(a, b, _units(original, step), n))
+        if seen is not None:
             inside = seen[(seen >= a * step - 1e-9) & (seen <= b * step + 1e-9) & (seen != original)]
             order = np.lexsort((inside, np.abs(inside - original)))
-            out.extend(inside[order][:n].tolist())
-        else:
-            out.extend(_grid_value(k, step) for k in _nearest_in_atom(a, b, _units(original, step), n))
+            out.extend(_plain(v) for v in inside[order][:n])
     return out
+
+
+def _plain(v: float) -> int | float:
+    return int(v) if float(v).is_integer() else float(v)
 
 
 def _data_numeric(original: float, box: Sequence[Literal], seen: np.ndarray, data_k: int, lo: float, hi: float) -> tuple[list[float], int]:
@@ -250,8 +262,8 @@ def build_space(
                 value_lists[f.name] = [original]
             elif f.is_numeric:
                 step = f.step or infer_step(seen_numbers.get(f.name, np.array([original])))
-                seen = seen_numbers.get(f.name) if settings.plausible else None
-                values = _exact_numeric(f, original, literals.get(f.name, []), step, per_feature_n, seen)
+                seen = seen_numbers.get(f.name) if settings.plausible or settings.observed else None
+                values = _exact_numeric(f, original, literals.get(f.name, []), step, per_feature_n, seen, not settings.plausible)
                 value_lists[f.name] = [original] + [v for v in dict.fromkeys(values) if v != original]
             else:
                 value_lists[f.name] = _categorical_values(f, original, seen_tokens.get(f.name) if settings.plausible else None)
