@@ -235,5 +235,7 @@ def test_adult_mlp() -> None:
         assert (model.predict(cfs) == ">50K").all()
         assert (cfs[immutable] == row[immutable]).all().all()
     assert found >= len(refused)
-    print(f"\nadult MLP, k=3: {found} counterfactuals for {len(refused)} rows; "
-          f"seconds per row median {np.median(seconds):.3f}, max {max(seconds):.3f}")
+    print(
+        f"\nadult MLP, k=3: {found} counterfactuals for {len(refused)} rows; "
+        f"seconds per row median {np.median(seconds):.3f}, max {max(seconds):.3f}"
+    )

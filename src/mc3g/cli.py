@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+
+import numpy as np
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -15,6 +17,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 from rich.table import Table
 
 from . import __version__
+from .explain.mc3g import BlackBoxError
 from .explain.result import show
 from .datasets import DataFormatError, DataNotFoundError, DownloadError, default_data_dir, download, load, names
 
@@ -40,7 +43,7 @@ def _user_errors() -> Iterator[None]:
     """Errors about the user's input end the command with their message, not a traceback."""
     try:
         yield
-    except (DataNotFoundError, DataFormatError, DownloadError, FileNotFoundError, ValueError, KeyError) as exc:
+    except (DataNotFoundError, DataFormatError, DownloadError, FileNotFoundError, ValueError, KeyError, TypeError, BlackBoxError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         err.print(f"[bold red]error:[/] {message}", markup=True, highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
@@ -179,9 +182,10 @@ def bench_learn(
 MODE_HELP = "derived (MC3G: what follows from your actions is free), explained (the authors' code) or none (C3G)."
 
 
-def _explainer(dataset: str, split: str | None, rules_file: str | None, causal_file: str | None, **params: Any):
-    """The data set and a fitted MC3G explainer: the paper's rules and causal knowledge for a
-    reference data set, or the files given."""
+def _explainer(dataset: str, split: str | None, rules_file: str | None, causal_file: str | None, model_file: str | None = None, **params: Any):
+    """The data set and a fitted MC3G explainer: a black box loaded from ``model_file``, or the
+    decision rules of ``rules_file``, or the paper's rules; the paper's causal knowledge for its
+    data sets unless a file is given."""
     from .causal import CausalModel
     from .explain import MC3G
     from .reference import REFERENCES
@@ -190,25 +194,84 @@ def _explainer(dataset: str, split: str | None, rules_file: str | None, causal_f
     ref = REFERENCES.get(dataset)
     split = split or (ref.split if ref else "uci")
     ds = load(dataset, split=split)
-    if rules_file:
-        rules = RuleSet.from_json(Path(rules_file).read_text(encoding="utf-8"))
-    elif ref is not None and ref.split == split:
-        rules = ref.rules
+    paper_setting = ref is not None and ref.split == split
+    if model_file:
+        import joblib
+
+        model: Any = joblib.load(model_file)
+    elif rules_file:
+        model = RuleSet.from_json(Path(rules_file).read_text(encoding="utf-8"))
+    elif paper_setting:
+        model = ref.rules  # type: ignore[union-attr]
     else:
-        raise ValueError(f"no decision rules for {dataset} ({split} split): pass --rules FILE, e.g. the 'rules' of `mc3g learn {dataset} --json`")
+        raise ValueError(
+            f"no decision rules for {dataset} ({split} split): pass --rules FILE (e.g. the 'rules' of "
+            f"`mc3g learn {dataset} --json`) or --model FILE (a fitted model saved with joblib)"
+        )
     if causal_file:
         causal = CausalModel.load(causal_file, schema=ds.schema)
-    elif ref is not None and ref.split == split and not rules_file:
-        causal = ref.causal(ds)
+    elif paper_setting and not rules_file:
+        causal = ref.causal(ds)  # type: ignore[union-attr]
     else:
         causal = None
-    return ds, MC3G(rules, causal, schema=ds.schema, **params).fit(ds.X_train)
+    X_train = ds.train.drop(columns=[ds.schema.label]) if model_file else ds.X_train
+    return ds, MC3G(model, causal, schema=ds.schema, **params).fit(X_train)
+
+
+def _done_rows(path: Path) -> set[str]:
+    """Rows an earlier, interrupted run already wrote.  A last line cut off mid-write is removed,
+    so the lines appended next start on a line of their own."""
+    done: set[str] = set()
+    if not path.exists():
+        return done
+    text = path.read_text(encoding="utf-8")
+    complete = text if text.endswith("\n") or not text else text[: text.rfind("\n") + 1]
+    if complete != text:
+        path.write_text(complete, encoding="utf-8")
+    for line in complete.splitlines():
+        try:
+            done.add(str(json.loads(line)["row"]))
+        except (json.JSONDecodeError, KeyError):
+            continue
+    return done
+
+
+def _explain_all(ds: Any, explainer: Any, out_file: str | None) -> None:
+    """Every refused test row, one JSON line each, appended as they finish; rerunning the same
+    command skips the rows already in the file."""
+    from collections import Counter
+
+    X = ds.test[explainer.columns_]
+    if explainer.predict_ is not None:
+        refused = np.asarray(explainer.predict_(X)).astype(str) == explainer.unfavourable_
+    else:
+        refused = explainer.rules_.covers(X)
+    rows = X[refused]
+    path = Path(out_file) if out_file else None
+    done = _done_rows(path) if path else set()
+    todo = rows[[str(i) not in done for i in rows.index]]
+    counts: Counter[str] = Counter()
+    sink = path.open("a", encoding="utf-8") if path else sys.stdout
+    try:
+        for index, result in explainer.explain_each(todo, progress=True):
+            sink.write(json.dumps({"row": _plain_index(index), **result.to_dict()}) + "\n")
+            sink.flush()
+            counts[result.status] += 1
+    finally:
+        if path:
+            sink.close()
+    summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "nothing new"
+    err.print(f"{len(rows):,} refused rows: {len(rows) - len(todo):,} already done, now {summary}.")
+
+
+def _plain_index(index: Any) -> Any:
+    return index.item() if hasattr(index, "item") else index
 
 
 def _test_row(ds: Any, row: int) -> Any:
     if not 0 <= row < len(ds.test):
         raise ValueError(f"row {row} is out of range: the {ds.name} {ds.split} test split has rows 0 to {len(ds.test) - 1}")
-    return ds.test.iloc[row][ds.schema.feature_names]
+    return ds.test.drop(columns=[ds.schema.label]).iloc[row]
 
 
 def _print_recourse(result: Any, explainer: Any, title: str) -> None:
@@ -236,8 +299,10 @@ def _print_recourse(result: Any, explainer: Any, title: str) -> None:
 
 @app.command()
 def explain(
-    dataset: str = typer.Argument(..., help="adult, german, cars or loan (the paper's rules), or any data set with --rules."),
-    row: int = typer.Option(..., "--row", help="Position of the person in the test split (0-based)."),
+    dataset: str = typer.Argument(..., help="adult, german, cars or loan (the paper's rules), or any data set with --rules or --model."),
+    row: int = typer.Option(None, "--row", help="Position of the person in the test split (0-based)."),
+    all_refused: bool = typer.Option(False, "--all-refused", help="Explain every refused test row (JSON lines)."),
+    out: str = typer.Option(None, "--out", help="With --all-refused: append to this JSON-lines file; a rerun resumes."),
     split: str = typer.Option(None, help="paper, uci or default; by default the paper's split for its data sets."),
     mode: str = typer.Option("derived", help=MODE_HELP),
     norm: str = typer.Option("l1", help="l0, l1 or l2."),
@@ -247,16 +312,23 @@ def explain(
     scaling: str = typer.Option("std", help="Numeric changes in units of the training std or mad."),
     plausible: bool = typer.Option(False, help="Only values seen in the training data."),
     rules: str = typer.Option(None, "--rules", help="Decision rules as JSON (RuleSet.to_json, or the 'rules' of mc3g learn --json)."),
+    model: str = typer.Option(None, "--model", help="A fitted classifier saved with joblib (load only files you trust)."),
     causal: str = typer.Option(None, "--causal", help="A causal-knowledge file."),
+    n_jobs: int = typer.Option(1, "--n-jobs", help="Processes for --all-refused."),
     as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
 ) -> None:
-    """The least-effort ways out of a refusal for one person, respecting the causal knowledge."""
+    """The least-effort ways out of a refusal, respecting the causal knowledge."""
     with _user_errors():
+        if (row is None) == (not all_refused):
+            raise ValueError("give either --row N or --all-refused")
         ds, explainer = _explainer(
-            dataset, split, rules, causal, mode=mode, norm=norm, k=k, candidates=candidates,
-            root=not squared, scaling=scaling, plausible=plausible,
+            dataset, split, rules, causal, model, mode=mode, norm=norm, k=k, candidates=candidates,
+            root=not squared, scaling=scaling, plausible=plausible, n_jobs=n_jobs,
         )  # fmt: skip
-        result = explainer.explain(_test_row(ds, row))
+        if all_refused:
+            _explain_all(ds, explainer, out)
+            return
+        result = explainer.explain(_test_row(ds, row)[explainer.columns_])
     if as_json:
         sys.stdout.write(result.to_json() + "\n")
         return

@@ -23,6 +23,7 @@ import io
 import random
 import signal
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal
@@ -86,8 +87,12 @@ def _seeded(seed: int) -> Iterator[None]:
 
 @contextlib.contextmanager
 def _quiet() -> Iterator[None]:
-    """Swallow DiCE's progress bar (stderr) and its 'No Counterfactuals found' prints (stdout)."""
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    """Swallow DiCE's progress bar (stderr), its 'No Counterfactuals found' prints (stdout) and the
+    pandas deprecation warnings its code triggers (``inplace=True``), once per query otherwise."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
+            warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"dice_ml\.")
+        warnings.filterwarnings("ignore", category=FutureWarning, module=r"dice_ml\.")
         yield
 
 

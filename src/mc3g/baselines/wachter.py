@@ -213,7 +213,7 @@ class _Encoding:
         (None where the block is untouched)."""
         moved = z[self.numeric_columns] != z0[self.numeric_columns]
         x = z[self.numeric_columns] * self.scale + self.mean
-        x = np.where(self.integral, np.round(x), x)
+        x = np.clip(np.where(self.integral, np.round(x), x), self.low, self.high)
         choices = [
             None if np.array_equal(z[b.columns], z0[b.columns]) else b.choose(z[b.columns]) for b in self.categorical
         ]
@@ -246,7 +246,7 @@ def _split(model: Any) -> tuple[ColumnTransformer | None, Any]:
     """(preprocessor or None, final estimator); TypeError for a pipeline of other steps."""
     if not isinstance(model, Pipeline):
         return None, model
-    steps = [step for _, step in model.steps if step is not None and not (isinstance(step, str) and step == "passthrough")]
+    steps = [step for _, step in model.steps if step is not None and not isinstance(step, str)]  # None, "passthrough"
     if len(steps) == 1:
         return None, steps[0]
     if len(steps) == 2 and isinstance(steps[0], ColumnTransformer):
@@ -299,7 +299,7 @@ class _Search:
         into the training box and the relaxed one-hot sets."""
         moved = z - STEP * lam * self.loss_gradient(z) / self.weights**2 - self.z0
         shrunk = np.sign(moved) * np.maximum(np.abs(moved) - STEP / self.weights, 0.0)
-        z = np.clip(self.z0 + np.where(self.free, shrunk, 0.0), self.low, self.high)
+        z = np.clip(self.z0 + shrunk, self.low, self.high)  # fixed columns: no gradient, so no move
         for block in self.encoding.categorical:
             if not np.array_equal(z[block.columns], self.z0[block.columns]):
                 z[block.columns] = block.relax(z[block.columns])
@@ -339,17 +339,26 @@ class _Search:
         return self.encoding.project(inside, self.z0)
 
 
-def wachter_counterfactuals(model: Any, X_train: pd.DataFrame, row: pd.Series, k: int = 1, *,
-                            desired: Any = None, features_to_vary: list[str] | None = None,
-                            mad_weighted: bool = True, max_iter: int = 500, seed: int = 0) -> pd.DataFrame:
+def wachter_counterfactuals(
+    model: Any,
+    X_train: pd.DataFrame,
+    row: pd.Series,
+    k: int = 1,
+    *,
+    desired: Any = None,
+    features_to_vary: list[str] | None = None,
+    mad_weighted: bool = True,
+    max_iter: int = 500,
+    seed: int = 0,
+) -> pd.DataFrame:
     """Up to ``k`` Wachter counterfactuals for ``row``, closest first (MAD-weighted L1 in the encoded space).
 
     ``model`` is a fitted binary LogisticRegression or MLPClassifier, or a Pipeline of a
     ColumnTransformer (OneHotEncoder, StandardScaler, passthrough) and one of them.  ``desired``
     is the class wanted (default: the one the model does not predict for ``row``); only columns in
     ``features_to_vary`` (default: all) may change.  Restart 0 starts at the row; restarts
-    1..k-1 start from a seeded perturbation of it with a larger initial lambda (2**r), which moves
-    more features at once.  Only rows that ``model.predict`` assigns to ``desired`` are returned,
+    1..k-1 start from a seeded perturbation of it with a larger initial lambda (2**r times restart
+    0's), which moves more features at once.  Only rows that ``model.predict`` assigns to ``desired`` are returned,
     duplicates once: possibly fewer than ``k``, an empty frame with X_train's columns if none.
     """
     if k < 1:

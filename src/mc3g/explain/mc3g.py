@@ -58,8 +58,9 @@ class MC3G(BaseEstimator):
     features_to_vary, permitted_range, feature_weights : DiCE's names: the features that may
         change (the others are immutable), ``{feature: [low, high]}`` or ``{feature: [values]}``,
         and ``{feature: weight}``.
-    ratio, tail : FOLD-SE's settings for the surrogate; ``holdout`` is the share of the data kept
-        aside to measure its fidelity (``random_state`` picks it).
+    ratio, tail : FOLD-SE's settings for the surrogate (when ``tail`` leaves no rule at all,
+        ``tail/5`` and then 0 are tried); ``holdout`` is the share of the data kept aside to
+        measure the surrogate's fidelity (``random_state`` picks it).
     max_states : how many candidate states one person's search may visit.
     n_jobs : processes for explaining a DataFrame of people.
     """
@@ -131,7 +132,7 @@ class MC3G(BaseEstimator):
             base = self.schema or _schema_of(X, self.rules_)
         else:
             self.predict_ = _predictor(self.model)
-            base = self.schema or infer_schema(X.assign(__label__="?"), "__label__", "?", "data")
+            base = _covering(self.schema, X)
             self.rules_ = self._surrogate(X, base)
         self.causal_ = self._causal_model()
         schema = _with_data_bounds(self.causal_.schema(base), X)
@@ -160,11 +161,20 @@ class MC3G(BaseEstimator):
         n_out = int(round(len(X) * self.holdout)) if 0 < self.holdout < 1 else 0
         held, used = order[:n_out], order[n_out:]
         numeric = [c for c in base.numeric if c in X.columns]
-        surrogate = FoldSE(self.ratio, self.tail, target=unfavourable, numeric=numeric)
-        surrogate.fit(X.iloc[used], pd.Series(labels[used], name=base.label if base.label != "__label__" else "decision"))
+        y = pd.Series(labels[used], name=base.label if base.label != "__label__" else "decision")
+
+        def agreement(model: FoldSE, rows: np.ndarray) -> float:
+            return float(np.mean(model.predict(X.iloc[rows]).astype(str) == labels[rows]))
+
+        # FOLD-SE's tail cut can stop at a first rule too small to keep, leaving no rules at all;
+        # then finer tails are tried, down to none.
+        for tail in _tails(self.tail):
+            surrogate = FoldSE(self.ratio, tail, target=unfavourable, numeric=numeric).fit(X.iloc[used], y)
+            if surrogate.rules_.n_rules:
+                break
         self.surrogate_ = surrogate
-        self.fidelity_train_ = float(np.mean(surrogate.predict(X.iloc[used]).astype(str) == labels[used]))
-        self.fidelity_ = float(np.mean(surrogate.predict(X.iloc[held]).astype(str) == labels[held])) if n_out else None
+        self.fidelity_train_ = agreement(surrogate, used)
+        self.fidelity_ = agreement(surrogate, held) if n_out else None
         return surrogate.rules_
 
     def _unfavourable_label(self, classes: list[str], base: Schema) -> str:
@@ -335,7 +345,15 @@ class MC3G(BaseEstimator):
             )
             return Recourse(row, NO_COUNTERFACTUAL, reasons=(reason,), settings=settings)
         problem = self._problem(instance, k)
-        found, rejected = self._verified(problem, row, k)
+        found, rejected, exhausted = self._verified(problem, row, k, {})
+        verdicts: dict[tuple, bool] = {}
+        per_atom = k
+        while self.predict_ is not None and len(found) < k and exhausted and per_atom < WIDEST:
+            # The model's boundary lies past the values tried: take more values per atom.
+            per_atom *= 8
+            problem = self._problem(instance, per_atom)
+            found, more, exhausted = self._verified(problem, row, k, verdicts)
+            rejected += more
         settings.update({"regions": problem.space.n_regions, "candidates_in_space": problem.space.n_candidates})
         if self.predict_ is not None:
             settings.update({"fidelity": self.fidelity_, "rejected_by_model": rejected})
@@ -349,12 +367,14 @@ class MC3G(BaseEstimator):
         counterfactuals = tuple(self._counterfactual(row, problem, a) for a in found)
         return Recourse(row, REFUSED, counterfactuals, decision=decision, settings=settings)
 
-    def _verified(self, problem: Problem, row: dict[str, Any], k: int) -> tuple[list[Assessment], int]:
-        """The k least-cost states that the black box accepts (all, for plain rules), and how many
-        the black box rejected on the way; checked in batches, so the model is called rarely."""
+    def _verified(self, problem: Problem, row: dict[str, Any], k: int, verdicts: dict[tuple, bool]) -> tuple[list[Assessment], int, bool]:
+        """The k least-cost states that the black box accepts (all, for plain rules), how many it
+        newly rejected, and whether the candidate space ran out.  The model is asked in batches
+        and never twice about the same values (``verdicts`` remembers)."""
         candidates = states(problem, self.max_states)
         if self.predict_ is None:
-            return list(itertools.islice(candidates, k)), 0
+            found = list(itertools.islice(candidates, k))
+            return found, 0, len(found) < k
         kept: list[Assessment] = []
         rejected = 0
         size = 2 * k
@@ -362,14 +382,16 @@ class MC3G(BaseEstimator):
             batch = list(itertools.islice(candidates, size))
             size = min(2 * size, 256)  # the model disagrees here: ask it about more states at once
             if not batch:
-                break
-            labels = self._predict(self._frame([self._values(row, problem, a) for a in batch]))
-            for a, label in zip(batch, labels):
-                if str(label) == self.unfavourable_:
-                    rejected += 1
-                elif len(kept) < k:
-                    kept.append(a)
-        return kept, rejected
+                return kept, rejected, True
+            keys = [tuple(problem.value(n, a.state) for n in problem.names) for a in batch]
+            unknown = [i for i, key in enumerate(keys) if key not in verdicts]
+            if unknown:
+                labels = self._predict(self._frame([self._values(row, problem, batch[i]) for i in unknown]))
+                for i, label in zip(unknown, labels):
+                    verdicts[keys[i]] = str(label) != self.unfavourable_
+                    rejected += str(label) == self.unfavourable_
+            kept += [a for a, key in zip(batch, keys) if verdicts[key]][: k - len(kept)]
+        return kept, rejected, False
 
     @staticmethod
     def _values(row: dict[str, Any], problem: Problem, found: Assessment) -> dict[str, Any]:
@@ -394,6 +416,13 @@ class MC3G(BaseEstimator):
         triggers = {f for rule in found.caused.values() for f in rule.cause_features}
         direct.sort(key=lambda a: a.feature not in triggers)
         return Counterfactual(values, tuple(direct), tuple(caused), found.cost, Distance(self.norm, self.root).label, self.mode)
+
+
+WIDEST = 512  # candidate values per atom at most, when widening the search for a black box
+
+
+def _tails(tail: float) -> list[float]:
+    return sorted({tail, tail / 5, 0.0}, reverse=True)
 
 
 def _predictor(model: Any) -> Callable[[pd.DataFrame], Any]:
@@ -472,6 +501,16 @@ def _schema_of(X: pd.DataFrame, rules: RuleSet) -> Schema:
     unfavourable = str(rules.rules[0].head.value) if rules.rules else rules.default  # type: ignore[union-attr]
     frame = X.drop(columns=[rules.label], errors="ignore").assign(**{rules.label: unfavourable})
     return infer_schema(frame, rules.label, unfavourable, "data")
+
+
+def _covering(schema: Schema | None, X: pd.DataFrame) -> Schema:
+    """A schema for every column a black box sees: the given one, plus the columns it lacks as
+    the data show them (a paper schema restricts the features; a model reads them all)."""
+    inferred = infer_schema(X.assign(__label__="?"), "__label__", "?", "data")
+    if schema is None:
+        return inferred
+    extra = tuple(f for f in inferred.features if f.name not in schema)
+    return replace(schema, features=schema.features + extra)
 
 
 def _with_data_bounds(schema: Schema, X: pd.DataFrame) -> Schema:

@@ -1,0 +1,132 @@
+"""MC3G on black boxes: the surrogate, verification with the real model, DiCE's names, batches."""
+
+from __future__ import annotations
+
+import json
+
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.compose import ColumnTransformer
+from sklearn.ensemble import GradientBoostingClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import OneHotEncoder
+from typer.testing import CliRunner
+
+from mc3g import MC3G
+from mc3g.cli import app
+from mc3g.datasets import load
+from mc3g.datasets.loan import JOHN
+from mc3g.reference import reference
+
+
+@pytest.fixture(scope="module")
+def loan():
+    ds = load("loan")
+    return ds, reference("loan").causal(ds)
+
+
+def bank(frame: pd.DataFrame) -> np.ndarray:
+    """The bank's rule as a plain function: the simplest black box."""
+    refused = (frame["bank_balance"] < 60000) | (frame["credit_score"] < 620)
+    return np.where(refused, "rejected", "approved")
+
+
+@pytest.fixture(scope="module")
+def boosted(loan):
+    ds, _ = loan
+    encode = ColumnTransformer([("debt", OneHotEncoder(handle_unknown="ignore"), ["debt"])], remainder="passthrough")
+    return make_pipeline(encode, GradientBoostingClassifier(random_state=0)).fit(ds.X_train, ds.y_train)
+
+
+def test_every_counterfactual_flips_the_real_model(loan, boosted) -> None:
+    ds, causal = loan
+    explainer = MC3G(boosted, causal, schema=ds.schema, k=3).fit(ds.X_train)
+    assert explainer.fidelity_ >= 0.95 and explainer.rules_.n_rules >= 1
+    refused = ds.X_test[boosted.predict(ds.X_test) == "rejected"].iloc[:25]
+    answers = explainer.explain(refused)
+    assert sum(a.status == "refused" for a in answers) >= 20
+    for person, answer in zip(refused.to_dict("records"), answers):
+        if answer.counterfactuals:
+            frame = pd.DataFrame([cf.values for cf in answer], columns=ds.X_train.columns).astype(ds.X_train.dtypes)
+            assert (boosted.predict(frame) == "approved").all()
+            assert answer.settings["fidelity"] == explainer.fidelity_
+        for cf in answer:
+            assert cf.values["credit_score"] == person["credit_score"] or cf.values["debt"] == "none"
+
+
+def test_a_plain_function_is_a_black_box(loan) -> None:
+    ds, causal = loan
+    explainer = MC3G(bank, causal, schema=ds.schema, desired_class="approved").fit(ds.X_train)
+    assert explainer.fidelity_ == 1.0 and explainer.unfavourable_ == "rejected"
+    cf = explainer.explain(JOHN).best
+    assert (cf.values["debt"], cf.values["bank_balance"], cf.values["credit_score"]) == ("none", 60000, 620)
+
+
+def test_dice_parameter_names(loan) -> None:
+    ds, causal = loan
+    fit = lambda **kw: MC3G(bank, causal, schema=ds.schema, **kw).fit(ds.X_train)  # noqa: E731
+    assert len(fit(total_CFs=2).explain(JOHN)) == 2
+    no_debt_change = fit(features_to_vary=["bank_balance", "annual_income"]).explain(JOHN)
+    assert no_debt_change.status == "no_counterfactual"  # the score can rise only by clearing debt
+    capped = fit(permitted_range={"bank_balance": [0, 55000]}).explain(JOHN)
+    assert capped.status == "no_counterfactual"
+    free_balance = fit(feature_weights={"bank_balance": 0}).explain(JOHN).best
+    assert free_balance.cost == pytest.approx(1.0)  # only clearing the debt costs
+    with pytest.raises(ValueError, match="features_to_vary names unknown feature"):
+        fit(features_to_vary=["salary"])
+    with pytest.raises(ValueError, match="desired_class 'yes' is not a class"):
+        fit(desired_class="yes")
+
+
+def test_bad_models_and_rows_are_named(loan) -> None:
+    ds, causal = loan
+    with pytest.raises(TypeError, match="have a predict method"):
+        MC3G(42, causal, schema=ds.schema).fit(ds.X_train)
+    explainer = MC3G(bank, causal, schema=ds.schema).fit(ds.X_train)
+    with pytest.raises(ValueError, match=r"unknown \['colour'\]"):
+        explainer.explain({**JOHN, "colour": "red"})
+
+
+def test_a_failing_black_box_loses_only_its_row(loan) -> None:
+    ds, causal = loan
+
+    def moody(frame: pd.DataFrame) -> np.ndarray:
+        if (frame["age"] == 99).any():
+            raise RuntimeError("model server unavailable")
+        return bank(frame)
+
+    explainer = MC3G(moody, causal, schema=ds.schema).fit(ds.X_train)
+    rows = pd.DataFrame([JOHN, {**JOHN, "age": 99}, {**JOHN, "bank_balance": 30000}])
+    answers = explainer.explain(rows)
+    assert [a.status for a in answers] == ["refused", "error", "refused"]
+    assert "RuntimeError: model server unavailable" in answers[1].reasons[0]
+
+
+def test_processes_give_the_same_answers(loan, boosted) -> None:
+    ds, causal = loan
+    refused = ds.X_test[boosted.predict(ds.X_test) == "rejected"].iloc[:70]
+    one = MC3G(boosted, causal, schema=ds.schema, k=2).fit(ds.X_train).explain(refused)
+    two = MC3G(boosted, causal, schema=ds.schema, k=2, n_jobs=2).fit(ds.X_train).explain(refused)
+    assert [a.to_dict()["counterfactuals"] for a in one] == [a.to_dict()["counterfactuals"] for a in two]
+
+
+def test_cli_explains_every_refused_row_and_resumes(loan, boosted, tmp_path) -> None:
+    model = tmp_path / "loan.joblib"
+    joblib.dump(boosted, model)
+    out = tmp_path / "results.jsonl"
+    runner = CliRunner()
+    args = ["explain", "loan", "--model", str(model), "--all-refused", "--out", str(out)]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert lines and all({"row", "status", "counterfactuals"} <= set(line) for line in lines)
+    # An interrupted run: keep half the lines (and a cut-off one); the rerun adds only the rest.
+    kept = out.read_text().splitlines()[: len(lines) // 2]
+    out.write_text("\n".join(kept) + '\n{"row": 1')
+    second = runner.invoke(app, args)
+    assert second.exit_code == 0, second.output
+    assert f"{len(kept):,} already done" in second.output
+    again = [json.loads(line) for line in out.read_text().splitlines() if line.endswith("}")]
+    assert sorted(line["row"] for line in again) == sorted(line["row"] for line in lines)
