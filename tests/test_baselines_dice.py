@@ -16,7 +16,8 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 pytest.importorskip("dice_ml")
 
-from mc3g.baselines.dice import DiceExplainer, dice_counterfactuals  # noqa: E402
+from mc3g.baselines import dice
+from mc3g.baselines.dice import DiceExplainer, dice_counterfactuals
 
 CONTINUOUS = ["income", "years"]
 METHODS = ["random", "genetic"]
@@ -144,23 +145,17 @@ def test_timeout_stops_a_hanging_call(setup) -> None:
     assert list(cfs.columns) == list(X.columns)
 
 
-def test_explainer_is_cached_per_model_frame_and_method(setup, monkeypatch) -> None:
+def test_explainer_is_cached_per_model_frame_and_method(setup) -> None:
     model, X, pred, refused = setup
-    import mc3g.baselines.dice as dice
-
-    built: list[str] = []
-    original = dice.DiceExplainer.__init__
-
-    def counting(self, *args, **kwargs) -> None:
-        built.append(args[-1] if len(args) == 5 else kwargs.get("method", "random"))
-        original(self, *args, **kwargs)
-
-    monkeypatch.setattr(dice.DiceExplainer, "__init__", counting)
     dice._cache.clear()
     for _, row in refused.head(3).iterrows():
         dice_counterfactuals(model, X, pred, row, continuous=CONTINUOUS, method="random")
+    (random_explainer,) = dice._cache.values()
     dice_counterfactuals(model, X, pred, refused.iloc[0], continuous=CONTINUOUS, method="genetic")
-    assert built == ["random", "genetic"]
+    assert len(dice._cache) == 2
+    assert dice._explainer(model, X, pred.copy(), CONTINUOUS, "random") is random_explainer
+    # Other predictions for the same frame mean another DiCE setup.
+    assert dice._explainer(model, X, pred[::-1].copy(), CONTINUOUS, "random") is not random_explainer
 
 
 def test_bad_method_is_refused(setup) -> None:

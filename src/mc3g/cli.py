@@ -411,6 +411,53 @@ def reproduce_table2(as_json: bool = typer.Option(False, "--json", help="Print {
     out.print("'agrees': each of our numbers, rounded or cut to three decimals, is the paper's (the paper mixes both).")
 
 
+@reproduce_app.command("table1")
+def reproduce_table1(
+    rows: int = typer.Option(50, help="Refused test rows per data set."),
+    as_json: bool = typer.Option(False, "--json", help="Print {dataset: {method: {causal_consistency, validity, l0, l1, seconds_per_query, n}}}."),
+) -> None:
+    """The paper's Table 1 under our protocol: MC3G, C3G, DiCE, Wachter and the nearest
+    counterfactual, on the same refused rows of a black box (see docs/report.md)."""
+    from .bench.table1 import PAPER_TABLE1, table1
+    from .bench.report import PAPER_NAMES
+
+    with _user_errors(), Progress(TextColumn("{task.description}"), console=err, transient=True) as bar:
+        task = bar.add_task("starting")
+        results, infos = table1(n_rows=rows, progress=lambda text: bar.update(task, description=text))
+    if as_json:
+        sys.stdout.write(json.dumps({d: {m: r.to_dict() for m, r in ms.items()} for d, ms in results.items()}, indent=2) + "\n")
+        return
+    for name, methods in results.items():
+        info = infos[name]
+        table = Table(
+            "method", "consistent %", "valid %", "L0", "L1", "s / query", "CFs", "rows answered", "paper %", "note",
+            title=f"{name} ({info['split']} split): {info['black_box']}, accuracy {info['accuracy']:.3f}, {info['rows']} refused rows, K = 3",
+            title_justify="left",
+        )  # fmt: skip
+        for method, r in methods.items():
+            cells = (r.causal_consistency, r.validity, r.l0, r.l1, r.seconds_per_query)
+            table.add_row(
+                method, *("-" if v is None else f"{v:.3g}" for v in cells), str(r.n), str(r.rows_with_answer),
+                str(PAPER_TABLE1[name].get(PAPER_NAMES.get(method, ""), "")), r.note,
+            )  # fmt: skip
+        out.print(table)
+
+
+@app.command()
+def report(
+    out_dir: str = typer.Option("docs/report", "--out", help="Folder for report.md and its plots."),
+    rows: int = typer.Option(50, help="Refused test rows per data set for Table 1."),
+    explain_limit: int = typer.Option(500, help="Refused rows per data set for the timing table (0: all)."),
+) -> None:
+    """Tables 1 and 2, the benchmark figures and plots (PNG), with the machine and versions."""
+    from .bench.report import write_report
+
+    with _user_errors(), Progress(TextColumn("{task.description}"), console=err, transient=True) as bar:
+        task = bar.add_task("starting")
+        path = write_report(Path(out_dir), rows, explain_limit or None, progress=lambda text: bar.update(task, description=text))
+    out.print(f"Wrote {path} and its plots.")
+
+
 @bench_app.command("explain")
 def bench_explain(
     limit: int = typer.Option(None, help="At most this many refused rows per data set (default: all)."),

@@ -17,15 +17,19 @@ if TYPE_CHECKING:
 CHUNK = 32  # rows per task: large enough to hide the cost of a process round trip
 
 
-def _answer(explainer: MC3G, row: dict[str, Any], k: int) -> Recourse:
+def _answer(explainer: MC3G, row: dict[str, Any], k: int, refused: bool | None) -> Recourse:
     try:
-        return explainer._explain_one(row, k)
+        return explainer._explain_one(row, k, refused)
     except Exception as exc:  # one person's failure must not lose the others' answers
         return Recourse(row, ERROR, reasons=(f"{type(exc).__name__}: {exc}",), settings=explainer._settings(k))
 
 
 def _chunk(explainer: MC3G, rows: list[dict[str, Any]], k: int) -> list[Recourse]:
-    return [_answer(explainer, row, k) for row in rows]
+    try:  # the model judges the whole chunk in one call; if that fails, each row on its own
+        verdicts: list[bool | None] = list(explainer.refused(rows))
+    except Exception:
+        verdicts = [None] * len(rows)
+    return [_answer(explainer, row, k, refused) for row, refused in zip(rows, verdicts)]
 
 
 def explain_rows(explainer: MC3G, rows: pd.DataFrame, k: int, n_jobs: int = 1, progress: bool = False) -> Iterator[tuple[Any, Recourse]]:

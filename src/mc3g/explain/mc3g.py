@@ -319,10 +319,11 @@ class MC3G(BaseEstimator):
                 pass  # a value the column's dtype cannot hold stays as it is; the model decides
         return frame
 
-    def _explain_one(self, row: dict[str, Any], k: int) -> Recourse:
-        start = time.perf_counter()
-        settings = self._settings(k)
-        if self.predict_ is not None:
+    def refused(self, rows: list[dict[str, Any]]) -> list[bool]:
+        """Which people the model refuses (one call for all of them, for a black box)."""
+        if self.predict_ is None:
+            return [bool(self.rules_.covers(Table.from_frame(pd.DataFrame([self._instance(r)])))[0]) for r in rows]
+        for row in rows:
             unknown = [c for c in row if c not in self.columns_]
             absent = [c for c in self.columns_ if c not in row]
             if unknown or absent:
@@ -330,10 +331,16 @@ class MC3G(BaseEstimator):
                     "the row does not match the columns the model was fitted on: "
                     + "; ".join(p for p in (f"unknown {unknown}" if unknown else "", f"missing {absent}" if absent else "") if p)
                 )
+        return [str(label) == self.unfavourable_ for label in self._predict(self._frame(rows))]
+
+    def _explain_one(self, row: dict[str, Any], k: int, refused: bool | None = None) -> Recourse:
+        start = time.perf_counter()
+        settings = self._settings(k)
+        if refused is None:
+            refused = self.refused([row])[0]
         instance = self._instance(row)
         person = Table.from_frame(pd.DataFrame([instance]))
         firing = [r for r in self.decision_rules_ if r.covers(person)[0]]
-        refused = bool(firing) if self.predict_ is None else str(self._predict(self._frame([row]))[0]) == self.unfavourable_
         if not refused:
             reason = f"the decision for this person is not {self.unfavourable_!r}, so it is already favourable."
             return Recourse(row, NOT_REFUSED, reasons=(reason,), settings=settings)
@@ -377,7 +384,7 @@ class MC3G(BaseEstimator):
             return found, 0, len(found) < k
         kept: list[Assessment] = []
         rejected = 0
-        size = 2 * k
+        size = 4 * k
         while len(kept) < k:
             batch = list(itertools.islice(candidates, size))
             size = min(2 * size, 256)  # the model disagrees here: ask it about more states at once

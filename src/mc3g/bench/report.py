@@ -1,0 +1,161 @@
+"""``mc3g report``: Tables 1 and 2, the benchmark figures and plots, written into one folder."""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from ..reference import PAPER_TABLE2
+from .explain import explain_benchmark
+from .table1 import METHODS, PAPER_TABLE1, fidelities, table1
+from .table2 import agrees, table2
+
+PAPER_NAMES = {"mc3g": "mc3g", "c3g": "c3g", "dice_random": "dice", "nearest_noncausal": "mace"}
+
+
+def machine() -> str:
+    versions = ", ".join(f"{p} {_version(p)}" for p in ("mc3g", "numpy", "pandas", "scikit-learn", "clingo", "dice-ml", "matplotlib"))
+    return f"{platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}; {versions}"
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def _fmt(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def write_report(out: Path, rows: int = 50, explain_limit: int | None = 500, progress: Callable[[str], None] | None = None) -> Path:
+    """Run everything and write ``report.md`` and its PNG plots into ``out``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out.mkdir(parents=True, exist_ok=True)
+    say = progress or (lambda _: None)
+    started = time.perf_counter()
+    say("Table 1")
+    results, infos = table1(n_rows=rows, progress=say)
+    say("Table 2")
+    cells, spaces = table2()
+    say("search time per person")
+    timings = explain_benchmark(limit=explain_limit)
+    say("surrogate fidelity per black box")
+    fidelity = fidelities()
+
+    lines = ["# mc3g report", "", f"Made by `mc3g report` on {machine()}.", ""]
+    lines += _table1_md(results, infos, rows)
+    lines += _table2_md(cells, spaces)
+    lines += ["## Search time per refused person", "", f"Paper rules, mode `derived`, L1, exact candidates; first {explain_limit or 'all'} refused test rows per data set.", ""]
+    lines += ["| data | K | people | found | violations | median ms | p95 ms | worst ms |", "|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {t.dataset} | {t.k} | {t.people} | {t.found} | {t.violations} | {t.median_ms:.1f} | {t.p95_ms:.1f} | {t.worst_ms:.1f} |" for t in timings]
+    lines += ["", "## Surrogate fidelity per black box", "", "Agreement of the FOLD-SE rules with the black box on 20 % of the training rows held out.", ""]
+    lines += ["| data | black box | test accuracy | fidelity | rules |", "|---|---|---|---|---|"]
+    lines += [f"| {d} | {k} | {v['accuracy']:.3f} | {v['fidelity']:.3f} | {v['rules']} |" for d, kinds in fidelity.items() for k, v in kinds.items()]
+    lines += ["", "![fidelity](fidelity.png)", "", f"The whole report took {time.perf_counter() - started:.0f} s.", ""]
+
+    _plot_costs(plt, results, out / "costs.png")
+    _plot_times(plt, results, out / "time_per_query.png")
+    _plot_fidelity(plt, fidelity, out / "fidelity.png")
+    path = out / "report.md"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def _table1_md(results, infos, rows: int) -> list[str]:
+    lines = ["## Table 1: causal consistency, validity, cost and time", ""]
+    for name, methods in results.items():
+        info = infos[name]
+        lines += [
+            f"**{name}** ({info['split']} split): black box {info['black_box']} (test accuracy {info['accuracy']:.3f}); "
+            f"the first {info['rows']} refused test rows (asked for {rows}); K = 3; surrogate fidelity "
+            f"{info['fidelity_mc3g']:.3f}.",
+            "",
+            "| method | causal consistency % | validity % | L0 | L1 | s / query | counterfactuals | rows answered | paper's consistency % | note |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for method, r in methods.items():
+            paper = PAPER_TABLE1[name].get(PAPER_NAMES.get(method, ""), "")
+            lines.append(
+                f"| {method} | {_fmt(r.causal_consistency, 1)} | {_fmt(r.validity, 1)} | {_fmt(r.l0, 2)} | {_fmt(r.l1, 3)} | "
+                f"{_fmt(r.seconds_per_query, 3)} | {r.n} | {r.rows_with_answer} | {paper} | {r.note} |"
+            )
+        lines.append("")
+    lines += ["![costs](costs.png) ![time per query](time_per_query.png)", ""]
+    return lines
+
+
+def _table2_md(cells, spaces) -> list[str]:
+    lines = ["## Table 2: nearest / furthest / average cost of the 20 least-cost counterfactuals", ""]
+    lines += ["| data | mode | norm | ours | paper | agrees |", "|---|---|---|---|---|---|"]
+    for name, modes in cells.items():
+        for mode, norms in modes.items():
+            for norm, c in norms.items():
+                ours = [c["nearest"], c["furthest"], c["average"]]
+                paper = PAPER_TABLE2[name].get(mode, {}).get(norm)
+                verdict = "" if paper is None else ("yes" if all(agrees(o, p) for o, p in zip(ours, paper)) else "NO")
+                lines.append(
+                    f"| {name} | {mode} | {norm} | {' / '.join(f'{o:.4f}' for o in ours)} | "
+                    f"{' / '.join(f'{p:.3f}' for p in paper) if paper else '-'} | {verdict} |"
+                )
+    lines += ["", "Symbolic regions / candidates: " + ", ".join(f"{d} {s['regions']:,} / {s['candidates']:,}" for d, s in spaces.items()), ""]
+    return lines
+
+
+def _plot_costs(plt, results, path: Path) -> None:
+    fig, axes = plt.subplots(1, len(results), figsize=(6 * len(results), 4), squeeze=False)
+    for ax, (name, methods) in zip(axes[0], results.items()):
+        shown = [m for m in METHODS if m in methods and methods[m].l1_each]
+        ax.boxplot([methods[m].l1_each for m in shown], showfliers=False)
+        ax.set_xticks(range(1, len(shown) + 1), shown, rotation=30, ha="right")
+        ax.set_title(f"{name}: L1 cost of direct actions per counterfactual")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def _plot_times(plt, results, path: Path) -> None:
+    fig, ax = plt.subplots(figsize=(9, 4))
+    names = list(results)
+    width = 0.8 / max(1, len(names))
+    for i, name in enumerate(names):
+        values = [results[name][m].seconds_per_query or np.nan if m in results[name] else np.nan for m in METHODS]
+        ax.bar(np.arange(len(METHODS)) + i * width, values, width, label=name)
+    ax.set_yscale("log")
+    ax.set_xticks(np.arange(len(METHODS)) + width * (len(names) - 1) / 2, METHODS, rotation=30, ha="right")
+    ax.set_ylabel("seconds per query (log)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def _plot_fidelity(plt, fidelity, path: Path) -> None:
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    names = list(fidelity)
+    kinds = list(next(iter(fidelity.values())))
+    width = 0.8 / len(kinds)
+    for i, kind in enumerate(kinds):
+        ax.bar(np.arange(len(names)) + i * width, [fidelity[n][kind]["fidelity"] for n in names], width, label=kind)
+    ax.set_xticks(np.arange(len(names)) + width * (len(kinds) - 1) / 2, names)
+    ax.set_ylim(0.5, 1.0)
+    ax.set_ylabel("surrogate fidelity (held out)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
