@@ -130,3 +130,16 @@ def test_cli_explains_every_refused_row_and_resumes(loan, boosted, tmp_path) -> 
     assert f"{len(kept):,} already done" in second.output
     again = [json.loads(line) for line in out.read_text().splitlines() if line.endswith("}")]
     assert sorted(line["row"] for line in again) == sorted(line["row"] for line in lines)
+
+
+def test_table1_protocol_gives_mc3g_full_validity_and_consistency() -> None:
+    from mc3g.bench.table1 import table1
+
+    results, infos = table1(n_rows=6, methods=("mc3g", "c3g", "nearest_noncausal"))
+    assert infos["adult"]["fidelity_mc3g"] >= 0.95 and infos["german"]["fidelity_mc3g"] >= 0.85
+    for name, methods in results.items():
+        for method in ("mc3g", "c3g"):
+            r = methods[method]
+            assert r.n > 0 and r.validity == 100.0 and r.causal_consistency == 100.0, (name, method, r)
+        assert methods["nearest_noncausal"].validity == 100.0
+        assert set(methods["mc3g"].to_dict()) == {"causal_consistency", "validity", "l0", "l1", "seconds_per_query", "n", "rows_with_answer", "note"}

@@ -129,33 +129,34 @@ def _plot_costs(plt, results, path: Path) -> None:
     plt.close(fig)
 
 
-def _plot_times(plt, results, path: Path) -> None:
-    fig, ax = plt.subplots(figsize=(9, 4))
-    names = list(results)
-    width = 0.8 / max(1, len(names))
-    for i, name in enumerate(names):
-        values = [results[name][m].seconds_per_query or np.nan if m in results[name] else np.nan for m in METHODS]
-        ax.bar(np.arange(len(METHODS)) + i * width, values, width, label=name)
-    ax.set_yscale("log")
-    ax.set_xticks(np.arange(len(METHODS)) + width * (len(names) - 1) / 2, METHODS, rotation=30, ha="right")
-    ax.set_ylabel("seconds per query (log)")
+def _grouped_bars(plt, path: Path, labels: list[str], series: dict[str, list[float]], ylabel: str, log: bool = False, ylim=None) -> None:
+    """One group of bars per label, one bar per series."""
+    fig, ax = plt.subplots(figsize=(max(6, 1.3 * len(labels)), 4))
+    width = 0.8 / max(1, len(series))
+    for i, (name, values) in enumerate(series.items()):
+        ax.bar(np.arange(len(labels)) + i * width, values, width, label=name)
+    ax.set_xticks(np.arange(len(labels)) + width * (len(series) - 1) / 2, labels, rotation=30 if len(labels) > 3 else 0, ha="right" if len(labels) > 3 else "center")
+    if log:
+        ax.set_yscale("log")
+    if ylim:
+        ax.set_ylim(*ylim)
+    ax.set_ylabel(ylabel)
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def _plot_times(plt, results, path: Path) -> None:
+    series = {
+        name: [methods[m].seconds_per_query if m in methods and methods[m].seconds_per_query else np.nan for m in METHODS]
+        for name, methods in results.items()
+    }
+    _grouped_bars(plt, path, list(METHODS), series, "seconds per query (log)", log=True)
 
 
 def _plot_fidelity(plt, fidelity, path: Path) -> None:
-    fig, ax = plt.subplots(figsize=(7, 3.5))
     names = list(fidelity)
     kinds = list(next(iter(fidelity.values())))
-    width = 0.8 / len(kinds)
-    for i, kind in enumerate(kinds):
-        ax.bar(np.arange(len(names)) + i * width, [fidelity[n][kind]["fidelity"] for n in names], width, label=kind)
-    ax.set_xticks(np.arange(len(names)) + width * (len(kinds) - 1) / 2, names)
-    ax.set_ylim(0.5, 1.0)
-    ax.set_ylabel("surrogate fidelity (held out)")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    series = {kind: [fidelity[n][kind]["fidelity"] for n in names] for kind in kinds}
+    _grouped_bars(plt, path, names, series, "surrogate fidelity (held out)", ylim=(0.5, 1.0))

@@ -41,7 +41,7 @@ from ..datasets import Dataset, load
 from ..explain import MC3G
 from ..explain.check import violations
 from ..explain.result import Counterfactual
-from ..reference import reference, resource_text
+from ..reference import resource_text
 from ..rules import token
 from ..search.distance import spread
 
