@@ -294,7 +294,10 @@ class MC3G(BaseEstimator):
                 instance[name] = token(value)
         return instance
 
-    def _problem(self, instance: dict[str, Any], k: int) -> Problem:
+    def _problem(self, instance: dict[str, Any], k: int, escape: list[Rule] | None = None) -> Problem:
+        """The search for one person: the candidate values come from every rule's thresholds;
+        ``escape`` are the rules a counterfactual must not fire (by default all of them)."""
+        escape = self.decision_rules_ if escape is None else escape
         features = [self.schema_.feature(n) for n in self.features_in_play_]
         literals: dict[str, list[Literal]] = {}
         for lit in _all_literals(self.decision_rules_, self.causal_):
@@ -302,9 +305,9 @@ class MC3G(BaseEstimator):
         settings = SpaceSettings(self.candidates, k, self.plausible, self.data_k, observed=self.predict_ is not None)
         space = build_space(
             features, instance, literals, self.observed_, self.spreads_, settings,
-            RuleSet(tuple(self.decision_rules_), self.rules_.label, self.rules_.default), self.causal_.forbidden,
+            RuleSet(tuple(escape), self.rules_.label, self.rules_.default), self.causal_.forbidden,
         )  # fmt: skip
-        return Problem(space, self.decision_rules_, self.causal_, self.mode, Distance(self.norm, self.root))
+        return Problem(space, escape, self.causal_, self.mode, Distance(self.norm, self.root))
 
     def _settings(self, k: int) -> dict[str, Any]:
         return {"mode": self.mode, "norm": self.norm, "root": self.root, "k": k, "candidates": self.candidates, "scaling": self.scaling}
@@ -345,20 +348,18 @@ class MC3G(BaseEstimator):
             reason = f"the decision for this person is not {self.unfavourable_!r}, so it is already favourable."
             return Recourse(row, NOT_REFUSED, reasons=(reason,), settings=settings)
         decision = tuple(_rule_text(r) for r in firing)
-        if not firing:
-            reason = (
-                f"the model refuses this person but its surrogate rules (fidelity {self.fidelity_:.3f}) do not: "
-                "the rules cannot say what would change the model's mind here."
-            )
-            return Recourse(row, NO_COUNTERFACTUAL, reasons=(reason,), settings=settings)
-        problem = self._problem(instance, k)
-        found, rejected, exhausted = self._verified(problem, row, k, {})
+        # Where the model refuses but its surrogate rules do not, the rules cannot say what to
+        # escape; the states are then searched in cost order and the model alone decides.
+        escape = self.decision_rules_ if firing or self.predict_ is None else []
         verdicts: dict[tuple, bool] = {}
         per_atom = k
-        while self.predict_ is not None and len(found) < k and exhausted and per_atom < WIDEST:
-            # The model's boundary lies past the values tried: take more values per atom.
+        problem = self._problem(instance, per_atom, escape)
+        found, rejected, exhausted = self._verified(problem, row, k, verdicts)
+        while self.predict_ is not None and len(found) < k and exhausted and per_atom < WIDEST and len(verdicts) < self.max_states:
+            # The model's boundary lies past the values tried: take more values per atom (the
+            # states the model has judged count against max_states across the rounds).
             per_atom *= 8
-            problem = self._problem(instance, per_atom)
+            problem = self._problem(instance, per_atom, escape)
             found, more, exhausted = self._verified(problem, row, k, verdicts)
             rejected += more
         settings.update({"regions": problem.space.n_regions, "candidates_in_space": problem.space.n_candidates})
@@ -367,8 +368,9 @@ class MC3G(BaseEstimator):
         settings["seconds"] = time.perf_counter() - start
         if not found:
             reasons = why_none(problem) if not rejected else [
-                f"the model still refused all {rejected} least-cost counterfactuals of its surrogate rules "
-                f"(the search visits at most {self.max_states} states per person)."
+                f"the model still refused all {rejected} least-cost candidate states"
+                + ("" if firing else " (its surrogate rules do not refuse this person, so the model alone decided)")
+                + f"; the search asks the model about at most {self.max_states} states per person."
             ]
             return Recourse(row, NO_COUNTERFACTUAL, reasons=tuple(reasons), decision=decision, settings=settings)
         counterfactuals = tuple(self._counterfactual(row, problem, a) for a in found)
@@ -378,7 +380,7 @@ class MC3G(BaseEstimator):
         """The k least-cost states that the black box accepts (all, for plain rules), how many it
         newly rejected, and whether the candidate space ran out.  The model is asked in batches
         and never twice about the same values (``verdicts`` remembers)."""
-        candidates = states(problem, self.max_states)
+        candidates = states(problem, max(self.max_states - len(verdicts), 1))
         if self.predict_ is None:
             found = list(itertools.islice(candidates, k))
             return found, 0, len(found) < k
