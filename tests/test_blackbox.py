@@ -143,3 +143,20 @@ def test_table1_protocol_gives_mc3g_full_validity_and_consistency() -> None:
             assert r.n > 0 and r.validity == 100.0 and r.causal_consistency == 100.0, (name, method, r)
         assert methods["nearest_noncausal"].validity == 100.0
         assert set(methods["mc3g"].to_dict()) == {"causal_consistency", "validity", "l0", "l1", "seconds_per_query", "n", "rows_with_answer", "note"}
+
+
+def test_boosters_from_other_libraries_work_as_they_are(loan) -> None:
+    """xgboost and lightgbm predict 0/1 on numeric frames; MC3G takes them as they are."""
+    ds, causal = loan
+    numeric = ds.X_train.drop(columns=["debt"])
+    y = (ds.y_train == "rejected").astype(int)
+    for module, make in (("xgboost", lambda m: m.XGBClassifier(n_estimators=50, max_depth=3)), ("lightgbm", lambda m: m.LGBMClassifier(n_estimators=50, verbose=-1))):
+        library = pytest.importorskip(module)
+        model = make(library).fit(numeric, y)
+        explainer = MC3G(model, desired_class=0, k=2).fit(numeric)
+        assert explainer.unfavourable_ == "1" and explainer.fidelity_ >= 0.95
+        person = numeric.iloc[int(np.flatnonzero(model.predict(numeric) == 1)[0])]
+        answer = explainer.explain(person)
+        assert answer.counterfactuals
+        frame = pd.DataFrame([cf.values for cf in answer]).astype(numeric.dtypes)
+        assert (model.predict(frame) == 0).all()
