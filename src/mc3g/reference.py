@@ -29,7 +29,7 @@ class Reference:
     name: str
     dataset: str
     split: str
-    person: str  # how the paper picks its person, for the docs
+    person: int | None  # the paper's person: a test-row position (German: the row with id 11), or None for John
     description: str
 
     @property
@@ -44,14 +44,10 @@ class Reference:
         return CausalModel.parse(resource_text(f"{self.name}.causal"), file=f"mc3g/resources/{self.name}.causal", schema=ds.schema)
 
     def person_row(self, ds: Dataset | None = None) -> pd.Series:
+        if self.person is None:
+            return pd.Series(JOHN)
         ds = ds or self.data()
-        if self.name == "adult":
-            return ds.X_test.iloc[1]
-        if self.name == "german":
-            return ds.test.loc[11, ds.schema.feature_names]
-        if self.name == "cars":
-            return ds.X_test.iloc[2]
-        return pd.Series(JOHN)
+        return ds.X_test.iloc[self.person]  # German's published id is the row's position in its file
 
     def explainer(self, ds: Dataset | None = None, **params: Any):
         """An MC3G explainer fitted on the training split with the reference's knowledge."""
@@ -62,10 +58,10 @@ class Reference:
 
 
 REFERENCES = {
-    "adult": Reference("adult", "adult", "paper", "test row 1", "Adult: marital status, relationship, sex, capital gain, education"),
-    "german": Reference("german", "german", "paper", "test row with id 11", "German credit: leave the FOLD-SE 'good' rules (the paper's quirk)"),
-    "cars": Reference("cars", "cars", "paper", "test row 2", "Cars: persons, safety, buying, maint; no causal rules"),
-    "loan": Reference("loan", "loan", "default", "John", "The paper's running example: John and his loan"),
+    "adult": Reference("adult", "adult", "paper", 1, "Adult: marital status, relationship, sex, capital gain, education"),
+    "german": Reference("german", "german", "paper", 11, "German credit: leave the FOLD-SE 'good' rules (the paper's quirk)"),
+    "cars": Reference("cars", "cars", "paper", 2, "Cars: persons, safety, buying, maint; no causal rules"),
+    "loan": Reference("loan", "loan", "default", None, "The paper's running example: John and his loan"),
 }
 
 

@@ -339,11 +339,13 @@ class MC3G(BaseEstimator):
     def _explain_one(self, row: dict[str, Any], k: int, refused: bool | None = None) -> Recourse:
         start = time.perf_counter()
         settings = self._settings(k)
-        if refused is None:
+        if refused is None and self.predict_ is not None:
             refused = self.refused([row])[0]
         instance = self._instance(row)
         person = Table.from_frame(pd.DataFrame([instance]))
         firing = [r for r in self.decision_rules_ if r.covers(person)[0]]
+        if refused is None:  # plain rules: refused exactly when a rule fires
+            refused = bool(firing)
         if not refused:
             reason = f"the decision for this person is not {self.unfavourable_!r}, so it is already favourable."
             return Recourse(row, NOT_REFUSED, reasons=(reason,), settings=settings)
