@@ -15,7 +15,7 @@ from mc3g.datasets.schema import Feature
 from mc3g.rules import Literal, Rule, RuleSet
 from mc3g.search.distance import Distance
 from mc3g.search.problem import MODES, Problem
-from mc3g.search.solver import search
+from mc3g.search.solver import search, states
 from mc3g.search.space import CandidateSpace, Observed, Region, SpaceSettings, _with_deltas, build_space
 
 NUMERIC = {"x": (0, 6), "y": (0, 4)}
@@ -158,6 +158,39 @@ def test_data_candidates_search_matches_brute_force_over_its_regions(case, mode,
     assume(any(problem.covers(r, problem.original_state()) for r in rules))
     fast = [(a.cost, problem.describe(a.state)) for a in search(problem, k)]
     _check_same(fast, _brute_force(problem, k))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(problems(), st.sampled_from(MODES), st.sampled_from(["l0", "l1", "l2"]), st.integers(1, 80))
+def test_states_come_in_cost_order_window_after_window(case, mode, norm, budget) -> None:
+    """The whole enumeration, not only its head: the states handed out are the ``budget``
+    cheapest, in cost order, each once, across as many cost windows as it takes."""
+    features, instance, rules, causal = case
+    spreads = _spreads(features, _train(features))
+    problem = Problem(_full_space(features, instance, spreads), rules, causal, mode, Distance(norm))
+    assume(any(problem.covers(r, problem.original_state()) for r in rules))
+    every = sorted(
+        (round(a.cost, 9), a.state) for region in problem.space.regions
+        for state in itertools.product(*(region.allowed[n] for n in problem.names))
+        if (a := problem.assess(tuple(state))) is not None
+    )  # fmt: skip
+    got = [(round(a.cost, 9), a.state) for a in states(problem, budget)]
+    event("budget reached" if len(every) > budget else "all states")
+    assert len(got) == min(budget, len(every)) and len(set(got)) == len(got)
+    assert all(a[0] <= b[0] + 1e-6 for a, b in zip(got, got[1:]))
+    if got:
+        last = got[-1][0]
+        assert {s for c, s in got if c < last - 1e-6} == {s for c, s in every if c < last - 1e-6}
+
+
+def test_more_ties_than_wanted_come_out_whole_and_before_dearer_states() -> None:
+    """Under L0 a hundred single changes tie at the optimum: far more than one window wants."""
+    features = [Feature(n, "numeric", range=(0.0, 100.0), step=1.0) for n in ("x", "y")]
+    rules = [Rule(Literal("out", "==", "bad"), (Literal("x", "<", 50), Literal("y", "<", 50)))]
+    problem = Problem(_full_space(features, {"x": 0, "y": 0}, {"x": 1.0, "y": 1.0}), rules, CausalModel(), "none", Distance("l0"))
+    got = list(states(problem, 150))
+    assert [a.cost for a in got] == [1.0] * 102 + [2.0] * 48
+    assert len({a.state for a in got}) == 150
 
 
 # -- the worked examples of the design notes ---------------------------------------------------

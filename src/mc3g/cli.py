@@ -285,7 +285,7 @@ def _print_recourse(result: Any, explainer: Any, title: str) -> None:
     settings = result.settings
     out.print(
         f"\n[bold]{len(result)} counterfactual(s)[/] (mode {settings['mode']}, norm {settings['norm']}, "
-        f"{settings['candidates']} candidates, {settings['seconds'] * 1000:.1f} ms):"
+        f"{settings['candidates']} candidates, search {settings['search_seconds'] * 1000:.1f} ms):"
     )
     for i, cf in enumerate(result, 1):
         out.print(f"\n[bold]{i}.[/] cost {cf.cost:.4f}: {cf.plan}", soft_wrap=True)

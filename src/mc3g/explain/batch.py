@@ -17,19 +17,46 @@ if TYPE_CHECKING:
 CHUNK = 32  # rows per task: large enough to hide the cost of a process round trip
 
 
-def _answer(explainer: MC3G, row: dict[str, Any], k: int, refused: bool | None) -> Recourse:
-    try:
-        return explainer._explain_one(row, k, refused)
-    except Exception as exc:  # one person's failure must not lose the others' answers
-        return Recourse(row, ERROR, reasons=(f"{type(exc).__name__}: {exc}",), settings=explainer._settings(k))
-
-
 def _chunk(explainer: MC3G, rows: list[dict[str, Any]], k: int) -> list[Recourse]:
-    try:  # the model judges the whole chunk in one call; if that fails, each row on its own
-        verdicts: list[bool | None] = list(explainer.refused(rows))
-    except Exception:
-        verdicts = [None] * len(rows)
-    return [_answer(explainer, row, k, refused) for row, refused in zip(rows, verdicts)]
+    """Every person's search side by side, their questions to the model pooled into one
+    ``predict`` call per round: a model call costs about the same for one row as for thousands.
+    When a pooled call fails, each person's rows are asked on their own, so only the people whose
+    rows the model cannot judge get an ``error`` answer."""
+    answers: list[Recourse | None] = [None] * len(rows)
+    talks = [explainer._conversation(row, k) for row in rows]
+    asking: dict[int, list[dict[str, Any]]] = {}
+
+    def fail(i: int, exc: Exception) -> None:
+        answers[i] = Recourse(rows[i], ERROR, reasons=(f"{type(exc).__name__}: {exc}",), settings=explainer._settings(k))
+
+    def step(i: int, refusals: list[bool] | None) -> None:
+        try:
+            asking[i] = talks[i].send(refusals)
+        except StopIteration as done:
+            answers[i] = done.value
+        except Exception as exc:  # one person's failure must not lose the others' answers
+            fail(i, exc)
+
+    for i in range(len(rows)):
+        step(i, None)
+    while asking:
+        round_, replies = dict(asking), {}
+        asking.clear()
+        try:
+            pooled = explainer._refuses([r for questions in round_.values() for r in questions])
+            start = 0
+            for i, questions in round_.items():
+                replies[i], start = pooled[start : start + len(questions)], start + len(questions)
+        except Exception:
+            for i, questions in round_.items():
+                try:
+                    replies[i] = explainer._refuses(questions)
+                except Exception as exc:
+                    fail(i, exc)
+                    talks[i].close()
+        for i, reply in replies.items():
+            step(i, reply)
+    return answers  # type: ignore[return-value]
 
 
 def explain_rows(explainer: MC3G, rows: pd.DataFrame, k: int, n_jobs: int = 1, progress: bool = False) -> Iterator[tuple[Any, Recourse]]:

@@ -11,7 +11,7 @@ import itertools
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Generator, Iterable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -327,25 +327,45 @@ class MC3G(BaseEstimator):
         if self.predict_ is None:
             return [bool(self.rules_.covers(Table.from_frame(pd.DataFrame([self._instance(r)])))[0]) for r in rows]
         for row in rows:
-            unknown = [c for c in row if c not in self.columns_]
-            absent = [c for c in self.columns_ if c not in row]
-            if unknown or absent:
-                raise ValueError(
-                    "the row does not match the columns the model was fitted on: "
-                    + "; ".join(p for p in (f"unknown {unknown}" if unknown else "", f"missing {absent}" if absent else "") if p)
-                )
+            self._check_columns(row)
+        return self._refuses(rows)
+
+    def _check_columns(self, row: dict[str, Any]) -> None:
+        unknown = [c for c in row if c not in self.columns_]
+        absent = [c for c in self.columns_ if c not in row]
+        if unknown or absent:
+            raise ValueError(
+                "the row does not match the columns the model was fitted on: "
+                + "; ".join(p for p in (f"unknown {unknown}" if unknown else "", f"missing {absent}" if absent else "") if p)
+            )
+
+    def _refuses(self, rows: list[dict[str, Any]]) -> list[bool]:
+        """The black box's verdict on rows the search made: True where it refuses."""
         return [str(label) == self.unfavourable_ for label in self._predict(self._frame(rows))]
 
-    def _explain_one(self, row: dict[str, Any], k: int, refused: bool | None = None) -> Recourse:
-        start = time.perf_counter()
+    def _explain_one(self, row: dict[str, Any], k: int) -> Recourse:
+        """One person, the model asked whenever the search needs it."""
+        talk = self._conversation(row, k)
+        try:
+            rows = next(talk)
+            while True:
+                rows = talk.send(self._refuses(rows))
+        except StopIteration as done:
+            return done.value
+
+    def _conversation(self, row: dict[str, Any], k: int) -> Conversation:
+        """One person's search as a conversation with the black box: it yields rows for the
+        model to judge, is sent back which of them the model refuses, and returns the answer.
+        Keeping the model outside lets a batch of people share each ``predict`` call (see
+        :mod:`mc3g.explain.batch`); plain rules need no model, so nothing is yielded for them."""
+        clock = _Clock()
         settings = self._settings(k)
-        if refused is None and self.predict_ is not None:
-            refused = self.refused([row])[0]
+        if self.predict_ is not None:
+            self._check_columns(row)
         instance = self._instance(row)
         person = Table.from_frame(pd.DataFrame([instance]))
         firing = [r for r in self.decision_rules_ if r.covers(person)[0]]
-        if refused is None:  # plain rules: refused exactly when a rule fires
-            refused = bool(firing)
+        refused = (yield from clock.away([row]))[0] if self.predict_ is not None else bool(firing)
         if not refused:
             reason = f"the decision for this person is not {self.unfavourable_!r}, so it is already favourable."
             return Recourse(row, NOT_REFUSED, reasons=(reason,), settings=settings)
@@ -356,18 +376,18 @@ class MC3G(BaseEstimator):
         verdicts: dict[tuple, bool] = {}
         per_atom = k
         problem = self._problem(instance, per_atom, escape)
-        found, rejected, exhausted = self._verified(problem, row, k, verdicts)
+        found, rejected, exhausted = yield from self._verified(problem, row, k, verdicts, clock)
         while self.predict_ is not None and len(found) < k and exhausted and per_atom < WIDEST and len(verdicts) < self.max_states:
             # The model's boundary lies past the values tried: take more values per atom (the
             # states the model has judged count against max_states across the rounds).
             per_atom *= 8
             problem = self._problem(instance, per_atom, escape)
-            found, more, exhausted = self._verified(problem, row, k, verdicts)
+            found, more, exhausted = yield from self._verified(problem, row, k, verdicts, clock)
             rejected += more
         settings.update({"regions": problem.space.n_regions, "candidates_in_space": problem.space.n_candidates})
         if self.predict_ is not None:
             settings.update({"fidelity": self.fidelity_, "rejected_by_model": rejected})
-        settings["seconds"] = time.perf_counter() - start
+        settings["search_seconds"] = clock.seconds()
         if not found:
             reasons = why_none(problem) if not rejected else [
                 f"the model still refused all {rejected} least-cost candidate states"
@@ -378,7 +398,9 @@ class MC3G(BaseEstimator):
         counterfactuals = tuple(self._counterfactual(row, problem, a) for a in found)
         return Recourse(row, REFUSED, counterfactuals, decision=decision, settings=settings)
 
-    def _verified(self, problem: Problem, row: dict[str, Any], k: int, verdicts: dict[tuple, bool]) -> tuple[list[Assessment], int, bool]:
+    def _verified(
+        self, problem: Problem, row: dict[str, Any], k: int, verdicts: dict[tuple, bool], clock: _Clock
+    ) -> Generator[list[dict[str, Any]], list[bool], tuple[list[Assessment], int, bool]]:
         """The k least-cost states that the black box accepts (all, for plain rules), how many it
         newly rejected, and whether the candidate space ran out.  The model is asked in batches
         and never twice about the same values (``verdicts`` remembers)."""
@@ -391,16 +413,16 @@ class MC3G(BaseEstimator):
         size = 4 * k
         while len(kept) < k:
             batch = list(itertools.islice(candidates, size))
-            size = min(2 * size, 256)  # the model disagrees here: ask it about more states at once
+            size = min(4 * size, BATCH)  # the model disagrees here: ask it about more states at once
             if not batch:
                 return kept, rejected, True
             keys = [tuple(problem.value(n, a.state) for n in problem.names) for a in batch]
             unknown = [i for i, key in enumerate(keys) if key not in verdicts]
             if unknown:
-                labels = self._predict(self._frame([self._values(row, problem, batch[i]) for i in unknown]))
-                for i, label in zip(unknown, labels):
-                    verdicts[keys[i]] = str(label) != self.unfavourable_
-                    rejected += str(label) == self.unfavourable_
+                refusals = yield from clock.away([self._values(row, problem, batch[i]) for i in unknown])
+                for i, refuses in zip(unknown, refusals):
+                    verdicts[keys[i]] = not refuses
+                    rejected += refuses
             kept += [a for a, key in zip(batch, keys) if verdicts[key]][: k - len(kept)]
         return kept, rejected, False
 
@@ -430,6 +452,25 @@ class MC3G(BaseEstimator):
 
 
 WIDEST = 512  # candidate values per atom at most, when widening the search for a black box
+BATCH = 1024  # states the model is asked about at once, at most, for one person
+Conversation = Generator[list[dict[str, Any]], list[bool], Recourse]
+
+
+class _Clock:
+    """The time a conversation spends searching, without the time it waits for the model."""
+
+    def __init__(self) -> None:
+        self._spent = 0.0
+        self._since = time.perf_counter()
+
+    def away(self, rows: list[dict[str, Any]]) -> Generator[list[dict[str, Any]], list[bool], list[bool]]:
+        self._spent += time.perf_counter() - self._since
+        refusals = yield rows
+        self._since = time.perf_counter()
+        return refusals
+
+    def seconds(self) -> float:
+        return self._spent + time.perf_counter() - self._since
 
 
 def _tails(tail: float) -> list[float]:
