@@ -112,6 +112,27 @@ def test_processes_give_the_same_answers(loan, boosted) -> None:
     assert [a.to_dict()["counterfactuals"] for a in one] == [a.to_dict()["counterfactuals"] for a in two]
 
 
+def test_a_batch_shares_predict_calls_and_answers_as_each_row_alone(loan, boosted) -> None:
+    ds, causal = loan
+    calls: list[int] = []
+
+    def counted(frame: pd.DataFrame) -> np.ndarray:
+        calls.append(len(frame))
+        return boosted.predict(frame)
+
+    refused = ds.X_test[boosted.predict(ds.X_test) == "rejected"].iloc[:30]
+    explainer = MC3G(counted, causal, schema=ds.schema, k=3).fit(ds.X_train)
+    calls.clear()
+    alone = [explainer.explain(row) for _, row in refused.iterrows()]
+    calls_alone = len(calls)
+    calls.clear()
+    pooled = explainer.explain(refused)
+    assert [a.to_dict()["counterfactuals"] for a in pooled] == [a.to_dict()["counterfactuals"] for a in alone]
+    # Each person alone asks the model at least twice (refused? then its candidates); the batch
+    # asks once per round for everyone.
+    assert calls_alone >= 2 * len(refused) and len(calls) <= calls_alone // 5
+
+
 def test_cli_explains_every_refused_row_and_resumes(loan, boosted, tmp_path) -> None:
     model = tmp_path / "loan.joblib"
     joblib.dump(boosted, model)

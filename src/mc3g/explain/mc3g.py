@@ -7,7 +7,6 @@ spreads, domains, the decision rules); ``explain`` answers one person or a frame
 
 from __future__ import annotations
 
-import itertools
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -24,7 +23,7 @@ from ..rules import Literal, Rule, RuleSet, Table, token
 from ..search.distance import SCALINGS, Distance, spread
 from ..search.encoding import Program
 from ..search.problem import MODES, Assessment, Problem
-from ..search.solver import states
+from ..search.solver import StateStream
 from ..search.space import CANDIDATE_MODES, Observed, SpaceSettings, build_space
 from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse
 
@@ -404,16 +403,16 @@ class MC3G(BaseEstimator):
         """The k least-cost states that the black box accepts (all, for plain rules), how many it
         newly rejected, and whether the candidate space ran out.  The model is asked in batches
         and never twice about the same values (``verdicts`` remembers)."""
-        candidates = states(problem, max(self.max_states - len(verdicts), 1))
+        candidates = StateStream(problem, max(self.max_states - len(verdicts), 1))
         if self.predict_ is None:
-            found = list(itertools.islice(candidates, k))
+            found = candidates.take(k)
             return found, 0, len(found) < k
         kept: list[Assessment] = []
         rejected = 0
         size = 4 * k
         while len(kept) < k:
-            batch = list(itertools.islice(candidates, size))
-            size = min(4 * size, BATCH)  # the model disagrees here: ask it about more states at once
+            batch = candidates.take(size)
+            size = min(2 * size, BATCH)  # the model disagrees here: ask it about more states at once
             if not batch:
                 return kept, rejected, True
             keys = [tuple(problem.value(n, a.state) for n in problem.names) for a in batch]

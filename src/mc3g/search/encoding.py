@@ -154,7 +154,7 @@ class Program:
         else:
             rules += EXPLAINED + (COST_UNLESS_EXPLAINED if mode == "explained" else COST_ALL)
         header = comment(f"MC3G counterfactual search, mode {mode}, norm {self.problem.distance.label}; costs are integers = cost x {self.scale:g}") + "\n"
-        return header + rules + "\n".join(self.lines) + "\n#show val/2.\n"
+        return header + rules + "\n".join(self.lines) + "\n#show.\n#show val(F,J) : val(F,J), J != 0.\n"
 
 
 def band(n_features: int) -> int:

@@ -55,6 +55,7 @@ class Problem:
     mode: str = "derived"
     distance: Distance = field(default_factory=Distance)
     _truth: dict[Literal, np.ndarray] = field(default_factory=dict, init=False, repr=False)
+    _columns: dict[str, Column] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -73,15 +74,26 @@ class Problem:
         """Whether each candidate value of the literal's feature satisfies it."""
         hit = self._truth.get(lit)
         if hit is None:
-            values = self.space[lit.feature].values
-            hit = self._truth[lit] = lit.mask(Column.from_values(np.array(values, dtype=object)))
+            column = self._columns.get(lit.feature)
+            if column is None:  # one column per feature: its numbers and codes are read once
+                column = self._columns[lit.feature] = Column.from_values(np.array(self.space[lit.feature].values, dtype=object))
+            hit = self._truth[lit] = lit.mask(column)
         return hit
 
     def holds(self, lit: Literal, state: State) -> bool:
         return bool(self.truth(lit)[state[self.position[lit.feature]]])
 
     def covers(self, rule: Rule, state: State) -> bool:
-        return all(self.holds(lit, state) for lit in rule.body) and not any(self.covers(e, state) for e in rule.exceptions)
+        return bool(self._covering(rule, np.array([state], dtype=np.intp))[0])
+
+    def _covering(self, rule: Rule, grid: np.ndarray) -> np.ndarray:
+        """Which states (rows of candidate indices) the rule covers."""
+        hit = np.ones(len(grid), dtype=bool)
+        for lit in rule.body:
+            hit &= self.truth(lit)[grid[:, self.position[lit.feature]]]
+        for exception in rule.exceptions:
+            hit &= ~self._covering(exception, grid)
+        return hit
 
     def _nearest(self, rule: CausalRule) -> np.ndarray:
         """Candidate values a caused change may land on: the effect's values nearest the original."""
@@ -97,14 +109,26 @@ class Problem:
         """The state's cost and the split into direct and caused changes; None if it is not a
         counterfactual (a decision rule still covers it, a constraint or a feature's metadata is
         violated, or a change has no justification it needs)."""
-        if any(self.covers(rule, state) for rule in self.decision):
-            return None
-        if any(all(self.holds(lit, state) for lit in combo) for combo in self.causal.forbidden if self.in_play(combo)):
-            return None
-        changed = [n for n in self.names if state[self.position[n]] != 0]
+        return self.assess_many([state])[0]
+
+    def assess_many(self, states: Sequence[State]) -> list[Assessment | None]:
+        """:meth:`assess` for many states: the checks that need no search (decision rules,
+        constraints, features that must change) run on all of them at once."""
+        grid = np.array(states, dtype=np.intp).reshape(len(states), len(self.names))
+        ok = np.ones(len(grid), dtype=bool)
+        for rule in self.decision:
+            ok &= ~self._covering(rule, grid)
+        for combo in self.causal.forbidden:
+            if self.in_play(combo):
+                ok &= ~self._covering(Rule(None, tuple(combo)), grid)
         for f in self.space.features:
-            if f.feature.must_change and f.name not in changed:
-                return None
+            if f.feature.must_change:
+                ok &= grid[:, self.position[f.name]] != 0
+        return [self._justified(tuple(int(j) for j in state)) if good else None for state, good in zip(grid, ok)]
+
+    def _justified(self, state: State) -> Assessment | None:
+        """The cheapest justification of the state's changes under the mode, if it has one."""
+        changed = [n for n in self.names if state[self.position[n]] != 0]
         if self.mode == "derived":
             return self._assess_derived(state, changed)
         explained = {n: r for n in changed if (r := self._explaining_rule(n, state)) is not None}

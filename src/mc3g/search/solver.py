@@ -12,7 +12,6 @@ index order).
 
 from __future__ import annotations
 
-import itertools
 from typing import Iterator
 
 import clingo
@@ -32,16 +31,18 @@ class _Enumeration:
         self.problem = problem
         self.program = Program(problem)
         # The model heuristic steers choices by the objective (about 20 % faster optima);
-        # projection reports a state once, however many ways its changes can be justified.
+        # projection reports a state once, however many ways its changes can be justified.  Only
+        # the changed values are shown (index 0 is the person's own value): less to decode.
         self.ctl = clingo.Control(["--warn=none", "--opt-heuristic=model", "--project=show"])
         self.ctl.add("base", [], self.program.text())
         self.ctl.ground([("base", [])])
-        self.decode = {
-            clingo.Function("val", [clingo.String(name), clingo.Number(j)]): (position, j)
-            for position, name in enumerate(problem.names)
-            for j in range(len(problem.space[name].values))
-        }
-        self.atoms = {key: self.ctl.symbolic_atoms[symbol].literal for symbol, key in self.decode.items() if self.ctl.symbolic_atoms[symbol] is not None}
+        position = {name: i for i, name in enumerate(problem.names)}
+        self.decode: dict[clingo.Symbol, tuple[int, int]] = {}
+        self.atoms: dict[tuple[int, int], int] = {}
+        for atom in self.ctl.symbolic_atoms.by_signature("val", 2):
+            name, index = atom.symbol.arguments
+            key = (position[name.string], index.number)
+            self.decode[atom.symbol], self.atoms[key] = key, atom.literal
 
     def _state(self, model: clingo.Model) -> tuple[int, ...]:
         state = [0] * len(self.problem.names)
@@ -85,65 +86,99 @@ def _order(a: Assessment) -> tuple[float, tuple[int, ...]]:
     return (round(a.cost, 9), a.state)
 
 
-def states(problem: Problem, max_states: int = 2000) -> Iterator[Assessment]:
-    """Every counterfactual state of ``problem`` in exact cost order (ties by candidate index),
-    at most ``max_states`` of them; lazily, so a caller can stop at any point."""
-    search = _Enumeration(problem)
-    slack = band(len(problem.names))
-    pending: list[tuple[int, Assessment]] = []  # found, not yet known to be next in exact order
-    given = 0
-    want, width = 8, None  # states wanted from the next window, and its width in integer cost
+class StateStream:
+    """The counterfactual states of ``problem`` in exact cost order (ties by candidate index),
+    at most ``max_states`` of them, handed out ``take(n)`` at a time: each request reads from
+    the solver about as many states as it asks for, which matters when a black box judges them
+    in hundreds."""
 
-    def ready(lowest_unseen: int | None) -> list[Assessment]:
-        """Pending states that no unseen state (integer cost >= lowest_unseen) can precede."""
-        nonlocal pending
-        final = [(c, a) for c, a in pending if lowest_unseen is None or c < lowest_unseen - slack]
-        pending = [(c, a) for c, a in pending if lowest_unseen is not None and c >= lowest_unseen - slack]
-        return sorted((a for _, a in final), key=_order)
+    def __init__(self, problem: Problem, max_states: int = 2000) -> None:
+        self.problem = problem
+        self.max_states = max_states
+        self._search = _Enumeration(problem)
+        self._slack = band(len(problem.names))
+        self._pending: list[tuple[int, Assessment]] = []  # read, not yet known to be next
+        self._ready: list[Assessment] = []  # known to be next, in order
+        self._given = 0
+        self._low = self._search.optimum()  # no unread state has a lower integer cost
+        self._width = max((self._low or 0) // 4, 2 * self._slack + 1)  # of the next window
 
-    while given < max_states:
-        low = search.optimum()
-        if low is None:
-            break
-        for a in ready(low):
-            yield a
-            given += 1
-        width = width if width is not None else max(low // 4, 2 * slack + 1)
-        limit = 4 * want + len(pending)
-        window, complete = search.upto(low + width, limit)
-        while not complete and width > 0:
-            width //= 4  # far more states than wanted yet: a narrower window
-            window, complete = search.upto(low + width, limit)
-        # An incomplete window holds more states tied with the optimum (within the rounding of
-        # the integer costs) than are wanted: they are handed out chunk by chunk.
-        release = low + width + 1 if complete else None
-        for state, cost in window:
-            priced = problem.assess(state)
+    def take(self, n: int) -> list[Assessment]:
+        """The next ``n`` states (fewer when the states or the budget run out)."""
+        n = min(n, self.max_states - self._given)
+        while len(self._ready) < n and (self._low is not None or self._pending):
+            if self._low is None:  # every state has been read: the rest are final
+                self._release(None)
+            else:
+                self._window(n - len(self._ready))
+        out, self._ready = self._ready[:n], self._ready[n:]
+        self._given += len(out)
+        return out
+
+    def _window(self, need: int) -> None:
+        """Read every unread state up to the next cost bound, page by page: each page is priced,
+        kept and blocked, so no state is read twice.  A window holding far more states than
+        needed is narrowed; the states already read past the new bound wait for their turn."""
+        read = since = 0  # states read in this window, and since it was last narrowed
+        while True:
+            page, complete = self._search.upto(self._low + self._width, 2 * need)
+            self._keep(page)
+            read, since = read + len(page), since + len(page)
+            if complete:
+                break
+            if since > 2 * need:
+                if self._width == 0:
+                    # More states tie with the optimum (within the rounding of the integer
+                    # costs) than are needed: they are handed out chunk by chunk.
+                    self._release(None)
+                    return
+                # The page is a sample of the window: the bound that keeps ``need`` of its
+                # states is a good guess at a window of about the size needed.
+                nearer = sorted(cost for _, cost in page)[min(need, len(page)) - 1] - self._low
+                self._width = max(nearer, 0) if nearer < self._width else self._width // 4
+                since = 0
+        if read:
+            self._low += self._width + 1
+        else:  # nothing in the window: jump to the cheapest state left, if any
+            self._low = self._search.optimum()
+        self._release(self._low)
+        if read < need:
+            self._width = max(self._width, 1) * min(8, max(2, need // max(read, 1)))
+
+    def _keep(self, page: list[tuple[tuple[int, ...], int]]) -> None:
+        problem, scale = self.problem, self._search.program.scale
+        for (state, cost), priced in zip(page, problem.assess_many([state for state, _ in page])):
             if priced is None:
                 raise SearchError(f"the solver returned {problem.describe(state)}, which the reference semantics rejects")
-            exact = priced_integer(priced, search.program.scale)
-            if exact > cost + slack:
+            exact = priced_integer(priced, scale)
+            if exact > cost + self._slack:
                 raise SearchError(
-                    f"the solver priced {problem.describe(state)} at {cost / search.program.scale:.6f}, "
-                    f"the reference semantics at {priced.cost:.6f}"
+                    f"the solver priced {problem.describe(state)} at {cost / scale:.6f}, the reference semantics at {priced.cost:.6f}"
                 )
-            pending.append((exact, priced))
-        search.block([state for state, _ in window])
-        for a in ready(release):
-            if given >= max_states:
-                return
-            yield a
-            given += 1
-        # Aim the next window at about twice as many states as handed out so far.
-        width = max(width, 1) * min(8, max(1, want // max(len(window), 1))) if len(window) < want else width
-        want = min(2 * want, max_states)
-    for a in sorted((a for _, a in pending), key=_order)[: max(max_states - given, 0)]:
-        yield a
+            self._pending.append((exact, priced))
+        self._search.block([state for state, _ in page])
+
+    def _release(self, lowest_unread: int | None) -> None:
+        """Move the pending states that no unread state (integer cost >= lowest_unread) can
+        precede to the ready ones, in exact order."""
+        cut = None if lowest_unread is None else lowest_unread - self._slack
+        final = [a for c, a in self._pending if cut is None or c < cut]
+        self._pending = [(c, a) for c, a in self._pending if cut is not None and c >= cut]
+        self._ready += sorted(final, key=_order)
+
+
+def states(problem: Problem, max_states: int = 2000) -> Iterator[Assessment]:
+    """Every counterfactual state of ``problem`` in exact cost order, at most ``max_states``;
+    lazily, so a caller can stop at any point."""
+    stream, size = StateStream(problem, max_states), 8
+    while batch := stream.take(size):
+        yield from batch
+        size = min(2 * size, 1024)
 
 
 def search(problem: Problem, k: int = 1, max_states: int = 2000) -> list[Assessment]:
     """The ``k`` least-cost counterfactual states of ``problem`` (fewer if fewer exist)."""
-    return list(itertools.islice(states(problem, max_states), k))
+    return StateStream(problem, max_states).take(k)
 
 
 def priced_integer(assessment: Assessment, scale: float) -> int:
