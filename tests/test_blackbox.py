@@ -163,7 +163,8 @@ def test_table1_protocol_gives_mc3g_full_validity_and_consistency() -> None:
             r = methods[method]
             assert r.n > 0 and r.validity == 100.0 and r.causal_consistency == 100.0, (name, method, r)
         assert methods["nearest_noncausal"].validity == 100.0
-        assert set(methods["mc3g"].to_dict()) == {"causal_consistency", "validity", "l0", "l1", "seconds_per_query", "n", "rows_with_answer", "note"}
+        assert set(methods["mc3g"].to_dict()) == {"causal_consistency", "validity", "l0", "l1", "seconds_per_query", "n", "rows_with_answer", "note", "seconds_alone"}
+        assert set(infos[name]["paired_l1"]["c3g"]) == {"rows", "mc3g", "c3g"}
 
 
 def test_boosters_from_other_libraries_work_as_they_are(loan) -> None:

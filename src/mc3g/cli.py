@@ -430,17 +430,20 @@ def reproduce_table1(
     for name, methods in results.items():
         info = infos[name]
         table = Table(
-            "method", "consistent %", "valid %", "L0", "L1", "s / query", "CFs", "rows answered", "paper %", "note",
+            "method", "consistent %", "valid %", "L0", "L1", "s / query", "s alone", "CFs", "rows answered", "paper %", "note",
             title=f"{name} ({info['split']} split): {info['black_box']}, accuracy {info['accuracy']:.3f}, {info['rows']} refused rows, K = 3",
             title_justify="left",
         )  # fmt: skip
         for method, r in methods.items():
-            cells = (r.causal_consistency, r.validity, r.l0, r.l1, r.seconds_per_query)
+            cells = (r.causal_consistency, r.validity, r.l0, r.l1, r.seconds_per_query, r.seconds_alone)
             table.add_row(
                 method, *("-" if v is None else f"{v:.3g}" for v in cells), str(r.n), str(r.rows_with_answer),
                 str(PAPER_TABLE1[name].get(PAPER_NAMES.get(method, ""), "")), r.note,
             )  # fmt: skip
         out.print(table)
+        for method, pair in info["paired_l1"].items():
+            out.print(f"  L1 on the {pair['rows']} rows both answered: mc3g {pair['mc3g']:.3f}, {method} {pair[method]:.3f}")
+    out.print("s / query: the rows explained in one call (MC3G pools its questions to the model); s alone: one row per call.")
 
 
 @app.command()

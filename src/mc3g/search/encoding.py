@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 from typing import Iterable
 
+import numpy as np
+
 from ..rules import Literal, Rule
 from .problem import Problem
 
@@ -22,9 +24,11 @@ BASE = """\
 #defined must_change/1. #defined consequence_only/1. #defined actionable/1. #defined cost/3.
 #defined crule/2. #defined cause_lit/2. #defined effect_lit/2. #defined cause_feature/2.
 #defined effect_before/1. #defined nearest/2. #defined region/1. #defined rcand/3. #defined covers/1.
+#defined sat/2. #defined span/3. #defined rank/3.
 1 { val(F,J) : cand(F,J) } 1 :- feature(F).
 changed(F) :- val(F,J), J != 0.
 holds(L) :- lit(L,F), val(F,J), sat(L,J).
+holds(L) :- lit(L,F), span(L,A,B), val(F,J), rank(F,J,R), A <= R, R <= B.
 :- must_change(F), not changed(F).
 cause(K) :- crule(K,_), holds(L) : cause_lit(K,L).
 effect(K) :- crule(K,_), effect_lit(K,L), holds(L).
@@ -81,6 +85,7 @@ class Program:
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
         self.lit_ids: dict[Literal, int] = {}
+        self.ranks: dict[str, np.ndarray] = {}  # per numeric feature, each candidate's rank
         self.lines: list[str] = []
         self.costs, self.scale = integer_costs(problem)
         self._write()
@@ -92,8 +97,26 @@ class Program:
             truth = self.problem.truth(lit)
             self.lines.append(comment(lit))
             self.lines.append(f"lit({i},{quote(lit.feature)}).")
-            self.lines.extend(f"sat({i},{j})." for j in range(len(truth)) if truth[j])
+            run = self._run(lit.feature, truth)
+            if run is not None:
+                self.lines.append(f"span({i},{run[0]},{run[1]}).")
+            else:
+                self.lines.extend(f"sat({i},{j})." for j in np.flatnonzero(truth))
         return i
+
+    def _run(self, feature: str, truth: np.ndarray) -> tuple[int, int] | None:
+        """The ranks (in value order) of the first and last value a literal holds for, when it
+        holds for exactly the values between them: a threshold is two numbers, not a fact per
+        value, which keeps the program small enough to parse and ground quickly."""
+        fv = self.problem.space[feature]
+        if not fv.feature.is_numeric or not truth.any():
+            return None
+        ranks = self.ranks.get(feature)
+        if ranks is None:
+            ranks = self.ranks[feature] = np.unique(np.array(fv.values, dtype=np.float64), return_inverse=True)[1].reshape(-1)
+            self.lines.extend(f"rank({quote(feature)},{j},{r})." for j, r in enumerate(ranks))
+        low, high = int(ranks[truth].min()), int(ranks[truth].max())
+        return (low, high) if np.array_equal((ranks >= low) & (ranks <= high), truth) else None
 
     def _body(self, literals: Iterable[Literal]) -> list[str]:
         return [f"holds({self.literal(lit)})" for lit in literals]

@@ -126,16 +126,16 @@ class StateStream:
             read, since = read + len(page), since + len(page)
             if complete:
                 break
-            if since > 2 * need:
+            if since >= 2 * need:
                 if self._width == 0:
                     # More states tie with the optimum (within the rounding of the integer
                     # costs) than are needed: they are handed out chunk by chunk.
                     self._release(None)
                     return
-                # The page is a sample of the window: the bound that keeps ``need`` of its
-                # states is a good guess at a window of about the size needed.
-                nearer = sorted(cost for _, cost in page)[min(need, len(page)) - 1] - self._low
-                self._width = max(nearer, 0) if nearer < self._width else self._width // 4
+                # The window holds more than twice the states needed: narrow it to a quarter,
+                # or to the cost of the need-th cheapest state read so far if that is less.
+                nearer = sorted(cost for cost, _ in self._pending)[need - 1] - self._low
+                self._width = max(min(nearer, self._width // 4), 0)
                 since = 0
         if read:
             self._low += self._width + 1
