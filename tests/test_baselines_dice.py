@@ -27,11 +27,13 @@ def _table(categories: list) -> tuple[pd.DataFrame, np.ndarray]:
     """Two numeric columns and one categorical; approved when income + years + job bonus is high."""
     rng = np.random.default_rng(0)
     n = 400
-    X = pd.DataFrame({
-        "income": rng.normal(50.0, 15.0, n).round(1),
-        "years": rng.integers(0, 40, n),
-        "job": rng.choice(categories, n),
-    })
+    X = pd.DataFrame(
+        {
+            "income": rng.normal(50.0, 15.0, n).round(1),
+            "years": rng.integers(0, 40, n),
+            "job": rng.choice(categories, n),
+        }
+    )
     score = (X["income"] - 50) / 15 + (X["years"] - 20) / 12 + np.where(X["job"] == categories[0], 1.0, 0.0)
     return X, np.where(score > 0.5, "approved", "refused")
 
@@ -83,8 +85,7 @@ def test_same_seed_same_answer_and_global_generators_untouched(setup, method) ->
 def test_features_to_vary_is_respected(setup, method) -> None:
     model, X, pred, refused = setup
     row = refused.iloc[0]
-    cfs = dice_counterfactuals(model, X, pred, row, continuous=CONTINUOUS, method=method,
-                               features_to_vary=["income", "job"], seed=0)
+    cfs = dice_counterfactuals(model, X, pred, row, continuous=CONTINUOUS, method=method, features_to_vary=["income", "job"], seed=0)
     assert len(cfs) > 0
     assert (cfs["years"] == row["years"]).all()
     assert (model.predict(cfs) == "approved").all()
@@ -93,8 +94,9 @@ def test_features_to_vary_is_respected(setup, method) -> None:
 def test_permitted_range_bounds_the_search(setup) -> None:
     model, X, pred, refused = setup
     row = refused.iloc[0]
-    cfs = dice_counterfactuals(model, X, pred, row, continuous=CONTINUOUS, method="random",
-                               features_to_vary=["income"], permitted_range={"income": [row["income"], 120.0]})
+    cfs = dice_counterfactuals(
+        model, X, pred, row, continuous=CONTINUOUS, method="random", features_to_vary=["income"], permitted_range={"income": [row["income"], 120.0]}
+    )
     assert len(cfs) > 0
     assert cfs["income"].between(row["income"], 120.0).all()
 
@@ -126,8 +128,9 @@ def test_no_counterfactual_gives_an_empty_frame(setup) -> None:
     """Years alone cannot lift this row (DiCE raises 'No counterfactuals found'): empty, typed frame."""
     model, X, pred, refused = setup
     row = refused.sort_values("income").iloc[0]
-    cfs = dice_counterfactuals(model, X, pred, row, continuous=CONTINUOUS, method="random",
-                               features_to_vary=["years"], permitted_range={"years": [0, 1]}, seed=0)
+    cfs = dice_counterfactuals(
+        model, X, pred, row, continuous=CONTINUOUS, method="random", features_to_vary=["years"], permitted_range={"years": [0, 1]}, seed=0
+    )
     assert cfs.empty
     assert list(cfs.columns) == list(X.columns)
     assert cfs.dtypes.to_dict() == X.dtypes.to_dict()
@@ -138,8 +141,9 @@ def test_timeout_stops_a_hanging_call(setup) -> None:
     model, X, pred, refused = setup
     row = refused.sort_values("income").iloc[0]
     start = time.monotonic()
-    cfs = dice_counterfactuals(model, X, pred, row, continuous=CONTINUOUS, method="genetic",
-                               features_to_vary=["years"], permitted_range={"years": [0, 1]}, timeout=1.0)
+    cfs = dice_counterfactuals(
+        model, X, pred, row, continuous=CONTINUOUS, method="genetic", features_to_vary=["years"], permitted_range={"years": [0, 1]}, timeout=1.0
+    )
     assert time.monotonic() - start < 5
     assert cfs.empty
     assert list(cfs.columns) == list(X.columns)

@@ -72,11 +72,7 @@ def _predicted(model, X: pd.DataFrame, row: pd.Series) -> str:
 @pytest.mark.parametrize("activation", ["relu", "tanh", "logistic", "identity", None])
 def test_network_matches_sklearn_and_finite_differences(data, activation) -> None:
     X, y = data
-    classifier = (
-        LogisticRegression()
-        if activation is None
-        else MLPClassifier(hidden_layer_sizes=(8, 5), activation=activation, random_state=0, max_iter=500)
-    )
+    classifier = LogisticRegression() if activation is None else MLPClassifier(hidden_layer_sizes=(8, 5), activation=activation, random_state=0, max_iter=500)
     model = _fit(_pipeline(classifier), X, y)
     network = SigmoidNetwork.from_estimator(model[-1])
     Z = model[0].transform(X.iloc[:30])
@@ -87,9 +83,7 @@ def test_network_matches_sklearn_and_finite_differences(data, activation) -> Non
     for z in Z[:5] + rng.normal(0.0, 0.3, Z[:5].shape):
         p, grad = network.value_and_grad(z)
         assert p == pytest.approx(network.probability(z), abs=1e-15)
-        numeric = [
-            (network.probability(z + eps * e) - network.probability(z - eps * e)) / (2 * eps) for e in np.eye(len(z))
-        ]
+        numeric = [(network.probability(z + eps * e) - network.probability(z - eps * e)) / (2 * eps) for e in np.eye(len(z))]
         assert np.allclose(grad, numeric, rtol=1e-5, atol=1e-8)
         assert np.abs(grad).max() > 1e-4  # a real gradient, not a vacuous match of zeros
 
@@ -217,9 +211,7 @@ def test_adult_mlp() -> None:
     X = ds.X_train.sample(3000, random_state=0)
     categorical = [c for c in X.columns if X[c].dtype == object]
     numeric = [c for c in X.columns if c not in categorical]
-    ct = ColumnTransformer(
-        [("cat", OneHotEncoder(handle_unknown="ignore"), categorical), ("num", StandardScaler(), numeric)]
-    )
+    ct = ColumnTransformer([("cat", OneHotEncoder(handle_unknown="ignore"), categorical), ("num", StandardScaler(), numeric)])
     mlp = MLPClassifier(hidden_layer_sizes=(16,), random_state=0, max_iter=200)
     model = _fit(Pipeline([("pre", ct), ("clf", mlp)]), X, ds.y_train.loc[X.index])
     refused = ds.X_test[model.predict(ds.X_test) == "<=50K"].iloc[:10]
@@ -235,7 +227,4 @@ def test_adult_mlp() -> None:
         assert (model.predict(cfs) == ">50K").all()
         assert (cfs[immutable] == row[immutable]).all().all()
     assert found >= len(refused)
-    print(
-        f"\nadult MLP, k=3: {found} counterfactuals for {len(refused)} rows; "
-        f"seconds per row median {np.median(seconds):.3f}, max {max(seconds):.3f}"
-    )
+    print(f"\nadult MLP, k=3: {found} counterfactuals for {len(refused)} rows; seconds per row median {np.median(seconds):.3f}, max {max(seconds):.3f}")

@@ -163,7 +163,8 @@ def test_table1_protocol_gives_mc3g_full_validity_and_consistency() -> None:
             r = methods[method]
             assert r.n > 0 and r.validity == 100.0 and r.causal_consistency == 100.0, (name, method, r)
         assert methods["nearest_noncausal"].validity == 100.0
-        assert set(methods["mc3g"].to_dict()) == {"causal_consistency", "validity", "l0", "l1", "seconds_per_query", "n", "rows_with_answer", "note", "seconds_alone"}
+        fields = {"causal_consistency", "validity", "l0", "l1", "seconds_per_query", "n", "rows_with_answer", "note", "seconds_alone"}
+        assert set(methods["mc3g"].to_dict()) == fields
         assert set(infos[name]["paired_l1"]["c3g"]) == {"rows", "mc3g", "c3g"}
 
 
@@ -172,7 +173,8 @@ def test_boosters_from_other_libraries_work_as_they_are(loan) -> None:
     ds, causal = loan
     numeric = ds.X_train.drop(columns=["debt"])
     y = (ds.y_train == "rejected").astype(int)
-    for module, make in (("xgboost", lambda m: m.XGBClassifier(n_estimators=50, max_depth=3)), ("lightgbm", lambda m: m.LGBMClassifier(n_estimators=50, verbose=-1))):
+    boosters = (("xgboost", lambda m: m.XGBClassifier(n_estimators=50, max_depth=3)), ("lightgbm", lambda m: m.LGBMClassifier(n_estimators=50, verbose=-1)))
+    for module, make in boosters:
         library = pytest.importorskip(module)
         model = make(library).fit(numeric, y)
         explainer = MC3G(model, desired_class=0, k=2).fit(numeric)

@@ -206,8 +206,13 @@ SYNTAX_ERRORS = [
     (r"forbid x == 'a\qb'", 1, 15, r"unknown escape '\q' in a string; write a backslash as '\\'"),
     (r"forbid x == '\x4g'", 1, 14, r"'\x' needs 2 hex digits of a character code, found '4g'"),
     ("x: numeric [0 10]", 1, 15, "expected ',' after '0', found '10'"),
-    ("x: consequence_only", 1, 4, "expected a feature item (numeric, categorical, range, domain, targets, step, weight, immutable, "
-     "consequence-only, must-change, increase-only, decrease-only, any-direction) after ':', found 'consequence_only'; did you mean 'consequence-only'?"),
+    (
+        "x: consequence_only",
+        1,
+        4,
+        "expected a feature item (numeric, categorical, range, domain, targets, step, weight, immutable, "
+        "consequence-only, must-change, increase-only, decrease-only, any-direction) after ':', found 'consequence_only'; did you mean 'consequence-only'?",
+    ),
     ("x: increase-only, decrease-only", 1, 19, "'decrease-only' contradicts 'increase-only' in this declaration"),
     ("x: step 1, weight 2, step 3", 1, 22, "'step' is given twice in this declaration"),
     ("x: immutable, not immutable", 1, 15, "'not immutable' contradicts 'immutable' in this declaration"),
@@ -233,9 +238,10 @@ def test_the_first_error_in_file_order_is_reported() -> None:
     assert (info.value.line, info.value.column) == (1, 16)
 
 
-@pytest.mark.parametrize("directive", ["#script (python)", "  #include \"other.lp\".", "#const n=3.", "#show explained/3."])
+@pytest.mark.parametrize("directive", ["#script (python)", '  #include "other.lp".', "#const n=3.", "#show explained/3."])
 def test_asp_directives_are_rejected(directive: str) -> None:
-    with pytest.raises(CausalSyntaxError, match="looks like an ASP directive, but this file is causal knowledge, not an ASP program: its text is never executed") as info:
+    message = "looks like an ASP directive, but this file is causal knowledge, not an ASP program: its text is never executed"
+    with pytest.raises(CausalSyntaxError, match=message) as info:
         parse(f"# fine\n{directive}\nx == 1 <- y == 2\n")
     assert info.value.line == 2 and info.value.column == directive.index("#") + 1
 
@@ -289,10 +295,7 @@ def test_to_text_quotes_what_would_not_read_back() -> None:
     )
     text = to_text(model)
     assert text == (
-        "'forbid':     categorical {2, 'a b'}\n"
-        "'my feature': range [0, 1.5], not immutable\n"
-        "\n"
-        "income == '<=50K' <- n == '2', 'forbid' == 2  # two lines\n"
+        "'forbid':     categorical {2, 'a b'}\n'my feature': range [0, 1.5], not immutable\n\nincome == '<=50K' <- n == '2', 'forbid' == 2  # two lines\n"
     )
     assert parse(text) == model and model.to_text() == text
 

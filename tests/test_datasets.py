@@ -110,9 +110,7 @@ def test_adult_columns_agree_across_splits(adult_uci: datasets.Dataset, adult_pa
     assert adult_paper.schema.feature_names == paper_columns[:-1]
 
 
-def test_adult_paper_capital_gain_is_gain_minus_loss(
-    adult_uci: datasets.Dataset, adult_paper: datasets.Dataset
-) -> None:
+def test_adult_paper_capital_gain_is_gain_minus_loss(adult_uci: datasets.Dataset, adult_paper: datasets.Dataset) -> None:
     assert adult_paper.schema.feature("capital_gain").range == (-4356.0, 99999.0)
     net = adult_uci.train["capital_gain"] - adult_uci.train["capital_loss"]
     assert sorted(both(adult_paper)["capital_gain"]) == sorted(net)  # the paper split partitions adult.data

@@ -84,9 +84,7 @@ def test_downloads_every_file_verified_then_skips(uci: FakeUci, tmp_path: Path) 
     assert uci.requests == []
 
 
-def test_names_select_files_and_dest_defaults_to_the_data_dir(
-    uci: FakeUci, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_names_select_files_and_dest_defaults_to_the_data_dir(uci: FakeUci, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MC3G_DATA_DIR", str(tmp_path))
     assert download(base_url=uci.url, names=["cars", "cars4", "loan"]) == [tmp_path / "car" / "car.data"]
     assert uci.requests == ["/car/car.data"]
@@ -117,4 +115,3 @@ def test_http_error_names_the_url(uci: FakeUci, tmp_path: Path) -> None:
     with pytest.raises(DownloadError, match=rf"{re.escape(base)}/adult/adult.data.*404"):
         download(tmp_path, base_url=base, names=["adult"])
     assert not (tmp_path / "adult" / "adult.data").exists()
-

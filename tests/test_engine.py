@@ -55,8 +55,7 @@ def test_john_clears_his_debt_and_his_score_follows(loan) -> None:
     assert [(a.feature, a.before, a.after) for a in cf.direct_actions] == [("debt", "over_10000", "none"), ("bank_balance", 40000, 60000)]
     assert [(c.feature, c.before, c.after) for c in cf.caused_changes] == [("credit_score", 599, 620)]
     assert cf.plan == (
-        "Change your debt from over_10000 to none. Raise your bank balance from 40,000 to 60,000. "
-        "As a consequence, your credit score rises from 599 to 620."
+        "Change your debt from over_10000 to none. Raise your bank balance from 40,000 to 60,000. As a consequence, your credit score rises from 599 to 620."
     )
     balance_std = float(np.std(ds.X_train["bank_balance"], ddof=1))
     assert cf.cost == pytest.approx(1 + 20000 / balance_std)

@@ -68,13 +68,9 @@ def test_cars_on_all_uci_rows_decides_every_car_as_the_published_rules() -> None
     ds = load("cars")
     frame = pd.concat([ds.train, ds.test])
     features = ["persons", "safety", "buying", "maint"]
-    model = foldse_for(ds.__class__(ds.name, ds.split, frame, ds.test, ds.schema.select(features))).fit(
-        frame[features], frame[ds.schema.label]
-    )
+    model = foldse_for(ds.__class__(ds.name, ds.split, frame, ds.test, ds.schema.select(features))).fit(frame[features], frame[ds.schema.label])
     assert model.rules_.n_rules == 5
-    domain = pd.DataFrame(
-        list(itertools.product(*(sorted(frame[f].unique()) for f in features))), columns=features
-    )
+    domain = pd.DataFrame(list(itertools.product(*(sorted(frame[f].unique()) for f in features))), columns=features)
     published = RuleSet(tuple(Rule(Literal("class", "==", "negative"), tuple(b)) for b in PUBLISHED_CARS), "class", "positive")
     assert len(domain) == 144
     assert np.array_equal(model.rules_.covers(domain), published.covers(Table.from_frame(domain)))

@@ -197,7 +197,7 @@ def test_more_ties_than_wanted_come_out_whole_and_before_dearer_states() -> None
 def _one_problem(features, instance, rules, causal, mode, norm="l1", k=1, train=None):
     train = train if train is not None else _train(features)
     literals: dict[str, list[Literal]] = {}
-    for lit in itertools.chain((l for r in rules for l in r.literals()), causal.literals()):
+    for lit in itertools.chain((lit for r in rules for lit in r.literals()), causal.literals()):
         literals.setdefault(lit.feature, []).append(lit)
     space = build_space(features, instance, literals, Observed.of(train, features), _spreads(features, train), SpaceSettings("exact", k))
     return Problem(space, rules, causal, mode, Distance(norm))

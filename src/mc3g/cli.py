@@ -4,22 +4,21 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
-
-import numpy as np
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
+import numpy as np
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 from rich.table import Table
 
 from . import __version__
+from .datasets import DataFormatError, DataNotFoundError, DownloadError, default_data_dir, download, load, names
 from .explain.mc3g import BlackBoxError
 from .explain.result import show
-from .datasets import DataFormatError, DataNotFoundError, DownloadError, default_data_dir, download, load, names
 
 app = typer.Typer(
     help="Causally constrained counterfactual explanations (MC3G) with the FOLD-SE rule learner.",
@@ -163,6 +162,7 @@ def bench_learn(
         else:
             table = Table(*columns, title="FOLD-SE training benchmark (test accuracy; best of repeated fits)")
             with out.status("training...") as status:
+
                 def show(r: Any) -> None:
                     status.update(f"done: {r.dataset} / {r.learner}")
                     table.add_row(*row(r))
@@ -418,8 +418,8 @@ def reproduce_table1(
 ) -> None:
     """The paper's Table 1 under our protocol: MC3G, C3G, DiCE, Wachter and the nearest
     counterfactual, on the same refused rows of a black box (see docs/report.md)."""
-    from .bench.table1 import PAPER_TABLE1, table1
     from .bench.report import PAPER_NAMES
+    from .bench.table1 import PAPER_TABLE1, table1
 
     with _user_errors(), Progress(TextColumn("{task.description}"), console=err, transient=True) as bar:
         task = bar.add_task("starting")
@@ -479,7 +479,9 @@ def bench_explain(
 
     with _user_errors(), Progress(TextColumn("{task.description}"), BarColumn(), console=err, transient=True) as bar:
         task = bar.add_task("explaining", total=None)
-        results = explain_benchmark(mode=mode, candidates=candidates, limit=limit, on_person=lambda d, k: bar.update(task, advance=1, description=f"{d}, K={k}"))
+        results = explain_benchmark(
+            mode=mode, candidates=candidates, limit=limit, on_person=lambda d, k: bar.update(task, advance=1, description=f"{d}, K={k}")
+        )
     if as_json:
         sys.stdout.write(json.dumps([r.to_dict() for r in results], indent=2) + "\n")
     elif markdown:

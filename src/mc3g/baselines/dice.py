@@ -89,8 +89,7 @@ def _seeded(seed: int) -> Iterator[None]:
 def _quiet() -> Iterator[None]:
     """Swallow DiCE's progress bar (stderr), its 'No Counterfactuals found' prints (stdout) and the
     pandas deprecation warnings its code triggers (``inplace=True``), once per query otherwise."""
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
-            warnings.catch_warnings():
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"dice_ml\.")
         warnings.filterwarnings("ignore", category=FutureWarning, module=r"dice_ml\.")
         yield
@@ -176,8 +175,7 @@ class DiceExplainer:
     ``continuous`` names the numeric columns; every other column is categorical to DiCE.
     """
 
-    def __init__(self, model: Any, X_train: pd.DataFrame, y_train_pred: pd.Series | np.ndarray,
-                 continuous: Sequence[str], method: Method = "random") -> None:
+    def __init__(self, model: Any, X_train: pd.DataFrame, y_train_pred: pd.Series | np.ndarray, continuous: Sequence[str], method: Method = "random") -> None:
         import dice_ml  # optional dependency (the `bench` extra)
 
         if method not in METHODS:
@@ -198,9 +196,17 @@ class DiceExplainer:
         wrapped = dice_ml.Model(model=_TypedModel(model, self._restore), backend="sklearn")
         self._dice = dice_ml.Dice(data, wrapped, method=method)
 
-    def counterfactuals(self, row: pd.Series, *, k: int = 3, features_to_vary: list[str] | str = "all",
-                        permitted_range: dict | None = None, desired_class: Any = "opposite",
-                        seed: int = 0, timeout: float | None = None) -> pd.DataFrame:
+    def counterfactuals(
+        self,
+        row: pd.Series,
+        *,
+        k: int = 3,
+        features_to_vary: list[str] | str = "all",
+        permitted_range: dict | None = None,
+        desired_class: Any = "opposite",
+        seed: int = 0,
+        timeout: float | None = None,
+    ) -> pd.DataFrame:
         """Up to ``k`` counterfactuals for ``row`` (DiCE's post-hoc sparsified set, as DiCE reports it).
 
         ``desired_class`` is "opposite" (binary models) or a label of ``model.classes_``.
@@ -215,8 +221,13 @@ class DiceExplainer:
         try:
             with _deadline(timeout), _seeded(seed), _quiet():
                 result = self._dice.generate_counterfactuals(
-                    query, total_CFs=k, desired_class=self._class_index(desired_class),
-                    features_to_vary=features_to_vary, permitted_range=permitted_range, **kwargs)
+                    query,
+                    total_CFs=k,
+                    desired_class=self._class_index(desired_class),
+                    features_to_vary=features_to_vary,
+                    permitted_range=permitted_range,
+                    **kwargs,
+                )
         except _Timeout:
             return self._restore.empty()
         except UserConfigValidationException as exc:
@@ -242,8 +253,7 @@ class DiceExplainer:
 _cache: OrderedDict[tuple[int, int, tuple[str, ...], str], DiceExplainer] = OrderedDict()
 
 
-def _explainer(model: Any, X_train: pd.DataFrame, y_train_pred: pd.Series | np.ndarray,
-               continuous: Sequence[str], method: Method) -> DiceExplainer:
+def _explainer(model: Any, X_train: pd.DataFrame, y_train_pred: pd.Series | np.ndarray, continuous: Sequence[str], method: Method) -> DiceExplainer:
     """The cached explainer for these objects, or a new one (least recently used ones are dropped).
 
     The model and frame are matched by identity (the cache holds them, so their ids stay theirs):
@@ -260,12 +270,23 @@ def _explainer(model: Any, X_train: pd.DataFrame, y_train_pred: pd.Series | np.n
     return explainer
 
 
-def dice_counterfactuals(model: Any, X_train: pd.DataFrame, y_train_pred: pd.Series | np.ndarray, row: pd.Series, *,
-                         continuous: list[str], method: Method = "random", k: int = 3,
-                         features_to_vary: list[str] | str = "all", permitted_range: dict | None = None,
-                         desired_class: Any = "opposite", seed: int = 0, timeout: float | None = None) -> pd.DataFrame:
+def dice_counterfactuals(
+    model: Any,
+    X_train: pd.DataFrame,
+    y_train_pred: pd.Series | np.ndarray,
+    row: pd.Series,
+    *,
+    continuous: list[str],
+    method: Method = "random",
+    k: int = 3,
+    features_to_vary: list[str] | str = "all",
+    permitted_range: dict | None = None,
+    desired_class: Any = "opposite",
+    seed: int = 0,
+    timeout: float | None = None,
+) -> pd.DataFrame:
     """One row's DiCE counterfactuals (see :meth:`DiceExplainer.counterfactuals`), DiCE set up once per
     (model, X_train, continuous, method)."""
     return _explainer(model, X_train, y_train_pred, continuous, method).counterfactuals(
-        row, k=k, features_to_vary=features_to_vary, permitted_range=permitted_range,
-        desired_class=desired_class, seed=seed, timeout=timeout)
+        row, k=k, features_to_vary=features_to_vary, permitted_range=permitted_range, desired_class=desired_class, seed=seed, timeout=timeout
+    )

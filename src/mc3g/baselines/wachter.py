@@ -38,10 +38,7 @@ DOUBLE_EVERY = 25  # steps between two doublings of lambda
 RESTART_NOISE = 0.1  # std (MAD units) of the seeded start perturbation of restarts 1..k-1
 BISECTIONS = 12  # halvings of the step that flipped the decoded point, to land near the boundary
 
-_UNSUPPORTED = (
-    "Wachter counterfactuals need a differentiable model: LogisticRegression or MLPClassifier, "
-    "optionally after a ColumnTransformer; got {}"
-)
+_UNSUPPORTED = "Wachter counterfactuals need a differentiable model: LogisticRegression or MLPClassifier, optionally after a ColumnTransformer; got {}"
 
 # Derivative of each MLP activation written in terms of its output a (what the forward pass keeps).
 _ACTIVATIONS: dict[str, tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]] = {
@@ -214,9 +211,7 @@ class _Encoding:
         moved = z[self.numeric_columns] != z0[self.numeric_columns]
         x = z[self.numeric_columns] * self.scale + self.mean
         x = np.clip(np.where(self.integral, np.round(x), x), self.low, self.high)
-        choices = [
-            None if np.array_equal(z[b.columns], z0[b.columns]) else b.choose(z[b.columns]) for b in self.categorical
-        ]
+        choices = [None if np.array_equal(z[b.columns], z0[b.columns]) else b.choose(z[b.columns]) for b in self.categorical]
         return x, moved, choices
 
     def project(self, z: np.ndarray, z0: np.ndarray) -> np.ndarray:

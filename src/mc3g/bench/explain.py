@@ -4,8 +4,8 @@ data sets, with the paper's rules and causal knowledge; every answer is checked 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -73,8 +73,17 @@ def explain_benchmark(
             ms = np.array(times) * 1000
             out.append(
                 ExplainTiming(
-                    name, k, mode, candidates, len(rows), found, n_cf, bad,
-                    float(np.median(ms)), float(np.percentile(ms, 95)), float(ms.max()),
+                    name,
+                    k,
+                    mode,
+                    candidates,
+                    len(rows),
+                    found,
+                    n_cf,
+                    bad,
+                    float(np.median(ms)),
+                    float(np.percentile(ms, 95)),
+                    float(ms.max()),
                 )  # fmt: skip
             )
     return out

@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 import platform
 import time
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -61,7 +62,8 @@ def write_report(out: Path, rows: int = 50, explain_limit: int | None = 500, pro
     lines = ["# mc3g report", "", f"Made by `mc3g report` on {machine()}.", ""]
     lines += _table1_md(results, infos, rows)
     lines += _table2_md(cells, spaces)
-    lines += ["## Search time per refused person", "", f"Paper rules, mode `derived`, L1, exact candidates; first {explain_limit or 'all'} refused test rows per data set.", ""]
+    scope = f"first {explain_limit or 'all'} refused test rows per data set"
+    lines += ["## Search time per refused person", "", f"Paper rules, mode `derived`, L1, exact candidates; {scope}.", ""]
     lines += ["| data | K | people | found | violations | median ms | p95 ms | worst ms |", "|---|---|---|---|---|---|---|---|"]
     lines += [f"| {t.dataset} | {t.k} | {t.people} | {t.found} | {t.violations} | {t.median_ms:.1f} | {t.p95_ms:.1f} | {t.worst_ms:.1f} |" for t in timings]
     lines += ["", "## Surrogate fidelity per black box", "", "Agreement of the FOLD-SE rules with the black box on 20 % of the training rows held out.", ""]
@@ -147,7 +149,8 @@ def _grouped_bars(plt, path: Path, labels: list[str], series: dict[str, list[flo
     width = 0.8 / max(1, len(series))
     for i, (name, values) in enumerate(series.items()):
         ax.bar(np.arange(len(labels)) + i * width, values, width, label=name)
-    ax.set_xticks(np.arange(len(labels)) + width * (len(series) - 1) / 2, labels, rotation=30 if len(labels) > 3 else 0, ha="right" if len(labels) > 3 else "center")
+    tilted = len(labels) > 3
+    ax.set_xticks(np.arange(len(labels)) + width * (len(series) - 1) / 2, labels, rotation=30 if tilted else 0, ha="right" if tilted else "center")
     if log:
         ax.set_yscale("log")
     if ylim:
@@ -161,8 +164,7 @@ def _grouped_bars(plt, path: Path, labels: list[str], series: dict[str, list[flo
 
 def _plot_times(plt, results, path: Path) -> None:
     series = {
-        name: [methods[m].seconds_per_query if m in methods and methods[m].seconds_per_query else np.nan for m in METHODS]
-        for name, methods in results.items()
+        name: [methods[m].seconds_per_query if m in methods and methods[m].seconds_per_query else np.nan for m in METHODS] for name, methods in results.items()
     }
     _grouped_bars(plt, path, list(METHODS), series, "seconds per query (log)", log=True)
 

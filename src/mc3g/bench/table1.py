@@ -25,8 +25,9 @@ direct action), seconds per query, and the number of counterfactuals.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -124,7 +125,9 @@ def _cost(person: dict[str, Any], values: dict[str, Any], spreads: dict[str, flo
 Found = list[tuple[Any, dict[str, Any], dict[str, Any], set[str]]]  # row, person, values, free
 
 
-def _summary(found: Found, valid: list[bool], consistent: list[bool], seconds: float | None, rows: int, spreads, note: str = "", alone: float | None = None) -> MethodResult:
+def _summary(
+    found: Found, valid: list[bool], consistent: list[bool], seconds: float | None, rows: int, spreads, note: str = "", alone: float | None = None
+) -> MethodResult:
     costs = [_cost(p, v, spreads, free) for _, p, v, free in found]
     by_row: dict[Any, list[float]] = {}
     for (row, *_), (_, l1) in zip(found, costs):
@@ -196,9 +199,7 @@ def _run_method(method, model, ds, X_train, refused, causal, schema, spreads, va
     check = (model, X_train.dtypes, causal, schema, unfavourable, found, valid, consistent)
     if method in ("mc3g", "mc3g_explained", "c3g", "nearest_noncausal"):
         mode = {"mc3g": "derived", "mc3g_explained": "explained"}.get(method, "none")
-        explainer = MC3G(
-            model, None if method == "nearest_noncausal" else causal, mode=mode, k=k, schema=schema, tail=SURROGATE_TAIL[ds.name]
-        ).fit(X_train)
+        explainer = MC3G(model, None if method == "nearest_noncausal" else causal, mode=mode, k=k, schema=schema, tail=SURROGATE_TAIL[ds.name]).fit(X_train)
         info[f"fidelity_{method}"] = explainer.fidelity_
         # All the rows in one call, as a batch job would: the people's questions to the model
         # are pooled.  Then each row alone, for the latency of a single query.
@@ -212,7 +213,7 @@ def _run_method(method, model, ds, X_train, refused, causal, schema, spreads, va
         for (_, row), result in zip(refused.iterrows(), results):
             answered += bool(result.counterfactuals)
             _collect(list(result.counterfactuals), row, *check)
-        note = "fidelity %.3f" % explainer.fidelity_ if explainer.fidelity_ is not None else ""
+        note = f"fidelity {explainer.fidelity_:.3f}" if explainer.fidelity_ is not None else ""
         return _summary(found, valid, consistent, seconds, answered, spreads, note, alone)
     if method.startswith("dice_"):
         try:

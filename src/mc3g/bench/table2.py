@@ -5,7 +5,8 @@ counterfactuals of each reference person, per data set, cost mode and norm, with
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

@@ -7,8 +7,9 @@ written by hand (see :mod:`mc3g.causal.parser` for the text format) or built her
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable
+from typing import Any
 
 from ..datasets.schema import Feature, Schema
 from ..rules import Literal, Rule

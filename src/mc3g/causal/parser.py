@@ -53,9 +53,10 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
 from ..datasets.schema import Feature, Schema
 from ..rules.literal import NUMERIC_OPS, Literal, format_value
@@ -161,7 +162,9 @@ def _line_tokens(line: str, number: int, file: str) -> Iterator[_Token]:
         raise CausalSyntaxError(
             f"{directive!r} looks like an ASP directive, but this file is causal knowledge, not an ASP program: "
             "its text is never executed; write a comment as '# text' (hash, space)",
-            file, number, len(line) - len(body) + 1,
+            file,
+            number,
+            len(line) - len(body) + 1,
         )
     i = 0
     while i < len(line):

@@ -149,10 +149,7 @@ def _fetch(url: str, target: Path, spec: UciFile, progress: Progress | None) -> 
                     progress(spec.local, done, total)
         actual = digest.hexdigest()
         if actual != spec.sha256:
-            raise ChecksumError(
-                f"{spec.local} downloaded from {url} has SHA-256 {actual}, expected {spec.sha256}; "
-                "the file was discarded"
-            )
+            raise ChecksumError(f"{spec.local} downloaded from {url} has SHA-256 {actual}, expected {spec.sha256}; the file was discarded")
         os.replace(tmp, target)
     except (OSError, http.client.HTTPException) as exc:
         # OSError covers urllib's URLError / HTTPError, timeouts and refused connections;

@@ -40,13 +40,9 @@ class DataNotFoundError(FileNotFoundError):
         if relpath in UCI_FILES:
             how = f"Run `mc3g data download` to fetch the UCI files into {directory}"
         else:
-            how = (
-                "The paper splits come from the MC3G authors' experiments (they are not on UCI); "
-                f"place them under {self.path.parent}"
-            )
+            how = f"The paper splits come from the MC3G authors' experiments (they are not on UCI); place them under {self.path.parent}"
         super().__init__(
-            f"data file {relpath} not found; looked for {self.path} (data directory from {origin}). "
-            f"{how}, or point {ENV_VAR} at a directory that has them."
+            f"data file {relpath} not found; looked for {self.path} (data directory from {origin}). {how}, or point {ENV_VAR} at a directory that has them."
         )
 
 
@@ -388,8 +384,13 @@ _FOREIGN_WORKER_NOTE = (
 _GERMAN = _Spec(
     label="credit_risk",
     numeric=(
-        "duration_months", "credit_amount", "installment_rate", "present_residence_since", "age_years",
-        "number_existing_credits", "number_people_liable",
+        "duration_months",
+        "credit_amount",
+        "installment_rate",
+        "present_residence_since",
+        "age_years",
+        "number_existing_credits",
+        "number_people_liable",
     ),  # fmt: skip
     features={
         "checking_account_status": {"description": "balance of the checking account (DM), or no account"},
@@ -424,8 +425,7 @@ def _german(split: str, data_dir: Path | str | None) -> Dataset:
         notes = (
             "UCI has no test file: stratified 80/20 split of german.data by credit_risk "
             f"(scikit-learn train_test_split, random_state={SPLIT_SEED}); the index is the 0-based row "
-            "of german.data. A-codes are decoded into the names the paper split uses. "
-            + _FOREIGN_WORKER_NOTE
+            "of german.data. A-codes are decoded into the names the paper split uses. " + _FOREIGN_WORKER_NOTE
         )
         return _make("german", split, *_split_80_20(frame, "credit_risk"), _GERMAN, "bad", notes)
     frames = []

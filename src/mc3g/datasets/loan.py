@@ -56,8 +56,7 @@ FEATURES: dict[str, dict[str, Any]] = {
     "credit_score": {
         "consequence_only": True,
         "range": (300.0, 850.0),
-        "description": "credit score (300-850); changes only as a consequence (e.g. of clearing debt); "
-        "the bank requires at least 620",
+        "description": "credit score (300-850); changes only as a consequence (e.g. of clearing debt); the bank requires at least 620",
     },
 }
 

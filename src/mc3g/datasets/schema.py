@@ -7,8 +7,9 @@ weight).  The learner reads the kinds; the counterfactual engine reads the rest.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Literal
+from typing import Any, Literal
 
 import pandas as pd
 
@@ -79,9 +80,7 @@ class Schema:
         if self.label in names:
             raise ValueError(f"schema {self.name!r}: the label {self.label!r} is also a feature")
         if self.unfavourable not in self.classes:
-            raise ValueError(
-                f"schema {self.name!r}: unfavourable class {self.unfavourable!r} is not one of {list(self.classes)}"
-            )
+            raise ValueError(f"schema {self.name!r}: unfavourable class {self.unfavourable!r} is not one of {list(self.classes)}")
         object.__setattr__(self, "_index", {n: i for i, n in enumerate(names)})
 
     @property
@@ -145,9 +144,7 @@ class Dataset:
         return self.test[self.schema.label]
 
 
-def infer_schema(
-    frame: pd.DataFrame, label: str, unfavourable: str, name: str = "data", numeric: Iterable[str] | None = None
-) -> Schema:
+def infer_schema(frame: pd.DataFrame, label: str, unfavourable: str, name: str = "data", numeric: Iterable[str] | None = None) -> Schema:
     """A schema read off a frame: numeric dtypes (or the columns named in ``numeric``) are numeric."""
     if label not in frame.columns:
         raise KeyError(f"label column {label!r} is not in the frame; columns are {list(frame.columns)}")

@@ -3,7 +3,8 @@ person's failure reported in its own answer instead of stopping the rest."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from joblib import Parallel, delayed

@@ -20,9 +20,7 @@ def _covers(rule: Rule, values: dict[str, Any]) -> bool:
     return bool(rule.covers(Table.from_frame(pd.DataFrame([values])))[0])
 
 
-def violations(
-    cf: Counterfactual, person: dict[str, Any], decision: list[Rule], causal: CausalModel, schema: Schema
-) -> list[str]:
+def violations(cf: Counterfactual, person: dict[str, Any], decision: list[Rule], causal: CausalModel, schema: Schema) -> list[str]:
     """Every way ``cf`` breaks the decision, the causal knowledge or the metadata; [] if none."""
     problems: list[str] = []
     values = cf.values

@@ -8,9 +8,10 @@ spreads, domains, the decision rules); ``explain`` answers one person or a frame
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Generator, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -184,9 +185,7 @@ class MC3G(BaseEstimator):
             return next(c for c in classes if c != desired)
         if base.unfavourable in classes:
             return base.unfavourable
-        raise ValueError(
-            f"say which outcome is unfavourable: pass schema= with it, or desired_class= the favourable label (one of {classes})"
-        )
+        raise ValueError(f"say which outcome is unfavourable: pass schema= with it, or desired_class= the favourable label (one of {classes})")
 
     def _with_dice_settings(self, schema: Schema) -> Schema:
         """DiCE's features_to_vary, permitted_range and feature_weights as feature metadata."""
@@ -242,9 +241,7 @@ class MC3G(BaseEstimator):
         return list(names)
 
     # -- explaining ----------------------------------------------------------------------------
-    def explain(
-        self, rows: pd.DataFrame | pd.Series | dict[str, Any], k: int | None = None, progress: bool = False
-    ) -> Recourse | list[Recourse]:
+    def explain(self, rows: pd.DataFrame | pd.Series | dict[str, Any], k: int | None = None, progress: bool = False) -> Recourse | list[Recourse]:
         """Counterfactuals for one row (a Series or dict) or for every row of a DataFrame (in
         ``n_jobs`` processes, with a progress bar when ``progress``)."""
         check_is_fitted(self, "rules_")
@@ -388,11 +385,15 @@ class MC3G(BaseEstimator):
             settings.update({"fidelity": self.fidelity_, "rejected_by_model": rejected})
         settings["search_seconds"] = clock.seconds()
         if not found:
-            reasons = why_none(problem) if not rejected else [
-                f"the model still refused all {rejected} least-cost candidate states"
-                + ("" if firing else " (its surrogate rules do not refuse this person, so the model alone decided)")
-                + f"; the search asks the model about at most {self.max_states} states per person."
-            ]
+            reasons = (
+                why_none(problem)
+                if not rejected
+                else [
+                    f"the model still refused all {rejected} least-cost candidate states"
+                    + ("" if firing else " (its surrogate rules do not refuse this person, so the model alone decided)")
+                    + f"; the search asks the model about at most {self.max_states} states per person."
+                ]
+            )
             return Recourse(row, NO_COUNTERFACTUAL, reasons=tuple(reasons), decision=decision, settings=settings)
         counterfactuals = tuple(self._counterfactual(row, problem, a) for a in found)
         return Recourse(row, REFUSED, counterfactuals, decision=decision, settings=settings)

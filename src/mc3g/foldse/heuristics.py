@@ -7,7 +7,7 @@ every heuristic gets it.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

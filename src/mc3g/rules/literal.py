@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
 from .table import Column, token
 
-Number = Union[int, float]
-Value = Union[str, Number, tuple]
+Number = int | float
+Value = str | Number | tuple
 
 NUMERIC_OPS = ("<", "<=", ">", ">=")
 TOKEN_OPS = ("==", "!=", "in", "not in")

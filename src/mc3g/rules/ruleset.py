@@ -7,8 +7,9 @@ same class (a binary FOLD-SE program) order does not matter and the rules are a 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd

@@ -12,7 +12,7 @@ loop of causes supports nothing, so rules cannot excuse each other in a circle.
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 

@@ -21,8 +21,9 @@ module prices the states it finds, exactly and independently.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -62,10 +63,7 @@ class Problem:
             raise ValueError(f"mode must be one of {MODES}, not {self.mode!r}")
         self.names = [f.name for f in self.space.features]
         self.position = {n: i for i, n in enumerate(self.names)}
-        self.costs = {
-            f.name: np.array([self.distance.term(d, f.feature.weight) for d in f.deltas], dtype=np.float64)
-            for f in self.space.features
-        }
+        self.costs = {f.name: np.array([self.distance.term(d, f.feature.weight) for d in f.deltas], dtype=np.float64) for f in self.space.features}
         self.rules = [r for r in self.causal.rules if r.effect.feature in self.position]
         self.nearest = [self._nearest(r) for r in self.rules]
 

@@ -12,7 +12,7 @@ index order).
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import clingo
 
@@ -152,9 +152,7 @@ class StateStream:
                 raise SearchError(f"the solver returned {problem.describe(state)}, which the reference semantics rejects")
             exact = priced_integer(priced, scale)
             if exact > cost + self._slack:
-                raise SearchError(
-                    f"the solver priced {problem.describe(state)} at {cost / scale:.6f}, the reference semantics at {priced.cost:.6f}"
-                )
+                raise SearchError(f"the solver priced {problem.describe(state)} at {cost / scale:.6f}, the reference semantics at {priced.cost:.6f}")
             self._pending.append((exact, priced))
         self._search.block([state for state, _ in page])
 

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -173,9 +174,7 @@ def numeric_bounds(feature: Feature, original: float) -> tuple[float, float]:
     return lo, hi
 
 
-def _exact_numeric(
-    feature: Feature, original: float, literals: Sequence[Literal], step: float, n: int, seen: np.ndarray | None, grid: bool
-) -> list[float]:
+def _exact_numeric(feature: Feature, original: float, literals: Sequence[Literal], step: float, n: int, seen: np.ndarray | None, grid: bool) -> list[float]:
     """Per atom: the ``n`` grid values nearest the original (``grid``), and the ``n`` training
     values nearest it (when ``seen`` is given)."""
     lo, hi = numeric_bounds(feature, original)
