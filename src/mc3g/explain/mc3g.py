@@ -416,25 +416,18 @@ class MC3G(BaseEstimator):
             size = min(2 * size, BATCH)  # the model disagrees here: ask it about more states at once
             if not batch:
                 return kept, rejected, True
-            keys = [tuple(problem.value(n, a.state) for n in problem.names) for a in batch]
+            keys = [problem.values_of(a.state) for a in batch]
             unknown = [i for i, key in enumerate(keys) if key not in verdicts]
             if unknown:
-                refusals = yield from clock.away([self._values(row, problem, batch[i]) for i in unknown])
+                refusals = yield from clock.away([{**row, **dict(zip(problem.names, keys[i]))} for i in unknown])
                 for i, refuses in zip(unknown, refusals):
                     verdicts[keys[i]] = not refuses
                     rejected += refuses
             kept += [a for a, key in zip(batch, keys) if verdicts[key]][: k - len(kept)]
         return kept, rejected, False
 
-    @staticmethod
-    def _values(row: dict[str, Any], problem: Problem, found: Assessment) -> dict[str, Any]:
-        values = dict(row)
-        for name in problem.names:
-            values[name] = problem.value(name, found.state)
-        return values
-
     def _counterfactual(self, row: dict[str, Any], problem: Problem, found: Assessment) -> Counterfactual:
-        values = self._values(row, problem, found)
+        values = {**row, **problem.describe(found.state)}
         direct, caused = [], []
         for name in problem.names:
             before, after = problem.value(name, problem.original_state()), problem.value(name, found.state)

@@ -63,6 +63,7 @@ class Problem:
             raise ValueError(f"mode must be one of {MODES}, not {self.mode!r}")
         self.names = [f.name for f in self.space.features]
         self.position = {n: i for i, n in enumerate(self.names)}
+        self._value_lists = [f.values for f in self.space.features]
         self.costs = {f.name: np.array([self.distance.term(d, f.feature.weight) for d in f.deltas], dtype=np.float64) for f in self.space.features}
         self.rules = [r for r in self.causal.rules if r.effect.feature in self.position]
         self.nearest = [self._nearest(r) for r in self.rules]
@@ -215,5 +216,9 @@ class Problem:
     def original_state(self) -> State:
         return tuple(0 for _ in self.names)
 
+    def values_of(self, state: State) -> tuple[Any, ...]:
+        """The state's value of each feature in play, in ``names`` order."""
+        return tuple(values[j] for values, j in zip(self._value_lists, state))
+
     def describe(self, state: State) -> dict[str, Any]:
-        return {n: self.value(n, state) for n in self.names}
+        return dict(zip(self.names, self.values_of(state)))

@@ -64,17 +64,14 @@ class _Enumeration:
 
     def upto(self, bound: int, limit: int) -> tuple[list[tuple[tuple[int, ...], int]], bool]:
         """Unblocked states with integer cost at most ``bound``, each with a cost it can be had
-        for: all of them (True), or the first ``limit`` found when there are more (False)."""
+        for: all of them (True), or ``limit + 1`` of them when there are more (False)."""
         self.ctl.configuration.solve.opt_mode = f"enum,{bound}"
-        self.ctl.configuration.solve.models = "0"
+        self.ctl.configuration.solve.models = str(limit + 1)  # stops by itself: cancelling is slow
         found = []
         with self.ctl.solve(yield_=True) as handle:
             for model in handle:
-                if len(found) == limit:
-                    handle.cancel()
-                    return found, False
                 found.append((self._state(model), int(model.cost[0]) if model.cost else 0))
-        return found, True
+        return found, len(found) <= limit
 
     def block(self, states: list[tuple[int, ...]]) -> None:
         with self.ctl.backend() as backend:  # straight into the ground program
