@@ -15,7 +15,7 @@ from mc3g.datasets.schema import Feature
 from mc3g.rules import Literal, Rule, RuleSet
 from mc3g.search.distance import Distance
 from mc3g.search.problem import MODES, Problem
-from mc3g.search.solver import search, states
+from mc3g.search.solver import StateStream, search
 from mc3g.search.space import CandidateSpace, Observed, Region, SpaceSettings, _with_deltas, build_space
 
 NUMERIC = {"x": (0, 6), "y": (0, 4)}
@@ -174,7 +174,9 @@ def test_states_come_in_cost_order_window_after_window(case, mode, norm, budget)
         for state in itertools.product(*(region.allowed[n] for n in problem.names))
         if (a := problem.assess(tuple(state))) is not None
     )  # fmt: skip
-    got = [(round(a.cost, 9), a.state) for a in states(problem, budget)]
+    stream, got = StateStream(problem, budget), []
+    while batch := stream.take(7):  # several requests, so windows continue where the last stopped
+        got += [(round(a.cost, 9), a.state) for a in batch]
     event("budget reached" if len(every) > budget else "all states")
     assert len(got) == min(budget, len(every)) and len(set(got)) == len(got)
     assert all(a[0] <= b[0] + 1e-6 for a, b in zip(got, got[1:]))
@@ -188,7 +190,7 @@ def test_more_ties_than_wanted_come_out_whole_and_before_dearer_states() -> None
     features = [Feature(n, "numeric", range=(0.0, 100.0), step=1.0) for n in ("x", "y")]
     rules = [Rule(Literal("out", "==", "bad"), (Literal("x", "<", 50), Literal("y", "<", 50)))]
     problem = Problem(_full_space(features, {"x": 0, "y": 0}, {"x": 1.0, "y": 1.0}), rules, CausalModel(), "none", Distance("l0"))
-    got = list(states(problem, 150))
+    got = StateStream(problem, 150).take(150)
     assert [a.cost for a in got] == [1.0] * 102 + [2.0] * 48
     assert len({a.state for a in got}) == 150
 

@@ -278,15 +278,9 @@ def dice_counterfactuals(
     *,
     continuous: list[str],
     method: Method = "random",
-    k: int = 3,
-    features_to_vary: list[str] | str = "all",
-    permitted_range: dict | None = None,
-    desired_class: Any = "opposite",
-    seed: int = 0,
-    timeout: float | None = None,
+    **options: Any,
 ) -> pd.DataFrame:
-    """One row's DiCE counterfactuals (see :meth:`DiceExplainer.counterfactuals`), DiCE set up once per
-    (model, X_train, continuous, method)."""
-    return _explainer(model, X_train, y_train_pred, continuous, method).counterfactuals(
-        row, k=k, features_to_vary=features_to_vary, permitted_range=permitted_range, desired_class=desired_class, seed=seed, timeout=timeout
-    )
+    """One row's DiCE counterfactuals, DiCE set up once per (model, X_train, continuous, method);
+    ``options`` are those of :meth:`DiceExplainer.counterfactuals` (``k``, ``features_to_vary``,
+    ``permitted_range``, ``desired_class``, ``seed``, ``timeout``)."""
+    return _explainer(model, X_train, y_train_pred, continuous, method).counterfactuals(row, **options)

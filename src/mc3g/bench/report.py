@@ -102,6 +102,9 @@ def _table1_md(results, infos, rows: int) -> list[str]:
         speed = {m: methods[m].seconds_per_query for m in ("mc3g", "dice_random") if m in methods and methods[m].seconds_per_query}
         if len(speed) == 2:
             lines += ["", f"MC3G is {speed['dice_random'] / speed['mc3g']:.1f}x faster per query than DiCE random on these rows."]
+        if info.get("judged_mc3g"):
+            judged = info["judged_mc3g"]
+            lines += ["", f"The black box judged {judged['mean']:.0f} candidate states per person for MC3G on average (most: {judged['most']:,})."]
         lines.append("")
     lines += [
         "*s / query*: all the rows in one `explain` call, divided by the rows (MC3G pools the people's questions to the "

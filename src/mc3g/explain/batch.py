@@ -15,7 +15,7 @@ from .result import ERROR, Recourse
 if TYPE_CHECKING:
     from .mc3g import MC3G
 
-CHUNK = 32  # rows per task: large enough to hide the cost of a process round trip
+CHUNK = 32  # rows per task and per pooled predict call: hides a process round trip
 
 
 def _chunk(explainer: MC3G, rows: list[dict[str, Any]], k: int) -> list[Recourse]:

@@ -382,7 +382,7 @@ class MC3G(BaseEstimator):
             rejected += more
         settings.update({"regions": problem.space.n_regions, "candidates_in_space": problem.space.n_candidates})
         if self.predict_ is not None:
-            settings.update({"fidelity": self.fidelity_, "rejected_by_model": rejected})
+            settings.update({"fidelity": self.fidelity_, "rejected_by_model": rejected, "judged_by_model": len(verdicts)})
         settings["search_seconds"] = clock.seconds()
         if not found:
             reasons = (

@@ -2,7 +2,7 @@
 
 The first solve finds the least integer cost; then every state up to a cost bound is enumerated
 at once (clingo's ``enum`` mode with a bound, projected onto the chosen values) and blocked, and
-the bound moves up window by window.  Enumerating is about a hundred times cheaper per state than
+the bound moves up window by window.  Enumerating is about 25 times cheaper per state than
 proving one optimum after another, which matters when a black box rejects hundreds of states.
 A state is handed out once every unseen state is known to cost more than it by more than the
 rounding of the integer costs can explain, so states come out in exact cost order (candidate
@@ -11,8 +11,6 @@ index order).
 """
 
 from __future__ import annotations
-
-from collections.abc import Iterator
 
 import clingo
 
@@ -116,24 +114,22 @@ class StateStream:
         """Read every unread state up to the next cost bound, page by page: each page is priced,
         kept and blocked, so no state is read twice.  A window holding far more states than
         needed is narrowed; the states already read past the new bound wait for their turn."""
-        read = since = 0  # states read in this window, and since it was last narrowed
+        read = 0
         while True:
             page, complete = self._search.upto(self._low + self._width, 2 * need)
             self._keep(page)
-            read, since = read + len(page), since + len(page)
+            read += len(page)
             if complete:
                 break
-            if since >= 2 * need:
-                if self._width == 0:
-                    # More states tie with the optimum (within the rounding of the integer
-                    # costs) than are needed: they are handed out chunk by chunk.
-                    self._release(None)
-                    return
-                # The window holds more than twice the states needed: narrow it to a quarter,
-                # or to the cost of the need-th cheapest state read so far if that is less.
-                nearer = sorted(cost for cost, _ in self._pending)[need - 1] - self._low
-                self._width = max(min(nearer, self._width // 4), 0)
-                since = 0
+            if self._width == 0:
+                # More states tie with the optimum (within the rounding of the integer costs)
+                # than are needed: they are handed out chunk by chunk.
+                self._release(None)
+                return
+            # The window holds more than twice the states needed: narrow it to a quarter, or to
+            # the cost of the need-th cheapest state read so far if that is less.
+            nearer = sorted(cost for cost, _ in self._pending)[need - 1] - self._low
+            self._width = max(min(nearer, self._width // 4), 0)
         if read:
             self._low += self._width + 1
         else:  # nothing in the window: jump to the cheapest state left, if any
@@ -160,15 +156,6 @@ class StateStream:
         final = [a for c, a in self._pending if cut is None or c < cut]
         self._pending = [(c, a) for c, a in self._pending if cut is not None and c >= cut]
         self._ready += sorted(final, key=_order)
-
-
-def states(problem: Problem, max_states: int = 2000) -> Iterator[Assessment]:
-    """Every counterfactual state of ``problem`` in exact cost order, at most ``max_states``;
-    lazily, so a caller can stop at any point."""
-    stream, size = StateStream(problem, max_states), 8
-    while batch := stream.take(size):
-        yield from batch
-        size = min(2 * size, 1024)
 
 
 def search(problem: Problem, k: int = 1, max_states: int = 2000) -> list[Assessment]:
