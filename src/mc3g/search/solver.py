@@ -123,8 +123,9 @@ class StateStream:
                 break
             if self._width == 0:
                 # More states tie with the optimum (within the rounding of the integer costs)
-                # than are needed: they are handed out chunk by chunk.
-                self._release(None)
+                # than are needed: they are handed out chunk by chunk, and the dearer states
+                # read earlier in this window wait.
+                self._release(self._low + 2 * self._slack + 1)
                 return
             # The window holds more than twice the states needed: narrow it to a quarter, or to
             # the cost of the need-th cheapest state read so far if that is less.
@@ -151,7 +152,7 @@ class StateStream:
 
     def _release(self, lowest_unread: int | None) -> None:
         """Move the pending states that no unread state (integer cost >= lowest_unread) can
-        precede to the ready ones, in exact order."""
+        precede to the ready ones, in exact order; None: every pending state."""
         cut = None if lowest_unread is None else lowest_unread - self._slack
         final = [a for c, a in self._pending if cut is None or c < cut]
         self._pending = [(c, a) for c, a in self._pending if cut is not None and c >= cut]
