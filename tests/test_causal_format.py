@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from mc3g.causal import CausalModel, CausalRule, CausalSyntaxError, Constraint, FeatureSpec, Source, load, parse
 from mc3g.causal.printing import to_asp, to_text
-from mc3g.datasets import Feature, Schema
 from mc3g.datasets import load as load_data
 from mc3g.rules import Literal
+from mc3g.schema import Feature, Schema
 
 LOAN = """\
 # loan.causal — causal knowledge for the loan example

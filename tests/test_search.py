@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 
 from mc3g.causal.model import CausalModel, CausalRule, Constraint
-from mc3g.datasets.schema import Feature
 from mc3g.rules import Literal, Rule, RuleSet
+from mc3g.schema import Feature
 from mc3g.search.distance import Distance
 from mc3g.search.problem import MODES, Problem
 from mc3g.search.solver import StateStream, search

@@ -16,8 +16,8 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 from rich.table import Table
 
 from . import __version__
-from .datasets import DataFormatError, DataNotFoundError, DownloadError, default_data_dir, download, load, names
-from .explain.mc3g import BlackBoxError
+from .datasets import default_data_dir, download, load, names
+from .exceptions import InputError, InternalError, MC3GError
 from .explain.result import show
 
 app = typer.Typer(
@@ -42,9 +42,10 @@ def _user_errors() -> Iterator[None]:
     """Errors about the user's input end the command with their message, not a traceback."""
     try:
         yield
-    except (DataNotFoundError, DataFormatError, DownloadError, FileNotFoundError, ValueError, KeyError, TypeError, BlackBoxError) as exc:
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        err.print(f"[bold red]error:[/] {message}", markup=True, highlight=False, soft_wrap=True)
+    except InternalError:
+        raise  # a bug: it shows as one
+    except (MC3GError, FileNotFoundError) as exc:
+        err.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
 
 
@@ -204,7 +205,7 @@ def _explainer(dataset: str, split: str | None, rules_file: str | None, causal_f
     elif paper_setting:
         model = ref.rules  # type: ignore[union-attr]
     else:
-        raise ValueError(
+        raise InputError(
             f"no decision rules for {dataset} ({split} split): pass --rules FILE (e.g. the 'rules' of "
             f"`mc3g learn {dataset} --json`) or --model FILE (a fitted model saved with joblib)"
         )
@@ -270,7 +271,7 @@ def _plain_index(index: Any) -> Any:
 
 def _test_row(ds: Any, row: int) -> Any:
     if not 0 <= row < len(ds.test):
-        raise ValueError(f"row {row} is out of range: the {ds.name} {ds.split} test split has rows 0 to {len(ds.test) - 1}")
+        raise InputError(f"row {row} is out of range: the {ds.name} {ds.split} test split has rows 0 to {len(ds.test) - 1}")
     return ds.test.drop(columns=[ds.schema.label]).iloc[row]
 
 
@@ -320,7 +321,7 @@ def explain(
     """The least-effort ways out of a refusal, respecting the causal knowledge."""
     with _user_errors():
         if (row is None) == (not all_refused):
-            raise ValueError("give either --row N or --all-refused")
+            raise InputError("give either --row N or --all-refused")
         ds, explainer = _explainer(
             dataset, split, rules, causal, model, mode=mode, norm=norm, k=k, candidates=candidates,
             root=not squared, scaling=scaling, plausible=plausible, n_jobs=n_jobs,
@@ -378,7 +379,7 @@ def export(
     """Print the logic program behind an answer; `clingo` runs it as it is."""
     with _user_errors():
         if fmt != "asp":
-            raise ValueError(f"unknown format {fmt!r}; the only format is 'asp'")
+            raise InputError(f"unknown format {fmt!r}; the only format is 'asp'")
         ds, explainer = _explainer(dataset, split, rules, causal, mode=mode, norm=norm, candidates=candidates)
         sys.stdout.write(explainer.program(_test_row(ds, row)))
 

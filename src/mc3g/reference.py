@@ -17,6 +17,7 @@ import pandas as pd
 from .causal.model import CausalModel
 from .datasets import Dataset, load
 from .datasets.loan import JOHN
+from .exceptions import InputError
 from .rules import RuleSet
 
 
@@ -69,7 +70,7 @@ def reference(name: str) -> Reference:
     try:
         return REFERENCES[name]
     except KeyError:
-        raise ValueError(f"no reference experiment {name!r}; there are {list(REFERENCES)}") from None
+        raise InputError(f"no reference experiment {name!r}; there are {list(REFERENCES)}") from None
 
 
 # The paper's Table 2: (nearest K=1, furthest K=20, average of the 20) per data set, mode, norm.

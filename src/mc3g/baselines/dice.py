@@ -31,6 +31,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from ..exceptions import InputError
+
 Method = Literal["random", "genetic"]
 METHODS: tuple[str, ...] = ("random", "genetic")
 
@@ -54,7 +56,7 @@ def _deadline(seconds: float | None) -> Iterator[None]:
         yield
         return
     if seconds <= 0:
-        raise ValueError(f"timeout must be > 0 seconds, not {seconds}")
+        raise InputError(f"timeout must be > 0 seconds, not {seconds}")
     if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         raise RuntimeError("a DiCE timeout needs SIGALRM on the main thread (Unix); pass timeout=None here")
 
@@ -162,7 +164,7 @@ def _class_codes(model: Any, y: pd.Series | np.ndarray) -> np.ndarray:
     codes = values.map({c: i for i, c in enumerate(classes)})
     if codes.isna().any():  # not labels: accept class indices as given
         if not values.isin(range(len(classes))).all():
-            raise ValueError(f"y_train_pred must hold labels from {classes} or class indices 0..{len(classes) - 1}")
+            raise InputError(f"y_train_pred must hold labels from {classes} or class indices 0..{len(classes) - 1}")
         codes = values
     return codes.to_numpy(dtype=np.int64)
 
@@ -179,12 +181,12 @@ class DiceExplainer:
         import dice_ml  # optional dependency (the `bench` extra)
 
         if method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS}, not {method!r}")
+            raise InputError(f"method must be one of {METHODS}, not {method!r}")
         unknown = sorted(set(continuous) - set(X_train.columns))
         if unknown:
-            raise ValueError(f"continuous names columns not in X_train: {unknown}")
+            raise InputError(f"continuous names columns not in X_train: {unknown}")
         if _OUTCOME in X_train.columns:
-            raise ValueError(f"X_train may not have a column named {_OUTCOME!r}")
+            raise InputError(f"X_train may not have a column named {_OUTCOME!r}")
         self.method = method
         self.model = model
         self.X_train = X_train
@@ -246,7 +248,7 @@ class DiceExplainer:
             return desired_class
         classes = list(self.model.classes_)
         if desired_class not in classes:
-            raise ValueError(f"desired_class must be 'opposite' or one of {classes}, not {desired_class!r}")
+            raise InputError(f"desired_class must be 'opposite' or one of {classes}, not {desired_class!r}")
         return classes.index(desired_class)
 
 

@@ -33,6 +33,8 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
 
+from ..exceptions import InputError
+
 STEP = 0.05  # gradient step, in MAD units of the encoded columns
 DOUBLE_EVERY = 25  # steps between two doublings of lambda
 RESTART_NOISE = 0.1  # std (MAD units) of the seeded start perturbation of restarts 1..k-1
@@ -63,13 +65,13 @@ class SigmoidNetwork:
     def from_estimator(cls, estimator: Any) -> SigmoidNetwork:
         if isinstance(estimator, LogisticRegression):
             if estimator.coef_.shape[0] != 1:
-                raise ValueError(f"Wachter counterfactuals are for binary classifiers; classes {estimator.classes_}")
+                raise InputError(f"Wachter counterfactuals are for binary classifiers; classes {estimator.classes_}")
             return cls([estimator.coef_.T], [estimator.intercept_], "identity")
         if isinstance(estimator, MLPClassifier):
             if estimator.out_activation_ != "logistic" or estimator.n_outputs_ != 1:
-                raise ValueError(f"Wachter counterfactuals are for binary classifiers; classes {estimator.classes_}")
+                raise InputError(f"Wachter counterfactuals are for binary classifiers; classes {estimator.classes_}")
             return cls(estimator.coefs_, estimator.intercepts_, estimator.activation)
-        raise TypeError(_UNSUPPORTED.format(type(estimator).__name__))
+        raise InputError(_UNSUPPORTED.format(type(estimator).__name__))
 
     def probability(self, z: np.ndarray) -> float:
         for W, b in zip(self.coefs[:-1], self.intercepts[:-1]):
@@ -163,7 +165,7 @@ class _Encoding:
                 elif _is_passthrough(transformer):
                     numeric += [(f, int(c), 0.0, 1.0) for f, c in zip(features, encoded)]
                 else:
-                    raise TypeError(_UNSUPPORTED.format(f"a ColumnTransformer step {type(transformer).__name__}"))
+                    raise InputError(_UNSUPPORTED.format(f"a ColumnTransformer step {type(transformer).__name__}"))
         self.numeric_features = [f for f, *_ in numeric]
         self.numeric_columns = np.array([c for _, c, _, _ in numeric], dtype=int)
         self.mean = np.array([m for *_, m, _ in numeric], dtype=float)
@@ -181,7 +183,7 @@ class _Encoding:
 
     def _add_one_hot(self, encoder: OneHotEncoder, features: list[str], encoded: np.ndarray) -> None:
         if encoder.min_frequency is not None or encoder.max_categories is not None:
-            raise TypeError(_UNSUPPORTED.format("a OneHotEncoder that groups infrequent categories"))
+            raise InputError(_UNSUPPORTED.format("a OneHotEncoder that groups infrequent categories"))
         start = 0
         for i, (feature, categories) in enumerate(zip(features, encoder.categories_)):
             dropped = None if encoder.drop_idx_ is None else encoder.drop_idx_[i]
@@ -246,7 +248,7 @@ def _split(model: Any) -> tuple[ColumnTransformer | None, Any]:
         return None, steps[0]
     if len(steps) == 2 and isinstance(steps[0], ColumnTransformer):
         return steps[0], steps[1]
-    raise TypeError(_UNSUPPORTED.format("a Pipeline of " + ", ".join(type(s).__name__ for s in steps)))
+    raise InputError(_UNSUPPORTED.format("a Pipeline of " + ", ".join(type(s).__name__ for s in steps)))
 
 
 def _frame(rows: list[list[Any]], X_train: pd.DataFrame) -> pd.DataFrame:
@@ -357,20 +359,20 @@ def wachter_counterfactuals(
     duplicates once: possibly fewer than ``k``, an empty frame with X_train's columns if none.
     """
     if k < 1:
-        raise ValueError(f"k must be at least 1, not {k}")
+        raise InputError(f"k must be at least 1, not {k}")
     preprocessor, estimator = _split(model)
     network = SigmoidNetwork.from_estimator(estimator)
     classes = list(estimator.classes_)
     columns = list(X_train.columns)
     unknown = sorted(set(features_to_vary or ()) - set(columns))
     if unknown:
-        raise ValueError(f"features_to_vary names columns not in X_train: {unknown}")
+        raise InputError(f"features_to_vary names columns not in X_train: {unknown}")
     encoding = _Encoding(preprocessor, X_train)
     query = _frame([[row[col] for col in columns]], X_train)
     if desired is None:
         desired = next(c for c in classes if c != model.predict(query)[0])
     elif desired not in classes:
-        raise ValueError(f"desired must be one of the model's classes {classes}, not {desired!r}")
+        raise InputError(f"desired must be one of the model's classes {classes}, not {desired!r}")
 
     z0 = encoding.encode(query)[0]
     free = encoding.mask(columns if features_to_vary is None else features_to_vary)

@@ -45,6 +45,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 from ..causal.model import CausalModel
 from ..datasets import Dataset, load
+from ..exceptions import InputError
 from ..explain import MC3G
 from ..explain.check import violations
 from ..explain.result import Counterfactual
@@ -252,7 +253,7 @@ def _run_method(method, model, ds, X_train, refused, causal, schema, spreads, va
             _collect(_as_counterfactuals(frame), row, mlp, *check[1:])
         note = f"on an MLP ({len(rows)} of the rows it also refuses)"
         return _summary(found, valid, consistent, spent / max(len(rows), 1), answered, spreads, note)
-    raise ValueError(f"unknown method {method!r}; the methods are {list(METHODS)}")
+    raise InputError(f"unknown method {method!r}; the methods are {list(METHODS)}")
 
 
 def _collect(cfs: list[Counterfactual], row: pd.Series, model, dtypes, causal, schema, unfavourable, found: Found, valid, consistent) -> None:

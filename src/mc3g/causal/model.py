@@ -11,8 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..datasets.schema import Feature, Schema
+from ..exceptions import InputError
 from ..rules import Literal, Rule
+from ..schema import Feature, Schema
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class FeatureSpec:
         if base is None:
             if self.kind is None:
                 where = f" ({self.source})" if self.source else ""
-                raise ValueError(f"feature {self.name!r}{where}: not in the data, so its kind (numeric or categorical) must be declared")
+                raise InputError(f"feature {self.name!r}{where}: not in the data, so its kind (numeric or categorical) must be declared")
             base = Feature(self.name, self.kind)  # type: ignore[arg-type]
         changes: dict[str, Any] = {}
         for name in ("kind", "domain", "targets", "range", "step", "immutable", "consequence_only", "direction", "weight", "must_change"):
@@ -85,9 +86,9 @@ class CausalRule:
     def __post_init__(self) -> None:
         object.__setattr__(self, "cause", tuple(self.cause))
         if not self.cause:
-            raise ValueError(f"causal rule for {self.effect}: the cause is empty")
+            raise InputError(f"causal rule for {self.effect}: the cause is empty")
         if any(lit.feature == self.effect.feature for lit in self.cause):
-            raise ValueError(f"causal rule {self}: the effect's feature {self.effect.feature!r} cannot also be in its cause")
+            raise InputError(f"causal rule {self}: the effect's feature {self.effect.feature!r} cannot also be in its cause")
 
     @property
     def rule(self) -> Rule:
@@ -113,7 +114,7 @@ class Constraint:
     def __post_init__(self) -> None:
         object.__setattr__(self, "literals", tuple(self.literals))
         if not self.literals:
-            raise ValueError("a constraint needs at least one literal")
+            raise InputError("a constraint needs at least one literal")
 
     def __str__(self) -> str:
         return "forbid " + ", ".join(str(lit) for lit in self.literals)
@@ -135,7 +136,7 @@ class CausalModel:
         seen: dict[str, FeatureSpec] = {}
         for spec in self.features:
             if spec.name in seen:
-                raise ValueError(f"feature {spec.name!r} is declared twice ({seen[spec.name].source} and {spec.source})")
+                raise InputError(f"feature {spec.name!r} is declared twice ({seen[spec.name].source} and {spec.source})")
             seen[spec.name] = spec
 
     # -- construction --------------------------------------------------------------------------

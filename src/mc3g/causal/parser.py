@@ -58,8 +58,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..datasets.schema import Feature, Schema
+from ..exceptions import CausalSyntaxError
 from ..rules.literal import NUMERIC_OPS, Literal, format_value
+from ..schema import Feature, Schema
 from .model import CausalModel, CausalRule, Constraint, FeatureSpec, Source
 
 KEYWORDS = ("cause", "forbid")
@@ -87,17 +88,6 @@ _NUMBER = re.compile(r"[+-]?(?:\d(?:_?\d)*(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)
 _SIMPLE_ESCAPES = {"\\": "\\", "'": "'", '"': '"', "n": "\n", "r": "\r", "t": "\t"}
 _HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
 _BRACKETS = {"{": 1, "[": 1, "}": -1, "]": -1}
-
-
-class CausalSyntaxError(ValueError):
-    """A problem in causal-knowledge text; the message starts with ``file:line:column:``."""
-
-    def __init__(self, message: str, file: str, line: int, column: int) -> None:
-        super().__init__(f"{file}:{line}:{column}: {message}")
-        self.message = message
-        self.file = file
-        self.line = line
-        self.column = column
 
 
 def _is_word_char(c: str) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from ..exceptions import InputError
 from ..rules.literal import Literal, Value
 from ..rules.render import ProgramWriter, predicate
 from ..rules.table import token
@@ -18,7 +19,7 @@ from .parser import FLAGS, KEYWORDS, SET_OPS, classify
 
 def _number(v: float) -> str:
     if not math.isfinite(v):
-        raise ValueError(f"{v} cannot be written as causal knowledge: numbers must be finite")
+        raise InputError(f"{v} cannot be written as causal knowledge: numbers must be finite")
     return token(v)
 
 

@@ -4,9 +4,10 @@ UCI files are read from ``$MC3G_DATA_DIR`` (else the user cache) and fetched wit
 ``mc3g data download`` (:func:`mc3g.datasets.download.download`); ``loan`` is generated.
 """
 
-from .download import ChecksumError, DownloadError, default_data_dir, download
-from .loaders import DataFormatError, DataNotFoundError, load, names
-from .schema import Dataset, Feature, Schema, infer_schema
+from ..exceptions import ChecksumError, DataFormatError, DataNotFoundError, DownloadError
+from .dataset import Dataset
+from .download import default_data_dir, download
+from .loaders import load, names
 
 __all__ = [
     "ChecksumError",
@@ -14,11 +15,8 @@ __all__ = [
     "DataNotFoundError",
     "Dataset",
     "DownloadError",
-    "Feature",
-    "Schema",
     "default_data_dir",
     "download",
-    "infer_schema",
     "load",
     "names",
 ]

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import platformdirs
 
+from ..exceptions import ChecksumError, DownloadError, InputError
+
 ENV_VAR = "MC3G_DATA_DIR"
 UCI_BASE = "https://archive.ics.uci.edu/ml/machine-learning-databases"
 
@@ -74,14 +76,6 @@ FILES_BY_DATASET: dict[str, tuple[str, ...]] = {
 }
 
 
-class DownloadError(RuntimeError):
-    """A file could not be fetched (network or HTTP error)."""
-
-
-class ChecksumError(DownloadError):
-    """A fetched file does not have the pinned SHA-256; nothing was written."""
-
-
 def default_data_dir() -> Path:
     """``$MC3G_DATA_DIR`` if set, else ``<user cache>/mc3g/data``: where data is read and downloaded."""
     env = os.environ.get(ENV_VAR)
@@ -126,7 +120,7 @@ def _files_for(names: Iterable[str] | None) -> list[str]:
     wanted = []
     for name in names:
         if name not in FILES_BY_DATASET:
-            raise ValueError(f"unknown data set {name!r}; valid names are {sorted(FILES_BY_DATASET)}")
+            raise InputError(f"unknown data set {name!r}; valid names are {sorted(FILES_BY_DATASET)}")
         wanted.extend(f for f in FILES_BY_DATASET[name] if f not in wanted)
     return wanted
 

@@ -20,9 +20,11 @@ from typing import Any
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
+from ..exceptions import DataFormatError, DataNotFoundError, InputError
+from ..schema import Schema, observed_feature
 from . import loan as loan_module
+from .dataset import Dataset
 from .download import ENV_VAR, UCI_FILES, default_data_dir
-from .schema import Dataset, Schema, observed_feature
 
 SPLITS = ("uci", "paper")
 LOAN_SPLITS = ("default", "uci", "paper")
@@ -30,29 +32,16 @@ SPLIT_SEED = 0
 TEST_SIZE = 0.2
 
 
-class DataNotFoundError(FileNotFoundError):
-    """A data file is missing; the message says where it was looked for and how to get it."""
-
-    def __init__(self, relpath: str, directory: Path, origin: str) -> None:
-        self.relpath = relpath
-        self.directory = directory
-        self.path = directory / relpath
-        if relpath in UCI_FILES:
-            how = f"Run `mc3g data download` to fetch the UCI files into {directory}"
-        else:
-            how = f"The paper splits come from the MC3G authors' experiments (they are not on UCI); place them under {self.path.parent}"
-        super().__init__(
-            f"data file {relpath} not found; looked for {self.path} (data directory from {origin}). {how}, or point {ENV_VAR} at a directory that has them."
-        )
-
-
-class DataFormatError(ValueError):
-    """A data file does not have the expected shape; the message names the file and the line."""
-
-    def __init__(self, path: Path, line: int, problem: str) -> None:
-        self.path = path
-        self.line = line
-        super().__init__(f"{path}, line {line}: {problem}")
+def _not_found(relpath: str, directory: Path, origin: str) -> DataNotFoundError:
+    """The error for a missing data file: where it was looked for and how to get it."""
+    path = directory / relpath
+    if relpath in UCI_FILES:
+        how = f"Run `mc3g data download` to fetch the UCI files into {directory}"
+    else:
+        how = f"The paper splits come from the MC3G authors' experiments (they are not on UCI); place them under {path.parent}"
+    return DataNotFoundError(
+        f"data file {relpath} not found; looked for {path} (data directory from {origin}). {how}, or point {ENV_VAR} at a directory that has them."
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -71,7 +60,7 @@ def _locate(relpath: str, data_dir: Path | str | None) -> Path:
     root, origin = _data_root(data_dir)
     path = root / relpath
     if not path.is_file():
-        raise DataNotFoundError(relpath, root, origin)
+        raise _not_found(relpath, root, origin)
     return path
 
 
@@ -587,8 +576,8 @@ def load(name: str, split: str = "uci", data_dir: Path | str | None = None) -> D
     ``data_dir``, else ``$MC3G_DATA_DIR``, else ``<user cache>/mc3g/data``.
     """
     if name not in _REGISTRY:
-        raise ValueError(f"unknown data set {name!r}; valid names are {list(_REGISTRY)}")
+        raise InputError(f"unknown data set {name!r}; valid names are {list(_REGISTRY)}")
     _, splits, loader = _REGISTRY[name]
     if split not in splits:
-        raise ValueError(f"unknown split {split!r} for {name!r}; valid splits are {list(splits)}")
+        raise InputError(f"unknown split {split!r} for {name!r}; valid splits are {list(splits)}")
     return loader(split, data_dir)

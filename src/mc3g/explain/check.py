@@ -11,8 +11,8 @@ from typing import Any
 import pandas as pd
 
 from ..causal.model import CausalModel
-from ..datasets.schema import Schema
 from ..rules import Rule, Table, token
+from ..schema import Schema
 from .result import Counterfactual
 
 

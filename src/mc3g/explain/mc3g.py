@@ -19,18 +19,15 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from ..causal.model import CausalModel
-from ..datasets.schema import Feature, Schema, infer_schema, observed_feature
+from ..exceptions import BlackBoxError, InputError
 from ..rules import Literal, Rule, RuleSet, Table, token
+from ..schema import Feature, Schema, infer_schema, observed_feature
 from ..search.distance import SCALINGS, Distance, spread
 from ..search.encoding import Program
 from ..search.problem import MODES, Assessment, Problem
 from ..search.solver import StateStream
 from ..search.space import CANDIDATE_MODES, Observed, SpaceSettings, build_space
 from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse
-
-
-class BlackBoxError(RuntimeError):
-    """The model's own ``predict`` failed; the message says on what."""
 
 
 class MC3G(BaseEstimator):
@@ -120,10 +117,10 @@ class MC3G(BaseEstimator):
         domains of the features, the causal knowledge checked against them."""
         for name, value, allowed in (("mode", self.mode, MODES), ("candidates", self.candidates, CANDIDATE_MODES), ("scaling", self.scaling, SCALINGS)):
             if value not in allowed:
-                raise ValueError(f"{name} must be one of {list(allowed)}, not {value!r}")
+                raise InputError(f"{name} must be one of {list(allowed)}, not {value!r}")
         Distance(self.norm)  # validates the norm
         if not isinstance(X, pd.DataFrame) or X.empty:
-            raise ValueError("fit needs the training data as a non-empty DataFrame")
+            raise InputError("fit needs the training data as a non-empty DataFrame")
         self.columns_ = list(X.columns)
         self.dtypes_ = X.dtypes.to_dict()
         if isinstance(self.model, RuleSet):
@@ -142,7 +139,7 @@ class MC3G(BaseEstimator):
         self.features_in_play_ = self._features_in_play()
         missing = [f for f in self.features_in_play_ if f not in X.columns]
         if missing:
-            raise ValueError(f"the rules or the causal knowledge use feature(s) {missing} that the data does not have")
+            raise InputError(f"the rules or the causal knowledge use feature(s) {missing} that the data does not have")
         self.spreads_ = {f: spread(X[f], self.scaling) for f in self.features_in_play_ if self.schema_.feature(f).is_numeric}
         self.observed_ = Observed.of(X, [self.schema_.feature(f) for f in self.features_in_play_])
         return self
@@ -155,7 +152,7 @@ class MC3G(BaseEstimator):
         labels = np.asarray(self._predict(X), dtype=object).astype(str)
         classes = sorted(set(labels))
         if len(classes) != 2:
-            raise ValueError(f"the model predicts {len(classes)} class(es) {classes} on the data; MC3G needs two")
+            raise InputError(f"the model predicts {len(classes)} class(es) {classes} on the data; MC3G needs two")
         unfavourable = self._unfavourable_label(classes, base)
         order = np.random.default_rng(self.random_state).permutation(len(X))
         n_out = int(round(len(X) * self.holdout)) if 0 < self.holdout < 1 else 0
@@ -181,11 +178,11 @@ class MC3G(BaseEstimator):
         if self.desired_class != "opposite":
             desired = str(self.desired_class)
             if desired not in classes:
-                raise ValueError(f"desired_class {self.desired_class!r} is not a class the model predicts ({classes})")
+                raise InputError(f"desired_class {self.desired_class!r} is not a class the model predicts ({classes})")
             return next(c for c in classes if c != desired)
         if base.unfavourable in classes:
             return base.unfavourable
-        raise ValueError(f"say which outcome is unfavourable: pass schema= with it, or desired_class= the favourable label (one of {classes})")
+        raise InputError(f"say which outcome is unfavourable: pass schema= with it, or desired_class= the favourable label (one of {classes})")
 
     def _with_dice_settings(self, schema: Schema) -> Schema:
         """DiCE's features_to_vary, permitted_range and feature_weights as feature metadata."""
@@ -194,13 +191,13 @@ class MC3G(BaseEstimator):
             vary = [self.features_to_vary] if isinstance(self.features_to_vary, str) else list(self.features_to_vary)
             unknown = [f for f in vary if f not in schema]
             if unknown:
-                raise ValueError(f"features_to_vary names unknown feature(s) {unknown}")
+                raise InputError(f"features_to_vary names unknown feature(s) {unknown}")
             for f in schema.features:
                 if f.name not in vary:
                     changes.setdefault(f.name, {})["immutable"] = True
         for name, allowed in (self.permitted_range or {}).items():
             if name not in schema:
-                raise ValueError(f"permitted_range names unknown feature {name!r}")
+                raise InputError(f"permitted_range names unknown feature {name!r}")
             if schema.feature(name).is_numeric:
                 low, high = allowed
                 changes.setdefault(name, {})["range"] = (float(low), float(high))
@@ -208,7 +205,7 @@ class MC3G(BaseEstimator):
                 changes.setdefault(name, {})["targets"] = tuple(token(v) for v in allowed)
         for name, weight in (self.feature_weights or {}).items():
             if name not in schema:
-                raise ValueError(f"feature_weights names unknown feature {name!r}")
+                raise InputError(f"feature_weights names unknown feature {name!r}")
             changes.setdefault(name, {})["weight"] = float(weight)
         return schema.with_features(*(replace(schema.feature(n), **c) for n, c in changes.items())) if changes else schema
 
@@ -237,7 +234,7 @@ class MC3G(BaseEstimator):
                 names.setdefault(f.name)
         unknown = [n for n in names if n not in self.schema_]
         if unknown:
-            raise ValueError(f"feature(s) {unknown} are used by the rules but are not in the schema")
+            raise InputError(f"feature(s) {unknown} are used by the rules but are not in the schema")
         return list(names)
 
     # -- explaining ----------------------------------------------------------------------------
@@ -261,7 +258,7 @@ class MC3G(BaseEstimator):
     def _k(self, k: int | None) -> int:
         chosen = k if k is not None else (self.total_CFs if self.total_CFs is not None else self.k)
         if chosen < 1:
-            raise ValueError(f"k must be at least 1, not {chosen}")
+            raise InputError(f"k must be at least 1, not {chosen}")
         return chosen
 
     def problem(self, row: pd.Series | dict[str, Any], k: int | None = None) -> Problem:
@@ -277,14 +274,14 @@ class MC3G(BaseEstimator):
     def _instance(self, row: dict[str, Any]) -> dict[str, Any]:
         missing = [f for f in self.features_in_play_ if f not in row]
         if missing:
-            raise ValueError(f"the row lacks feature(s) {missing}")
+            raise InputError(f"the row lacks feature(s) {missing}")
         instance = {}
         for name in self.features_in_play_:
             value = row[name]
             if self.schema_.feature(name).is_numeric:
                 number = pd.to_numeric(pd.Series([value]), errors="coerce").iloc[0]
                 if pd.isna(number):
-                    raise ValueError(f"feature {name!r} is numeric but the row has {value!r}; fill it in before explaining")
+                    raise InputError(f"feature {name!r} is numeric but the row has {value!r}; fill it in before explaining")
                 instance[name] = _plain_number(number)
             else:
                 instance[name] = token(value)
@@ -330,7 +327,7 @@ class MC3G(BaseEstimator):
         unknown = [c for c in row if c not in self.columns_]
         absent = [c for c in self.columns_ if c not in row]
         if unknown or absent:
-            raise ValueError(
+            raise InputError(
                 "the row does not match the columns the model was fitted on: "
                 + "; ".join(p for p in (f"unknown {unknown}" if unknown else "", f"missing {absent}" if absent else "") if p)
             )
@@ -477,7 +474,7 @@ def _predictor(model: Any) -> Callable[[pd.DataFrame], Any]:
         return predict
     if callable(model):
         return model
-    raise TypeError(f"model must be a RuleSet, have a predict method, or be a function of a DataFrame; got {type(model).__name__}")
+    raise InputError(f"model must be a RuleSet, have a predict method, or be a function of a DataFrame; got {type(model).__name__}")
 
 
 def _rule_text(rule: Rule) -> str:
@@ -576,4 +573,4 @@ def _unfavourable(rules: RuleSet, schema: Schema) -> str:
         return heads.pop()
     if schema.unfavourable in heads:
         return schema.unfavourable
-    raise ValueError(f"the rules describe several classes {sorted(heads)}; say which is unfavourable in the schema")
+    raise InputError(f"the rules describe several classes {sorted(heads)}; say which is unfavourable in the schema")

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..exceptions import InputError
 from .table import Column, token
 
 Number = int | float
@@ -40,23 +41,23 @@ class Literal:
 
     def __post_init__(self) -> None:
         if self.op not in OPS:
-            raise ValueError(f"literal on {self.feature!r}: unknown operator {self.op!r}; use one of {list(OPS)}")
+            raise InputError(f"literal on {self.feature!r}: unknown operator {self.op!r}; use one of {list(OPS)}")
         v = self.value
         if self.op in NUMERIC_OPS:
             if not _is_number(v) or math.isnan(float(v)):
-                raise ValueError(f"literal {self.feature} {self.op} {v!r}: the value must be a number")
+                raise InputError(f"literal {self.feature} {self.op} {v!r}: the value must be a number")
             object.__setattr__(self, "value", _plain_number(v))
         elif self.op in ("in", "not in"):
             if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
-                raise ValueError(f"literal {self.feature} {self.op} {v!r}: the value must be a set of values")
+                raise InputError(f"literal {self.feature} {self.op} {v!r}: the value must be a set of values")
             items = tuple(_plain_number(x) if _is_number(x) else str(x) for x in v)
             if not items:
-                raise ValueError(f"literal {self.feature} {self.op} {{}}: the set is empty")
+                raise InputError(f"literal {self.feature} {self.op} {{}}: the set is empty")
             object.__setattr__(self, "value", tuple(sorted(set(items), key=_sort_key)))
         elif _is_number(v):
             object.__setattr__(self, "value", _plain_number(v))
         elif not isinstance(v, str):
-            raise ValueError(f"literal {self.feature} {self.op} {v!r}: the value must be a string or a number")
+            raise InputError(f"literal {self.feature} {self.op} {v!r}: the value must be a string or a number")
 
     @property
     def is_numeric(self) -> bool:
@@ -111,7 +112,7 @@ class Literal:
         try:
             return cls(data["feature"], data["op"], data["value"])
         except KeyError as e:
-            raise ValueError(f"a literal needs 'feature', 'op' and 'value'; {data!r} lacks {e.args[0]!r}") from None
+            raise InputError(f"a literal needs 'feature', 'op' and 'value'; {data!r} lacks {e.args[0]!r}") from None
 
 
 def _plain_number(v: Any) -> Number:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..exceptions import InputError, UnknownNameError
 from ..serialization import check_header, header
 from .literal import Literal
 from .rule import Rule
@@ -34,7 +35,7 @@ class RuleSet:
         object.__setattr__(self, "rules", tuple(self.rules))
         for i, rule in enumerate(self.rules, 1):
             if rule.head is None or rule.head.feature != self.label or rule.head.op != "==":
-                raise ValueError(f"rule {i}: its head must be '{self.label} == <class>', not {rule.head}")
+                raise InputError(f"rule {i}: its head must be '{self.label} == <class>', not {rule.head}")
         if not self.classes:
             found = [self.default] + [str(r.head.value) for r in self.rules]  # type: ignore[union-attr]
             object.__setattr__(self, "classes", tuple(sorted(set(found))))
@@ -99,10 +100,10 @@ class RuleSet:
         """Which rule decided ``row``, or why each rule did not fire."""
         values = dict(row.items()) if isinstance(row, (pd.Series, Mapping)) else None
         if values is None:
-            raise TypeError("explain() takes one row: a pandas Series or a mapping of feature -> value")
+            raise InputError("explain() takes one row: a pandas Series or a mapping of feature -> value")
         missing = [f for f in self.features if f not in values]
         if missing:
-            raise KeyError(f"the row lacks feature(s) {missing} that the rules read")
+            raise UnknownNameError(f"the row lacks feature(s) {missing} that the rules read")
         traces = [_trace(rule, values) for rule in self.rules]
         fired = next((i for i, t in enumerate(traces) if t.covered), None)
         label = str(self.rules[fired].head.value) if fired is not None else self.default  # type: ignore[union-attr]
@@ -201,11 +202,11 @@ def _table(data: pd.DataFrame | Table | Mapping[str, Any], needed: list[str]) ->
     elif isinstance(data, pd.DataFrame):
         missing = [f for f in needed if f not in data.columns]
         if missing:
-            raise KeyError(f"the data lacks column(s) {missing} that the rules read")
+            raise UnknownNameError(f"the data lacks column(s) {missing} that the rules read")
         table = Table.from_frame(data[needed] if needed else data)
     else:
         table = Table.from_frame(data)
     missing = [f for f in needed if f not in table]
     if missing:
-        raise KeyError(f"the data lacks column(s) {missing} that the rules read")
+        raise UnknownNameError(f"the data lacks column(s) {missing} that the rules read")
     return table

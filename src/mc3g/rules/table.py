@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..exceptions import UnknownNameError
+
 MISSING = "?"
 """The token of a missing cell (NaN, None) — the same token the UCI files use."""
 
@@ -152,11 +154,11 @@ class Table(Mapping[str, Column]):
             try:
                 return self._columns[name]
             except KeyError:
-                raise KeyError(f"no column {name!r}; the data has {sorted(self._columns)}") from None
+                raise UnknownNameError(f"no column {name!r}; the data has {sorted(self._columns)}") from None
         col = self._cut.get(name)
         if col is None:
             if name not in self._columns:
-                raise KeyError(f"no column {name!r}; the data has {sorted(self._columns)}")
+                raise UnknownNameError(f"no column {name!r}; the data has {sorted(self._columns)}")
             col = self._cut[name] = self._columns[name].take(self._rows)
         return col
 

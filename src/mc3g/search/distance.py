@@ -15,6 +15,8 @@ from typing import Literal as TypingLiteral
 import numpy as np
 import pandas as pd
 
+from ..exceptions import InputError
+
 NORMS = ("l0", "l1", "l2")
 SCALINGS = ("std", "mad")
 Norm = TypingLiteral["l0", "l1", "l2"]
@@ -27,7 +29,7 @@ def spread(values: pd.Series, scaling: str = "std") -> float:
     falls back to the standard deviation, and that to 1 for a constant feature.
     """
     if scaling not in SCALINGS:
-        raise ValueError(f"scaling must be one of {SCALINGS}, not {scaling!r}")
+        raise InputError(f"scaling must be one of {SCALINGS}, not {scaling!r}")
     numbers = pd.to_numeric(values, errors="coerce").dropna().to_numpy(np.float64)
     if len(numbers) < 2:
         return 1.0
@@ -46,7 +48,7 @@ class Distance:
 
     def __post_init__(self) -> None:
         if self.norm not in NORMS:
-            raise ValueError(f"norm must be one of {NORMS}, not {self.norm!r}")
+            raise InputError(f"norm must be one of {NORMS}, not {self.norm!r}")
 
     def term(self, delta: float, weight: float) -> float:
         """The contribution of one changed feature; ``delta`` is in spread units (1 for categories)."""

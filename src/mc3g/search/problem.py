@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..causal.model import CausalModel, CausalRule
+from ..exceptions import InputError
 from ..rules import Column, Literal, Rule
 from .distance import Distance
 from .space import CandidateSpace
@@ -60,7 +61,7 @@ class Problem:
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, not {self.mode!r}")
+            raise InputError(f"mode must be one of {MODES}, not {self.mode!r}")
         self.names = [f.name for f in self.space.features]
         self.position = {n: i for i, n in enumerate(self.names)}
         self._value_lists = [f.values for f in self.space.features]

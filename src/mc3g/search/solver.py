@@ -14,12 +14,9 @@ from __future__ import annotations
 
 import clingo
 
+from ..exceptions import SearchError
 from .encoding import Program, band
 from .problem import Assessment, Problem
-
-
-class SearchError(RuntimeError):
-    """The solver and the reference semantics disagree: a bug, reported rather than hidden."""
 
 
 class _Enumeration:

@@ -24,8 +24,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..datasets.schema import Feature
+from ..exceptions import InputError, UnknownNameError
 from ..rules import Column, Literal, Rule, RuleSet, merge_literals
+from ..schema import Feature
 
 CANDIDATE_MODES = ("exact", "data")
 
@@ -51,7 +52,7 @@ class FeatureValues:
         for i, v in enumerate(self.values):
             if v == value:
                 return i
-        raise KeyError(f"{value!r} is not a candidate value of {self.name}")
+        raise UnknownNameError(f"{value!r} is not a candidate value of {self.name}")
 
 
 @dataclass
@@ -249,7 +250,7 @@ def build_space(
 ) -> CandidateSpace:
     """Candidate values for the features in play, and the regions they combine in."""
     if settings.mode not in CANDIDATE_MODES:
-        raise ValueError(f"candidates must be one of {CANDIDATE_MODES}, not {settings.mode!r}")
+        raise InputError(f"candidates must be one of {CANDIDATE_MODES}, not {settings.mode!r}")
     per_feature_n = 1 if settings.k <= 1 else settings.k
     seen_numbers, seen_tokens = observed.numbers, observed.tokens
 
@@ -288,7 +289,7 @@ def _with_deltas(feature: Feature, values: list[Any], spreads: dict[str, float])
 # -- the authors' data scheme ------------------------------------------------------------------
 def _data_space(features, instance, spreads, settings, decision, forbidden, seen_numbers, seen_tokens) -> CandidateSpace:
     if decision is None:
-        raise ValueError("the 'data' candidates need the decision rules")
+        raise InputError("the 'data' candidates need the decision rules")
     names = {f.name for f in features}
     boxes = escape_boxes(decision.rules, names)
     per_box: list[dict[str, list[Any]]] = []

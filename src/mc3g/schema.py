@@ -1,4 +1,4 @@
-"""Feature metadata and data-set schemas.
+"""Feature metadata: the one description of a table's columns that every part of mc3g shares.
 
 The schema is the one place that says what a feature is (numeric or categorical, its domain)
 and how a person may change it (immutable, only as a consequence, one direction, a range, a
@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import pandas as pd
+
+from .exceptions import InputError, UnknownNameError
 
 Kind = Literal["numeric", "categorical"]
 Direction = Literal["increase", "decrease"]
@@ -41,19 +43,19 @@ class Feature:
 
     def __post_init__(self) -> None:
         if self.kind not in ("numeric", "categorical"):
-            raise ValueError(f"feature {self.name!r}: kind must be 'numeric' or 'categorical', not {self.kind!r}")
+            raise InputError(f"feature {self.name!r}: kind must be 'numeric' or 'categorical', not {self.kind!r}")
         if self.direction not in (None, "increase", "decrease"):
-            raise ValueError(f"feature {self.name!r}: direction must be 'increase' or 'decrease', not {self.direction!r}")
+            raise InputError(f"feature {self.name!r}: direction must be 'increase' or 'decrease', not {self.direction!r}")
         if self.weight < 0:
-            raise ValueError(f"feature {self.name!r}: weight must be >= 0, not {self.weight}")
+            raise InputError(f"feature {self.name!r}: weight must be >= 0, not {self.weight}")
         if self.range is not None and self.range[0] > self.range[1]:
-            raise ValueError(f"feature {self.name!r}: empty range {self.range}")
+            raise InputError(f"feature {self.name!r}: empty range {self.range}")
         if self.kind == "categorical" and (self.range is not None or self.step is not None):
-            raise ValueError(f"feature {self.name!r}: a categorical feature has no range or step")
+            raise InputError(f"feature {self.name!r}: a categorical feature has no range or step")
         if self.kind == "numeric" and (self.domain is not None or self.targets is not None):
-            raise ValueError(f"feature {self.name!r}: a numeric feature has a range, not a set of values")
+            raise InputError(f"feature {self.name!r}: a numeric feature has a range, not a set of values")
         if self.step is not None and self.step <= 0:
-            raise ValueError(f"feature {self.name!r}: step must be > 0, not {self.step}")
+            raise InputError(f"feature {self.name!r}: step must be > 0, not {self.step}")
 
     @property
     def is_numeric(self) -> bool:
@@ -76,11 +78,11 @@ class Schema:
         names = [f.name for f in self.features]
         duplicated = sorted({n for n in names if names.count(n) > 1})
         if duplicated:
-            raise ValueError(f"schema {self.name!r}: duplicate feature names {duplicated}")
+            raise InputError(f"schema {self.name!r}: duplicate feature names {duplicated}")
         if self.label in names:
-            raise ValueError(f"schema {self.name!r}: the label {self.label!r} is also a feature")
+            raise InputError(f"schema {self.name!r}: the label {self.label!r} is also a feature")
         if self.unfavourable not in self.classes:
-            raise ValueError(f"schema {self.name!r}: unfavourable class {self.unfavourable!r} is not one of {list(self.classes)}")
+            raise InputError(f"schema {self.name!r}: unfavourable class {self.unfavourable!r} is not one of {list(self.classes)}")
         object.__setattr__(self, "_index", {n: i for i, n in enumerate(names)})
 
     @property
@@ -99,7 +101,7 @@ class Schema:
         try:
             return self.features[self._index[name]]
         except KeyError:
-            raise KeyError(f"schema {self.name!r} has no feature {name!r}; it has {self.feature_names}") from None
+            raise UnknownNameError(f"schema {self.name!r} has no feature {name!r}; it has {self.feature_names}") from None
 
     def __contains__(self, name: object) -> bool:
         return name in self._index
@@ -113,41 +115,14 @@ class Schema:
         new = {f.name: f for f in features}
         unknown = sorted(set(new) - set(self._index))
         if unknown:
-            raise KeyError(f"schema {self.name!r} has no feature(s) {unknown}")
+            raise UnknownNameError(f"schema {self.name!r} has no feature(s) {unknown}")
         return replace(self, features=tuple(new.get(f.name, f) for f in self.features))
-
-
-@dataclass(frozen=True)
-class Dataset:
-    """Train and test frames (features and label) with their schema."""
-
-    name: str
-    split: str
-    train: pd.DataFrame
-    test: pd.DataFrame
-    schema: Schema
-
-    @property
-    def X_train(self) -> pd.DataFrame:
-        return self.train[self.schema.feature_names]
-
-    @property
-    def y_train(self) -> pd.Series:
-        return self.train[self.schema.label]
-
-    @property
-    def X_test(self) -> pd.DataFrame:
-        return self.test[self.schema.feature_names]
-
-    @property
-    def y_test(self) -> pd.Series:
-        return self.test[self.schema.label]
 
 
 def infer_schema(frame: pd.DataFrame, label: str, unfavourable: str, name: str = "data", numeric: Iterable[str] | None = None) -> Schema:
     """A schema read off a frame: numeric dtypes (or the columns named in ``numeric``) are numeric."""
     if label not in frame.columns:
-        raise KeyError(f"label column {label!r} is not in the frame; columns are {list(frame.columns)}")
+        raise UnknownNameError(f"label column {label!r} is not in the frame; columns are {list(frame.columns)}")
     declared = set(numeric) if numeric is not None else None
     features = []
     for col in frame.columns:

@@ -1,0 +1,67 @@
+"""The errors mc3g raises on purpose.  Each derives from :class:`MC3GError`, so a caller (the CLI,
+a service) can tell a refused input from a bug: anything else that escapes is a bug."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class MC3GError(Exception):
+    """Base of every error mc3g raises on purpose."""
+
+
+class InputError(MC3GError, ValueError):
+    """An input mc3g cannot use: data, a person's row, a parameter, a file's content.  The
+    message names what is wrong and where.  It is a ``ValueError`` too, as scikit-learn expects."""
+
+
+class UnknownNameError(InputError, KeyError):
+    """A feature, data set or other name that is not known; the message lists the known ones."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class CausalSyntaxError(InputError):
+    """A problem in causal-knowledge text; the message starts with ``file:line:column:``."""
+
+    def __init__(self, message: str, file: str, line: int, column: int) -> None:
+        super().__init__(f"{file}:{line}:{column}: {message}")
+        self.message = message
+        self.file = file
+        self.line = line
+        self.column = column
+
+
+class DataFormatError(InputError):
+    """A data file does not have the expected shape; the message names the file and the line."""
+
+    def __init__(self, path: Path, line: int, problem: str) -> None:
+        self.path = path
+        self.line = line
+        super().__init__(f"{path}, line {line}: {problem}")
+
+
+class DataNotFoundError(MC3GError, FileNotFoundError):
+    """A data file is missing; the message says where it was looked for and how to get it."""
+
+
+class DownloadError(MC3GError, RuntimeError):
+    """A file could not be fetched (network or HTTP error)."""
+
+
+class ChecksumError(DownloadError):
+    """A fetched file does not have the pinned SHA-256; nothing was written."""
+
+
+class BlackBoxError(MC3GError, RuntimeError):
+    """The model's own ``predict`` failed, or answered something that is not one known label per
+    row; the message says what it did."""
+
+
+class InternalError(MC3GError, RuntimeError):
+    """A self-check failed: a bug in mc3g, reported rather than hidden (never a user's fault)."""
+
+
+class SearchError(InternalError):
+    """The solver and the reference semantics disagree."""
