@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import pandas as pd
@@ -19,7 +19,7 @@ import pandas as pd
 from ..serialization import check_header, header
 
 JSON_FORMAT = "mc3g.recourse"
-JSON_VERSION = 1
+JSON_VERSION = 2
 
 REFUSED = "refused"
 NOT_REFUSED = "not_refused"
@@ -139,6 +139,39 @@ class Counterfactual:
 
 
 @dataclass(frozen=True)
+class RunRecord:
+    """How an answer was made: the method and the settings that shape it (answers with equal
+    settings are comparable), then what it took (measurements, ``None`` where they do not apply).
+
+    ``scheme`` is the candidate scheme (``exact`` or the authors' ``data``); ``n_regions`` and
+    ``n_candidates`` describe the candidate space searched; for a black box, ``fidelity`` is its
+    surrogate's held-out agreement, and ``judged_by_model`` / ``rejected_by_model`` count the
+    states the model was asked about and refused."""
+
+    method: str = "mc3g"
+    mode: str | None = None
+    norm: str | None = None
+    root: bool = True
+    k: int = 1
+    scheme: str | None = None
+    scaling: str | None = None
+    search_seconds: float | None = None
+    n_regions: int | None = None
+    n_candidates: int | None = None
+    fidelity: float | None = None
+    judged_by_model: int | None = None
+    rejected_by_model: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RunRecord:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+@dataclass(frozen=True)
 class Recourse:
     """The answer for one person.
 
@@ -152,7 +185,7 @@ class Recourse:
     counterfactuals: tuple[Counterfactual, ...] = ()
     reasons: tuple[str, ...] = ()
     decision: tuple[str, ...] = ()  # the decision rules that fire on the person
-    settings: dict[str, Any] = field(default_factory=dict)
+    run: RunRecord = field(default_factory=RunRecord)
 
     def __bool__(self) -> bool:
         return bool(self.counterfactuals)
@@ -189,7 +222,7 @@ class Recourse:
             "instance": {k: _plain(v) for k, v in self.instance.items()},
             "decision": list(self.decision),
             "reasons": list(self.reasons),
-            "settings": dict(self.settings),
+            "run": self.run.to_dict(),
             "counterfactuals": [cf.to_dict() for cf in self.counterfactuals],
         }
 
@@ -205,7 +238,7 @@ class Recourse:
             tuple(Counterfactual.from_dict(c) for c in data["counterfactuals"]),
             tuple(data.get("reasons", ())),
             tuple(data.get("decision", ())),
-            dict(data.get("settings", {})),
+            RunRecord.from_dict(data.get("run", {})),
         )
 
     @classmethod

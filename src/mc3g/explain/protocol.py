@@ -1,0 +1,51 @@
+"""One interface for every counterfactual method, and the registry that names them.
+
+MC3G and the baselines it is compared with (DiCE, Wachter et al., the nearest counterfactual
+without causal knowledge) are built the same way — ``factory(model, causal, **options)`` — fitted
+on training rows and asked about people; every one answers with :class:`Recourse` objects, so a
+benchmark, the CLI or a service loops over methods without knowing which is which.  Factories are
+named by import path and loaded on first use: a baseline's heavy dependency (``dice-ml``) is
+imported only when that baseline is asked for.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
+
+import pandas as pd
+
+from ..exceptions import UnknownNameError
+from .result import Recourse
+
+
+@runtime_checkable
+class Explainer(Protocol):
+    """Fit on training rows (no labels needed: the model gives them), then explain people:
+    one row (a Series or mapping) gives one :class:`Recourse`, a DataFrame a list in row order."""
+
+    def fit(self, X: pd.DataFrame, y: Any = None) -> Explainer: ...
+
+    def explain(self, rows: pd.DataFrame | pd.Series | Mapping[str, Any], k: int | None = None) -> Recourse | list[Recourse]: ...
+
+
+# name -> "module:factory"; each factory takes (model, causal=None, **options) and returns an Explainer.
+REGISTRY: dict[str, str] = {
+    "mc3g": "mc3g.explain.mc3g:MC3G",
+}
+
+
+def register(name: str, factory: str) -> None:
+    """Make ``factory`` ("package.module:callable") available as ``explainer(name, ...)``."""
+    REGISTRY[name] = factory
+
+
+def explainer(name: str, model: Any, causal: Any = None, **options: Any) -> Explainer:
+    """A new, unfitted explainer of the method ``name`` for ``model``."""
+    try:
+        module, attribute = REGISTRY[name].split(":")
+    except KeyError:
+        raise UnknownNameError(f"no explainer named {name!r}; the registry has {sorted(REGISTRY)}") from None
+    factory = getattr(importlib.import_module(module), attribute)
+    return factory(model, causal, **options)
