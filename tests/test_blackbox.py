@@ -51,7 +51,7 @@ def test_every_counterfactual_flips_the_real_model(loan, boosted) -> None:
         if answer.counterfactuals:
             frame = pd.DataFrame([cf.values for cf in answer], columns=ds.X_train.columns).astype(ds.X_train.dtypes)
             assert (boosted.predict(frame) == "approved").all()
-            assert answer.settings["fidelity"] == explainer.fidelity_
+            assert answer.run.fidelity == explainer.fidelity_
         for cf in answer:
             assert cf.values["credit_score"] == person["credit_score"] or cf.values["debt"] == "none"
 

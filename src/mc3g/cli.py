@@ -283,10 +283,9 @@ def _print_recourse(result: Any, explainer: Any, title: str) -> None:
     if not result.counterfactuals:
         out.print(str(result), soft_wrap=True)
         return
-    settings = result.settings
+    run = result.run
     out.print(
-        f"\n[bold]{len(result)} counterfactual(s)[/] (mode {settings['mode']}, norm {settings['norm']}, "
-        f"{settings['candidates']} candidates, search {settings['search_seconds'] * 1000:.1f} ms):"
+        f"\n[bold]{len(result)} counterfactual(s)[/] (mode {run.mode}, norm {run.norm}, {run.scheme} candidates, search {run.search_seconds * 1000:.1f} ms):"
     )
     for i, cf in enumerate(result, 1):
         out.print(f"\n[bold]{i}.[/] cost {cf.cost:.4f}: {cf.plan}", soft_wrap=True)

@@ -217,7 +217,7 @@ def _run_method(method, model, ds, X_train, refused, causal, schema, spreads, va
         for _, row in refused.iterrows():
             explainer.explain(row)
         alone = (time.perf_counter() - start) / max(len(refused), 1)
-        judged = [r.settings.get("judged_by_model", 0) for r in results]
+        judged = [r.run.judged_by_model or 0 for r in results]
         info[f"judged_{method}"] = {"mean": float(np.mean(judged)), "most": int(max(judged))} if judged else None
         for (_, row), result in zip(refused.iterrows(), results):
             answered += bool(result.counterfactuals)

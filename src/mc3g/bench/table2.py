@@ -39,7 +39,7 @@ def table2(
                     "average": float(np.mean(costs)) if costs else None,
                     "n": len(costs),
                 }
-                spaces[name] = {"regions": result.settings["regions"], "candidates": result.settings["candidates_in_space"]}
+                spaces[name] = {"regions": result.run.n_regions, "candidates": result.run.n_candidates}
                 if on_cell is not None:
                     on_cell(name, mode, norm)
         out[name] = cells

@@ -28,7 +28,7 @@ def _chunk(explainer: MC3G, rows: list[dict[str, Any]], k: int) -> list[Recourse
     asking: dict[int, list[dict[str, Any]]] = {}
 
     def fail(i: int, exc: Exception) -> None:
-        answers[i] = Recourse(rows[i], ERROR, reasons=(f"{type(exc).__name__}: {exc}",), settings=explainer._settings(k))
+        answers[i] = Recourse(rows[i], ERROR, reasons=(f"{type(exc).__name__}: {exc}",), run=explainer._settings(k))
 
     def step(i: int, refusals: list[bool] | None) -> None:
         try:

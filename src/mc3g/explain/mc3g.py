@@ -27,7 +27,7 @@ from ..search.encoding import Program
 from ..search.problem import MODES, Assessment, Problem
 from ..search.solver import StateStream
 from ..search.space import CANDIDATE_MODES, Observed, SpaceSettings, build_space
-from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse
+from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse, RunRecord
 
 
 class MC3G(BaseEstimator):
@@ -302,8 +302,8 @@ class MC3G(BaseEstimator):
         )  # fmt: skip
         return Problem(space, escape, self.causal_, self.mode, Distance(self.norm, self.root))
 
-    def _settings(self, k: int) -> dict[str, Any]:
-        return {"mode": self.mode, "norm": self.norm, "root": self.root, "k": k, "candidates": self.candidates, "scaling": self.scaling}
+    def _settings(self, k: int) -> RunRecord:
+        return RunRecord(mode=self.mode, norm=self.norm, root=self.root, k=k, scheme=self.candidates, scaling=self.scaling)
 
     def _frame(self, rows: list[dict[str, Any]]) -> pd.DataFrame:
         """Rows as the model saw its data: its columns, in its order, with its dtypes."""
@@ -361,7 +361,7 @@ class MC3G(BaseEstimator):
         refused = (yield from clock.away([row]))[0] if self.predict_ is not None else bool(firing)
         if not refused:
             reason = f"the decision for this person is not {self.unfavourable_!r}, so it is already favourable."
-            return Recourse(row, NOT_REFUSED, reasons=(reason,), settings=settings)
+            return Recourse(row, NOT_REFUSED, reasons=(reason,), run=settings)
         decision = tuple(_rule_text(r) for r in firing)
         # Where the model refuses but its surrogate rules do not, the rules cannot say what to
         # escape; the states are then searched in cost order and the model alone decides.
@@ -377,10 +377,9 @@ class MC3G(BaseEstimator):
             problem = self._problem(instance, per_atom, escape)
             found, more, exhausted = yield from self._verified(problem, row, k, verdicts, clock)
             rejected += more
-        settings.update({"regions": problem.space.n_regions, "candidates_in_space": problem.space.n_candidates})
+        settings = replace(settings, n_regions=problem.space.n_regions, n_candidates=problem.space.n_candidates, search_seconds=clock.seconds())
         if self.predict_ is not None:
-            settings.update({"fidelity": self.fidelity_, "rejected_by_model": rejected, "judged_by_model": len(verdicts)})
-        settings["search_seconds"] = clock.seconds()
+            settings = replace(settings, fidelity=self.fidelity_, rejected_by_model=rejected, judged_by_model=len(verdicts))
         if not found:
             reasons = (
                 why_none(problem)
@@ -391,9 +390,9 @@ class MC3G(BaseEstimator):
                     + f"; the search asks the model about at most {self.max_states} states per person."
                 ]
             )
-            return Recourse(row, NO_COUNTERFACTUAL, reasons=tuple(reasons), decision=decision, settings=settings)
+            return Recourse(row, NO_COUNTERFACTUAL, reasons=tuple(reasons), decision=decision, run=settings)
         counterfactuals = tuple(self._counterfactual(row, problem, a) for a in found)
-        return Recourse(row, REFUSED, counterfactuals, decision=decision, settings=settings)
+        return Recourse(row, REFUSED, counterfactuals, decision=decision, run=settings)
 
     def _verified(
         self, problem: Problem, row: dict[str, Any], k: int, verdicts: dict[tuple, bool], clock: _Clock
