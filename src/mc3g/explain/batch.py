@@ -1,5 +1,9 @@
 """Explaining many people: in order, in several processes, with a progress bar, and one
-person's failure reported in its own answer instead of stopping the rest."""
+person's failure reported in its own answer instead of stopping the rest.
+
+Everything here drives the public seams: :meth:`MC3G.session` for each person's search and
+:meth:`MC3G.refuses_rows` for the model's verdicts, pooled across people.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +11,9 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-from joblib import Parallel, delayed
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from .result import ERROR, Recourse
+from .result import Recourse
+from .session import Session
 
 if TYPE_CHECKING:
     from .mc3g import MC3G
@@ -18,63 +21,69 @@ if TYPE_CHECKING:
 CHUNK = 32  # rows per task and per pooled predict call: hides a process round trip
 
 
-def _chunk(explainer: MC3G, rows: list[dict[str, Any]], k: int) -> list[Recourse]:
+def explain_chunk(explainer: MC3G, rows: list[dict[str, Any]], k: int) -> list[Recourse]:
     """Every person's search side by side, their questions to the model pooled into one
     ``predict`` call per round: a model call costs about the same for one row as for thousands.
     When a pooled call fails, each person's rows are asked on their own, so only the people whose
     rows the model cannot judge get an ``error`` answer."""
-    answers: list[Recourse | None] = [None] * len(rows)
-    talks = [explainer._conversation(row, k) for row in rows]
-    asking: dict[int, list[dict[str, Any]]] = {}
-
-    def fail(i: int, exc: Exception) -> None:
-        answers[i] = Recourse(rows[i], ERROR, reasons=(f"{type(exc).__name__}: {exc}",), run=explainer._settings(k))
-
-    def step(i: int, refusals: list[bool] | None) -> None:
+    sessions: list[Session | Recourse] = []
+    for row in rows:
         try:
-            asking[i] = talks[i].send(refusals)
-        except StopIteration as done:
-            answers[i] = done.value
-        except Exception as exc:  # one person's failure must not lose the others' answers
-            fail(i, exc)
-
-    for i in range(len(rows)):
-        step(i, None)
-    while asking:
-        round_, replies = dict(asking), {}
-        asking.clear()
+            sessions.append(explainer.session(row, k))
+        except Exception as exc:  # one person's bad row must not lose the others' answers
+            sessions.append(Recourse.failed(row, exc, explainer.engine_.settings.record(k)))
+    while asking := [s for s in sessions if isinstance(s, Session) and s.questions is not None]:
         try:
-            pooled = explainer._refuses([r for questions in round_.values() for r in questions])
-            start = 0
-            for i, questions in round_.items():
-                replies[i], start = pooled[start : start + len(questions)], start + len(questions)
+            pooled = explainer.refuses_rows([q for s in asking for q in s.questions])  # type: ignore[union-attr]
         except Exception:
-            for i, questions in round_.items():
-                try:
-                    replies[i] = explainer._refuses(questions)
-                except Exception as exc:
-                    fail(i, exc)
-                    talks[i].close()
-        for i, reply in replies.items():
-            step(i, reply)
-    return answers  # type: ignore[return-value]
+            pooled = None
+        start = 0
+        for s in asking:
+            n = len(s.questions)  # type: ignore[arg-type]
+            try:
+                s.answer(pooled[start : start + n] if pooled is not None else explainer.refuses_rows(s.questions))  # type: ignore[arg-type]
+            except Exception as exc:
+                s.fail(exc)
+            start += n
+    return [s.result if isinstance(s, Session) else s for s in sessions]  # type: ignore[misc]
 
 
-def explain_rows(explainer: MC3G, rows: pd.DataFrame, k: int, n_jobs: int = 1, progress: bool = False) -> Iterator[tuple[Any, Recourse]]:
+def explain_rows(explainer: MC3G, rows: pd.DataFrame, k: int, *, n_jobs: int = 1, progress: bool = False) -> Iterator[tuple[Any, Recourse]]:
     """(index, answer) for each row of ``rows``, in order, as soon as each is ready."""
     index = list(rows.index)
     records = [dict(r.items()) for _, r in rows.iterrows()]
     chunks = [records[i : i + CHUNK] for i in range(0, len(records), CHUNK)]
     if n_jobs == 1 or len(chunks) <= 1:
-        results: Iterator[list[Recourse]] = (_chunk(explainer, c, k) for c in chunks)
+        results: Iterator[list[Recourse]] = (explain_chunk(explainer, c, k) for c in chunks)
     else:
-        results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(_chunk)(explainer, c, k) for c in chunks)
-    bar = Progress(TextColumn("explaining"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), disable=not progress, transient=True)
-    with bar:
-        task = bar.add_task("explaining", total=len(records))
+        from joblib import Parallel, delayed
+
+        results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(explain_chunk)(explainer, c, k) for c in chunks)
+    with _Bar(len(records), progress) as advance:
         position = 0
         for answers in results:
             for answer in answers:
                 yield index[position], answer
                 position += 1
-            bar.update(task, advance=len(answers))
+            advance(len(answers))
+
+
+class _Bar:
+    """A progress bar (rich, imported only when one is shown) that counts people."""
+
+    def __init__(self, total: int, shown: bool) -> None:
+        self.total, self.shown = total, shown
+
+    def __enter__(self):
+        if not self.shown:
+            return lambda n: None
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self._bar = Progress(TextColumn("explaining"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=True)
+        self._bar.__enter__()
+        task = self._bar.add_task("explaining", total=self.total)
+        return lambda n: self._bar.update(task, advance=n)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.shown:
+            self._bar.__exit__(*exc)

@@ -187,6 +187,11 @@ class Recourse:
     decision: tuple[str, ...] = ()  # the decision rules that fire on the person
     run: RunRecord = field(default_factory=RunRecord)
 
+    @classmethod
+    def failed(cls, instance: dict[str, Any], error: Exception, run: RunRecord) -> Recourse:
+        """The ``error`` answer for a person whose explanation raised ``error``."""
+        return cls(instance, ERROR, reasons=(f"{type(error).__name__}: {error}",), run=run)
+
     def __bool__(self) -> bool:
         return bool(self.counterfactuals)
 

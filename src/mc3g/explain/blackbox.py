@@ -1,0 +1,122 @@
+"""A classifier seen from outside: rows in, one known label per row out.
+
+MC3G explains any model that labels rows (model-agnostic, Dasgupta et al., NeSy 2025): a
+scikit-learn estimator or pipeline, xgboost, lightgbm, or a plain function.  This adapter is the
+one place mc3g calls it.  Rows are built as the model saw its training data (its columns, in its
+order, with its dtypes), and what comes back is checked before anything trusts it: one label per
+row, no missing label, and after fitting only labels the model gave on the training data.  A
+model that fails or answers something else raises :class:`~mc3g.exceptions.BlackBoxError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import BlackBoxError, InputError
+
+
+class BlackBox:
+    """``model``'s ``predict`` (or ``model`` itself, when it is a function of a DataFrame).
+
+    ``labels`` are the classes the model may answer (known after fitting: the ones it gave on the
+    training data); ``unfavourable`` is the one that means a refusal."""
+
+    def __init__(
+        self,
+        model: Any,
+        columns: Sequence[str],
+        dtypes: Mapping[str, Any],
+        labels: Sequence[str] | None = None,
+        unfavourable: str | None = None,
+    ) -> None:
+        self.model = model
+        self.columns = list(columns)
+        self.dtypes = dict(dtypes)
+        self.labels = tuple(labels) if labels is not None else None
+        self.unfavourable = unfavourable
+        self._predict = _predictor(model)
+
+    @classmethod
+    def of(cls, model: Any, X: pd.DataFrame) -> BlackBox:
+        """The adapter for a model trained on frames like ``X``."""
+        return cls(model, list(X.columns), X.dtypes.to_dict())
+
+    # -- asking the model ----------------------------------------------------------------------
+    def labels_of(self, frame: pd.DataFrame) -> np.ndarray:
+        """The model's label for each row of ``frame``, as text, checked."""
+        try:
+            raw = self._predict(frame)
+        except Exception as exc:  # the model is the user's code: report what it said
+            raise BlackBoxError(f"the model's predict failed on {len(frame)} row(s): {type(exc).__name__}: {exc}") from exc
+        answer = np.asarray(raw, dtype=object)
+        if answer.ndim == 2 and answer.shape[1] == 1:
+            answer = answer[:, 0]
+        if answer.ndim != 1:
+            raise BlackBoxError(
+                f"the model's predict returned an array of shape {answer.shape} for {len(frame)} row(s); it must return one label per row"
+                + (" (a matrix of class probabilities? give mc3g the model's predict, not predict_proba)" if answer.ndim == 2 else "")
+            )
+        if len(answer) != len(frame):
+            raise BlackBoxError(f"the model's predict returned {len(answer)} label(s) for {len(frame)} row(s); it must return one per row")
+        missing = np.flatnonzero(pd.isna(answer))
+        if len(missing):
+            raise BlackBoxError(f"the model's predict returned no label (NaN or None) for {len(missing)} row(s), the first at position {missing[0]}")
+        labels = np.array([label_text(v) for v in answer], dtype=object)
+        if self.labels is not None:
+            unknown = sorted(set(labels) - set(self.labels))
+            if unknown:
+                raise BlackBoxError(f"the model's predict returned label(s) {unknown} it never gave on the training data (it gave {list(self.labels)})")
+        return labels
+
+    def refuses(self, rows: Sequence[Mapping[str, Any]]) -> list[bool]:
+        """Whether the model refuses each row (one ``predict`` call for all of them)."""
+        if self.unfavourable is None:
+            raise InputError("the black box does not know which label is unfavourable yet: fit the explainer first")
+        if not rows:
+            return []
+        return [label == self.unfavourable for label in self.labels_of(self.frame(rows))]
+
+    # -- rows as the model knows them ----------------------------------------------------------
+    def frame(self, rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+        """Rows as the model saw its data: its columns, in its order, with its dtypes."""
+        for row in rows:
+            self.check_columns(row)
+        frame = pd.DataFrame(list(rows), columns=self.columns)
+        for column, dtype in self.dtypes.items():
+            try:
+                frame[column] = frame[column].astype(dtype)
+            except (TypeError, ValueError):
+                pass  # a value the column's dtype cannot hold stays as it is; the model decides
+        return frame
+
+    def check_columns(self, row: Mapping[str, Any]) -> None:
+        unknown = [c for c in row if c not in self.columns]
+        absent = [c for c in self.columns if c not in row]
+        if unknown or absent:
+            raise InputError(
+                "the row does not match the columns the model was fitted on: "
+                + "; ".join(p for p in (f"unknown {unknown}" if unknown else "", f"missing {absent}" if absent else "") if p)
+            )
+
+
+def label_text(value: Any) -> str:
+    """A label as text, the same however the model typed it: 1, 1.0 and numpy's 1 are "1"."""
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return str(value)
+
+
+def _predictor(model: Any) -> Callable[[pd.DataFrame], Any]:
+    """The black box's ``predict``, or the model itself when it is a plain function."""
+    predict = getattr(model, "predict", None)
+    if callable(predict):
+        return predict
+    if callable(model):
+        return model
+    raise InputError(f"model must be a RuleSet, have a predict method, or be a function of a DataFrame; got {type(model).__name__}")

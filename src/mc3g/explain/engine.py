@@ -1,0 +1,173 @@
+"""The fitted counterfactual engine: what every person's search shares.
+
+:class:`MC3G` builds one at ``fit`` (or reads one from a saved document); a :class:`Session`
+uses it to search for one person.  It holds the decision rules, the causal knowledge, the
+features with their metadata, what the training data showed of them (values and spreads) and the
+settings, and turns a person's row into a search :class:`~mc3g.search.Problem`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from ..causal import CausalModel
+from ..exceptions import InputError
+from ..rules import Literal, Rule, RuleSet, Table, token
+from ..schema import Schema
+from ..search import Distance, Observed, Problem, SpaceSettings, build_space, spread
+from .blackbox import BlackBox
+from .result import RunRecord
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """How counterfactuals are priced and searched: the cost ``mode``, the ``norm`` (``root``:
+    L2 with its square root), the candidate ``scheme`` (``exact`` or the authors' ``data``, with
+    ``data_k`` values per region), ``scaling`` of numeric changes, ``plausible`` (training values
+    only) and ``max_states``, how many states the model may judge for one person."""
+
+    mode: str = "derived"
+    norm: str = "l1"
+    root: bool = True
+    scheme: str = "exact"
+    scaling: str = "std"
+    plausible: bool = False
+    data_k: int = 20
+    max_states: int = 2000
+
+    @property
+    def distance(self) -> Distance:
+        return Distance(self.norm, self.root)
+
+    def record(self, k: int) -> RunRecord:
+        """The settings part of an answer's run record."""
+        return RunRecord(mode=self.mode, norm=self.norm, root=self.root, k=k, scheme=self.scheme, scaling=self.scaling)
+
+
+class Engine:
+    """Decision rules (those of the ``unfavourable`` class are the ones to escape), causal
+    knowledge and feature metadata, with the training data's values (``observed``) and
+    ``spreads``; ``black_box`` is the model when the rules are its surrogate (of held-out
+    ``fidelity``), else None."""
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        causal: CausalModel,
+        schema: Schema,
+        unfavourable: str,
+        observed: Observed,
+        spreads: Mapping[str, float],
+        settings: SearchSettings,
+        black_box: BlackBox | None = None,
+        fidelity: float | None = None,
+    ) -> None:
+        self.rules = rules
+        self.causal = causal
+        self.schema = schema
+        self.unfavourable = unfavourable
+        self.observed = observed
+        self.spreads = dict(spreads)
+        self.settings = settings
+        self.black_box = black_box
+        self.fidelity = fidelity
+        self.decision = decision_rules(rules, unfavourable)
+        self.features = features_in_play(self.decision, causal, schema)
+        self._literals: dict[str, list[Literal]] = {}
+        for lit in _all_literals(self.decision, causal):
+            self._literals.setdefault(lit.feature, []).append(lit)
+
+    @classmethod
+    def from_data(
+        cls,
+        X: pd.DataFrame,
+        rules: RuleSet,
+        causal: CausalModel,
+        schema: Schema,
+        unfavourable: str,
+        settings: SearchSettings,
+        black_box: BlackBox | None = None,
+        fidelity: float | None = None,
+    ) -> Engine:
+        """The engine with what the training rows ``X`` show of the features in play: their
+        values and spreads."""
+        in_play = features_in_play(decision_rules(rules, unfavourable), causal, schema)
+        missing = [f for f in in_play if f not in X.columns]
+        if missing:
+            raise InputError(f"the rules or the causal knowledge use feature(s) {missing} that the data does not have")
+        features = [schema.feature(f) for f in in_play]
+        spreads = {f.name: spread(X[f.name], settings.scaling) for f in features if f.is_numeric}
+        return cls(rules, causal, schema, unfavourable, Observed.of(X, features), spreads, settings, black_box, fidelity)
+
+    def instance(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        """The person's values of the features in play, as the search reads them."""
+        missing = [f for f in self.features if f not in row]
+        if missing:
+            raise InputError(f"the row lacks feature(s) {missing}")
+        instance = {}
+        for name in self.features:
+            value = row[name]
+            if self.schema.feature(name).is_numeric:
+                number = pd.to_numeric(pd.Series([value]), errors="coerce").iloc[0]
+                if pd.isna(number):
+                    raise InputError(f"feature {name!r} is numeric but the row has {value!r}; fill it in before explaining")
+                instance[name] = _plain_number(number)
+            else:
+                instance[name] = token(value)
+        return instance
+
+    def firing(self, instance: Mapping[str, Any]) -> list[Rule]:
+        """The decision rules that cover the person."""
+        person = Table.from_frame(pd.DataFrame([instance]))
+        return [r for r in self.decision if r.covers(person)[0]]
+
+    def problem(self, instance: Mapping[str, Any], per_atom: int, escape: list[Rule] | None = None) -> Problem:
+        """The search for one person with ``per_atom`` candidate values per atom; ``escape`` are
+        the rules a counterfactual must not fire (by default every decision rule)."""
+        escape = self.decision if escape is None else escape
+        features = [self.schema.feature(n) for n in self.features]
+        s = self.settings
+        space_settings = SpaceSettings(s.scheme, per_atom, s.plausible, s.data_k, observed=self.black_box is not None)
+        space = build_space(
+            features, dict(instance), self._literals, self.observed, self.spreads, space_settings,
+            RuleSet(tuple(escape), self.rules.label, self.rules.default), self.causal.forbidden,
+        )  # fmt: skip
+        return Problem(space, escape, self.causal, s.mode, s.distance)
+
+
+def decision_rules(rules: RuleSet, unfavourable: str) -> list[Rule]:
+    """The rules of the unfavourable class: the ones a counterfactual must escape."""
+    return [r for r in rules.rules if str(r.head.value) == unfavourable]  # type: ignore[union-attr]
+
+
+def features_in_play(decision: Iterable[Rule], causal: CausalModel, schema: Schema) -> list[str]:
+    """The features a counterfactual may touch: those the decision rules or the causal knowledge
+    read, and those that must change; every other feature keeps the person's value."""
+    names: dict[str, None] = {}
+    for rule in decision:
+        for lit in rule.literals():
+            names.setdefault(lit.feature)
+    for f in causal.mentioned:
+        names.setdefault(f)
+    for f in schema.features:
+        if f.must_change:
+            names.setdefault(f.name)
+    unknown = [n for n in names if n not in schema]
+    if unknown:
+        raise InputError(f"feature(s) {unknown} are used by the rules but are not in the schema")
+    return list(names)
+
+
+def _all_literals(rules: Iterable[Rule], causal: CausalModel) -> Iterable[Literal]:
+    for rule in rules:
+        yield from rule.literals()
+    yield from causal.literals()
+
+
+def _plain_number(x: Any) -> int | float:
+    f = float(x)
+    return int(f) if f.is_integer() else f

@@ -1,0 +1,80 @@
+"""Feature metadata as the explainer assembles it: read off the training data, laid over with
+the user's schema, causal knowledge and DiCE-style settings, bounded by what the data shows."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+import pandas as pd
+
+from ..exceptions import InputError
+from ..rules import RuleSet, token
+from ..schema import Feature, Schema, infer_schema, observed_feature
+
+
+def with_dice_settings(
+    schema: Schema, features_to_vary: str | list[str], permitted_range: Mapping[str, Sequence[Any]] | None, feature_weights: Mapping[str, float] | None
+) -> Schema:
+    """DiCE's features_to_vary, permitted_range and feature_weights as feature metadata."""
+    changes: dict[str, dict[str, Any]] = {}
+    if features_to_vary != "all":
+        vary = [features_to_vary] if isinstance(features_to_vary, str) else list(features_to_vary)
+        unknown = [f for f in vary if f not in schema]
+        if unknown:
+            raise InputError(f"features_to_vary names unknown feature(s) {unknown}")
+        for f in schema.features:
+            if f.name not in vary:
+                changes.setdefault(f.name, {})["immutable"] = True
+    for name, allowed in (permitted_range or {}).items():
+        if name not in schema:
+            raise InputError(f"permitted_range names unknown feature {name!r}")
+        if schema.feature(name).is_numeric:
+            low, high = allowed
+            changes.setdefault(name, {})["range"] = (float(low), float(high))
+        else:
+            changes.setdefault(name, {})["targets"] = tuple(token(v) for v in allowed)
+    for name, weight in (feature_weights or {}).items():
+        if name not in schema:
+            raise InputError(f"feature_weights names unknown feature {name!r}")
+        changes.setdefault(name, {})["weight"] = float(weight)
+    return schema.with_features(*(replace(schema.feature(n), **c) for n, c in changes.items())) if changes else schema
+
+
+def schema_of_rules(X: pd.DataFrame, rules: RuleSet) -> Schema:
+    """Kinds read off the data (numeric dtypes are numeric), labelled as the rules are."""
+    unfavourable = str(rules.rules[0].head.value) if rules.rules else rules.default  # type: ignore[union-attr]
+    frame = X.drop(columns=[rules.label], errors="ignore").assign(**{rules.label: unfavourable})
+    return infer_schema(frame, rules.label, unfavourable, "data")
+
+
+def covering(schema: Schema | None, X: pd.DataFrame) -> Schema:
+    """A schema for every column a black box sees: the given one, plus the columns it lacks as
+    the data show them (a paper schema restricts the features; a model reads them all)."""
+    inferred = infer_schema(X.assign(__label__="?"), "__label__", "?", "data")
+    if schema is None:
+        return inferred
+    extra = tuple(f for f in inferred.features if f.name not in schema)
+    return replace(schema, features=schema.features + extra)
+
+
+def with_data_bounds(schema: Schema, X: pd.DataFrame) -> Schema:
+    """Numeric features without a range get the training [min, max]; categorical features
+    without a domain get the training values."""
+    features: list[Feature] = []
+    for f in schema.features:
+        if f.name in X.columns and (f.range if f.is_numeric else f.domain) is None:
+            seen = observed_feature(f.name, X[f.name], f.is_numeric)
+            f = replace(f, range=seen.range, step=f.step or seen.step) if f.is_numeric else replace(f, domain=seen.domain)
+        features.append(f)
+    return replace(schema, features=tuple(features))
+
+
+def unfavourable_class(rules: RuleSet, schema: Schema) -> str:
+    heads = {str(r.head.value) for r in rules.rules}  # type: ignore[union-attr]
+    if len(heads) == 1:
+        return heads.pop()
+    if schema.unfavourable in heads:
+        return schema.unfavourable
+    raise InputError(f"the rules describe several classes {sorted(heads)}; say which is unfavourable in the schema")

@@ -1,0 +1,53 @@
+"""Why a person has no counterfactual, in words: a rule no allowed change escapes, or what makes
+the rules and the knowledge impossible to satisfy together."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..rules.render import rule_to_english
+from ..search import Problem
+
+
+def why_none(problem: Problem) -> list[str]:
+    """Why no counterfactual exists: a rule that no allowed change escapes; else what makes the
+    rules and the knowledge impossible to satisfy together."""
+    original = problem.original_state()
+    reasons = []
+    for i, rule in enumerate(problem.decision, 1):
+        if problem.covers(rule, original) and not rule.exceptions and all(problem.truth(lit).all() for lit in rule.body):
+            names = sorted({lit.feature for lit in rule.body})
+            reasons.append(f"rule {i} ({rule_to_english(rule)}) cannot be escaped: its features {names} cannot change ({_locks(problem, names)}).")
+    if reasons:
+        return reasons
+    for combo in problem.causal.forbidden:
+        if problem.in_play(combo) and all(problem.holds(lit, original) for lit in combo):
+            reasons.append(
+                "the person's own values break the causal knowledge (forbidden: "
+                + ", ".join(str(lit) for lit in combo)
+                + "), so a counterfactual must repair that too."
+            )
+    must = [f.name for f in problem.space.features if f.feature.must_change]
+    if must:
+        reasons.append(f"{', '.join(must)} must change, and only to the allowed values.")
+    locked = [f.name for f in problem.space.features if len(f.values) == 1]
+    reasons.append(
+        "No state escapes every decision rule while satisfying the causal knowledge and the feature metadata"
+        + (f" (features that cannot change: {', '.join(locked)})" if locked else "")
+        + "."
+    )
+    return reasons
+
+
+def _locks(problem: Problem, names: Iterable[str]) -> str:
+    parts = []
+    for name in names:
+        f = problem.space[name].feature
+        why = (
+            "immutable" if f.immutable
+            else "changes only as a consequence, and no causal rule can cause it" if f.consequence_only
+            else f"{f.direction}-only" if f.direction
+            else "no other value is allowed"
+        )  # fmt: skip
+        parts.append(f"{name}: {why}")
+    return "; ".join(parts)
