@@ -22,11 +22,7 @@ from ..causal.model import CausalModel
 from ..exceptions import BlackBoxError, InputError
 from ..rules import Literal, Rule, RuleSet, Table, token
 from ..schema import Feature, Schema, infer_schema, observed_feature
-from ..search.distance import SCALINGS, Distance, spread
-from ..search.encoding import Program
-from ..search.problem import MODES, Assessment, Problem
-from ..search.solver import StateStream
-from ..search.space import CANDIDATE_MODES, Observed, SpaceSettings, build_space
+from ..search import CANDIDATE_SCHEMES, COST_MODES, SCALINGS, Assessment, Distance, Observed, Problem, Program, SpaceSettings, StateStream, build_space, spread
 from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse
 
 
@@ -115,7 +111,7 @@ class MC3G(BaseEstimator):
     def fit(self, X: pd.DataFrame, y: Any = None) -> MC3G:
         """Read the data: the surrogate rules of a black box (and their fidelity), the spreads and
         domains of the features, the causal knowledge checked against them."""
-        for name, value, allowed in (("mode", self.mode, MODES), ("candidates", self.candidates, CANDIDATE_MODES), ("scaling", self.scaling, SCALINGS)):
+        for name, value, allowed in (("mode", self.mode, COST_MODES), ("candidates", self.candidates, CANDIDATE_SCHEMES), ("scaling", self.scaling, SCALINGS)):
             if value not in allowed:
                 raise InputError(f"{name} must be one of {list(allowed)}, not {value!r}")
         Distance(self.norm)  # validates the norm
