@@ -13,10 +13,7 @@ from hypothesis import strategies as st
 from mc3g.causal.model import CausalModel, CausalRule, Constraint
 from mc3g.rules import Literal, Rule, RuleSet
 from mc3g.schema import Feature
-from mc3g.search.distance import Distance
-from mc3g.search.problem import MODES, Problem
-from mc3g.search.solver import StateStream, search
-from mc3g.search.space import CandidateSpace, Observed, Region, SpaceSettings, _with_deltas, build_space
+from mc3g.search import COST_MODES, CandidateSpace, Distance, FeatureValues, Observed, Problem, Region, SpaceSettings, StateStream, build_space, search, spread
 
 NUMERIC = {"x": (0, 6), "y": (0, 4)}
 CATEGORICAL = {"c": ("a", "b", "c"), "d": ("p", "q")}
@@ -100,7 +97,7 @@ def _full_space(features, instance, spreads) -> CandidateSpace:
         if f.immutable:
             allowed = []
         values = [instance[f.name]] + [v for v in allowed if v != instance[f.name]]
-        fvs.append(_with_deltas(f, values, spreads))
+        fvs.append(FeatureValues.of(f, values, spreads))
     return CandidateSpace(fvs, [Region((), {f.name: list(range(len(f.values))) for f in fvs})], "exact")
 
 
@@ -125,7 +122,7 @@ def _check_same(fast: list[tuple[float, dict]], slow: list[tuple[float, dict]]) 
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(problems(), st.sampled_from(MODES), st.sampled_from(["l0", "l1", "l2"]), st.booleans(), st.integers(1, 4))
+@given(problems(), st.sampled_from(COST_MODES), st.sampled_from(["l0", "l1", "l2"]), st.booleans(), st.integers(1, 4))
 def test_exact_search_matches_brute_force_over_the_whole_domain(case, mode, norm, root, k) -> None:
     features, instance, rules, causal = case
     train = _train(features)
@@ -147,7 +144,7 @@ def test_exact_search_matches_brute_force_over_the_whole_domain(case, mode, norm
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(problems(), st.sampled_from(MODES), st.sampled_from(["l0", "l1", "l2"]), st.integers(1, 5))
+@given(problems(), st.sampled_from(COST_MODES), st.sampled_from(["l0", "l1", "l2"]), st.integers(1, 5))
 def test_data_candidates_search_matches_brute_force_over_its_regions(case, mode, norm, k) -> None:
     features, instance, rules, causal = case
     train = _train(features, seed=1)
@@ -179,7 +176,7 @@ TIES_AFTER_DEARER_READS = (
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(problems(), st.sampled_from(MODES), st.sampled_from(["l0", "l1", "l2"]), st.integers(1, 80))
+@given(problems(), st.sampled_from(COST_MODES), st.sampled_from(["l0", "l1", "l2"]), st.integers(1, 80))
 @example(TIES_AFTER_DEARER_READS, "derived", "l0", 16)
 def test_states_come_in_cost_order_window_after_window(case, mode, norm, budget) -> None:
     """The whole enumeration, not only its head: the states handed out are the ``budget``
@@ -259,8 +256,6 @@ def test_caused_values_land_on_the_nearest_point_of_the_effect() -> None:
 
 
 def test_spreads_in_std_and_mad_units() -> None:
-    from mc3g.search.distance import spread
-
     values = pd.Series([0, 0, 0, 0, 10, 20])
     assert spread(values) == pytest.approx(np.std(values, ddof=1))
     assert spread(pd.Series([1, 2, 3, 4, 100]), "mad") == 1.0

@@ -51,7 +51,7 @@ from ..explain.check import violations
 from ..explain.result import Counterfactual
 from ..reference import resource_text
 from ..rules import token
-from ..search.distance import spread
+from ..search import spread
 
 METHODS = ("mc3g", "mc3g_explained", "c3g", "dice_random", "dice_genetic", "wachter", "nearest_noncausal")
 SETTINGS = {"adult": ("adult", "paper"), "german": ("german", "uci")}

@@ -1,0 +1,48 @@
+"""The exact counterfactual search: candidate values, the reference semantics, the ASP program.
+
+- :mod:`.space`: the candidate values of each feature (candidate schemes ``exact`` and ``data``).
+- :mod:`.distance`: how a change is priced (norms, spreads).
+- :mod:`.problem`: one question and its reference semantics in each cost mode.
+- :mod:`.encoding`: the problem as an ASP program; :mod:`.solver`: the states in exact cost order.
+
+Code outside this package imports from here only.
+"""
+
+from .distance import NORMS, SCALINGS, Distance, spread
+from .encoding import Program
+from .problem import COST_MODES, Assessment, Problem, State
+from .solver import StateStream, search
+from .space import (
+    CANDIDATE_SCHEMES,
+    CandidateSpace,
+    FeatureValues,
+    Observed,
+    Region,
+    SpaceSettings,
+    build_space,
+    infer_step,
+    numeric_bounds,
+)
+
+__all__ = [
+    "CANDIDATE_SCHEMES",
+    "COST_MODES",
+    "NORMS",
+    "SCALINGS",
+    "Assessment",
+    "CandidateSpace",
+    "Distance",
+    "FeatureValues",
+    "Observed",
+    "Problem",
+    "Program",
+    "Region",
+    "SpaceSettings",
+    "State",
+    "StateStream",
+    "build_space",
+    "infer_step",
+    "numeric_bounds",
+    "search",
+    "spread",
+]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal as TypingLiteral
 
 import numpy as np
 import pandas as pd
@@ -19,7 +18,6 @@ from ..exceptions import InputError
 
 NORMS = ("l0", "l1", "l2")
 SCALINGS = ("std", "mad")
-Norm = TypingLiteral["l0", "l1", "l2"]
 
 
 def spread(values: pd.Series, scaling: str = "std") -> float:

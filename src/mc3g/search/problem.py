@@ -33,7 +33,7 @@ from ..rules import Column, Literal, Rule
 from .distance import Distance
 from .space import CandidateSpace
 
-MODES = ("derived", "explained", "none")
+COST_MODES = ("derived", "explained", "none")
 
 State = tuple[int, ...]  # one candidate index per feature in play, in space order
 
@@ -60,8 +60,8 @@ class Problem:
     _columns: dict[str, Column] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if self.mode not in MODES:
-            raise InputError(f"mode must be one of {MODES}, not {self.mode!r}")
+        if self.mode not in COST_MODES:
+            raise InputError(f"mode must be one of {COST_MODES}, not {self.mode!r}")
         self.names = [f.name for f in self.space.features]
         self.position = {n: i for i, n in enumerate(self.names)}
         self._value_lists = [f.values for f in self.space.features]

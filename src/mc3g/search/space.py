@@ -1,6 +1,6 @@
 """Candidate values: which values the search may give each feature of a refused person.
 
-``exact`` (the default) is exact over the whole domain.  The thresholds of every rule that
+Two candidate schemes.  ``exact`` (the default) is exact over the whole domain.  The thresholds of every rule that
 mentions a numeric feature cut its range into *atoms* on which every literal keeps its truth
 value, so within an atom the value nearest to the person's own is at least as good as any other
 for every Lp.  One value per atom gives the true least-cost counterfactual; for K of them, the K
@@ -25,10 +25,10 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InputError, UnknownNameError
-from ..rules import Column, Literal, Rule, RuleSet, merge_literals
+from ..rules import Column, Literal, RuleSet, escape_boxes
 from ..schema import Feature
 
-CANDIDATE_MODES = ("exact", "data")
+CANDIDATE_SCHEMES = ("exact", "data")
 
 
 @dataclass
@@ -54,6 +54,18 @@ class FeatureValues:
                 return i
         raise UnknownNameError(f"{value!r} is not a candidate value of {self.name}")
 
+    @classmethod
+    def of(cls, feature: Feature, values: list[Any], spreads: dict[str, float]) -> FeatureValues:
+        """The values (the person's own first) with their changes in spread units."""
+        original = values[0]
+        if feature.is_numeric:
+            s = spreads.get(feature.name, 1.0)
+            deltas = np.array([(float(v) - float(original)) / s for v in values], dtype=np.float64)
+        else:
+            s = 1.0
+            deltas = np.array([0.0 if v == original else 1.0 for v in values], dtype=np.float64)
+        return cls(feature, values, deltas, s)
+
 
 @dataclass
 class Region:
@@ -67,8 +79,8 @@ class Region:
 class CandidateSpace:
     features: list[FeatureValues]
     regions: list[Region]
-    mode: str
-    n_regions: int = 0  # the authors' count of symbolic regions (data mode)
+    scheme: str  # the candidate scheme that built it
+    n_regions: int = 0  # the authors' count of symbolic regions (data scheme)
     n_candidates: int = 0  # states in the union of the regions, before the solver's checks
     by_name: dict[str, FeatureValues] = field(init=False, repr=False)
 
@@ -155,11 +167,14 @@ def _nearest_in_atom(a: int, b: int, origin: float, n: int) -> list[int]:
 # -- the space ---------------------------------------------------------------------------------
 @dataclass
 class SpaceSettings:
-    """``plausible``: only training values.  ``observed``: training values too, beside the grid
-    (for a black box, whose own thresholds sit between observed values, not at the rules')."""
+    """How candidate values are chosen.  ``scheme``: the candidate scheme (``exact`` or
+    ``data``).  ``per_atom``: values per atom (``exact``; the K of a top-K search).
+    ``plausible``: only training values.  ``data_k``: training values per side of the person's
+    own (``data``).  ``observed``: training values too, beside the grid (for a black box, whose
+    own thresholds sit between observed values, not at the rules')."""
 
-    mode: str = "exact"
-    k: int = 1
+    scheme: str = "exact"
+    per_atom: int = 1
     plausible: bool = False
     data_k: int = 20
     observed: bool = False
@@ -249,12 +264,12 @@ def build_space(
     forbidden: Sequence[tuple[Literal, ...]] = (),
 ) -> CandidateSpace:
     """Candidate values for the features in play, and the regions they combine in."""
-    if settings.mode not in CANDIDATE_MODES:
-        raise InputError(f"candidates must be one of {CANDIDATE_MODES}, not {settings.mode!r}")
-    per_feature_n = 1 if settings.k <= 1 else settings.k
+    if settings.scheme not in CANDIDATE_SCHEMES:
+        raise InputError(f"the candidate scheme must be one of {CANDIDATE_SCHEMES}, not {settings.scheme!r}")
+    per_atom = max(settings.per_atom, 1)
     seen_numbers, seen_tokens = observed.numbers, observed.tokens
 
-    if settings.mode == "exact":
+    if settings.scheme == "exact":
         value_lists: dict[str, list[Any]] = {}
         for f in features:
             original = instance[f.name]
@@ -263,11 +278,11 @@ def build_space(
             elif f.is_numeric:
                 step = f.step or infer_step(seen_numbers.get(f.name, np.array([original])))
                 seen = seen_numbers.get(f.name) if settings.plausible or settings.observed else None
-                values = _exact_numeric(f, original, literals.get(f.name, []), step, per_feature_n, seen, not settings.plausible)
+                values = _exact_numeric(f, original, literals.get(f.name, []), step, per_atom, seen, not settings.plausible)
                 value_lists[f.name] = [original] + [v for v in dict.fromkeys(values) if v != original]
             else:
                 value_lists[f.name] = _categorical_values(f, original, seen_tokens.get(f.name) if settings.plausible else None)
-        fvs = [_with_deltas(f, value_lists[f.name], spreads) for f in features]
+        fvs = [FeatureValues.of(f, value_lists[f.name], spreads) for f in features]
         region = Region((), {f.name: list(range(len(f.values))) for f in fvs})
         total = math.prod(len(f.values) for f in fvs)
         return CandidateSpace(fvs, [region], "exact", 1, total)
@@ -275,23 +290,11 @@ def build_space(
     return _data_space(features, instance, spreads, settings, decision, forbidden, seen_numbers, seen_tokens)
 
 
-def _with_deltas(feature: Feature, values: list[Any], spreads: dict[str, float]) -> FeatureValues:
-    original = values[0]
-    if feature.is_numeric:
-        s = spreads.get(feature.name, 1.0)
-        deltas = np.array([(float(v) - float(original)) / s for v in values], dtype=np.float64)
-    else:
-        s = 1.0
-        deltas = np.array([0.0 if v == original else 1.0 for v in values], dtype=np.float64)
-    return FeatureValues(feature, values, deltas, s)
-
-
 # -- the authors' data scheme ------------------------------------------------------------------
 def _data_space(features, instance, spreads, settings, decision, forbidden, seen_numbers, seen_tokens) -> CandidateSpace:
     if decision is None:
-        raise InputError("the 'data' candidates need the decision rules")
-    names = {f.name for f in features}
-    boxes = escape_boxes(decision.rules, names)
+        raise InputError("the 'data' candidate scheme needs the decision rules")
+    boxes = escape_boxes(decision.rules)
     per_box: list[dict[str, list[Any]]] = []
     n_regions = n_candidates = 0
     categorical = [f for f in features if not f.is_numeric]
@@ -329,7 +332,7 @@ def _data_space(features, instance, spreads, settings, decision, forbidden, seen
         for lists in per_box:
             merged.extend(v for v in lists[f.name] if v not in merged)
         union[f.name] = merged
-    fvs = [_with_deltas(f, union[f.name], spreads) for f in features]
+    fvs = [FeatureValues.of(f, union[f.name], spreads) for f in features]
     index = {f.name: {v: i for i, v in enumerate(f.values)} for f in fvs}
     regions = [
         Region(tuple(lists["__box__"]), {f.name: [index[f.name][v] for v in lists[f.name]] for f in fvs})  # type: ignore[arg-type]
@@ -340,67 +343,3 @@ def _data_space(features, instance, spreads, settings, decision, forbidden, seen
 
 def _forbidden_combo(values: dict[str, Any], forbidden: Sequence[tuple[Literal, ...]]) -> bool:
     return any(all(lit.holds(values[lit.feature]) for lit in combo) for combo in forbidden)
-
-
-def escape_boxes(rules: Sequence[Rule], in_play: set[str] | None = None) -> list[tuple[Literal, ...]]:
-    """Disjoint conjunctions whose union is "no rule covers the state": each rule's s(CASP) dual
-    (``not l1``, or ``l1 and not l2``, ...; or the body with an exception that covers), multiplied
-    out across the rules, with contradictory conjunctions dropped."""
-    boxes: list[tuple[Literal, ...]] = [()]
-    for rule in rules:
-        boxes = [merged for a in boxes for b in _escapes(rule) if (merged := _conjoin(a, b)) is not None]
-    return boxes
-
-
-def _escapes(rule: Rule) -> list[tuple[Literal, ...]]:
-    out: list[tuple[Literal, ...]] = []
-    for j, lit in enumerate(rule.body):
-        out.append(tuple(rule.body[:j]) + (lit.negated(),))
-    prior: list[tuple[Literal, ...]] = [tuple(rule.body)]
-    for exc in rule.exceptions:
-        out += [c for p in prior for cov in _covers(exc) if (c := _conjoin(p, cov)) is not None]
-        prior = [c for p in prior for esc in _escapes(exc) if (c := _conjoin(p, esc)) is not None]
-    return out
-
-
-def _covers(rule: Rule) -> list[tuple[Literal, ...]]:
-    boxes: list[tuple[Literal, ...]] = [tuple(rule.body)]
-    for exc in rule.exceptions:
-        boxes = [c for b in boxes for esc in _escapes(exc) if (c := _conjoin(b, esc)) is not None]
-    return boxes
-
-
-def _conjoin(a: tuple[Literal, ...], b: tuple[Literal, ...]) -> tuple[Literal, ...] | None:
-    """The merged conjunction, or None when it is clearly empty."""
-    merged = tuple(merge_literals(a + b))
-    for feature in {lit.feature for lit in merged}:
-        lits = [lit for lit in merged if lit.feature == feature]
-        if _empty(lits):
-            return None
-    return merged
-
-
-def _empty(lits: list[Literal]) -> bool:
-    """Whether literals on one feature contradict each other (over the reals / all tokens)."""
-    lower, upper = -math.inf, math.inf
-    lower_open = upper_open = False
-    for lit in lits:
-        if lit.op in (">", ">="):
-            v = float(lit.value)  # type: ignore[arg-type]
-            if v > lower or (v == lower and lit.op == ">"):
-                lower, lower_open = v, lit.op == ">"
-        elif lit.op in ("<", "<="):
-            v = float(lit.value)  # type: ignore[arg-type]
-            if v < upper or (v == upper and lit.op == "<"):
-                upper, upper_open = v, lit.op == "<"
-    if lower > upper or (lower == upper and (lower_open or upper_open)):
-        return True
-    required = [set(lit.value if lit.op == "in" else (lit.value,)) for lit in lits if lit.op in ("==", "in")]  # type: ignore[arg-type]
-    excluded: set[Any] = set()
-    for lit in lits:
-        if lit.op in ("!=", "not in"):
-            excluded |= set(lit.value if lit.op == "not in" else (lit.value,))  # type: ignore[arg-type]
-    if required:
-        allowed = set.intersection(*required) - excluded
-        return not allowed
-    return False
