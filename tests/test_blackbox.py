@@ -18,6 +18,7 @@ from mc3g import MC3G
 from mc3g.cli import app
 from mc3g.datasets import load
 from mc3g.datasets.loan import JOHN
+from mc3g.exceptions import InputError
 from mc3g.reference import reference
 
 
@@ -82,7 +83,7 @@ def test_dice_parameter_names(loan) -> None:
 
 def test_bad_models_and_rows_are_named(loan) -> None:
     ds, causal = loan
-    with pytest.raises(TypeError, match="have a predict method"):
+    with pytest.raises(InputError, match="have a predict method"):
         MC3G(42, causal, schema=ds.schema).fit(ds.X_train)
     explainer = MC3G(bank, causal, schema=ds.schema).fit(ds.X_train)
     with pytest.raises(ValueError, match=r"unknown \['colour'\]"):

@@ -9,7 +9,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
@@ -242,12 +241,8 @@ def _explain_all(ds: Any, explainer: Any, out_file: str | None) -> None:
     command skips the rows already in the file."""
     from collections import Counter
 
-    X = ds.test[explainer.columns_]
-    if explainer.predict_ is not None:
-        refused = np.asarray(explainer.predict_(X)).astype(str) == explainer.unfavourable_
-    else:
-        refused = explainer.rules_.covers(X)
-    rows = X[refused]
+    X = ds.test[list(explainer.feature_names_in_)]
+    rows = X[explainer.refuses(X)]
     path = Path(out_file) if out_file else None
     done = _done_rows(path) if path else set()
     todo = rows[[str(i) not in done for i in rows.index]]
@@ -328,7 +323,7 @@ def explain(
         if all_refused:
             _explain_all(ds, explainer, out)
             return
-        result = explainer.explain(_test_row(ds, row)[explainer.columns_])
+        result = explainer.explain(_test_row(ds, row)[list(explainer.feature_names_in_)])
     if as_json:
         sys.stdout.write(result.to_json() + "\n")
         return

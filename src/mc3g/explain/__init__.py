@@ -1,6 +1,36 @@
-"""The MC3G pipeline: decision rules and causal knowledge in, counterfactuals out."""
+"""The MC3G pipeline: decision rules (or a black box and its surrogate) and causal knowledge in,
+counterfactuals out.
 
+- :class:`MC3G`: the estimator users see (``fit``, ``explain``, ``session``, ``save``/``load``).
+- :class:`BlackBox`: the one place a model's ``predict`` is called, and checked.
+- :func:`build_surrogate`: FOLD-SE rules of a black box, with their held-out fidelity.
+- :class:`Engine`: what every person's search shares; :class:`Session`: one person's search,
+  driven from outside (batch runs, services and cluster workers ask the model themselves).
+- :class:`Recourse`: the answer for one person, with its :class:`RunRecord`.
+- :class:`Explainer` and :func:`explainer`: one interface for MC3G and the baselines.
+"""
+
+from .blackbox import BlackBox
+from .engine import Engine, SearchSettings
 from .mc3g import MC3G
-from .result import CausedChange, Counterfactual, DirectAction, Recourse
+from .protocol import Explainer, explainer
+from .result import CausedChange, Counterfactual, DirectAction, Recourse, RunRecord
+from .session import Session
+from .surrogate import Surrogate, build_surrogate
 
-__all__ = ["MC3G", "CausedChange", "Counterfactual", "DirectAction", "Recourse"]
+__all__ = [
+    "MC3G",
+    "BlackBox",
+    "CausedChange",
+    "Counterfactual",
+    "DirectAction",
+    "Engine",
+    "Explainer",
+    "Recourse",
+    "RunRecord",
+    "SearchSettings",
+    "Session",
+    "Surrogate",
+    "build_surrogate",
+    "explainer",
+]
