@@ -1,6 +1,7 @@
 """The counterfactual problem as an ASP program for clingo.
 
-Everything the program needs is computed here as facts: candidate values (by index), their costs
+The rules are the packaged file ``mc3g.lp``, in ``#program`` parts (one per cost mode, one for
+the regions of the data scheme).  Everything else the program needs is computed here as facts: candidate values (by index), their costs
 as integers, and which candidate values satisfy each literal.  No user text reaches clingo except
 as quoted, escaped strings, so nothing a user writes can run as code.
 
@@ -12,50 +13,28 @@ loop of causes supports nothing, so rules cannot excuse each other in a circle.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
+from importlib import resources
 
 import numpy as np
 
 from ..rules import Literal, Rule
 from .problem import Problem
 
-# The rules of the search; the facts of one person are appended.
-BASE = """\
-#defined must_change/1. #defined consequence_only/1. #defined actionable/1. #defined cost/3.
-#defined crule/2. #defined cause_lit/2. #defined effect_lit/2. #defined cause_feature/2.
-#defined effect_before/1. #defined nearest/2. #defined region/1. #defined rcand/3. #defined covers/1.
-#defined sat/2. #defined span/3. #defined rank/3.
-1 { val(F,J) : cand(F,J) } 1 :- feature(F).
-changed(F) :- val(F,J), J != 0.
-holds(L) :- lit(L,F), val(F,J), sat(L,J).
-holds(L) :- lit(L,F), span(L,A,B), val(F,J), rank(F,J,R), A <= R, R <= B.
-:- must_change(F), not changed(F).
-cause(K) :- crule(K,_), holds(L) : cause_lit(K,L).
-effect(K) :- crule(K,_), effect_lit(K,L), holds(L).
-"""
+# The rules of the search, in parts (see the file's comments).  The solver adds the whole file,
+# #program lines and all, and grounds the parts a problem needs.
+ENCODING = resources.files(__package__).joinpath("mc3g.lp").read_text(encoding="utf-8")
+_DIRECTIVE = re.compile(r"^#program\s+(\w+)\s*\.[ \t]*$", re.MULTILINE)
 
-REGIONS = """\
-1 { in_region(R) : region(R) } 1.
-:- in_region(R), val(F,J), not rcand(R,F,J).
-"""
 
-DERIVED = """\
-{ direct(F) } :- changed(F), actionable(F).
-grounded(F) :- direct(F).
-grounded(F) :- caused(F).
-caused(F) :- crule(K,F), changed(F), cause(K), effect(K), not effect_before(K),
-             val(F,J), nearest(K,J), cause_feature(K,G), changed(G), grounded(G).
-:- changed(F), not direct(F), not caused(F).
-#minimize { C,F : direct(F), val(F,J), cost(F,J,C) }.
-"""
+def _parts(text: str) -> dict[str, str]:
+    """The rules of each ``#program`` part, by name (the comments before the first are left out)."""
+    pieces = _DIRECTIVE.split(text)[1:]
+    return {name: rules.strip() + "\n" for name, rules in zip(pieces[::2], pieces[1::2])}
 
-EXPLAINED = """\
-explained(F) :- crule(K,F), changed(F), cause(K), effect(K).
-:- changed(F), consequence_only(F), not explained(F).
-"""
 
-COST_UNLESS_EXPLAINED = "#minimize { C,F : changed(F), not explained(F), val(F,J), cost(F,J,C) }.\n"
-COST_ALL = "#minimize { C,F : val(F,J), cost(F,J,C) }.\n"
+PARTS = _parts(ENCODING)
 
 
 def quote(text: str) -> str:
@@ -169,15 +148,23 @@ class Program:
                 self.lines.append(f"effect_before({k}).")
             self.lines.extend(f"nearest({k},{j})." for j in range(len(p.nearest[k])) if p.nearest[k][j])
 
-    def text(self) -> str:
+    def parts(self) -> list[str]:
+        """The parts of the encoding this problem needs, base first."""
+        parts = ["base"] + (["regions"] if len(self.problem.space.regions) > 1 else [])
         mode = self.problem.mode
-        rules = BASE + (REGIONS if len(self.problem.space.regions) > 1 else "")
         if mode == "derived":
-            rules += DERIVED
-        else:
-            rules += EXPLAINED + (COST_UNLESS_EXPLAINED if mode == "explained" else COST_ALL)
-        header = comment(f"MC3G counterfactual search, mode {mode}, norm {self.problem.distance.label}; costs are integers = cost x {self.scale:g}") + "\n"
-        return header + rules + "\n".join(self.lines) + "\n#show.\n#show val(F,J) : val(F,J), J != 0.\n"
+            return parts + ["derived"]
+        return parts + ["explained", "cost_explained" if mode == "explained" else "cost_all"]
+
+    def facts(self) -> str:
+        """The person's facts and the decision rules, for the part base."""
+        return "\n".join(self.lines) + "\n"
+
+    def text(self) -> str:
+        """A self-contained program plain clingo runs as it is: the parts needed, then the facts."""
+        p = self.problem
+        header = comment(f"MC3G counterfactual search, mode {p.mode}, norm {p.distance.label}; costs are integers = cost x {self.scale:g}")
+        return header + "\n" + "".join(f"% part {part} of mc3g.lp\n{PARTS[part]}" for part in self.parts()) + self.facts()
 
 
 def band(n_features: int) -> int:

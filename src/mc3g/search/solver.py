@@ -15,7 +15,7 @@ from __future__ import annotations
 import clingo
 
 from ..exceptions import SearchError
-from .encoding import Program, band
+from .encoding import ENCODING, Program, band
 from .problem import Assessment, Problem
 
 
@@ -29,8 +29,9 @@ class _Enumeration:
         # projection reports a state once, however many ways its changes can be justified.  Only
         # the changed values are shown (index 0 is the person's own value): less to decode.
         self.ctl = clingo.Control(["--warn=none", "--opt-heuristic=model", "--project=show"])
-        self.ctl.add("base", [], self.program.text())
-        self.ctl.ground([("base", [])])
+        self.ctl.add("base", [], ENCODING)  # its #program lines file the rules under their parts
+        self.ctl.add("base", [], self.program.facts())
+        self.ctl.ground([(part, []) for part in self.program.parts()])
         position = {name: i for i, name in enumerate(problem.names)}
         self.decode: dict[clingo.Symbol, tuple[int, int]] = {}
         self.atoms: dict[tuple[int, int], int] = {}
