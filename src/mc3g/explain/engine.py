@@ -131,7 +131,7 @@ class Engine:
         escape = self.decision if escape is None else escape
         features = [self.schema.feature(n) for n in self.features]
         s = self.settings
-        space_settings = SpaceSettings(s.scheme, per_atom, s.plausible, s.data_k, observed=self.black_box is not None)
+        space_settings = SpaceSettings(scheme=s.scheme, per_atom=per_atom, plausible=s.plausible, data_k=s.data_k, observed=self.black_box is not None)
         space = build_space(
             features, dict(instance), self._literals, self.observed, self.spreads, space_settings,
             RuleSet(tuple(escape), self.rules.label, self.rules.default), self.causal.forbidden,
