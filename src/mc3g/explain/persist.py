@@ -1,0 +1,156 @@
+"""A fitted explainer as a versioned JSON document, so a service or a cluster worker starts from
+it in a fraction of a second and nothing is unpickled.
+
+The document holds the estimator's parameters, the decision rules, the assembled schema, the
+causal rules and constraints (their feature settings are already in the schema), what the
+training data showed (values and spreads of the features in play), the surrogate's fidelity and
+the columns and dtypes the model was fitted on.  A black box is never embedded: the document
+names the file it is kept in and its SHA-256, and the caller loads the model itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ..causal import CausalModel, CausalRule, Constraint
+from ..exceptions import InputError
+from ..rules import Literal, RuleSet
+from ..schema import Feature, Schema
+from ..search import Observed
+from ..serialization import check_header, header
+from .blackbox import BlackBox
+from .engine import Engine, SearchSettings
+from .surrogate import Surrogate
+
+if TYPE_CHECKING:
+    from .mc3g import MC3G
+
+JSON_FORMAT = "mc3g.explainer"
+JSON_VERSION = 1
+
+
+def save(explainer: MC3G, path: Path, model_file: str | Path | None = None) -> None:
+    engine = explainer._engine()
+    params = {k: v for k, v in explainer.get_params(deep=False).items() if k not in ("model", "causal", "schema")}
+    document = {
+        **header(JSON_FORMAT, JSON_VERSION),
+        "params": params,
+        "columns": list(explainer.feature_names_in_),
+        "rules": engine.rules.to_dict(),
+        "schema": _schema_to_dict(engine.schema),
+        "causal": {
+            "name": engine.causal.name,
+            "rules": [{"effect": r.effect.to_dict(), "cause": [c.to_dict() for c in r.cause], "constraint": r.constraint} for r in engine.causal.rules],
+            "constraints": [[lit.to_dict() for lit in c.literals] for c in engine.causal.constraints],
+        },
+        "unfavourable": engine.unfavourable,
+        "observed": {
+            "numbers": {f: values.tolist() for f, values in engine.observed.numbers.items()},
+            "tokens": engine.observed.tokens,
+        },
+        "spreads": engine.spreads,
+        "black_box": _black_box_to_dict(engine.black_box, explainer.surrogate_, model_file),
+    }
+    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+
+
+def load(path: Path, model: Any = None) -> MC3G:
+    from .mc3g import MC3G
+
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: not a saved explainer (not JSON: {exc})") from None
+    check_header(document, JSON_FORMAT, JSON_VERSION, f"saved explainer ({path})")
+    rules = RuleSet.from_dict(document["rules"])
+    box_doc = document["black_box"]
+    if box_doc is not None and model is None:
+        where = f"kept in {box_doc['file']} (SHA-256 {box_doc['sha256']})" if box_doc["file"] else "not named by a file"
+        raise InputError(f"{path} explains a black box {where}: load the model yourself, from a file you trust, and pass model=")
+    if box_doc is None and model is not None:
+        raise InputError(f"{path} explains decision rules, not a black box: load it without model=")
+    if box_doc is not None and box_doc["file"] and Path(box_doc["file"]).is_file() and _sha256(Path(box_doc["file"])) != box_doc["sha256"]:
+        raise InputError(f"the model file {box_doc['file']} has changed since {path} was saved (its SHA-256 differs)")
+    explainer = MC3G(rules if box_doc is None else model, **document["params"])
+    columns = document["columns"]
+    schema = _schema_from_dict(document["schema"])
+    causal_doc = document["causal"]
+    causal = CausalModel(
+        rules=tuple(
+            CausalRule(Literal.from_dict(r["effect"]), tuple(Literal.from_dict(c) for c in r["cause"]), r["constraint"]) for r in causal_doc["rules"]
+        ),
+        constraints=tuple(Constraint(tuple(Literal.from_dict(lit) for lit in c)) for c in causal_doc["constraints"]),
+        name=causal_doc["name"],
+    )
+    observed = Observed(
+        {f: np.asarray(v, dtype=np.float64) for f, v in document["observed"]["numbers"].items()},
+        {f: list(v) for f, v in document["observed"]["tokens"].items()},
+    )
+    black_box = None
+    explainer.surrogate_ = None
+    if box_doc is not None:
+        dtypes = {c: pd.api.types.pandas_dtype(d) for c, d in box_doc["dtypes"].items()}
+        black_box = BlackBox(model, columns, dtypes, labels=box_doc["labels"], unfavourable=document["unfavourable"])
+        explainer.surrogate_ = Surrogate(rules, box_doc["fidelity"], box_doc["n_fit"], box_doc["n_held_out"])
+    settings = explainer._search_settings()
+    fidelity = explainer.surrogate_.fidelity if explainer.surrogate_ else None
+    explainer.feature_names_in_ = np.array(columns, dtype=object)
+    explainer.n_features_in_ = len(columns)
+    explainer.engine_ = Engine(rules, causal, schema, document["unfavourable"], observed, document["spreads"], settings, black_box, fidelity)
+    return explainer
+
+
+def _black_box_to_dict(box: BlackBox | None, surrogate: Surrogate | None, model_file: str | Path | None) -> dict[str, Any] | None:
+    if box is None or surrogate is None:
+        return None
+    file = Path(model_file).resolve() if model_file is not None else None
+    if file is not None and not file.is_file():
+        raise InputError(f"model_file {model_file} is not a file")
+    return {
+        "file": str(file) if file else None,
+        "sha256": _sha256(file) if file else None,
+        "type": f"{type(box.model).__module__}.{type(box.model).__qualname__}",
+        "dtypes": {c: str(d) for c, d in box.dtypes.items()},
+        "labels": list(box.labels or ()),
+        "fidelity": surrogate.fidelity,
+        "n_fit": surrogate.n_fit,
+        "n_held_out": surrogate.n_held_out,
+    }
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _schema_to_dict(schema: Schema) -> dict[str, Any]:
+    return {
+        "name": schema.name,
+        "label": schema.label,
+        "classes": list(schema.classes),
+        "unfavourable": schema.unfavourable,
+        "notes": schema.notes,
+        "features": [{k: v for k, v in asdict(f).items() if v != getattr(_DEFAULTS, k, None) or k in ("name", "kind")} for f in schema.features],
+    }
+
+
+_DEFAULTS = Feature("_", "numeric")
+
+
+def _schema_from_dict(data: dict[str, Any]) -> Schema:
+    features = []
+    for f in data["features"]:
+        feature = Feature(f["name"], f["kind"])
+        changes = {k: tuple(v) if isinstance(v, list) else v for k, v in f.items() if k not in ("name", "kind")}
+        features.append(replace(feature, **changes))
+    return Schema(data["name"], tuple(features), data["label"], tuple(data["classes"]), data["unfavourable"], data.get("notes", ""))
