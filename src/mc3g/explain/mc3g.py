@@ -207,7 +207,7 @@ class MC3G(BaseEstimator):
             if name not in schema:
                 raise InputError(f"feature_weights names unknown feature {name!r}")
             changes.setdefault(name, {})["weight"] = float(weight)
-        return schema.with_features(*(replace(schema.feature(n), **c) for n, c in changes.items())) if changes else schema
+        return schema.updated(changes)
 
     def _predict(self, frame: pd.DataFrame) -> np.ndarray:
         try:
