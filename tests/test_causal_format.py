@@ -6,14 +6,17 @@ import functools
 import itertools
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mc3g.causal import CausalModel, CausalRule, CausalSyntaxError, Constraint, FeatureSpec, Source, load, parse
+from mc3g.causal import CausalModel, CausalRule, CausalSyntaxError, Constraint, Source, load, parse
 from mc3g.causal.printing import to_asp, to_text
 from mc3g.datasets import load as load_data
+from mc3g.exceptions import InputError
+from mc3g.explain.metadata import with_dice_settings
 from mc3g.rules import Literal
 from mc3g.schema import Feature, Schema
 
@@ -69,14 +72,14 @@ def src(line: int, column: int = 1) -> Source:
 def test_loan_example_parses_into_the_expected_objects() -> None:
     model = parse(LOAN)
     assert model == CausalModel(
-        features=(
-            FeatureSpec("debt", kind="categorical", domain=("none", "up_to_10000", "over_10000")),
-            FeatureSpec("bank_balance", kind="numeric", range=(0.0, 1e6), step=100.0, weight=1.0),
-            FeatureSpec("credit_score", kind="numeric", range=(300.0, 850.0), consequence_only=True),
-            FeatureSpec("age", direction="increase"),
-            FeatureSpec("sex", immutable=True),
-            FeatureSpec("job", targets=("skilled_employee/official", "unemployed/unskilled-non_resident"), must_change=True),
-        ),
+        features={
+            "debt": {"kind": "categorical", "domain": ("none", "up_to_10000", "over_10000")},
+            "bank_balance": {"kind": "numeric", "range": (0.0, 1e6), "step": 100.0, "weight": 1.0},
+            "credit_score": {"kind": "numeric", "range": (300.0, 850.0), "consequence_only": True},
+            "age": {"direction": "increase"},
+            "sex": {"immutable": True},
+            "job": {"targets": ("skilled_employee/official", "unemployed/unskilled-non_resident"), "must_change": True},
+        },
         rules=(
             CausalRule(Literal("credit_score", ">=", 620), (Literal("debt", "==", "none"),)),
             CausalRule(Literal("relationship", "==", "Husband"), (Literal("sex", "==", "Male"),), constraint=False),
@@ -87,19 +90,20 @@ def test_loan_example_parses_into_the_expected_objects() -> None:
         ),
         constraints=(Constraint((Literal("relationship", "==", "Husband"), Literal("sex", "==", "Female"))),),
     )
-    assert [s.source for s in model.features] == [src(n) for n in range(2, 8)]
+    assert list(model.features) == ["debt", "bank_balance", "credit_score", "age", "sex", "job"]
+    assert list(model.sources.values()) == [src(n) for n in range(2, 8)] and list(model.sources) == list(model.features)
     assert [r.source for r in model.rules] == [src(9), src(10), src(11)]
     assert model.rules[0].comment == "a causal rule that is also a constraint"
     assert model.rules[2].comment == ""
     assert model.constraints[0].source == src(12) and model.constraints[0].comment == "no consistent state has all of these"
-    assert model.spec("age").kind is None and model.spec("age").weight is None  # type: ignore[union-attr]
+    assert model.features["age"] == {"direction": "increase"}  # kind, weight, ...: as the data has them
 
 
 def test_adult_reference_knowledge_validates_against_the_paper_schema() -> None:
     schema = load_data("adult", split="paper").schema
     model = parse(ADULT, file="adult.causal", schema=schema)
     assert len(model.constraints) == 5 and [r.constraint for r in model.rules] == [True, False, False, False]
-    assert model.spec("sex").immutable is False and model.schema(schema).feature("sex").immutable is False  # type: ignore[union-attr]
+    assert model.features["sex"]["immutable"] is False and model.schema(schema).feature("sex").immutable is False
     assert model.rules_for("relationship")[0].cause == (Literal("sex", "==", "Male"),)
     # mc3g.md: 54 consistent (marital_status, relationship, sex) triples
     names = ("marital_status", "relationship", "sex")
@@ -122,7 +126,7 @@ def test_continuation_lines_and_comments_join_into_one_statement() -> None:
     assert model.constraints[0].comment == "first part a comment line inside the statement"
     assert model.rules == (CausalRule(Literal("x", "in", ("p", "q")), (Literal("y", "==", 3),)),)
     assert model.rules[0].source == src(4)
-    assert model.features == (FeatureSpec("z", kind="categorical", domain=("u", "v"), weight=2.0), FeatureSpec("w", kind="numeric"))
+    assert list(model.features.items()) == [("z", {"kind": "categorical", "domain": ("u", "v"), "weight": 2.0}), ("w", {"kind": "numeric"})]
 
 
 def test_quoted_values_and_escapes() -> None:
@@ -140,7 +144,7 @@ def test_values_are_typed_by_the_feature_kind() -> None:
     assert [lit.value for lit in untyped.constraints[0].literals] == [60000, -4356, 0.5, 1000.0, 60000, "none", (1, "two")]
     assert isinstance(untyped.constraints[0].literals[0].value, int) and isinstance(untyped.constraints[0].literals[3].value, float)
     declared = parse("persons: categorical {2, 4, more}\nforbid persons == 2, persons not in {4, more}")
-    assert declared.spec("persons").domain == ("2", "4", "more")  # type: ignore[union-attr]
+    assert declared.features["persons"]["domain"] == ("2", "4", "more")
     assert [lit.value for lit in declared.constraints[0].literals] == ["2", ("4", "more")]
     schema = Schema("cars", (Feature("persons", "categorical", domain=("2", "4", "more")), Feature("safety", "numeric")), "y", ("a", "b"), "a")
     assert parse("forbid persons == 2, safety == 2", schema=schema).constraints[0].literals == (
@@ -154,13 +158,57 @@ def test_values_are_typed_by_the_feature_kind() -> None:
 
 def test_features_that_are_never_declared_are_accepted_without_a_schema() -> None:
     model = parse("credit_score >= 620 <- debt == none")
-    assert model.features == () and model.mentioned == ["credit_score", "debt"]
+    assert model.features == {} and model.mentioned == ["credit_score", "debt"]
 
 
 def test_a_file_declares_a_feature_the_data_lacks_only_without_a_schema() -> None:
-    assert parse("savings: numeric [0, 10]").spec("savings").range == (0.0, 10.0)  # type: ignore[union-attr]
+    assert parse("savings: numeric [0, 10]").features["savings"]["range"] == (0.0, 10.0)
     with pytest.raises(CausalSyntaxError, match="unknown feature 'savings'; the features are age, "):
         parse("savings: numeric [0, 10]", schema=loan_schema())
+
+
+# -- feature settings over a schema ----------------------------------------------------------------
+def test_schema_updated_lays_settings_over_the_data_and_adds_declared_features() -> None:
+    base = Schema(
+        "s",
+        (Feature("age", "numeric", range=(18.0, 90.0), step=1.0, direction="increase"), Feature("job", "categorical", domain=("a", "b"))),
+        "y",
+        ("no", "yes"),
+        "no",
+    )
+    new = base.updated({"age": {"direction": "any", "weight": 2}, "job": {"kind": "numeric"}, "savings": {"kind": "numeric", "range": (0, 5)}})
+    assert new.feature_names == ["age", "job", "savings"]
+    assert new.feature("age") == Feature("age", "numeric", range=(18.0, 90.0), step=1.0, weight=2)
+    assert new.feature("job") == Feature("job", "numeric")  # a re-declared kind drops the data's domain
+    assert new.feature("savings") == Feature("savings", "numeric", range=(0, 5))
+    assert base.updated({}) == base and base.feature("age").direction == "increase"
+    assert base.feature("age").updated(kind="categorical") == Feature("age", "categorical", direction="increase")
+    with pytest.raises(InputError, match=r"^feature 'savings': not in the data, so its kind \(numeric or categorical\) must be declared$"):
+        base.updated({"savings": {"range": (0, 5)}})
+    with pytest.raises(InputError, match=r"^loan.causal:3:1: feature 'age': weight must be >= 0, not -1$"):
+        base.updated({"age": {"weight": -1}}, where={"age": Source("loan.causal", 3)})
+    with pytest.raises(InputError, match=r"^permitted_range: feature 'age': unknown setting\(s\) \['colour'\]"):
+        base.updated({"age": {"colour": "red"}}, where={"age": "permitted_range"})
+
+
+def test_causal_model_settings_are_plain_mappings_checked_on_construction() -> None:
+    settings = {"age": {"direction": "increase", "weight": None}}
+    model = CausalModel(features=settings)
+    settings["age"]["immutable"] = True  # the model keeps its own copy, without the None
+    assert model.features == {"age": {"direction": "increase"}} and model == parse("age: increase-only")
+    with pytest.raises(InputError, match=r"feature 'age': causal knowledge cannot set \['description'\]"):
+        CausalModel(features={"age": {"description": "years"}})
+    located = CausalModel(features={"extra": {"weight": 1.0}}, sources={"extra": Source("k.causal", 4)})
+    with pytest.raises(InputError, match=r"^k.causal:4:1: feature 'extra': not in the data"):
+        located.schema(loan_schema())
+
+
+def test_dice_parameters_and_causal_knowledge_give_the_same_schema() -> None:
+    schema = loan_schema()
+    dice = with_dice_settings(schema, ["bank_balance", "credit_score"], {"debt": ["none"]}, {"bank_balance": 2})
+    text = "".join(f"{f}: immutable\n" for f in schema.feature_names if f not in ("bank_balance", "credit_score", "debt"))
+    text += "debt: immutable, targets {none}\nbank_balance: weight 2\n"
+    assert dice == parse(text, schema=schema).schema(schema)
 
 
 # -- errors ----------------------------------------------------------------------------------------
@@ -290,7 +338,7 @@ def test_to_asp_explains_but_does_not_constrain_with_a_cause_rule_and_writes_set
 
 def test_to_text_quotes_what_would_not_read_back() -> None:
     model = CausalModel(
-        features=(FeatureSpec("forbid", kind="categorical", domain=("2", "a b")), FeatureSpec("my feature", range=(0, 1.5), immutable=False)),
+        features={"forbid": {"kind": "categorical", "domain": ("2", "a b")}, "my feature": {"range": (0, 1.5), "immutable": False}},
         rules=(CausalRule(Literal("income", "==", "<=50K"), (Literal("n", "==", "2"), Literal("forbid", "==", "2")), comment="two\nlines"),),
     )
     text = to_text(model)
@@ -310,26 +358,26 @@ FLAG = st.sampled_from([None, True, False])
 
 
 @st.composite
-def feature_spec(draw: st.DrawFn, name: str, kind: str | None) -> FeatureSpec:
+def feature_settings(draw: st.DrawFn, kind: str | None) -> dict[str, Any]:
     domain = draw(st.none() | st.lists(TEXTS, min_size=1, max_size=4, unique=True).map(tuple)) if kind != "numeric" else None
     if domain is not None and kind == "categorical":
         targets = draw(st.none() | st.lists(st.sampled_from(domain), min_size=1, unique=True).map(tuple))
     else:
         targets = draw(st.none() | st.lists(TEXTS, min_size=1, max_size=3, unique=True).map(tuple)) if kind != "numeric" else None
     bounds = st.lists(st.floats(-1e9, 1e9), min_size=2, max_size=2).map(lambda b: (min(b), max(b)))
-    return FeatureSpec(
-        name,
-        kind=kind,
-        domain=domain,
-        targets=targets,
-        range=draw(st.none() | bounds) if kind != "categorical" else None,
-        step=draw(st.none() | st.floats(1e-6, 1e6)) if kind != "categorical" else None,
-        immutable=draw(FLAG),
-        consequence_only=draw(FLAG),
-        direction=draw(st.sampled_from([None, "increase", "decrease"])),
-        weight=draw(st.none() | st.floats(0, 100)),
-        must_change=draw(FLAG),
-    )
+    settings = {
+        "kind": kind,
+        "domain": domain,
+        "targets": targets,
+        "range": draw(st.none() | bounds) if kind != "categorical" else None,
+        "step": draw(st.none() | st.floats(1e-6, 1e6)) if kind != "categorical" else None,
+        "immutable": draw(FLAG),
+        "consequence_only": draw(FLAG),
+        "direction": draw(st.sampled_from([None, "increase", "decrease", "any"])),
+        "weight": draw(st.none() | st.floats(0, 100)),
+        "must_change": draw(FLAG),
+    }
+    return {k: v for k, v in settings.items() if v is not None}
 
 
 @st.composite
@@ -339,15 +387,15 @@ def models(draw: st.DrawFn) -> CausalModel:
     for name in names:
         kind = draw(st.sampled_from([None, "numeric", "categorical"]))
         if kind is not None or draw(st.booleans()):
-            specs[name] = draw(feature_spec(name, kind))
+            specs[name] = draw(feature_settings(kind))
 
     def literal(name: str) -> Literal:
-        spec = specs.get(name)
-        kind = spec.kind if spec else None
+        spec = specs.get(name, {})
+        kind = spec.get("kind")
         ops = ["==", "!=", "in", "not in"] + (["<", "<=", ">", ">="] if kind != "categorical" else [])
         op = draw(st.sampled_from(ops))
         if kind == "categorical":
-            values = st.sampled_from(spec.domain) if spec.domain else TEXTS  # type: ignore[union-attr]
+            values = st.sampled_from(spec["domain"]) if spec.get("domain") else TEXTS
         else:
             values = NUMBERS if kind == "numeric" or op in ("<", "<=", ">", ">=") else NUMBERS | TEXTS
         return Literal(name, op, tuple(draw(st.lists(values, min_size=1, max_size=3))) if op in ("in", "not in") else draw(values))
@@ -362,13 +410,14 @@ def models(draw: st.DrawFn) -> CausalModel:
         Constraint(tuple(literal(n) for n in draw(st.lists(st.sampled_from(names), min_size=1, max_size=3))), comment=draw(comments))
         for _ in range(draw(st.integers(0, 3)))
     ]
-    return CausalModel(tuple(specs.values()), tuple(rules), tuple(constraints))
+    return CausalModel(specs, tuple(rules), tuple(constraints))
 
 
 @settings(max_examples=200, deadline=None)
 @given(models())
 def test_printing_and_parsing_round_trip(model: CausalModel) -> None:
-    assert parse(to_text(model)) == model
+    parsed = parse(to_text(model))
+    assert parsed == model and list(parsed.features.items()) == list(model.features.items())
 
 
 def test_loan_and_adult_round_trip_through_text() -> None:

@@ -7,8 +7,8 @@ weight).  The learner reads the kinds; the counterfactual engine reads the rest.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
 import pandas as pd
@@ -60,6 +60,27 @@ class Feature:
     @property
     def is_numeric(self) -> bool:
         return self.kind == "numeric"
+
+    def updated(self, **changes: Any) -> Feature:
+        """This feature with ``changes`` (field -> value) laid over it; fields not named stay.
+
+        ``direction="any"`` lifts an increase-only or decrease-only.  A new ``kind`` drops the
+        bounds of the old one (range and step, or domain and targets) unless ``changes`` gives them.
+        """
+        unknown = [k for k in changes if k not in SETTINGS]
+        if unknown:
+            raise InputError(f"feature {self.name!r}: unknown setting(s) {unknown}; the settings are {list(SETTINGS)}")
+        if changes.get("direction") == "any":
+            changes["direction"] = None
+        if changes.get("kind", self.kind) != self.kind:
+            cleared = ("range", "step") if changes["kind"] == "categorical" else ("domain", "targets")
+            for name in cleared:
+                changes.setdefault(name, None)
+        return replace(self, **changes)
+
+
+SETTINGS: tuple[str, ...] = tuple(f.name for f in fields(Feature) if f.name != "name")
+"""The fields of a feature that :meth:`Feature.updated` and :meth:`Schema.updated` may change."""
 
 
 @dataclass(frozen=True)
@@ -117,6 +138,29 @@ class Schema:
         if unknown:
             raise UnknownNameError(f"schema {self.name!r} has no feature(s) {unknown}")
         return replace(self, features=tuple(new.get(f.name, f) for f in self.features))
+
+    def updated(self, changes: Mapping[str, Mapping[str, Any]], *, where: Mapping[str, object] | None = None) -> Schema:
+        """A copy with ``changes`` laid over the features: for each feature name, a mapping of
+        field -> value (see :meth:`Feature.updated`).  A name the schema lacks adds a feature, so
+        its changes must give its ``kind``; new features follow the schema's, in the order given.
+
+        ``where`` says where each feature's changes were written (a file position, a parameter
+        name); an error about that feature starts with it.  Raises :class:`InputError`.
+        """
+        features = {f.name: f for f in self.features}
+        for name, change in changes.items():
+            try:
+                base = features.get(name)
+                if base is None:
+                    if change.get("kind") is None:
+                        raise InputError(f"feature {name!r}: not in the data, so its kind (numeric or categorical) must be declared")
+                    base = Feature(name, change["kind"])
+                features[name] = base.updated(**change)
+            except InputError as e:
+                if where is None or name not in where:
+                    raise
+                raise InputError(f"{where[name]}: {e}") from None
+        return replace(self, features=tuple(features.values()))
 
 
 def infer_schema(frame: pd.DataFrame, label: str, unfavourable: str, name: str = "data", numeric: Iterable[str] | None = None) -> Schema:

@@ -3,7 +3,7 @@ text format (:mod:`mc3g.causal.parser`) or built in Python, and printed back
 (:mod:`mc3g.causal.printing`)."""
 
 from ..exceptions import CausalSyntaxError
-from .model import CausalModel, CausalRule, Constraint, FeatureSpec, Source
-from .parser import load, parse
+from .model import CausalModel, load, parse
+from .statements import DECLARABLE, CausalRule, Constraint, Source
 
-__all__ = ["CausalModel", "CausalRule", "CausalSyntaxError", "Constraint", "FeatureSpec", "Source", "load", "parse"]
+__all__ = ["DECLARABLE", "CausalModel", "CausalRule", "CausalSyntaxError", "Constraint", "Source", "load", "parse"]

@@ -8,13 +8,28 @@ for categorical features, numbers for numeric ones); the model's name is not par
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from ..exceptions import InputError
 from ..rules.literal import Literal, Value
 from ..rules.render import ProgramWriter, predicate
 from ..rules.table import token
-from .model import CausalModel, CausalRule, Constraint, FeatureSpec
-from .parser import FLAGS, KEYWORDS, SET_OPS, classify
+from .lexer import FLAGS, KEYWORDS, SET_OPS, classify
+from .statements import CausalRule, Constraint
+
+
+class Knowledge(Protocol):
+    """What the printer reads of a :class:`~mc3g.causal.CausalModel`."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def features(self) -> Mapping[str, Mapping[str, Any]]: ...
+    @property
+    def rules(self) -> tuple[CausalRule, ...]: ...
+    @property
+    def constraints(self) -> tuple[Constraint, ...]: ...
 
 
 def _number(v: float) -> str:
@@ -50,24 +65,25 @@ def _literal(lit: Literal, categorical: set[str]) -> str:
     return f"{_name(lit.feature)} {lit.op} {value}"
 
 
-def _items(spec: FeatureSpec) -> list[str]:
+def _items(settings: Mapping[str, Any]) -> list[str]:
+    kind, domain, range_ = settings.get("kind"), settings.get("domain"), settings.get("range")
     items = []
-    if spec.kind == "numeric":
-        items.append("numeric" + (f" {_interval(spec.range)}" if spec.range is not None else ""))
-    elif spec.kind == "categorical":
-        items.append("categorical" + (f" {_set(spec.domain, True)}" if spec.domain is not None else ""))
-    if spec.range is not None and spec.kind != "numeric":
-        items.append(f"range {_interval(spec.range)}")
-    if spec.domain is not None and spec.kind != "categorical":
-        items.append(f"domain {_set(spec.domain, True)}")
-    if spec.targets is not None:
-        items.append(f"targets {_set(spec.targets, True)}")
-    if spec.step is not None:
-        items.append(f"step {_number(spec.step)}")
-    if spec.weight is not None:
-        items.append(f"weight {_number(spec.weight)}")
+    if kind == "numeric":
+        items.append("numeric" + (f" {_interval(range_)}" if range_ is not None else ""))
+    elif kind == "categorical":
+        items.append("categorical" + (f" {_set(domain, True)}" if domain is not None else ""))
+    if range_ is not None and kind != "numeric":
+        items.append(f"range {_interval(range_)}")
+    if domain is not None and kind != "categorical":
+        items.append(f"domain {_set(domain, True)}")
+    if settings.get("targets") is not None:
+        items.append(f"targets {_set(settings['targets'], True)}")
+    if settings.get("step") is not None:
+        items.append(f"step {_number(settings['step'])}")
+    if settings.get("weight") is not None:
+        items.append(f"weight {_number(settings['weight'])}")
     for word, (name, value) in FLAGS.items():
-        setting = getattr(spec, name)
+        setting = settings.get(name)
         if setting == value:
             items.append(word)
         elif setting is False:
@@ -75,8 +91,8 @@ def _items(spec: FeatureSpec) -> list[str]:
     return items
 
 
-def _declaration(spec: FeatureSpec, width: int = 0) -> str:
-    return f"{_name(spec.name) + ':':<{width}} {', '.join(_items(spec))}".rstrip()
+def _declaration(name: str, settings: Mapping[str, Any], width: int = 0) -> str:
+    return f"{_name(name) + ':':<{width}} {', '.join(_items(settings))}".rstrip()
 
 
 def _rule(rule: CausalRule, categorical: set[str]) -> str:
@@ -93,23 +109,23 @@ def _commented(text: str, comment: str) -> str:
     return f"{text}  # {' '.join(comment.splitlines())}" if comment else text
 
 
-def _categorical(model: CausalModel) -> set[str]:
-    return {s.name for s in model.features if s.kind == "categorical"}
+def _categorical(model: Knowledge) -> set[str]:
+    return {name for name, settings in model.features.items() if settings.get("kind") == "categorical"}
 
 
-def to_text(model: CausalModel) -> str:
+def to_text(model: Knowledge) -> str:
     """The model in the text format: feature declarations (aligned), causal rules, constraints."""
     categorical = _categorical(model)
-    width = max((len(_name(s.name)) + 1 for s in model.features), default=0)
+    width = max((len(_name(name)) + 1 for name in model.features), default=0)
     blocks = [
-        [_declaration(s, width) for s in model.features],
+        [_declaration(name, settings, width) for name, settings in model.features.items()],
         [_commented(_rule(r, categorical), r.comment) for r in model.rules],
         [_commented(_constraint(c, categorical), c.comment) for c in model.constraints],
     ]
     return "".join("\n".join(block) + "\n\n" for block in blocks if block).removesuffix("\n")
 
 
-def to_asp(model: CausalModel) -> str:
+def to_asp(model: Knowledge) -> str:
     """The model as an s(CASP)-style program: each statement as a comment line, then per causal
     rule i ``explained(X,feature,ri) :- cause, effect.``, and per rule that is a constraint and
     per ``forbid`` an integrity constraint ``:- body.`` (for a rule: the cause and not the effect)."""
@@ -117,7 +133,7 @@ def to_asp(model: CausalModel) -> str:
     writer = ProgramWriter()
     out = writer.clauses  # the writer adds the facts of ``in`` sets before their first use
     out.append(f"% {' '.join(model.name.splitlines())}")
-    out.extend(f"% {_declaration(s)}" for s in model.features)
+    out.extend(f"% {_declaration(name, settings)}" for name, settings in model.features.items())
     for i, rule in enumerate(model.rules, 1):
         out.append(f"% {_commented(_rule(rule, categorical), rule.comment)}")
         out.append(f"explained(X,{predicate(rule.effect.feature)},r{i}) :- {', '.join(writer.body(rule.cause + (rule.effect,)))}.")

@@ -39,7 +39,7 @@ def with_dice_settings(
         if name not in schema:
             raise InputError(f"feature_weights names unknown feature {name!r}")
         changes.setdefault(name, {})["weight"] = float(weight)
-    return schema.with_features(*(replace(schema.feature(n), **c) for n, c in changes.items())) if changes else schema
+    return schema.updated(changes)
 
 
 def schema_of_rules(X: pd.DataFrame, rules: RuleSet) -> Schema:

@@ -26,7 +26,7 @@ from ..schema import Feature, Schema
 from ..search import Observed
 from ..serialization import check_header, header
 from .blackbox import BlackBox
-from .engine import Engine, SearchSettings
+from .engine import Engine
 from .surrogate import Surrogate
 
 if TYPE_CHECKING:
@@ -83,9 +83,7 @@ def load(path: Path, model: Any = None) -> MC3G:
     schema = _schema_from_dict(document["schema"])
     causal_doc = document["causal"]
     causal = CausalModel(
-        rules=tuple(
-            CausalRule(Literal.from_dict(r["effect"]), tuple(Literal.from_dict(c) for c in r["cause"]), r["constraint"]) for r in causal_doc["rules"]
-        ),
+        rules=tuple(CausalRule(Literal.from_dict(r["effect"]), tuple(Literal.from_dict(c) for c in r["cause"]), r["constraint"]) for r in causal_doc["rules"]),
         constraints=tuple(Constraint(tuple(Literal.from_dict(lit) for lit in c)) for c in causal_doc["constraints"]),
         name=causal_doc["name"],
     )

@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Sequence
 
 from .literal import Literal, format_value
-from .rule import Rule
-
-if TYPE_CHECKING:
-    from .ruleset import Explanation, RuleSet, RuleTrace
+from .rule import Rule, RuleTrace
 
 
 def predicate(name: str) -> str:
@@ -80,10 +76,11 @@ class ProgramWriter:
         return out + [{"<=": f"{var}=<{bound}", "<": f"{var}<{bound}", ">": f"not({var}=<{bound})", ">=": f"not({var}<{bound})"}[op]]
 
 
-def ruleset_to_asp(ruleset: RuleSet) -> str:
+def decision_list_asp(label: str, rules: Iterable[Rule]) -> str:
+    """A decision list's rules (heads ``label == class``) as a logic program."""
     writer = ProgramWriter()
-    for rule in ruleset.rules:
-        writer.rule(f"{predicate(ruleset.label)}(X,{atom(rule.head.value)})", rule)  # type: ignore[union-attr]
+    for rule in rules:
+        writer.rule(f"{predicate(label)}(X,{atom(rule.head.value)})", rule)  # type: ignore[union-attr]
     return "\n".join(writer.clauses)
 
 
@@ -104,12 +101,13 @@ def rule_to_english(rule: Rule) -> str:
     return text
 
 
-def ruleset_to_english(ruleset: RuleSet) -> str:
+def decision_list_english(label: str, rules: Iterable[Rule], default: str) -> str:
+    """A decision list in English: one numbered line per rule, then the default."""
     lines = [
-        f"{i}. {ruleset.label} is {format_value(str(r.head.value))} when {rule_to_english(r)}."  # type: ignore[union-attr]
-        for i, r in enumerate(ruleset.rules, 1)
+        f"{i}. {label} is {format_value(str(r.head.value))} when {rule_to_english(r)}."  # type: ignore[union-attr]
+        for i, r in enumerate(rules, 1)
     ]
-    lines.append(f"Otherwise {ruleset.label} is {format_value(ruleset.default)}.")
+    lines.append(f"Otherwise {label} is {format_value(default)}.")
     return "\n".join(lines)
 
 
@@ -128,13 +126,14 @@ def _blocking(trace: RuleTrace) -> str:
     return "; ".join(f"the exception ({rule_to_english(e.rule)}) applies: {_check_text(e, False)}" for e in blocked)
 
 
-def explanation_text(exp: Explanation) -> str:
-    label = exp.ruleset.label
-    if exp.fired is not None:
-        trace = exp.traces[exp.fired]
-        return f"{label} = {format_value(exp.label)}: rule {exp.fired + 1} fires because {_check_text(trace, False) or 'its body is empty'}."
-    lines = [f"{label} = {format_value(exp.label)} (the default): no rule fires."]
-    for i, trace in enumerate(exp.traces, 1):
+def explanation_text(label: str, outcome: str, fired: int | None, traces: Sequence[RuleTrace]) -> str:
+    """Why a decision list gave ``outcome`` for ``label``: the rule that ``fired`` (an index into
+    ``traces``, one per rule), or why none did."""
+    if fired is not None:
+        trace = traces[fired]
+        return f"{label} = {format_value(outcome)}: rule {fired + 1} fires because {_check_text(trace, False) or 'its body is empty'}."
+    lines = [f"{label} = {format_value(outcome)} (the default): no rule fires."]
+    for i, trace in enumerate(traces, 1):
         if not trace.body_holds:
             lines.append(f"  rule {i} fails on {_check_text(trace, True)}")
         else:

@@ -7,7 +7,7 @@ no head of its own.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,6 +77,11 @@ class Rule:
                 kept.append(exc)
         return Rule(self.head, tuple(merge_literals(body)), tuple(kept))
 
+    def trace(self, values: Mapping[str, Any]) -> RuleTrace:
+        """How the rule and its exceptions fare on one row (feature -> value)."""
+        checks = tuple(LiteralCheck(lit, values[lit.feature], lit.holds(values[lit.feature])) for lit in self.body)
+        return RuleTrace(self, checks, tuple(e.trace(values) for e in self.exceptions))
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if self.head is not None:
@@ -94,6 +99,36 @@ class Rule:
             tuple(Literal.from_dict(d) for d in data.get("body", ())),
             tuple(cls.from_dict(d) for d in data.get("exceptions", ())),
         )
+
+
+@dataclass(frozen=True)
+class LiteralCheck:
+    """One body literal of a rule and the value it was checked against."""
+
+    literal: Literal
+    value: Any
+    holds: bool
+
+
+@dataclass(frozen=True)
+class RuleTrace:
+    """How one rule (or exception) fared on one row."""
+
+    rule: Rule
+    checks: tuple[LiteralCheck, ...]
+    exceptions: tuple[RuleTrace, ...]
+
+    @property
+    def body_holds(self) -> bool:
+        return all(c.holds for c in self.checks)
+
+    @property
+    def covered(self) -> bool:
+        return self.body_holds and not any(e.covered for e in self.exceptions)
+
+    @property
+    def failed(self) -> list[LiteralCheck]:
+        return [c for c in self.checks if not c.holds]
 
 
 def merge_literals(body: Iterable[Literal]) -> list[Literal]:

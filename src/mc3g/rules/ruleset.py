@@ -16,9 +16,11 @@ import pandas as pd
 
 from ..exceptions import InputError, UnknownNameError
 from ..serialization import check_header, header
-from .literal import Literal
-from .rule import Rule
+from .render import decision_list_asp, decision_list_english, explanation_text
+from .rule import LiteralCheck, Rule, RuleTrace
 from .table import Table
+
+__all__ = ["Explanation", "LiteralCheck", "RuleSet", "RuleTrace"]
 
 JSON_FORMAT = "mc3g.ruleset"
 JSON_VERSION = 1
@@ -104,7 +106,7 @@ class RuleSet:
         missing = [f for f in self.features if f not in values]
         if missing:
             raise UnknownNameError(f"the row lacks feature(s) {missing} that the rules read")
-        traces = [_trace(rule, values) for rule in self.rules]
+        traces = [rule.trace(values) for rule in self.rules]
         fired = next((i for i, t in enumerate(traces) if t.covered), None)
         label = str(self.rules[fired].head.value) if fired is not None else self.default  # type: ignore[union-attr]
         return Explanation(label, fired, tuple(traces), self)
@@ -137,45 +139,13 @@ class RuleSet:
         return cls.from_dict(json.loads(text))
 
     def to_asp(self) -> str:
-        from .render import ruleset_to_asp
-
-        return ruleset_to_asp(self)
+        return decision_list_asp(self.label, self.rules)
 
     def to_english(self) -> str:
-        from .render import ruleset_to_english
-
-        return ruleset_to_english(self)
+        return decision_list_english(self.label, self.rules, self.default)
 
     def __str__(self) -> str:
         return self.to_asp()
-
-
-@dataclass(frozen=True)
-class LiteralCheck:
-    literal: Literal
-    value: Any
-    holds: bool
-
-
-@dataclass(frozen=True)
-class RuleTrace:
-    """How one rule (or exception) fared on one row."""
-
-    rule: Rule
-    checks: tuple[LiteralCheck, ...]
-    exceptions: tuple[RuleTrace, ...]
-
-    @property
-    def body_holds(self) -> bool:
-        return all(c.holds for c in self.checks)
-
-    @property
-    def covered(self) -> bool:
-        return self.body_holds and not any(e.covered for e in self.exceptions)
-
-    @property
-    def failed(self) -> list[LiteralCheck]:
-        return [c for c in self.checks if not c.holds]
 
 
 @dataclass(frozen=True)
@@ -186,14 +156,7 @@ class Explanation:
     ruleset: RuleSet
 
     def __str__(self) -> str:
-        from .render import explanation_text
-
-        return explanation_text(self)
-
-
-def _trace(rule: Rule, values: Mapping[str, Any]) -> RuleTrace:
-    checks = tuple(LiteralCheck(lit, values[lit.feature], lit.holds(values[lit.feature])) for lit in rule.body)
-    return RuleTrace(rule, checks, tuple(_trace(e, values) for e in rule.exceptions))
+        return explanation_text(self.ruleset.label, self.label, self.fired, self.traces)
 
 
 def _table(data: pd.DataFrame | Table | Mapping[str, Any], needed: list[str]) -> Table:

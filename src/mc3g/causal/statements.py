@@ -1,0 +1,93 @@
+"""The statements of causal knowledge: where one was written, causal rules and constraints, and
+the per-feature settings a file may give.
+
+MC3G (Dasgupta et al., NeSy 2025) keeps a counterfactual inside the states that the user's causal
+knowledge allows, and treats as free the changes that the causal rules explain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..exceptions import InputError
+from ..rules import Literal
+
+DECLARABLE = ("kind", "domain", "targets", "range", "step", "immutable", "consequence_only", "direction", "weight", "must_change")
+"""The :class:`~mc3g.schema.Feature` fields that causal knowledge may set for a feature (the ones
+the text format can state).  ``direction`` may also be ``"any"``: it lifts the data's direction."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a statement was written: file, line and column (1-based)."""
+
+    file: str
+    line: int
+    column: int = 1
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+def checked_settings(features: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """A plain copy of per-feature settings (name -> field -> value), without the fields set to
+    ``None`` (``None`` means "as the data has it").  Raises :class:`InputError` on a field the
+    causal knowledge cannot set."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, settings in features.items():
+        if not isinstance(name, str) or not isinstance(settings, Mapping):
+            raise InputError(f"feature settings map a feature name to a mapping of field -> value, not {name!r} -> {settings!r}")
+        unknown = [k for k in settings if k not in DECLARABLE]
+        if unknown:
+            raise InputError(f"feature {name!r}: causal knowledge cannot set {unknown}; it sets {list(DECLARABLE)}")
+        out[name] = {k: v for k, v in settings.items() if v is not None}
+    return out
+
+
+@dataclass(frozen=True)
+class CausalRule:
+    """``effect <- cause``: when the cause holds, the effect can follow without the person acting.
+
+    With ``constraint`` (the default) the rule also holds in every consistent state: cause
+    implies effect.  ``source`` gives where the rule was written.
+    """
+
+    effect: Literal
+    cause: tuple[Literal, ...]
+    constraint: bool = True
+    source: Source | None = field(default=None, compare=False)
+    comment: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cause", tuple(self.cause))
+        if not self.cause:
+            raise InputError(f"causal rule for {self.effect}: the cause is empty")
+        if any(lit.feature == self.effect.feature for lit in self.cause):
+            raise InputError(f"causal rule {self}: the effect's feature {self.effect.feature!r} cannot also be in its cause")
+
+    @property
+    def cause_features(self) -> list[str]:
+        return list(dict.fromkeys(lit.feature for lit in self.cause))
+
+    def __str__(self) -> str:
+        text = f"{self.effect} <- {', '.join(str(c) for c in self.cause)}"
+        return text if self.constraint else f"cause {text}"
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """``forbid l1, l2, ...``: no consistent state satisfies all the literals."""
+
+    literals: tuple[Literal, ...]
+    source: Source | None = field(default=None, compare=False)
+    comment: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "literals", tuple(self.literals))
+        if not self.literals:
+            raise InputError("a constraint needs at least one literal")
+
+    def __str__(self) -> str:
+        return "forbid " + ", ".join(str(lit) for lit in self.literals)
