@@ -7,21 +7,30 @@ Everything here drives the public seams: :meth:`MC3G.session` for each person's 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, Mapping
+from typing import Any, Protocol
 
 import pandas as pd
 
-from .result import Recourse
+from .result import Recourse, RunRecord
 from .session import Session
 
-if TYPE_CHECKING:
-    from .mc3g import MC3G
+
+class Explains(Protocol):
+    """What a batch needs of an explainer: a person's search, the model's verdicts, and the
+    settings an error answer records."""
+
+    def session(self, row: Mapping[str, Any], k: int | None = None) -> Session: ...
+
+    def refuses_rows(self, rows: list[dict[str, Any]]) -> list[bool]: ...
+
+    def run_record(self, k: int | None = None) -> RunRecord: ...
+
 
 CHUNK = 32  # rows per task and per pooled predict call: hides a process round trip
 
 
-def explain_chunk(explainer: MC3G, rows: list[dict[str, Any]], k: int) -> list[Recourse]:
+def explain_chunk(explainer: Explains, rows: list[dict[str, Any]], k: int) -> list[Recourse]:
     """Every person's search side by side, their questions to the model pooled into one
     ``predict`` call per round: a model call costs about the same for one row as for thousands.
     When a pooled call fails, each person's rows are asked on their own, so only the people whose
@@ -31,7 +40,7 @@ def explain_chunk(explainer: MC3G, rows: list[dict[str, Any]], k: int) -> list[R
         try:
             sessions.append(explainer.session(row, k))
         except Exception as exc:  # one person's bad row must not lose the others' answers
-            sessions.append(Recourse.failed(row, exc, explainer.engine_.settings.record(k)))
+            sessions.append(Recourse.failed(row, exc, explainer.run_record(k)))
     while asking := [s for s in sessions if isinstance(s, Session) and s.questions is not None]:
         try:
             pooled = explainer.refuses_rows([q for s in asking for q in s.questions])  # type: ignore[union-attr]
@@ -48,7 +57,7 @@ def explain_chunk(explainer: MC3G, rows: list[dict[str, Any]], k: int) -> list[R
     return [s.result if isinstance(s, Session) else s for s in sessions]  # type: ignore[misc]
 
 
-def explain_rows(explainer: MC3G, rows: pd.DataFrame, k: int, *, n_jobs: int = 1, progress: bool = False) -> Iterator[tuple[Any, Recourse]]:
+def explain_rows(explainer: Explains, rows: pd.DataFrame, k: int, *, n_jobs: int = 1, progress: bool = False) -> Iterator[tuple[Any, Recourse]]:
     """(index, answer) for each row of ``rows``, in order, as soon as each is ready."""
     index = list(rows.index)
     records = [dict(r.items()) for _, r in rows.iterrows()]

@@ -18,7 +18,7 @@ from ..causal import CausalModel
 from ..exceptions import InputError
 from ..rules import Literal, Rule, RuleSet, Table, token
 from ..schema import Schema
-from ..search import Distance, Observed, Problem, SpaceSettings, build_space, spread
+from ..search import CANDIDATE_SCHEMES, COST_MODES, SCALINGS, Distance, Observed, Problem, SpaceSettings, build_space, spread
 from .blackbox import BlackBox
 from .result import RunRecord
 
@@ -38,6 +38,16 @@ class SearchSettings:
     plausible: bool = False
     data_k: int = 20
     max_states: int = 2000
+
+    @classmethod
+    def of(cls, params: Mapping[str, Any]) -> SearchSettings:
+        """The settings from an :class:`MC3G`'s parameters, checked."""
+        for name, allowed in (("mode", COST_MODES), ("candidates", CANDIDATE_SCHEMES), ("scaling", SCALINGS)):
+            if params[name] not in allowed:
+                raise InputError(f"{name} must be one of {list(allowed)}, not {params[name]!r}")
+        Distance(params["norm"])  # checks the norm
+        names = ("mode", "norm", "root", "candidates", "scaling", "plausible", "data_k", "max_states")
+        return cls(*(params[n] for n in names))
 
     @property
     def distance(self) -> Distance:

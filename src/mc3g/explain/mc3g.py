@@ -22,11 +22,13 @@ from ..causal import CausalModel
 from ..exceptions import InputError
 from ..rules import Rule, RuleSet
 from ..schema import Schema
-from ..search import CANDIDATE_SCHEMES, COST_MODES, SCALINGS, Distance, Problem, Program
+from ..search import Problem, Program
+from . import persist
+from .batch import explain_rows
 from .blackbox import BlackBox, label_text
 from .engine import Engine, SearchSettings
 from .metadata import covering, schema_of_rules, unfavourable_class, with_data_bounds, with_dice_settings
-from .result import Recourse
+from .result import Recourse, RunRecord
 from .session import Session
 from .surrogate import Surrogate, build_surrogate
 
@@ -115,7 +117,7 @@ class MC3G(BaseEstimator):
     def fit(self, X: pd.DataFrame, y: Any = None) -> MC3G:
         """Read the data: the surrogate rules of a black box (and their fidelity), the spreads and
         domains of the features, the causal knowledge checked against them."""
-        settings = self._search_settings()
+        settings = SearchSettings.of(self.get_params(deep=False))
         if not isinstance(X, pd.DataFrame) or X.empty:
             raise InputError("fit needs the training data as a non-empty DataFrame")
         self.feature_names_in_ = np.array(X.columns, dtype=object)
@@ -139,13 +141,6 @@ class MC3G(BaseEstimator):
         fidelity = self.surrogate_.fidelity if self.surrogate_ else None
         self.engine_ = Engine.from_data(X, rules, causal, schema, unfavourable, settings, black_box, fidelity)
         return self
-
-    def _search_settings(self) -> SearchSettings:
-        for name, value, allowed in (("mode", self.mode, COST_MODES), ("candidates", self.candidates, CANDIDATE_SCHEMES), ("scaling", self.scaling, SCALINGS)):
-            if value not in allowed:
-                raise InputError(f"{name} must be one of {list(allowed)}, not {value!r}")
-        Distance(self.norm)  # validates the norm
-        return SearchSettings(self.mode, self.norm, self.root, self.candidates, self.scaling, self.plausible, self.data_k, self.max_states)
 
     def _surrogate(self, black_box: BlackBox, X: pd.DataFrame, base: Schema) -> Surrogate:
         """MC3G's extract_logic: FOLD-SE rules of the black box's own predictions."""
@@ -229,8 +224,6 @@ class MC3G(BaseEstimator):
     def explain_each(self, rows: pd.DataFrame, k: int | None = None, progress: bool = False) -> Iterator[tuple[Any, Recourse]]:
         """(index, answer) for every row, in order, as they are ready.  A row whose answer fails
         (a black box that raises, a bad value) gets an ``error`` answer; the others go on."""
-        from .batch import explain_rows
-
         self._engine()
         return explain_rows(self, rows, self._k(k), n_jobs=self.n_jobs, progress=progress)
 
@@ -253,6 +246,10 @@ class MC3G(BaseEstimator):
             return engine.black_box.labels_of(engine.black_box.frame(X.to_dict("records"))) == engine.unfavourable
         return RuleSet(tuple(engine.decision), engine.rules.label, engine.rules.default).covers(X)
 
+    def run_record(self, k: int | None = None) -> RunRecord:
+        """The settings part of an answer's run record (what every answer with ``k`` shares)."""
+        return self._engine().settings.record(self._k(k))
+
     def _k(self, k: int | None) -> int:
         chosen = k if k is not None else (self.total_CFs if self.total_CFs is not None else self.k)
         if chosen < 1:
@@ -272,14 +269,18 @@ class MC3G(BaseEstimator):
     def save(self, path: str | Path, model_file: str | Path | None = None) -> None:
         """Write the fitted explainer as a versioned JSON document (no pickle).  A black box is
         not embedded: ``model_file`` names the file it is kept in, and its SHA-256 is recorded."""
-        from .persist import save
-
-        save(self, Path(path), model_file)
+        engine = self._engine()
+        params = {k: v for k, v in self.get_params(deep=False).items() if k not in ("model", "causal", "schema")}
+        persist.save(Path(path), params, list(self.feature_names_in_), engine, self.surrogate_, model_file)
 
     @classmethod
     def load(cls, path: str | Path, model: Any = None) -> MC3G:
         """An explainer saved with :meth:`save`, ready to explain; a black box's explainer needs
         the ``model`` (load it yourself, from a file you trust)."""
-        from .persist import load
-
-        return load(Path(path), model)
+        saved = persist.load(Path(path), model)
+        explainer = cls(saved.engine.rules if model is None else model, **saved.params)
+        explainer.feature_names_in_ = np.array(saved.columns, dtype=object)
+        explainer.n_features_in_ = len(saved.columns)
+        explainer.surrogate_ = saved.surrogate
+        explainer.engine_ = saved.engine
+        return explainer

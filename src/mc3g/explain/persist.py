@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -26,23 +27,30 @@ from ..schema import Feature, Schema
 from ..search import Observed
 from ..serialization import check_header, header
 from .blackbox import BlackBox
-from .engine import Engine
+from .engine import Engine, SearchSettings
 from .surrogate import Surrogate
-
-if TYPE_CHECKING:
-    from .mc3g import MC3G
 
 JSON_FORMAT = "mc3g.explainer"
 JSON_VERSION = 1
 
 
-def save(explainer: MC3G, path: Path, model_file: str | Path | None = None) -> None:
-    engine = explainer._engine()
-    params = {k: v for k, v in explainer.get_params(deep=False).items() if k not in ("model", "causal", "schema")}
+@dataclass(frozen=True)
+class Saved:
+    """What a saved document restores: the estimator's parameters and its fitted state."""
+
+    params: dict[str, Any]
+    columns: list[str]
+    engine: Engine
+    surrogate: Surrogate | None
+
+
+def save(path: Path, params: Mapping[str, Any], columns: Sequence[str], engine: Engine, surrogate: Surrogate | None, model_file: str | Path | None) -> None:
+    """Write the document; ``params`` are the estimator's, without the model, the causal
+    knowledge and the schema (the engine holds what they became)."""
     document = {
         **header(JSON_FORMAT, JSON_VERSION),
-        "params": params,
-        "columns": list(explainer.feature_names_in_),
+        "params": dict(params),
+        "columns": list(columns),
         "rules": engine.rules.to_dict(),
         "schema": _schema_to_dict(engine.schema),
         "causal": {
@@ -56,14 +64,13 @@ def save(explainer: MC3G, path: Path, model_file: str | Path | None = None) -> N
             "tokens": engine.observed.tokens,
         },
         "spreads": engine.spreads,
-        "black_box": _black_box_to_dict(engine.black_box, explainer.surrogate_, model_file),
+        "black_box": _black_box_to_dict(engine.black_box, surrogate, model_file),
     }
     path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
 
 
-def load(path: Path, model: Any = None) -> MC3G:
-    from .mc3g import MC3G
-
+def load(path: Path, model: Any = None) -> Saved:
+    """Read a document; a black box's needs the ``model`` (the caller loads it)."""
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -78,7 +85,7 @@ def load(path: Path, model: Any = None) -> MC3G:
         raise InputError(f"{path} explains decision rules, not a black box: load it without model=")
     if box_doc is not None and box_doc["file"] and Path(box_doc["file"]).is_file() and _sha256(Path(box_doc["file"])) != box_doc["sha256"]:
         raise InputError(f"the model file {box_doc['file']} has changed since {path} was saved (its SHA-256 differs)")
-    explainer = MC3G(rules if box_doc is None else model, **document["params"])
+    params = document["params"]
     columns = document["columns"]
     schema = _schema_from_dict(document["schema"])
     causal_doc = document["causal"]
@@ -91,18 +98,15 @@ def load(path: Path, model: Any = None) -> MC3G:
         {f: np.asarray(v, dtype=np.float64) for f, v in document["observed"]["numbers"].items()},
         {f: list(v) for f, v in document["observed"]["tokens"].items()},
     )
-    black_box = None
-    explainer.surrogate_ = None
+    black_box, surrogate = None, None
     if box_doc is not None:
         dtypes = {c: pd.api.types.pandas_dtype(d) for c, d in box_doc["dtypes"].items()}
         black_box = BlackBox(model, columns, dtypes, labels=box_doc["labels"], unfavourable=document["unfavourable"])
-        explainer.surrogate_ = Surrogate(rules, box_doc["fidelity"], box_doc["n_fit"], box_doc["n_held_out"])
-    settings = explainer._search_settings()
-    fidelity = explainer.surrogate_.fidelity if explainer.surrogate_ else None
-    explainer.feature_names_in_ = np.array(columns, dtype=object)
-    explainer.n_features_in_ = len(columns)
-    explainer.engine_ = Engine(rules, causal, schema, document["unfavourable"], observed, document["spreads"], settings, black_box, fidelity)
-    return explainer
+        surrogate = Surrogate(rules, box_doc["fidelity"], box_doc["n_fit"], box_doc["n_held_out"])
+    settings = SearchSettings.of(params)
+    fidelity = surrogate.fidelity if surrogate else None
+    engine = Engine(rules, causal, schema, document["unfavourable"], observed, document["spreads"], settings, black_box, fidelity)
+    return Saved(params, columns, engine, surrogate)
 
 
 def _black_box_to_dict(box: BlackBox | None, surrogate: Surrogate | None, model_file: str | Path | None) -> dict[str, Any] | None:
