@@ -166,7 +166,7 @@ class MC3G(BaseEstimator):
         # FOLD-SE's tail cut can stop at a first rule too small to keep, leaving no rules at all;
         # then finer tails are tried, down to none.
         for tail in _tails(self.tail):
-            surrogate = FoldSE(self.ratio, tail, target=unfavourable, numeric=numeric).fit(X.iloc[used], y)
+            surrogate = FoldSE(ratio=self.ratio, tail=tail, target=unfavourable, numeric=numeric).fit(X.iloc[used], y)
             if surrogate.rules_.n_rules:
                 break
         self.surrogate_ = surrogate
