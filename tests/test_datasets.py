@@ -12,7 +12,7 @@ import pytest
 
 from mc3g import datasets
 from mc3g.datasets import DataFormatError, DataNotFoundError, loan
-from mc3g.datasets.loaders import GERMAN_CODES, GERMAN_DISCREPANCIES
+from mc3g.datasets.german import GERMAN_CODES, GERMAN_DISCREPANCIES
 
 ADULT_NUMERIC = ["age", "fnlwgt", "education_num", "capital_gain", "capital_loss", "hours_per_week"]
 LOAN_NUMERIC = ["age", "years_employed", "annual_income", "bank_balance", "credit_score"]

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 
 from mc3g import FoldSE
+from mc3g.exceptions import InputError, UnknownNameError
 from mc3g.foldse.heuristics import HEURISTICS
 from mc3g.foldse.learner import _Search
 from mc3g.rules import Literal, Table
@@ -163,17 +164,19 @@ def test_scikit_learn_protocol() -> None:
 @pytest.mark.parametrize(
     "make, error, message",
     [
-        (lambda X, y: FoldSE().fit(X.iloc[:0], y.iloc[:0]), ValueError, "X is empty"),
-        (lambda X, y: FoldSE().fit(X, y.iloc[:10]), ValueError, "y has 10 labels but X has 400 rows"),
-        (lambda X, y: FoldSE().fit(X, pd.Series(["a"] * len(X))), ValueError, "single class 'a'"),
-        (lambda X, y: FoldSE(numeric=["height"]).fit(X, y), ValueError, r"\['height'\] that X does not have"),
-        (lambda X, y: FoldSE(numeric=["colour"]).fit(X, y), ValueError, "'colour' is declared numeric but none"),
-        (lambda X, y: FoldSE(target="ugly").fit(X, y), ValueError, "target 'ugly' is not a class"),
-        (lambda X, y: FoldSE(heuristic="entropy").fit(X, y), ValueError, "heuristic must be one of"),
-        (lambda X, y: FoldSE().fit(X, y.where(y.index > 3)), ValueError, "4 missing label"),
-        (lambda X, y: FoldSE().fit("not a table", y), TypeError, "must be a pandas DataFrame"),
-        (lambda X, y: FoldSE().fit(X, y).predict(X.drop(columns="age")), ValueError, r"missing column\(s\) \['age'\]"),
-        (lambda X, y: FoldSE().fit(X, y).predict(X.assign(extra=1)), ValueError, r"unknown column\(s\) \['extra'\]"),
+        (lambda X, y: FoldSE().fit(X.iloc[:0], y.iloc[:0]), ValueError, r"0 sample\(s\) \(shape=\(0, 3\)\)"),
+        (lambda X, y: FoldSE().fit(X, y.iloc[:10]), InputError, "y has 10 labels but X has 400 rows"),
+        (lambda X, y: FoldSE().fit(X, pd.Series(["a"] * len(X))), InputError, r"1 class \('a'\)"),
+        (lambda X, y: FoldSE(numeric=["height"]).fit(X, y), UnknownNameError, r"\['height'\] that X does not have"),
+        (lambda X, y: FoldSE(numeric=["colour"]).fit(X, y), InputError, "'colour' is declared numeric but none"),
+        (lambda X, y: FoldSE(target="ugly").fit(X, y), InputError, "target 'ugly' is not a class"),
+        (lambda X, y: FoldSE(heuristic="entropy").fit(X, y), InputError, "heuristic must be one of"),
+        (lambda X, y: FoldSE().fit(X, y.where(y.index > 3)), InputError, "4 missing label"),
+        (lambda X, y: FoldSE().fit("not a table", y), ValueError, "Expected 2D array"),
+        (lambda X, y: FoldSE().fit(X.set_axis(["age", "age", "score"], axis=1), y), InputError, r"duplicate column names \['age'\]"),
+        (lambda X, y: FoldSE().fit(X, y).predict(X.drop(columns="age")), ValueError, "Feature names seen at fit time, yet now missing:\n- age"),
+        (lambda X, y: FoldSE().fit(X, y).predict(X.assign(extra=1)), ValueError, "Feature names unseen at fit time:\n- extra"),
+        (lambda X, y: FoldSE().fit(X, y).predict(X[["score", "age", "colour"]]), ValueError, "must be in the same order"),
     ],
 )
 def test_bad_input_gets_a_clear_error(make, error, message) -> None:

@@ -22,10 +22,14 @@ state), so a seed gives the same rows on every machine with the same numpy.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from .build import Spec, make_dataset
+from .dataset import Dataset
 
 SEED = 2025
 N_ROWS = 5000
@@ -95,3 +99,21 @@ def generate(n: int = N_ROWS, seed: int = SEED) -> pd.DataFrame:
             LABEL: pd.Series(np.where(rejected(balance, score), UNFAVOURABLE, "approved").tolist(), dtype=object),
         }
     )
+
+
+_LOAN = Spec(
+    label=LABEL,
+    numeric=("age", "years_employed", "annual_income", "bank_balance", "credit_score"),
+    features=FEATURES,
+)
+
+
+def load_loan(split: str, data_dir: Path | str | None) -> Dataset:
+    frame = generate()
+    notes = (
+        f"Synthetic (mc3g.datasets.loan, seed {SEED}): the paper's running example; rejected iff "
+        f"bank_balance < {REJECT_BALANCE} or credit_score < {REJECT_SCORE}. One split: "
+        f"the first {N_TRAIN} rows train, the rest test (rows are independent draws)."
+    )
+    train, test = frame.iloc[:N_TRAIN], frame.iloc[N_TRAIN:]
+    return make_dataset("loan", "default", train, test, _LOAN, UNFAVOURABLE, notes)

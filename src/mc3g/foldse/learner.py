@@ -15,13 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from numbers import Real
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from ..exceptions import InputError, UnknownNameError
 from ..rules import Column, Literal, Rule, RuleSet, Table
 from ..rules.ruleset import Explanation
 from .heuristics import HEURISTICS
@@ -156,8 +159,8 @@ def _counts(codes: np.ndarray, rows: np.ndarray, size: int) -> np.ndarray:
 class FoldSE(ClassifierMixin, BaseEstimator):
     """FOLD-SE rule learner with a scikit-learn interface.
 
-    Parameters
-    ----------
+    Parameters (keyword only)
+    -------------------------
     ratio : exception ratio; a rule stops specialising once its negatives are at most
         ``ratio`` times its positives, and then learns exceptions for them.
     tail : rules (and exceptions) covering fewer than ``tail`` x training rows are dropped.
@@ -167,16 +170,26 @@ class FoldSE(ClassifierMixin, BaseEstimator):
         ``1``/``True`` of a 0/1 or boolean target, otherwise the most frequent class.  With more
         than two classes the learner builds an ordered decision list (FOLD-RM style) instead.
     numeric : names of the numeric features; by default the columns with a numeric dtype.
-        Cells of a numeric feature that are not numbers (``?``, NaN) become tokens it can use.
+        Cells of a numeric feature that are not numbers (``?``, NaN) become tokens it can use;
+        infinite numbers are refused.
+
+    ``X`` is a DataFrame (columns of any dtype, strings included) or a 2-D array; the rules name
+    the columns of an array (or of a frame whose column names are not strings) ``x0``, ``x1``...
 
     Attributes
     ----------
-    rules_ : RuleSet, the learned program (flattened as FOLD-SE prints it).
-    classes_, target_, numeric_, feature_names_in_, n_features_in_.
+    rules_ : RuleSet, the learned program (flattened as FOLD-SE prints it); its labels are the
+        classes as text.
+    classes_ : the classes, sorted, with the dtype of ``y`` (``predict`` returns them).
+    target_ : the class the rules describe (an element of ``classes_``), None for a decision list.
+    numeric_ : the names of the features treated as numeric, in column order.
+    n_features_in_ : the number of columns seen in ``fit``.
+    feature_names_in_ : the column names seen in ``fit``, when they are all strings.
     """
 
     def __init__(
         self,
+        *,
         ratio: float = 0.5,
         tail: float = 0.005,
         heuristic: str = "mgi",
@@ -190,30 +203,23 @@ class FoldSE(ClassifierMixin, BaseEstimator):
         self.numeric = numeric
 
     # -- fitting -------------------------------------------------------------------------------
-    def fit(self, X: pd.DataFrame, y: Any) -> FoldSE:
-        if self.heuristic not in HEURISTICS:
-            raise ValueError(f"heuristic must be one of {sorted(HEURISTICS)}, not {self.heuristic!r}")
-        if not 0 <= self.ratio:
-            raise ValueError(f"ratio must be >= 0, not {self.ratio}")
-        if not 0 <= self.tail < 1:
-            raise ValueError(f"tail must be in [0, 1), not {self.tail}")
-        X = _as_frame(X)
-        labels = _as_labels(y, len(X))
-        self.feature_names_in_ = np.array(X.columns, dtype=object)
-        self.n_features_in_ = X.shape[1]
-        numeric = self._numeric_features(X)
-        self.numeric_ = [c for c in X.columns if c in numeric]
-        classes, y_codes = np.unique(labels.astype(str), return_inverse=True)
-        self._label_of = {str(v): v for v in labels}
-        self.classes_ = np.array([self._label_of[c] for c in classes], dtype=object)
-        if len(classes) < 2:
-            raise ValueError(f"y has a single class {str(classes[0])!r}; FOLD-SE needs at least two classes")
-        table = Table.from_frame(X)
-        search = _Search(table, numeric, list(X.columns), self.ratio, self.tail, self.heuristic)
+    def fit(self, X: pd.DataFrame | np.ndarray, y: Any) -> FoldSE:
+        self._check_params()
+        frame = self._frame(X, reset=True)
+        labels = _as_labels(y, len(frame))
+        numeric = self._numeric_features(frame)
+        self.numeric_ = [c for c in frame.columns if c in numeric]
+        self.classes_, y_codes = np.unique(labels, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise InputError(f"y has 1 class ({self.classes_[0]!r}); FOLD-SE needs at least two classes")
+        classes = self._class_names()
+        table = Table.from_frame(frame)
+        _refuse_infinity(table, self.numeric_)
+        search = _Search(table, numeric, list(frame.columns), self.ratio, self.tail, self.heuristic)
         label_name = str(getattr(y, "name", None) or "label")
         if len(classes) == 2:
-            target = self._binary_target(labels, classes)
-            self.target_ = self._label_of[target]
+            target = self._binary_target(classes, y_codes)
+            self.target_ = self.classes_[int(np.flatnonzero(classes == target)[0])]
             pos = np.flatnonzero(classes[y_codes] == target)
             neg = np.flatnonzero(classes[y_codes] != target)
             head = Literal(label_name, "==", target)
@@ -221,14 +227,35 @@ class FoldSE(ClassifierMixin, BaseEstimator):
             default = str(classes[classes != target][0])
         else:
             if self.target is not None:
-                raise ValueError(
+                raise InputError(
                     f"target={self.target!r} needs a binary y; y has {len(classes)} classes, for which FoldSE "
                     "learns an ordered decision list (leave target unset)"
                 )
             self.target_ = None
             rules, default = _decision_list(search, classes, y_codes, label_name)
-        self.rules_ = RuleSet(tuple(rules), label_name, default, tuple(str(c) for c in classes)).flattened()
+        self.rules_ = RuleSet(tuple(rules), label_name, default, tuple(classes)).flattened()
         return self
+
+    def _check_params(self) -> None:
+        if self.heuristic not in HEURISTICS:
+            raise InputError(f"heuristic must be one of {sorted(HEURISTICS)}, not {self.heuristic!r}")
+        if not isinstance(self.ratio, Real) or not 0 <= self.ratio:
+            raise InputError(f"ratio must be a number >= 0, not {self.ratio!r}")
+        if not isinstance(self.tail, Real) or not 0 <= self.tail < 1:
+            raise InputError(f"tail must be a number in [0, 1), not {self.tail!r}")
+
+    def _frame(self, X: Any, *, reset: bool) -> pd.DataFrame:
+        """``X`` as a DataFrame named as the rules name its columns, after scikit-learn's checks
+        (shape, sparse and complex data, infinity in an all-number array, the columns seen in fit)."""
+        if isinstance(X, pd.DataFrame):
+            duplicated = X.columns[X.columns.duplicated()].tolist()
+            if duplicated:
+                raise InputError(f"X has duplicate column names {duplicated}")
+        checked = validate_data(self, X, reset=reset, dtype=None, accept_sparse=False, ensure_all_finite="allow-nan")
+        names = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") else [f"x{i}" for i in range(checked.shape[1])]
+        if not isinstance(X, pd.DataFrame):
+            return pd.DataFrame(checked, columns=names).infer_objects()
+        return X if list(X.columns) == names else X.set_axis(names, axis=1)
 
     def _numeric_features(self, X: pd.DataFrame) -> set[str]:
         if self.numeric is None:
@@ -236,49 +263,42 @@ class FoldSE(ClassifierMixin, BaseEstimator):
         declared = [self.numeric] if isinstance(self.numeric, str) else list(self.numeric)
         unknown = [c for c in declared if c not in X.columns]
         if unknown:
-            raise ValueError(f"numeric names column(s) {unknown} that X does not have; X has {list(X.columns)}")
+            raise UnknownNameError(f"numeric names column(s) {unknown} that X does not have; X has {list(X.columns)}")
         for c in declared:
             numbers = pd.to_numeric(X[c], errors="coerce")
             if numbers.notna().sum() == 0:
                 example = X[c].dropna().iloc[0] if X[c].notna().any() else None
-                raise ValueError(f"feature {c!r} is declared numeric but none of its {len(X)} values is a number (e.g. {example!r})")
+                raise InputError(f"feature {c!r} is declared numeric but none of its {len(X)} values is a number (e.g. {example!r})")
         return set(declared)
 
-    def _binary_target(self, labels: np.ndarray, classes: np.ndarray) -> str:
+    def _class_names(self) -> np.ndarray:
+        """The classes as the rules write them (text), in the order of ``classes_``."""
+        return np.array([str(c) for c in self.classes_], dtype=object)
+
+    def _binary_target(self, classes: np.ndarray, y_codes: np.ndarray) -> str:
         if self.target is not None:
             t = str(self.target)
             if t not in classes:
-                raise ValueError(f"target {self.target!r} is not a class of y; the classes are {list(self.classes_)}")
+                raise InputError(f"target {self.target!r} is not a class of y; the classes are {list(self.classes_)}")
             return t
         if set(classes) in ({"0", "1"}, {"False", "True"}):
             return "1" if "1" in classes else "True"
-        values, counts = np.unique(labels.astype(str), return_counts=True)
-        return str(values[int(np.argmax(counts))])
+        # The most frequent class; a tie goes to the first class in text order.
+        counts = np.bincount(y_codes, minlength=len(classes))
+        by_text = np.argsort(classes, kind="stable")
+        return str(classes[by_text[int(np.argmax(counts[by_text]))]])
 
     # -- prediction ----------------------------------------------------------------------------
-    def _check_columns(self, X: Any) -> pd.DataFrame:
-        check_is_fitted(self, "rules_")
-        X = _as_frame(X, list(self.feature_names_in_))
-        expected = list(self.feature_names_in_)
-        missing = [c for c in expected if c not in X.columns]
-        unknown = [c for c in X.columns if c not in expected]
-        if missing or unknown:
-            parts = []
-            if missing:
-                parts.append(f"missing column(s) {missing}")
-            if unknown:
-                parts.append(f"unknown column(s) {unknown}")
-            raise ValueError(f"X does not match the columns seen in fit: {'; '.join(parts)}")
-        return X
-
-    def predict(self, X: pd.DataFrame) -> np.ndarray:
-        X = self._check_columns(X)
-        out = self.rules_.predict(X)
-        return np.array([self._label_of[v] for v in out], dtype=self.classes_.dtype)
+    def predict(self, X: pd.DataFrame | np.ndarray) -> np.ndarray:
+        check_is_fitted(self)
+        table = Table.from_frame(self._frame(X, reset=False))
+        _refuse_infinity(table, self.numeric_)
+        decided = self.rules_.predict(table)
+        return self.classes_[pd.Index(self._class_names()).get_indexer(decided)]
 
     def explain(self, row: pd.Series | dict[str, Any]) -> Explanation:
         """Which rule decided this row, or why none fired."""
-        check_is_fitted(self, "rules_")
+        check_is_fitted(self)
         return self.rules_.explain(row)
 
     def __sklearn_tags__(self):  # noqa: D105 - scikit-learn protocol
@@ -317,33 +337,32 @@ def _decision_list(search: _Search, classes: np.ndarray, y_codes: np.ndarray, la
     return rules, str(classes[int(np.argmax(counts))])
 
 
-def _as_frame(X: Any, names: list[str] | None = None) -> pd.DataFrame:
-    if isinstance(X, pd.DataFrame):
-        frame = X
-    elif isinstance(X, (np.ndarray, list, tuple)):
-        arr = np.asarray(X, dtype=object)
-        if arr.ndim != 2:
-            raise ValueError(f"X must be a table (2-D); got an array of shape {arr.shape}")
-        cols = names if names is not None and len(names) == arr.shape[1] else [f"x{i}" for i in range(arr.shape[1])]
-        frame = pd.DataFrame(arr, columns=cols).infer_objects()
-    else:
-        raise TypeError(f"X must be a pandas DataFrame (or a 2-D array), not {type(X).__name__}")
-    if frame.shape[0] == 0 or frame.shape[1] == 0:
-        raise ValueError(f"X is empty ({frame.shape[0]} rows, {frame.shape[1]} columns)")
-    if any(not isinstance(c, str) for c in frame.columns):
-        frame = frame.rename(columns=str)
-    duplicated = frame.columns[frame.columns.duplicated()].tolist()
-    if duplicated:
-        raise ValueError(f"X has duplicate column names {duplicated}")
-    return frame
-
-
 def _as_labels(y: Any, n_rows: int) -> np.ndarray:
-    labels = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y, dtype=object).reshape(-1)
+    """``y`` as a 1-D array of its own dtype, checked: one label per row, none missing, classes."""
+    if y is None:
+        raise InputError("FoldSE requires y to be passed, but the target y is None")
+    labels = column_or_1d(y, warn=True)
     if len(labels) != n_rows:
-        raise ValueError(f"y has {len(labels)} labels but X has {n_rows} rows")
-    missing = pd.isna(pd.Series(labels)).to_numpy()
+        raise InputError(f"y has {len(labels)} labels but X has {n_rows} rows")
+    missing = pd.isna(labels)
     if missing.any():
         rows = np.flatnonzero(missing)[:5].tolist()
-        raise ValueError(f"y has {int(missing.sum())} missing label(s), e.g. at row(s) {rows}")
+        raise InputError(f"y has {int(missing.sum())} missing label(s), e.g. at row(s) {rows}")
+    if labels.dtype.kind == "f" and np.isinf(labels).any():
+        raise InputError(f"y has {int(np.isinf(labels).sum())} infinite label(s); the labels must be classes")
+    if labels.dtype == object:
+        # Python numbers or booleans in an object array are labels of their own type.
+        labels = pd.Series(labels, dtype=object).infer_objects().to_numpy()
+    kinds = sorted({type(v).__name__ for v in labels}) if labels.dtype == object else []
+    if len(kinds) > 1:
+        raise InputError(f"y mixes labels of types {kinds}; the classes must be of one kind")
+    check_classification_targets(labels)
     return labels
+
+
+def _refuse_infinity(table: Table, numeric: Sequence[str]) -> None:
+    for name in numeric:
+        infinite = np.isinf(table[name].numbers)
+        if infinite.any():
+            rows = np.flatnonzero(infinite)[:5].tolist()
+            raise InputError(f"feature {name!r} has {int(infinite.sum())} infinite value(s), e.g. at row(s) {rows}; FOLD-SE needs finite numbers")

@@ -1,0 +1,85 @@
+"""From read frames to a :class:`Dataset`: typed columns, the fixed split, the schema."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+from sklearn.model_selection import train_test_split
+
+from ..schema import Schema, observed_feature
+from .dataset import Dataset
+
+SPLIT_SEED = 0
+TEST_SIZE = 0.2
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What a data set family's schema needs besides the data: label, numeric columns, metadata."""
+
+    label: str
+    numeric: tuple[str, ...]
+    features: Mapping[str, Mapping[str, Any]]  # Feature keyword arguments, description included
+
+
+def make_dataset(
+    name: str,
+    split: str,
+    train: pd.DataFrame,
+    test: pd.DataFrame,
+    spec: Spec,
+    unfavourable: str,
+    notes: str,
+    features: Sequence[str] | None = None,
+) -> Dataset:
+    """The Dataset with typed frames and a schema read off them.
+
+    Numeric range = [min, max] over train (step 1 if integral), categorical domain = sorted
+    values of train and test; ``spec.features`` adds mutability, descriptions and may override
+    a range.  ``features`` restricts the schema (not the frames) to the experimental setting.
+    """
+    train, test = _typed(train, spec.numeric), _typed(test, spec.numeric)
+    both = pd.concat([train, test])
+    made = []
+    for col in features or [c for c in train.columns if c != spec.label]:
+        numeric = col in spec.numeric
+        made.append(observed_feature(col, train[col] if numeric else both[col], numeric, **spec.features.get(col, {})))
+    classes = tuple(sorted(both[spec.label].astype(str).unique()))
+    schema = Schema(name, tuple(made), spec.label, classes, unfavourable, notes=notes)
+    return Dataset(name, split, train, test, schema)
+
+
+def _number(text: str) -> int | float | str:
+    """An int or finite float if ``text`` is one, else ``text`` itself (a token such as "?")."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    return value if math.isfinite(value) else text
+
+
+def _typed(frame: pd.DataFrame, numeric: Sequence[str]) -> pd.DataFrame:
+    """Numeric columns as int64/float64; one that holds a non-numeric token stays object
+    (numbers plus the token) rather than failing.  Every other column is object of ``str``."""
+    out = frame.copy()
+    for col in out.columns:
+        if col in numeric:
+            values = pd.to_numeric(out[col], errors="coerce")
+            out[col] = values if values.notna().all() else out[col].map(_number).astype(object)
+        else:
+            out[col] = out[col].astype(object)
+    return out
+
+
+def split_80_20(frame: pd.DataFrame, stratify: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The fixed stratified 80/20 split used where UCI publishes no test file."""
+    train, test = train_test_split(frame, test_size=TEST_SIZE, random_state=SPLIT_SEED, stratify=frame[stratify])
+    return train.sort_index(), test.sort_index()
