@@ -14,10 +14,11 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-pytest.importorskip("dice_ml")
+dice_ml = pytest.importorskip("dice_ml")
 
-from mc3g.baselines import dice
-from mc3g.baselines.dice import DiceExplainer, dice_counterfactuals
+from mc3g.baselines.dice import DiceExplainer  # noqa: E402
+from mc3g.exceptions import InputError  # noqa: E402
+from mc3g.explain.result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Recourse  # noqa: E402
 
 CONTINUOUS = ["income", "years"]
 METHODS = ["random", "genetic"]
@@ -44,59 +45,82 @@ def _pipeline(classifier) -> Pipeline:
 
 
 @pytest.fixture(scope="module")
-def setup() -> tuple[Pipeline, pd.DataFrame, np.ndarray, pd.DataFrame]:
-    """A logistic-regression pipeline, its training frame and predictions, and some refused rows."""
+def setup() -> tuple[Pipeline, pd.DataFrame, pd.DataFrame]:
+    """A logistic-regression pipeline, its training frame and some refused rows."""
     X, y = _table(["clerk", "engineer", "nurse"])
     model = _pipeline(LogisticRegression()).fit(X, y)
-    pred = model.predict(X)
-    return model, X, pred, X[pred == "refused"].head(5)
+    return model, X, X[model.predict(X) == "refused"].head(5)
+
+
+def _dice(model, X: pd.DataFrame, method: str = "random", **options) -> DiceExplainer:
+    return DiceExplainer(model, continuous=CONTINUOUS, method=method, **options).fit(X)
+
+
+def _frame(answer: Recourse, X: pd.DataFrame) -> pd.DataFrame:
+    """The counterfactuals' values as a frame (dtypes inferred from the values)."""
+    return pd.DataFrame([cf.values for cf in answer], columns=list(X.columns))
+
+
+def _check_actions(answer: Recourse, X: pd.DataFrame) -> None:
+    """Every changed feature is a direct action priced as MC3G's L1 term (training std units,
+    categories 1); nothing is caused; cheapest first."""
+    for cf in answer:
+        changed = {c for c in X.columns if cf.values[c] != answer.instance[c]}
+        assert {a.feature for a in cf.direct_actions} == changed and not cf.caused_changes
+        for a in cf.direct_actions:
+            expected = abs(a.after - a.before) / X[a.feature].std(ddof=1) if a.feature in CONTINUOUS else 1.0
+            assert a.cost == pytest.approx(expected)
+        assert cf.cost == pytest.approx(sum(a.cost for a in cf.direct_actions)) and cf.norm == "l1"
+    assert [cf.cost for cf in answer] == sorted(cf.cost for cf in answer)
 
 
 @pytest.mark.parametrize("method", METHODS)
 def test_counterfactuals_have_training_columns_and_dtypes_and_flip(setup, method) -> None:
-    model, X, pred, refused = setup
-    explainer = DiceExplainer(model, X, pred, CONTINUOUS, method)
-    found = [explainer.counterfactuals(row, k=3, seed=0) for _, row in refused.iterrows()]
-    cfs = pd.concat(found, ignore_index=True)
+    model, X, refused = setup
+    answers = _dice(model, X, method, k=3).explain(refused)
+    assert len(answers) == len(refused) and all(a.status == REFUSED and len(a) == 3 for a in answers)
+    cfs = pd.concat([_frame(a, X) for a in answers], ignore_index=True)
     assert list(cfs.columns) == list(X.columns)
     assert cfs.dtypes.to_dict() == X.dtypes.to_dict()
-    assert all(len(f) == 3 for f in found)
     assert set(cfs["job"]) <= set(X["job"])
     # Both methods keep only candidates the model puts in the other class.
     assert (model.predict(cfs) == "approved").all()
+    for answer in answers:
+        _check_actions(answer, X)
+        assert answer.run.method == f"dice_{method}" and answer.run.k == 3 and answer.run.search_seconds > 0
 
 
 @pytest.mark.parametrize("method", METHODS)
 def test_same_seed_same_answer_and_global_generators_untouched(setup, method) -> None:
-    model, X, pred, refused = setup
+    model, X, refused = setup
     row = refused.iloc[0]
     random.seed(123)
     np.random.seed(123)
     before = (random.random(), np.random.random())
     random.seed(123)
     np.random.seed(123)
-    first = dice_counterfactuals(model, X, pred, row, continuous=CONTINUOUS, method=method, seed=7)
-    second = dice_counterfactuals(model, X, pred, row, continuous=CONTINUOUS, method=method, seed=7)
+    first = _dice(model, X, method, seed=7, k=3).explain(row)
+    second = _dice(model, X, method, seed=7, k=3).explain(row)
     assert (random.random(), np.random.random()) == before
-    pd.testing.assert_frame_equal(first, second)
+    assert first.counterfactuals and first.counterfactuals == second.counterfactuals
 
 
 @pytest.mark.parametrize("method", METHODS)
 def test_features_to_vary_is_respected(setup, method) -> None:
-    model, X, pred, refused = setup
+    model, X, refused = setup
     row = refused.iloc[0]
-    cfs = dice_counterfactuals(model, X, pred, row, continuous=CONTINUOUS, method=method, features_to_vary=["income", "job"], seed=0)
+    answer = _dice(model, X, method, features_to_vary=["income", "job"], k=3).explain(row)
+    cfs = _frame(answer, X)
     assert len(cfs) > 0
     assert (cfs["years"] == row["years"]).all()
     assert (model.predict(cfs) == "approved").all()
 
 
 def test_permitted_range_bounds_the_search(setup) -> None:
-    model, X, pred, refused = setup
+    model, X, refused = setup
     row = refused.iloc[0]
-    cfs = dice_counterfactuals(
-        model, X, pred, row, continuous=CONTINUOUS, method="random", features_to_vary=["income"], permitted_range={"income": [row["income"], 120.0]}
-    )
+    answer = _dice(model, X, features_to_vary=["income"], permitted_range={"income": [row["income"], 120.0]}, k=3).explain(row)
+    cfs = _frame(answer, X)
     assert len(cfs) > 0
     assert cfs["income"].between(row["income"], 120.0).all()
 
@@ -105,64 +129,70 @@ def test_integer_coded_categories_reach_the_model_as_integers() -> None:
     """DiCE turns categories into strings; a pipeline fitted on integer codes must get integers."""
     X, y = _table([1, 2, 3])
     model = _pipeline(RandomForestClassifier(n_estimators=30, random_state=0)).fit(X, y)
-    pred = model.predict(X)
-    row = X[pred == "refused"].iloc[0]
-    cfs = dice_counterfactuals(model, X, pred, row, continuous=CONTINUOUS, method="random", seed=0)
+    row = X[model.predict(X) == "refused"].iloc[0]
+    answer = _dice(model, X, k=3).explain(row)
+    cfs = _frame(answer, X)
     assert len(cfs) > 0
     assert cfs["job"].dtype == X["job"].dtype
     assert set(cfs["job"]) <= {1, 2, 3}
     assert (model.predict(cfs) == "approved").all()
+    _check_actions(answer, X)  # job is priced as a category (1), not by its codes
 
 
 def test_desired_class_is_a_label(setup) -> None:
-    model, X, pred, _ = setup
-    approved = X[pred == "approved"].iloc[0]
-    cfs = dice_counterfactuals(model, X, pred, approved, continuous=CONTINUOUS, method="random", desired_class="refused")
-    assert len(cfs) > 0
-    assert (model.predict(cfs) == "refused").all()
+    model, X, _ = setup
+    approved = X[model.predict(X) == "approved"].iloc[0]
+    answer = _dice(model, X, desired_class="refused", k=3).explain(approved)
+    assert answer.status == REFUSED
+    assert (model.predict(_frame(answer, X)) == "refused").all()
+    # A row the model already gives the desired class needs nothing.
+    settled = _dice(model, X, desired_class="approved").explain(approved)
+    assert settled.status == NOT_REFUSED and not settled and "approved" in settled.reasons[0]
     with pytest.raises(ValueError, match="desired_class"):
-        dice_counterfactuals(model, X, pred, approved, continuous=CONTINUOUS, desired_class="maybe")
+        _dice(model, X, desired_class="maybe")
 
 
-def test_no_counterfactual_gives_an_empty_frame(setup) -> None:
-    """Years alone cannot lift this row (DiCE raises 'No counterfactuals found'): empty, typed frame."""
-    model, X, pred, refused = setup
+def test_no_counterfactual_gives_a_reason(setup) -> None:
+    """Years alone cannot lift this row (DiCE raises 'No counterfactuals found')."""
+    model, X, refused = setup
     row = refused.sort_values("income").iloc[0]
-    cfs = dice_counterfactuals(
-        model, X, pred, row, continuous=CONTINUOUS, method="random", features_to_vary=["years"], permitted_range={"years": [0, 1]}, seed=0
-    )
-    assert cfs.empty
-    assert list(cfs.columns) == list(X.columns)
-    assert cfs.dtypes.to_dict() == X.dtypes.to_dict()
+    answer = _dice(model, X, features_to_vary=["years"], permitted_range={"years": [0, 1]}, k=3).explain(row)
+    assert answer.status == NO_COUNTERFACTUAL and not answer.counterfactuals
+    assert "found no counterfactual" in answer.reasons[0]
+    assert answer.instance == {c: row[c] for c in X.columns}
 
 
 def test_timeout_stops_a_hanging_call(setup) -> None:
     """DiCE genetic loops forever looking for valid starting points when none exist."""
-    model, X, pred, refused = setup
+    model, X, refused = setup
     row = refused.sort_values("income").iloc[0]
+    explainer = _dice(model, X, "genetic", features_to_vary=["years"], permitted_range={"years": [0, 1]}, timeout=1.0)
     start = time.monotonic()
-    cfs = dice_counterfactuals(
-        model, X, pred, row, continuous=CONTINUOUS, method="genetic", features_to_vary=["years"], permitted_range={"years": [0, 1]}, timeout=1.0
-    )
+    answer = explainer.explain(row)
     assert time.monotonic() - start < 5
-    assert cfs.empty
-    assert list(cfs.columns) == list(X.columns)
+    assert answer.status == NO_COUNTERFACTUAL and "timeout of 1.0 s" in answer.reasons[0]
 
 
-def test_explainer_is_cached_per_model_frame_and_method(setup) -> None:
-    model, X, pred, refused = setup
-    dice._cache.clear()
-    for _, row in refused.head(3).iterrows():
-        dice_counterfactuals(model, X, pred, row, continuous=CONTINUOUS, method="random")
-    (random_explainer,) = dice._cache.values()
-    dice_counterfactuals(model, X, pred, refused.iloc[0], continuous=CONTINUOUS, method="genetic")
-    assert len(dice._cache) == 2
-    assert dice._explainer(model, X, pred.copy(), CONTINUOUS, "random") is random_explainer
-    # Other predictions for the same frame mean another DiCE setup.
-    assert dice._explainer(model, X, pred[::-1].copy(), CONTINUOUS, "random") is not random_explainer
+def test_dice_is_built_once_per_fit(setup, monkeypatch) -> None:
+    model, X, refused = setup
+    built = []
+    real = dice_ml.Dice
+
+    def counting(*args, **kwargs):
+        built.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(dice_ml, "Dice", counting)
+    explainer = DiceExplainer(model, continuous=CONTINUOUS)
+    with pytest.raises(InputError, match="fit"):
+        explainer.explain(refused.iloc[0])
+    explainer.fit(X)
+    explainer.explain(refused.head(3))
+    explainer.explain(refused.iloc[0])
+    assert len(built) == 1
 
 
 def test_bad_method_is_refused(setup) -> None:
-    model, X, pred, _ = setup
+    model, X, _ = setup
     with pytest.raises(ValueError, match="method"):
-        DiceExplainer(model, X, pred, CONTINUOUS, "kdtree")
+        _dice(model, X, "kdtree")

@@ -18,8 +18,9 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MinMaxScaler, OneHotEncoder, StandardScaler
 
-from mc3g.baselines import wachter_counterfactuals
-from mc3g.baselines.wachter import SigmoidNetwork
+from mc3g.baselines.wachter import SigmoidNetwork, WachterExplainer
+from mc3g.exceptions import InputError
+from mc3g.explain.result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Recourse
 
 JOBS = ("clerk", "manager", "worker")
 
@@ -88,22 +89,32 @@ def test_network_matches_sklearn_and_finite_differences(data, activation) -> Non
         assert np.abs(grad).max() > 1e-4  # a real gradient, not a vacuous match of zeros
 
 
-def _distances(model, X: pd.DataFrame, row: pd.Series, cfs: pd.DataFrame) -> np.ndarray:
-    """Wachter's MAD-weighted L1 distance in the encoded space, computed independently."""
-    Z = model[0].transform(X)
-    mad = np.median(np.abs(Z - np.median(Z, axis=0)), axis=0)
-    weights = 1.0 / np.where(mad > 0, mad, 1.0)
-    z0 = model[0].transform(row.to_frame().T.astype(X.dtypes))[0]
-    return (weights * np.abs(model[0].transform(cfs) - z0)).sum(axis=1)
+def _wachter(model, X: pd.DataFrame, row: pd.Series, **options) -> Recourse:
+    return WachterExplainer(model, **options).fit(X).explain(row)
+
+
+def _frame(answer: Recourse, X: pd.DataFrame) -> pd.DataFrame:
+    """The counterfactuals' values as a frame (dtypes inferred from the values)."""
+    return pd.DataFrame([cf.values for cf in answer], columns=list(X.columns))
+
+
+def _costs(X: pd.DataFrame, row: pd.Series, cfs: pd.DataFrame) -> np.ndarray:
+    """MC3G's L1 cost (numbers in training std units, a category change 1), computed independently."""
+    numeric = ["age", "income"]
+    moved = (cfs[numeric] - row[numeric].astype(float)).abs() / X[numeric].std(ddof=1)
+    return moved.sum(axis=1).to_numpy() + sum((cfs[c] != row[c]).to_numpy(dtype=float) for c in X.columns if c not in numeric)
 
 
 @pytest.mark.parametrize("name", ["logistic", "mlp"])
 def test_counterfactuals_flip_the_model_and_decode_to_valid_rows(data, models, name) -> None:
     X, _ = data
     model = models[name]
+    explainer = WachterExplainer(model, k=3).fit(X)
     for row in _rows(model, X):
         wanted = next(c for c in model.classes_ if c != _predicted(model, X, row))
-        cfs = wachter_counterfactuals(model, X, row, k=3)
+        answer = explainer.explain(row)
+        assert answer.status == REFUSED and answer.run.method == "wachter" and answer.run.k == 3 and answer.run.search_seconds > 0
+        cfs = _frame(answer, X)
         assert 1 <= len(cfs) <= 3
         assert list(cfs.columns) == list(X.columns) and (cfs.dtypes == X.dtypes).all()
         assert (model.predict(cfs) == wanted).all()
@@ -112,7 +123,11 @@ def test_counterfactuals_flip_the_model_and_decode_to_valid_rows(data, models, n
         assert cfs["income"].between(X["income"].min(), X["income"].max()).all()
         assert cfs["job"].isin(JOBS).all()
         assert (cfs["region"] == row["region"]).all()  # not seen by the model: passed through
-        assert (np.diff(_distances(model, X, row, cfs)) >= -1e-9).all()
+        costs = _costs(X, row, cfs)
+        assert np.allclose([cf.cost for cf in answer], costs) and (np.diff(costs) >= -1e-9).all()  # cheapest first
+        for cf in answer:  # every change is a direct action; nothing is caused
+            assert {a.feature for a in cf.direct_actions} == {c for c in X.columns if cf.values[c] != row[c]}
+            assert not cf.caused_changes and cf.cost == pytest.approx(sum(a.cost for a in cf.direct_actions))
 
 
 def test_integral_columns_stay_integral(data, models) -> None:
@@ -120,9 +135,10 @@ def test_integral_columns_stay_integral(data, models) -> None:
     X, y = data
     X_float = X.assign(age=X["age"].astype(float))
     model = _fit(_pipeline(LogisticRegression()), X_float, y)
+    explainer = WachterExplainer(model, k=3, features_to_vary=["age", "job"]).fit(X_float)
     moved = []
     for row in _rows(model, X_float):
-        cfs = wachter_counterfactuals(model, X_float, row, k=3, features_to_vary=["age", "job"])
+        cfs = _frame(explainer.explain(row), X_float)
         assert (cfs["age"] == cfs["age"].round()).all()
         moved += list(cfs["age"] != row["age"])
     assert any(moved)  # age was really changed somewhere, so rounding was exercised
@@ -134,9 +150,10 @@ def test_features_to_vary_keeps_the_other_columns(data, models, name) -> None:
     model = models[name]
     for vary in (["income"], ["job", "age"]):
         fixed = [c for c in X.columns if c not in vary]
+        explainer = WachterExplainer(model, k=2, features_to_vary=vary).fit(X)
         found = 0
         for row in _rows(model, X):
-            cfs = wachter_counterfactuals(model, X, row, k=2, features_to_vary=vary)
+            cfs = _frame(explainer.explain(row), X)
             found += len(cfs)
             assert (cfs[fixed] == row[fixed]).all().all()
             assert (model.predict(cfs) != _predicted(model, X, row)).all()
@@ -150,37 +167,38 @@ def test_dropped_one_hot_category_and_no_preprocessing(data) -> None:
         (_fit(LogisticRegression(max_iter=1000), X[["age", "income"]], y), X[["age", "income"]]),
     ):
         for row in _rows(model, frame):
-            cfs = wachter_counterfactuals(model, frame, row, k=2)
+            cfs = _frame(_wachter(model, frame, row, k=2), frame)
             assert len(cfs) >= 1
             assert (model.predict(cfs) != _predicted(model, frame, row)).all()
             assert cfs["age"].between(frame["age"].min(), frame["age"].max()).all()
 
 
-def test_row_already_in_the_desired_class_is_its_own_answer(data, models) -> None:
+def test_row_already_in_the_desired_class_needs_nothing(data, models) -> None:
     X, _ = data
     model = models["mlp"]
     row = X.iloc[0]
-    cfs = wachter_counterfactuals(model, X, row, k=2, desired=_predicted(model, X, row))
-    assert len(cfs) == 1
-    pd.testing.assert_series_equal(cfs.iloc[0], row, check_names=False)
+    answer = _wachter(model, X, row, k=2, desired_class=_predicted(model, X, row))
+    assert answer.status == NOT_REFUSED and not answer.counterfactuals
+    assert answer.instance == dict(row.items())
 
 
-def test_nothing_found_gives_an_empty_frame_with_the_columns(data, models) -> None:
+def test_nothing_found_gives_a_reason(data, models) -> None:
     X, _ = data
     model = models["mlp"]
     row = _rows(model, X, per_class=1)[0]
-    for kwargs in ({"max_iter": 0}, {"features_to_vary": []}):
-        cfs = wachter_counterfactuals(model, X, row, k=3, **kwargs)
-        assert cfs.empty and list(cfs.columns) == list(X.columns) and (cfs.dtypes == X.dtypes).all()
+    for options in ({"max_iter": 0}, {"features_to_vary": []}):
+        answer = _wachter(model, X, row, k=3, **options)
+        assert answer.status == NO_COUNTERFACTUAL and not answer.counterfactuals
+        assert "no gradient path" in answer.reasons[0]
 
 
 def test_deterministic_for_a_seed(data, models) -> None:
     X, _ = data
     model = models["mlp"]
     row = _rows(model, X, per_class=1)[0]
-    first = wachter_counterfactuals(model, X, row, k=4, seed=7)
+    first = _wachter(model, X, row, k=4, seed=7)
     assert len(first) >= 1
-    pd.testing.assert_frame_equal(first, wachter_counterfactuals(model, X, row, k=4, seed=7))
+    assert first.counterfactuals == _wachter(model, X, row, k=4, seed=7).counterfactuals
 
 
 def test_models_without_gradients_are_refused(data) -> None:
@@ -190,17 +208,19 @@ def test_models_without_gradients_are_refused(data) -> None:
     for model in (_pipeline(forest), forest, Pipeline([("pre", minmax), ("clf", LogisticRegression())])):
         frame = X if isinstance(model, Pipeline) else X[["age", "income"]]
         _fit(model, frame, y)
-        with pytest.raises(TypeError, match="need a differentiable model: LogisticRegression or MLPClassifier"):
-            wachter_counterfactuals(model, frame, frame.iloc[0])
+        with pytest.raises(InputError, match="need a differentiable model: LogisticRegression or MLPClassifier"):
+            WachterExplainer(model).fit(frame)
 
 
 def test_bad_arguments_are_named(data, models) -> None:
     X, _ = data
     model = models["logistic"]
     with pytest.raises(ValueError, match="salary"):
-        wachter_counterfactuals(model, X, X.iloc[0], features_to_vary=["salary"])
-    with pytest.raises(ValueError, match="desired"):
-        wachter_counterfactuals(model, X, X.iloc[0], desired="maybe")
+        WachterExplainer(model, features_to_vary=["salary"]).fit(X)
+    with pytest.raises(ValueError, match="desired_class"):
+        WachterExplainer(model, desired_class="maybe").fit(X)
+    with pytest.raises(ValueError, match="k must be at least 1"):
+        WachterExplainer(model, k=0).fit(X).explain(X.iloc[0])
 
 
 def test_adult_mlp() -> None:
@@ -218,10 +238,11 @@ def test_adult_mlp() -> None:
     immutable = ["race", "sex", "native_country"]
     vary = [c for c in X.columns if c not in immutable]
 
+    explainer = WachterExplainer(model, k=3, features_to_vary=vary).fit(X)
     seconds, found = [], 0
     for _, row in refused.iterrows():
         start = time.perf_counter()
-        cfs = wachter_counterfactuals(model, X, row, k=3, features_to_vary=vary)
+        cfs = _frame(explainer.explain(row), X)
         seconds.append(time.perf_counter() - start)
         found += len(cfs)
         assert (model.predict(cfs) == ">50K").all()

@@ -1,5 +1,10 @@
-"""Counterfactual baselines for the MC3G comparison."""
+"""Counterfactual baselines for the MC3G comparison, each an Explainer of :mod:`mc3g.explain.protocol`
+(registered there as ``dice``, ``wachter`` and ``nearest_noncausal``).  None of them uses causal
+knowledge.  Importing this package does not import ``dice-ml``: DiCE is loaded when a
+:class:`~mc3g.baselines.dice.DiceExplainer` is fitted."""
 
-from .wachter import wachter_counterfactuals
+from .dice import DiceExplainer
+from .nearest import nearest_noncausal
+from .wachter import WachterExplainer
 
-__all__ = ["wachter_counterfactuals"]
+__all__ = ["DiceExplainer", "WachterExplainer", "nearest_noncausal"]

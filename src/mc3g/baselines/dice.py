@@ -1,15 +1,16 @@
 """DiCE (the ``dice-ml`` package) as a counterfactual baseline for the MC3G comparison.
 
-DiCE knows nothing of causal constraints; it is run as published (its own defaults) so that the
-comparison is fair.  What this module adds is only what a batch benchmark needs:
+DiCE knows nothing of causal knowledge: :class:`DiceExplainer` takes ``causal`` only to be built
+like every method of :mod:`mc3g.explain.protocol` and ignores it; every change it proposes is a
+direct action.  DiCE is run as published (its own defaults) so that the comparison is fair.  What
+this module adds is only what a batch benchmark needs:
 
-* the DiCE ``Data``/``Model``/``Dice`` objects are built once per (model, training frame, method)
-  by :class:`DiceExplainer` and reused for every query row (:func:`dice_counterfactuals` keeps
-  a few explainers cached, so calling it row by row does not rebuild them);
+* ``fit`` builds the DiCE ``Data``/``Model``/``Dice`` objects once; every ``explain`` reuses them;
 * the model sees frames with the training dtypes: DiCE stores categorical values as strings and
   builds its candidates in object-dtype frames, which a pipeline fitted on e.g. integer-coded
   categories would reject;
-* results come back as a frame with the training columns and dtypes (empty when DiCE finds none);
+* answers are :class:`~mc3g.explain.result.Recourse` objects whose values have the training
+  columns and dtypes (``no_counterfactual``, with the reason, when DiCE finds none);
 * a per-row ``timeout`` really stops a DiCE call that runs too long (its post-hoc sparsity search
   can take up to 10,000 model calls per feature and counterfactual);
 * seeds: DiCE draws from the global ``random`` and ``numpy.random`` generators (the genetic method
@@ -24,7 +25,6 @@ import random
 import signal
 import threading
 import warnings
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal
 
@@ -32,13 +32,13 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InputError
+from ._base import Baseline
 
 Method = Literal["random", "genetic"]
 METHODS: tuple[str, ...] = ("random", "genetic")
 
 _OUTCOME = "__dice_outcome__"
 _NO_CF_MESSAGE = "No counterfactuals found"
-_CACHE_SIZE = 8
 
 
 class _Timeout(BaseException):
@@ -138,9 +138,6 @@ class _Restorer:
                 query[col] = query[col].map(str).astype(object)
         return query
 
-    def empty(self) -> pd.DataFrame:
-        return pd.DataFrame({col: pd.Series(dtype=dtype) for col, dtype in self.dtypes.items()})
-
 
 class _TypedModel:
     """The user's classifier behind a cast to the training dtypes (what DiCE's sklearn backend calls)."""
@@ -157,132 +154,90 @@ class _TypedModel:
         return self.model.predict_proba(self.restore(X))
 
 
-def _class_codes(model: Any, y: pd.Series | np.ndarray) -> np.ndarray:
-    """DiCE's outcome column: the index of each label in ``model.classes_`` (0/1 for binary)."""
-    classes = list(model.classes_)
-    values = pd.Series(np.asarray(y))
-    codes = values.map({c: i for i, c in enumerate(classes)})
-    if codes.isna().any():  # not labels: accept class indices as given
-        if not values.isin(range(len(classes))).all():
-            raise InputError(f"y_train_pred must hold labels from {classes} or class indices 0..{len(classes) - 1}")
-        codes = values
-    return codes.to_numpy(dtype=np.int64)
+class DiceExplainer(Baseline):
+    """DiCE for one fitted classifier (it takes raw rows and has ``predict_proba`` and ``classes_``).
 
-
-class DiceExplainer:
-    """DiCE set up once for one fitted model and training frame; ask it for one row at a time.
-
-    ``model`` takes the raw frame (it encodes itself) and has ``predict_proba`` and ``classes_``.
-    ``y_train_pred`` is the model's prediction on ``X_train`` (labels or class indices).
-    ``continuous`` names the numeric columns; every other column is categorical to DiCE.
+    ``method`` is DiCE's ``"random"`` or ``"genetic"``; ``continuous`` names the numeric columns
+    (default: the numeric-dtype columns of the training data), every other column is categorical
+    to DiCE; ``permitted_range`` maps a feature to [min, max] (numeric) or to allowed values
+    (categorical); ``seed`` seeds each call; after ``timeout`` seconds a call gives up (SIGALRM:
+    Unix, main thread only).  ``k``, ``features_to_vary`` and ``desired_class`` are as for MC3G;
+    ``causal`` is ignored (DiCE knows no causal knowledge).  The counterfactuals are DiCE's
+    post-hoc sparsified set, as DiCE reports it.
     """
 
-    def __init__(self, model: Any, X_train: pd.DataFrame, y_train_pred: pd.Series | np.ndarray, continuous: Sequence[str], method: Method = "random") -> None:
-        import dice_ml  # optional dependency (the `bench` extra)
-
-        if method not in METHODS:
-            raise InputError(f"method must be one of {METHODS}, not {method!r}")
-        unknown = sorted(set(continuous) - set(X_train.columns))
-        if unknown:
-            raise InputError(f"continuous names columns not in X_train: {unknown}")
-        if _OUTCOME in X_train.columns:
-            raise InputError(f"X_train may not have a column named {_OUTCOME!r}")
-        self.method = method
-        self.model = model
-        self.X_train = X_train
-        self.continuous = tuple(continuous)
-        self.codes = _class_codes(model, y_train_pred)
-        self._restore = _Restorer(X_train, continuous)
-        frame = X_train.reset_index(drop=True).assign(**{_OUTCOME: self.codes})
-        data = dice_ml.Data(dataframe=frame, continuous_features=list(continuous), outcome_name=_OUTCOME)
-        wrapped = dice_ml.Model(model=_TypedModel(model, self._restore), backend="sklearn")
-        self._dice = dice_ml.Dice(data, wrapped, method=method)
-
-    def counterfactuals(
+    def __init__(
         self,
-        row: pd.Series,
+        model: Any,
+        causal: Any = None,
         *,
-        k: int = 3,
-        features_to_vary: list[str] | str = "all",
-        permitted_range: dict | None = None,
+        k: int = 1,
+        features_to_vary: str | Sequence[str] = "all",
         desired_class: Any = "opposite",
+        method: Method = "random",
+        continuous: Sequence[str] | None = None,
+        permitted_range: dict[str, list[Any]] | None = None,
         seed: int = 0,
         timeout: float | None = None,
-    ) -> pd.DataFrame:
-        """Up to ``k`` counterfactuals for ``row`` (DiCE's post-hoc sparsified set, as DiCE reports it).
+    ) -> None:
+        super().__init__(model, causal, k=k, features_to_vary=features_to_vary, desired_class=desired_class)
+        self.method = method
+        self.continuous = continuous
+        self.permitted_range = permitted_range
+        self.seed = seed
+        self.timeout = timeout
 
-        ``desired_class`` is "opposite" (binary models) or a label of ``model.classes_``.
-        ``permitted_range`` maps a feature to [min, max] (numeric) or to allowed values (categorical).
-        Returns an empty frame with the training columns when DiCE finds none or ``timeout`` seconds
-        pass (the timeout uses SIGALRM: Unix, main thread only).
-        """
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return f"dice_{self.method}"
+
+    def _numeric(self, X: pd.DataFrame) -> list[str]:
+        return list(self.continuous_)
+
+    def _fit(self, X: pd.DataFrame) -> None:
+        import dice_ml  # optional dependency (the `bench` extra)
+
+        if self.method not in METHODS:
+            raise InputError(f"method must be one of {METHODS}, not {self.method!r}")
+        continuous = super()._numeric(X) if self.continuous is None else list(self.continuous)
+        unknown = sorted(set(continuous) - set(X.columns))
+        if unknown:
+            raise InputError(f"continuous names columns not in X_train: {unknown}")
+        if _OUTCOME in X.columns:
+            raise InputError(f"X_train may not have a column named {_OUTCOME!r}")
+        self.continuous_ = tuple(continuous)
+        self._restore = _Restorer(X, continuous)
+        codes = pd.Series(self.model.predict(X)).map({c: i for i, c in enumerate(self.classes_)}).to_numpy(dtype=np.int64)
+        frame = X.reset_index(drop=True).assign(**{_OUTCOME: codes})
+        data = dice_ml.Data(dataframe=frame, continuous_features=continuous, outcome_name=_OUTCOME)
+        wrapped = dice_ml.Model(model=_TypedModel(self.model, self._restore), backend="sklearn")
+        self.dice_ = dice_ml.Dice(data, wrapped, method=self.method)
+
+    def _search(self, row: pd.Series, desired: Any, k: int) -> tuple[pd.DataFrame, str]:
         from raiutils.exceptions import UserConfigValidationException
 
         query = self._restore.to_dice(row)
-        kwargs: dict[str, Any] = {"random_seed": seed} if self.method == "random" else {}
+        kwargs: dict[str, Any] = {"random_seed": self.seed} if self.method == "random" else {}
+        vary = "all" if len(self.vary_) == len(self.dtypes_) else self.vary_
+        none = pd.DataFrame(columns=list(self.dtypes_))
         try:
-            with _deadline(timeout), _seeded(seed), _quiet():
-                result = self._dice.generate_counterfactuals(
+            with _deadline(self.timeout), _seeded(self.seed), _quiet():
+                result = self.dice_.generate_counterfactuals(
                     query,
                     total_CFs=k,
-                    desired_class=self._class_index(desired_class),
-                    features_to_vary=features_to_vary,
-                    permitted_range=permitted_range,
+                    desired_class=self.classes_.index(desired),  # DiCE wants the class index (a Python int)
+                    features_to_vary=vary,
+                    permitted_range=self.permitted_range,
                     **kwargs,
                 )
         except _Timeout:
-            return self._restore.empty()
+            return none, f"DiCE ({self.method}) gave up after the timeout of {self.timeout} s."
         except UserConfigValidationException as exc:
             if _NO_CF_MESSAGE not in str(exc):
                 raise
-            return self._restore.empty()
+            return none, f"DiCE ({self.method}) found no counterfactual."
         found = result.cf_examples_list[0]
         cfs = found.final_cfs_df_sparse if found.final_cfs_df_sparse is not None else found.final_cfs_df
         if cfs is None or len(cfs) == 0:
-            return self._restore.empty()
-        return self._restore(cfs.reset_index(drop=True))
-
-    def _class_index(self, desired_class: Any) -> str | int:
-        """DiCE wants "opposite" or the class index (a Python int), not the label."""
-        if isinstance(desired_class, str) and desired_class == "opposite":
-            return desired_class
-        classes = list(self.model.classes_)
-        if desired_class not in classes:
-            raise InputError(f"desired_class must be 'opposite' or one of {classes}, not {desired_class!r}")
-        return classes.index(desired_class)
-
-
-_cache: OrderedDict[tuple[int, int, tuple[str, ...], str], DiceExplainer] = OrderedDict()
-
-
-def _explainer(model: Any, X_train: pd.DataFrame, y_train_pred: pd.Series | np.ndarray, continuous: Sequence[str], method: Method) -> DiceExplainer:
-    """The cached explainer for these objects, or a new one (least recently used ones are dropped).
-
-    The model and frame are matched by identity (the cache holds them, so their ids stay theirs):
-    a frame changed in place is not noticed.  The predictions are matched by value.
-    """
-    key = (id(model), id(X_train), tuple(continuous), method)
-    explainer = _cache.get(key)
-    if explainer is None or not np.array_equal(explainer.codes, _class_codes(model, y_train_pred)):
-        explainer = DiceExplainer(model, X_train, y_train_pred, continuous, method)
-    _cache[key] = explainer
-    _cache.move_to_end(key)
-    while len(_cache) > _CACHE_SIZE:
-        _cache.popitem(last=False)
-    return explainer
-
-
-def dice_counterfactuals(
-    model: Any,
-    X_train: pd.DataFrame,
-    y_train_pred: pd.Series | np.ndarray,
-    row: pd.Series,
-    *,
-    continuous: list[str],
-    method: Method = "random",
-    **options: Any,
-) -> pd.DataFrame:
-    """One row's DiCE counterfactuals, DiCE set up once per (model, X_train, continuous, method);
-    ``options`` are those of :meth:`DiceExplainer.counterfactuals` (``k``, ``features_to_vary``,
-    ``permitted_range``, ``desired_class``, ``seed``, ``timeout``)."""
-    return _explainer(model, X_train, y_train_pred, continuous, method).counterfactuals(row, **options)
+            return none, f"DiCE ({self.method}) found no counterfactual."
+        return self._restore(cfs.reset_index(drop=True)), ""

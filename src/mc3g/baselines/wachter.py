@@ -14,7 +14,8 @@ proximal step (a soft threshold, the exact form of its subgradient step), so fea
 gradient does not push keep exactly their value.  Every iterate is decoded to a real row
 (category = largest one-hot coordinate; numbers unscaled, rounded where the training column is
 integral, clipped to its range) and the answers are re-checked with the real ``model.predict``.
-Like the original method it knows no causal constraints: only ``features_to_vary`` restricts it.
+Like the original method it knows no causal knowledge (``causal`` is taken, to be built like every
+method of :mod:`mc3g.explain.protocol`, and ignored): only ``features_to_vary`` restricts it.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
 
 from ..exceptions import InputError
+from ._base import Baseline, typed_frame
 
 STEP = 0.05  # gradient step, in MAD units of the encoded columns
 DOUBLE_EVERY = 25  # steps between two doublings of lambda
@@ -251,17 +253,6 @@ def _split(model: Any) -> tuple[ColumnTransformer | None, Any]:
     raise InputError(_UNSUPPORTED.format("a Pipeline of " + ", ".join(type(s).__name__ for s in steps)))
 
 
-def _frame(rows: list[list[Any]], X_train: pd.DataFrame) -> pd.DataFrame:
-    """Rows of the original columns as a frame with X_train's dtypes where they fit."""
-    frame = pd.DataFrame(rows, columns=X_train.columns)
-    for col, dtype in X_train.dtypes.items():
-        try:
-            frame[col] = frame[col].astype(dtype)
-        except (TypeError, ValueError):
-            pass
-    return frame
-
-
 @dataclass
 class _Search:
     """Wachter's optimisation for one row in the encoded space.
@@ -309,8 +300,6 @@ class _Search:
         its L1 pull and doubles every DOUBLE_EVERY steps; the step that flips is bisected back
         towards the boundary.
         """
-        if self.flips(self.z0):
-            return self.z0
         ratio = np.max(np.abs(self.loss_gradient(start)) / self.weights)
         if ratio == 0:  # flat (e.g. every ReLU off): the gradient shows no way
             return None
@@ -336,58 +325,63 @@ class _Search:
         return self.encoding.project(inside, self.z0)
 
 
-def wachter_counterfactuals(
-    model: Any,
-    X_train: pd.DataFrame,
-    row: pd.Series,
-    k: int = 1,
-    *,
-    desired: Any = None,
-    features_to_vary: list[str] | None = None,
-    mad_weighted: bool = True,
-    max_iter: int = 500,
-    seed: int = 0,
-) -> pd.DataFrame:
-    """Up to ``k`` Wachter counterfactuals for ``row``, closest first (MAD-weighted L1 in the encoded space).
+class WachterExplainer(Baseline):
+    """Wachter counterfactuals for a fitted binary LogisticRegression or MLPClassifier, or a
+    Pipeline of a ColumnTransformer (OneHotEncoder, StandardScaler, passthrough) and one of them.
 
-    ``model`` is a fitted binary LogisticRegression or MLPClassifier, or a Pipeline of a
-    ColumnTransformer (OneHotEncoder, StandardScaler, passthrough) and one of them.  ``desired``
-    is the class wanted (default: the one the model does not predict for ``row``); only columns in
-    ``features_to_vary`` (default: all) may change.  Restart 0 starts at the row; restarts
-    1..k-1 start from a seeded perturbation of it with a larger initial lambda (2**r times restart
-    0's), which moves more features at once.  Only rows that ``model.predict`` assigns to ``desired`` are returned,
-    duplicates once: possibly fewer than ``k``, an empty frame with X_train's columns if none.
+    ``fit`` reads the network's weights and the encoding once.  For each row, restart 0 starts at
+    the row; restarts 1..k-1 start from a perturbation of it (seeded by ``seed`` and the restart)
+    with a larger initial lambda (2**r times restart 0's), which moves more features at once;
+    ``max_iter`` bounds each restart's steps; ``mad_weighted=False`` drops the MAD weights.  Only
+    rows that ``model.predict`` gives the desired class are kept, duplicates once: possibly fewer
+    than ``k``.  ``k``, ``features_to_vary`` and ``desired_class`` are as for MC3G; ``causal`` is
+    ignored (the method knows no causal knowledge).
     """
-    if k < 1:
-        raise InputError(f"k must be at least 1, not {k}")
-    preprocessor, estimator = _split(model)
-    network = SigmoidNetwork.from_estimator(estimator)
-    classes = list(estimator.classes_)
-    columns = list(X_train.columns)
-    unknown = sorted(set(features_to_vary or ()) - set(columns))
-    if unknown:
-        raise InputError(f"features_to_vary names columns not in X_train: {unknown}")
-    encoding = _Encoding(preprocessor, X_train)
-    query = _frame([[row[col] for col in columns]], X_train)
-    if desired is None:
-        desired = next(c for c in classes if c != model.predict(query)[0])
-    elif desired not in classes:
-        raise InputError(f"desired must be one of the model's classes {classes}, not {desired!r}")
 
-    z0 = encoding.encode(query)[0]
-    free = encoding.mask(columns if features_to_vary is None else features_to_vary)
-    weights = encoding.mad_weights if mad_weighted else np.ones(encoding.width)
-    search = _Search(network, encoding, z0, free, weights, positive=desired == classes[1])
-    found: dict[tuple[Any, ...], tuple[float, list[Any]]] = {}
-    for r in range(k):
-        noise = np.random.default_rng([seed, r]).normal(0.0, RESTART_NOISE, encoding.width) / weights
-        start = z0 if r == 0 else np.clip(z0 + np.where(free, noise, 0.0), search.low, search.high)
-        z = search.run(start, boost=2.0 ** (r + 1), max_iter=max_iter)
-        if z is not None:
-            decoded = encoding.decode(z, z0, row)
-            found.setdefault(tuple(decoded), (float(np.sum(weights * np.abs(z - z0))), decoded))
-    ranked = sorted(found.values(), key=lambda item: item[0])
-    frame = _frame([decoded for _, decoded in ranked], X_train)
-    if frame.empty:
-        return frame
-    return frame[model.predict(frame) == desired].reset_index(drop=True)
+    name = "wachter"
+
+    def __init__(
+        self,
+        model: Any,
+        causal: Any = None,
+        *,
+        k: int = 1,
+        features_to_vary: str | Sequence[str] = "all",
+        desired_class: Any = "opposite",
+        mad_weighted: bool = True,
+        max_iter: int = 500,
+        seed: int = 0,
+    ) -> None:
+        super().__init__(model, causal, k=k, features_to_vary=features_to_vary, desired_class=desired_class)
+        self.mad_weighted = mad_weighted
+        self.max_iter = max_iter
+        self.seed = seed
+
+    def _fit(self, X: pd.DataFrame) -> None:
+        preprocessor, estimator = _split(self.model)
+        self.network_ = SigmoidNetwork.from_estimator(estimator)
+        self.encoding_ = _Encoding(preprocessor, X)
+
+    def _numeric(self, X: pd.DataFrame) -> list[str]:
+        one_hot = {block.feature for block in self.encoding_.categorical}
+        return [c for c in super()._numeric(X) if c not in one_hot]
+
+    def _search(self, row: pd.Series, desired: Any, k: int) -> tuple[pd.DataFrame, str]:
+        encoding = self.encoding_
+        z0 = encoding.encode(typed_frame([list(row)], self.dtypes_))[0]
+        free = encoding.mask(self.vary_)
+        weights = encoding.mad_weights if self.mad_weighted else np.ones(encoding.width)
+        search = _Search(self.network_, encoding, z0, free, weights, positive=desired == self.classes_[1])
+        found: dict[tuple[Any, ...], list[Any]] = {}  # each decoded row once
+        for r in range(k):
+            noise = np.random.default_rng([self.seed, r]).normal(0.0, RESTART_NOISE, encoding.width) / weights
+            start = z0 if r == 0 else np.clip(z0 + np.where(free, noise, 0.0), search.low, search.high)
+            z = search.run(start, boost=2.0 ** (r + 1), max_iter=self.max_iter)
+            if z is not None:
+                decoded = encoding.decode(z, z0, row)
+                found.setdefault(tuple(decoded), decoded)
+        frame = typed_frame(list(found.values()), self.dtypes_)
+        if not frame.empty:
+            frame = frame[self.model.predict(frame) == desired].reset_index(drop=True)
+        reason = f"no gradient path of at most {self.max_iter} steps (from {k} start(s)) changing only {self.vary_} reached a row the model gives {desired!r}."
+        return frame, reason

@@ -26,6 +26,10 @@ pool their questions to the black box), and the time is divided by the rows; ``s
 is MC3G with one row per call.  DiCE and Wachter explain one row after another (DiCE's own
 batch call loops over the rows the same way); only their generation is timed, not our checks.
 ``paired_l1`` compares MC3G's L1 with each method's on the rows both answered.
+
+Every method is an explainer of :mod:`mc3g.explain.protocol` (``SPECS``: its registry name and
+options), fitted on the training split and read through its :class:`~mc3g.explain.result.Recourse`
+answers; the baselines report every change as a direct action.
 """
 
 from __future__ import annotations
@@ -45,15 +49,15 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 from ..causal.model import CausalModel
 from ..datasets import Dataset, load
-from ..exceptions import InputError
+from ..exceptions import UnknownNameError
 from ..explain import MC3G
 from ..explain.check import violations
+from ..explain.protocol import Explainer, explainer
 from ..explain.result import Counterfactual
 from ..reference import resource_text
 from ..rules import token
 from ..search import spread
 
-METHODS = ("mc3g", "mc3g_explained", "c3g", "dice_random", "dice_genetic", "wachter", "nearest_noncausal")
 SETTINGS = {"adult": ("adult", "paper"), "german": ("german", "uci")}
 
 # The paper's Table 1: share of generated counterfactuals that satisfy the causal rules (%).
@@ -167,93 +171,126 @@ def paired_l1(methods: dict[str, MethodResult], against: str = "mc3g") -> dict[s
     return out
 
 
+@dataclass(frozen=True)
+class Method:
+    """One column of Table 1: a registered explainer (:mod:`mc3g.explain.protocol`) and its options.
+
+    ``black_box`` names another model to explain instead of the data set's black box (Wachter
+    needs gradients: an MLP); it explains the rows that model also refuses, and its validity is
+    measured on it.  A ``pooled`` method explains all the rows in one call (its questions to the
+    model are pooled), timed as a whole and again one row per call; the others are timed by their
+    own generation only (``RunRecord.search_seconds``), not by our checks.
+    """
+
+    explainer: str
+    options: dict[str, Any] = field(default_factory=dict)
+    black_box: str | None = None
+    pooled: bool = False
+
+
+SPECS: dict[str, Method] = {
+    "mc3g": Method("mc3g", {"mode": "derived"}, pooled=True),
+    "mc3g_explained": Method("mc3g", {"mode": "explained"}, pooled=True),
+    "c3g": Method("mc3g", {"mode": "none"}, pooled=True),
+    "dice_random": Method("dice", {"method": "random", "timeout": 60}),
+    "dice_genetic": Method("dice", {"method": "genetic", "timeout": 60}),
+    "wachter": Method("wachter", black_box="mlp"),
+    "nearest_noncausal": Method("nearest_noncausal", pooled=True),
+}
+METHODS = tuple(SPECS)
+BLACK_BOX_NAMES = {"gbm": "a gradient-boosting model", "rf": "a random forest", "mlp": "an MLP"}
+
+
 def run_dataset(
     name: str, n_rows: int = 50, k: int = 3, methods: tuple[str, ...] = METHODS, progress: Callable[[str], None] | None = None
 ) -> tuple[dict[str, MethodResult], dict[str, Any]]:
     """Every method on the same refused rows; also the black box's accuracy and the surrogate's
     fidelity (``info``)."""
+    unknown = [m for m in methods if m not in SPECS]
+    if unknown:
+        raise UnknownNameError(f"unknown method(s) {unknown}; the methods are {list(METHODS)}")
     dataset, split = SETTINGS[name]
     ds = load(dataset, split=split)
     X_train, X_test = _features(ds, ds.train), _features(ds, ds.test)
     model = black_box(ds, BLACK_BOXES[name])
     causal = knowledge(name, ds)
     schema = causal.schema(ds.schema)
-    unfavourable = ds.schema.unfavourable
-    refused = X_test[model.predict(X_test).astype(str) == unfavourable].iloc[:n_rows]
-    spreads = {c: spread(X_train[c]) for c in ds.schema.numeric}
+    refused = X_test[model.predict(X_test).astype(str) == ds.schema.unfavourable].iloc[:n_rows]
     immutable = [f.name for f in schema.features if f.immutable]
     vary = [c for c in X_train.columns if c not in immutable]
+    # What each explainer needs to know of the data set, by registry name.  MC3G reads the
+    # immutable features off the schema; the baselines are told them as features_to_vary.
+    surrogate = {"schema": schema, "tail": SURROGATE_TAIL[ds.name]}
+    setup = {
+        "mc3g": surrogate,
+        "nearest_noncausal": surrogate,
+        "dice": {"continuous": [c for c in X_train.columns if c in ds.schema.numeric], "features_to_vary": vary},
+        "wachter": {"features_to_vary": vary},
+    }
     info: dict[str, Any] = {
         "black_box": type(model[-1]).__name__,
-        "accuracy": float(np.mean(model.predict(X_test).astype(str) == ds.y_test.astype(str).to_numpy())),
+        "accuracy": _accuracy(model, ds, X_test),
         "rows": len(refused),
         "split": split,
     }
+    spreads = {c: spread(X_train[c]) for c in ds.schema.numeric}
     out: dict[str, MethodResult] = {}
     for method in methods:
         if progress:
             progress(f"{name}: {method}")
-        out[method] = _run_method(method, model, ds, X_train, refused, causal, schema, spreads, vary, k, unfavourable, info)
+        spec = SPECS[method]
+        judge = model
+        if spec.black_box is not None:
+            judge = black_box(ds, spec.black_box)
+            info[f"{method}_model_accuracy"] = _accuracy(judge, ds, X_test)
+        options = {**setup.get(spec.explainer, {}), **spec.options}
+        chosen = explainer(spec.explainer, judge, causal, k=k, **options)
+        out[method] = _run_method(method, spec, chosen, judge, ds, X_train, refused, causal, schema, spreads, info)
     info["paired_l1"] = paired_l1(out)
     return out, info
 
 
-def _run_method(method, model, ds, X_train, refused, causal, schema, spreads, vary, k, unfavourable, info) -> MethodResult:
+def _accuracy(model: Pipeline, ds: Dataset, X_test: pd.DataFrame) -> float:
+    return float(np.mean(model.predict(X_test).astype(str) == ds.y_test.astype(str).to_numpy()))
+
+
+def _run_method(method: str, spec: Method, chosen: Explainer, model, ds, X_train, refused, causal, schema, spreads, info) -> MethodResult:
+    unfavourable = ds.schema.unfavourable
+    try:
+        chosen.fit(X_train)
+    except ImportError as exc:  # an optional dependency (dice-ml)
+        return MethodResult(None, None, None, None, None, 0, 0, f"not run: {exc} (pip install 'mc3g[bench]')")
+    rows = refused if spec.black_box is None else refused[model.predict(refused).astype(str) == unfavourable]
+    start = time.perf_counter()
+    results = chosen.explain(rows)
+    seconds = (time.perf_counter() - start) / max(len(rows), 1)
+    alone = None
+    if spec.pooled:
+        # All the rows in one call, as a batch job would: the people's questions to the model are
+        # pooled.  Then each row alone, for the latency of a single query.
+        start = time.perf_counter()
+        for _, row in rows.iterrows():
+            chosen.explain(row)
+        alone = (time.perf_counter() - start) / max(len(rows), 1)
+    else:
+        seconds = sum(r.run.search_seconds or 0.0 for r in results) / max(len(rows), 1)
     found: Found = []
     valid: list[bool] = []
     consistent: list[bool] = []
-    answered = 0
-    check = (model, X_train.dtypes, causal, schema, unfavourable, found, valid, consistent)
-    if method in ("mc3g", "mc3g_explained", "c3g", "nearest_noncausal"):
-        mode = {"mc3g": "derived", "mc3g_explained": "explained"}.get(method, "none")
-        explainer = MC3G(model, None if method == "nearest_noncausal" else causal, mode=mode, k=k, schema=schema, tail=SURROGATE_TAIL[ds.name]).fit(X_train)
-        info[f"fidelity_{method}"] = explainer.fidelity_
-        # All the rows in one call, as a batch job would: the people's questions to the model
-        # are pooled.  Then each row alone, for the latency of a single query.
-        start = time.perf_counter()
-        results = explainer.explain(refused)
-        seconds = (time.perf_counter() - start) / max(len(refused), 1)
-        start = time.perf_counter()
-        for _, row in refused.iterrows():
-            explainer.explain(row)
-        alone = (time.perf_counter() - start) / max(len(refused), 1)
-        judged = [r.run.judged_by_model or 0 for r in results]
-        info[f"judged_{method}"] = {"mean": float(np.mean(judged)), "most": int(max(judged))} if judged else None
-        for (_, row), result in zip(refused.iterrows(), results):
-            answered += bool(result.counterfactuals)
-            _collect(list(result.counterfactuals), row, *check)
-        note = f"fidelity {explainer.fidelity_:.3f}" if explainer.fidelity_ is not None else ""
-        return _summary(found, valid, consistent, seconds, answered, spreads, note, alone)
-    if method.startswith("dice_"):
-        try:
-            from ..baselines.dice import DiceExplainer
-        except ImportError as exc:
-            return MethodResult(None, None, None, None, None, 0, 0, f"not run: {exc} (pip install 'mc3g[bench]')")
-        dice = DiceExplainer(model, X_train, model.predict(X_train), continuous=[c for c in X_train.columns if c in ds.schema.numeric], method=method[5:])
-        spent = 0.0
-        for _, row in refused.iterrows():
-            start = time.perf_counter()
-            frame = dice.counterfactuals(row, k=k, features_to_vary=vary, timeout=60)
-            spent += time.perf_counter() - start
-            answered += len(frame) > 0
-            _collect(_as_counterfactuals(frame), row, *check)
-        return _summary(found, valid, consistent, spent / max(len(refused), 1), answered, spreads)
-    if method == "wachter":
-        from ..baselines import wachter_counterfactuals
-
-        mlp = black_box(ds, "mlp")
-        info["wachter_model_accuracy"] = float(np.mean(mlp.predict(_features(ds, ds.test)).astype(str) == ds.y_test.astype(str).to_numpy()))
-        rows = refused[mlp.predict(refused).astype(str) == unfavourable]
-        spent = 0.0
-        for _, row in rows.iterrows():
-            start = time.perf_counter()
-            frame = wachter_counterfactuals(mlp, X_train, row, k=k, features_to_vary=vary)
-            spent += time.perf_counter() - start
-            answered += len(frame) > 0
-            _collect(_as_counterfactuals(frame), row, mlp, *check[1:])
-        note = f"on an MLP ({len(rows)} of the rows it also refuses)"
-        return _summary(found, valid, consistent, spent / max(len(rows), 1), answered, spreads, note)
-    raise InputError(f"unknown method {method!r}; the methods are {list(METHODS)}")
+    for (_, row), result in zip(rows.iterrows(), results):
+        _collect(list(result.counterfactuals), row, model, X_train.dtypes, causal, schema, unfavourable, found, valid, consistent)
+    notes = []
+    fidelity = next((r.run.fidelity for r in results if r.run.fidelity is not None), None)
+    if fidelity is not None:
+        info[f"fidelity_{method}"] = fidelity
+        notes.append(f"fidelity {fidelity:.3f}")
+    judged = [r.run.judged_by_model for r in results if r.run.judged_by_model is not None]
+    if judged:
+        info[f"judged_{method}"] = {"mean": float(np.mean(judged)), "most": int(max(judged))}
+    if spec.black_box is not None:
+        notes.append(f"on {BLACK_BOX_NAMES[spec.black_box]} ({len(rows)} of the rows it also refuses)")
+    answered = sum(bool(r.counterfactuals) for r in results)
+    return _summary(found, valid, consistent, seconds, answered, spreads, "; ".join(notes), alone)
 
 
 def _collect(cfs: list[Counterfactual], row: pd.Series, model, dtypes, causal, schema, unfavourable, found: Found, valid, consistent) -> None:
@@ -266,11 +303,6 @@ def _collect(cfs: list[Counterfactual], row: pd.Series, model, dtypes, causal, s
         found.append((row.name, person, cf.values, {c.feature for c in cf.caused_changes if c.cost == 0}))
         valid.append(str(label) != unfavourable)
         consistent.append(not violations(cf, person, [], causal, schema))
-
-
-def _as_counterfactuals(frame: pd.DataFrame) -> list[Counterfactual]:
-    """Rows of a baseline as counterfactuals with no causal account: every change is an action."""
-    return [Counterfactual(dict(r.items()), (), (), 0.0, "l1", "none") for _, r in frame.iterrows()]
 
 
 def table1(

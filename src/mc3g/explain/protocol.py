@@ -33,6 +33,10 @@ class Explainer(Protocol):
 # name -> "module:factory"; each factory takes (model, causal=None, **options) and returns an Explainer.
 REGISTRY: dict[str, str] = {
     "mc3g": "mc3g.explain.mc3g:MC3G",
+    # Baselines without causal knowledge (they take ``causal`` and ignore it):
+    "nearest_noncausal": "mc3g.baselines.nearest:nearest_noncausal",  # MC3G's options, mode fixed to "none"
+    "dice": "mc3g.baselines.dice:DiceExplainer",  # k, features_to_vary, desired_class, method, continuous, permitted_range, seed, timeout
+    "wachter": "mc3g.baselines.wachter:WachterExplainer",  # k, features_to_vary, desired_class, mad_weighted, max_iter, seed
 }
 
 
