@@ -1,0 +1,5 @@
+"""``python -m mc3g.cli``."""
+
+from .app import app
+
+app()

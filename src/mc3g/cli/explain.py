@@ -1,0 +1,212 @@
+"""``mc3g explain``, ``mc3g demo`` and ``mc3g export``: counterfactuals for people of a data set."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from ..datasets import load
+from ..exceptions import InputError
+from ..explain.result import show
+from .app import MODE_HELP, app, err, out, user_errors
+
+
+def _explainer(dataset: str, split: str | None, rules_file: str | None, causal_file: str | None, model_file: str | None = None, **params: Any):
+    """The data set and a fitted MC3G explainer: a black box loaded from ``model_file``, or the
+    decision rules of ``rules_file``, or the paper's rules; the paper's causal knowledge for its
+    data sets unless a file is given."""
+    from ..causal import CausalModel
+    from ..explain import MC3G
+    from ..reference import REFERENCES
+    from ..rules import RuleSet
+
+    ref = REFERENCES.get(dataset)
+    split = split or (ref.split if ref else "uci")
+    ds = load(dataset, split=split)
+    paper_setting = ref is not None and ref.split == split
+    if model_file:
+        import joblib
+
+        model: Any = joblib.load(model_file)
+    elif rules_file:
+        model = RuleSet.from_json(Path(rules_file).read_text(encoding="utf-8"))
+    elif paper_setting:
+        model = ref.rules  # type: ignore[union-attr]
+    else:
+        raise InputError(
+            f"no decision rules for {dataset} ({split} split): pass --rules FILE (e.g. the 'rules' of "
+            f"`mc3g learn {dataset} --json`) or --model FILE (a fitted model saved with joblib)"
+        )
+    if causal_file:
+        causal = CausalModel.load(causal_file, schema=ds.schema)
+    elif paper_setting and not rules_file:
+        causal = ref.causal(ds)  # type: ignore[union-attr]
+    else:
+        causal = None
+    X_train = ds.train.drop(columns=[ds.schema.label]) if model_file else ds.X_train
+    return ds, MC3G(model, causal, schema=ds.schema, **params).fit(X_train)
+
+
+def _done_rows(path: Path) -> set[str]:
+    """Rows an earlier, interrupted run already wrote.  A last line cut off mid-write is removed,
+    so the lines appended next start on a line of their own."""
+    done: set[str] = set()
+    if not path.exists():
+        return done
+    text = path.read_text(encoding="utf-8")
+    complete = text if text.endswith("\n") or not text else text[: text.rfind("\n") + 1]
+    if complete != text:
+        path.write_text(complete, encoding="utf-8")
+    for line in complete.splitlines():
+        try:
+            done.add(str(json.loads(line)["row"]))
+        except (json.JSONDecodeError, KeyError):
+            continue
+    return done
+
+
+def _explain_all(ds: Any, explainer: Any, out_file: str | None) -> None:
+    """Every refused test row, one JSON line each, appended as they finish; rerunning the same
+    command skips the rows already in the file."""
+    from collections import Counter
+
+    X = ds.test[list(explainer.feature_names_in_)]
+    rows = X[explainer.refuses(X)]
+    path = Path(out_file) if out_file else None
+    done = _done_rows(path) if path else set()
+    todo = rows[[str(i) not in done for i in rows.index]]
+    counts: Counter[str] = Counter()
+    sink = path.open("a", encoding="utf-8") if path else sys.stdout
+    try:
+        for index, result in explainer.explain_each(todo, progress=True):
+            sink.write(json.dumps({"row": _plain_index(index), **result.to_dict()}) + "\n")
+            sink.flush()
+            counts[result.status] += 1
+    finally:
+        if path:
+            sink.close()
+    summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "nothing new"
+    err.print(f"{len(rows):,} refused rows: {len(rows) - len(todo):,} already done, now {summary}.")
+
+
+def _plain_index(index: Any) -> Any:
+    return index.item() if hasattr(index, "item") else index
+
+
+def _test_row(ds: Any, row: int) -> Any:
+    if not 0 <= row < len(ds.test):
+        raise InputError(f"row {row} is out of range: the {ds.name} {ds.split} test split has rows 0 to {len(ds.test) - 1}")
+    return ds.test.drop(columns=[ds.schema.label]).iloc[row]
+
+
+def _print_recourse(result: Any, explainer: Any, title: str) -> None:
+    shown = {f: result.instance[f] for f in explainer.features_in_play_}
+    out.print(f"[bold]{title}[/]: " + ", ".join(f"{k} = {show(v)}" for k, v in shown.items()), soft_wrap=True)
+    if result.decision:
+        out.print("[bold]Refused[/] because: " + "; or ".join(result.decision), soft_wrap=True)
+    if not result.counterfactuals:
+        out.print(str(result), soft_wrap=True)
+        return
+    run = result.run
+    out.print(
+        f"\n[bold]{len(result)} counterfactual(s)[/] (mode {run.mode}, norm {run.norm}, {run.scheme} candidates, search {run.search_seconds * 1000:.1f} ms):"
+    )
+    for i, cf in enumerate(result, 1):
+        out.print(f"\n[bold]{i}.[/] cost {cf.cost:.4f}: {cf.plan}", soft_wrap=True)
+        table = Table("feature", "from", "to", "how", "cost")
+        for a in cf.direct_actions:
+            table.add_row(a.feature, show(a.before), show(a.after), "you do this", f"{a.cost:.4f}")
+        for c in cf.caused_changes:
+            table.add_row(c.feature, show(c.before), show(c.after), f"follows: {c.rule}", f"{c.cost:.4f}")
+        out.print(table)
+
+
+@app.command()
+def explain(
+    dataset: str = typer.Argument(..., help="adult, german, cars or loan (the paper's rules), or any data set with --rules or --model."),
+    row: int = typer.Option(None, "--row", help="Position of the person in the test split (0-based)."),
+    all_refused: bool = typer.Option(False, "--all-refused", help="Explain every refused test row (JSON lines)."),
+    out: str = typer.Option(None, "--out", help="With --all-refused: append to this JSON-lines file; a rerun resumes."),
+    split: str = typer.Option(None, help="paper, uci or default; by default the paper's split for its data sets."),
+    mode: str = typer.Option("derived", help=MODE_HELP),
+    norm: str = typer.Option("l1", help="l0, l1 or l2."),
+    k: int = typer.Option(1, "-k", "--k", help="How many counterfactuals, least cost first."),
+    candidates: str = typer.Option("exact", help="exact (the optimum over each domain) or data (the authors' scheme)."),
+    squared: bool = typer.Option(False, help="L2 without the square root (the paper's Algorithm 4)."),
+    scaling: str = typer.Option("std", help="Numeric changes in units of the training std or mad."),
+    plausible: bool = typer.Option(False, help="Only values seen in the training data."),
+    rules: str = typer.Option(None, "--rules", help="Decision rules as JSON (RuleSet.to_json, or the 'rules' of mc3g learn --json)."),
+    model: str = typer.Option(None, "--model", help="A fitted classifier saved with joblib (load only files you trust)."),
+    causal: str = typer.Option(None, "--causal", help="A causal-knowledge file."),
+    n_jobs: int = typer.Option(1, "--n-jobs", help="Processes for --all-refused."),
+    as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
+) -> None:
+    """The least-effort ways out of a refusal, respecting the causal knowledge."""
+    with user_errors():
+        if (row is None) == (not all_refused):
+            raise InputError("give either --row N or --all-refused")
+        ds, explainer = _explainer(
+            dataset, split, rules, causal, model, mode=mode, norm=norm, k=k, candidates=candidates,
+            root=not squared, scaling=scaling, plausible=plausible, n_jobs=n_jobs,
+        )  # fmt: skip
+        if all_refused:
+            _explain_all(ds, explainer, out)
+            return
+        result = explainer.explain(_test_row(ds, row)[list(explainer.feature_names_in_)])
+    if as_json:
+        sys.stdout.write(result.to_json() + "\n")
+        return
+    _print_recourse(result, explainer, f"{ds.name} test row {row} ({ds.split} split)")
+
+
+@app.command()
+def demo(as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON.")) -> None:
+    """The paper's John: refused a loan, and what he can do about it."""
+    from ..datasets.loan import JOHN
+
+    with user_errors():
+        explainers = {mode: _explainer("loan", None, None, None, mode=mode)[1] for mode in ("derived", "explained", "none")}
+        results = {mode: e.explain(JOHN) for mode, e in explainers.items()}
+    best = results["derived"]
+    if as_json:
+        payload = best.to_dict()
+        payload["cost_by_mode"] = {m: (r.best.cost if r.best else None) for m, r in results.items()}
+        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+        return
+    out.print("John asks for a loan. The bank refuses if the bank balance is below 60,000 or the credit score below 620.", soft_wrap=True)
+    out.print("Clearing one's debt lifts the credit score past 620 (credit_score >= 620 <- debt == 'none').\n", soft_wrap=True)
+    _print_recourse(best, explainers["derived"], "John")
+    table = Table("mode", "cost (l1)", "what John does", "what follows", title="\nThe same question under each cost mode", title_justify="left")
+    for mode, label in (("derived", "derived (MC3G)"), ("explained", "explained (authors' code)"), ("none", "none (C3G: every change costs)")):
+        cf = results[mode].best
+        if cf is None:
+            table.add_row(label, "-", "no counterfactual", "")
+            continue
+        follows = ", ".join(c.feature + ("" if c.cost == 0 else " (but counted)") for c in cf.caused_changes) or "nothing"
+        table.add_row(label, f"{cf.cost:.4f}", ", ".join(a.feature for a in cf.direct_actions), follows)
+    out.print(table)
+
+
+@app.command()
+def export(
+    dataset: str = typer.Argument(..., help="adult, german, cars or loan, or any data set with --rules."),
+    row: int = typer.Option(..., "--row", help="Position of the person in the test split (0-based)."),
+    fmt: str = typer.Option("asp", "--format", help="asp: the clingo program (decision rules, causal knowledge, the person, the query)."),
+    split: str = typer.Option(None, help="paper, uci or default."),
+    mode: str = typer.Option("derived", help=MODE_HELP),
+    norm: str = typer.Option("l1", help="l0, l1 or l2."),
+    candidates: str = typer.Option("exact", help="exact or data."),
+    rules: str = typer.Option(None, "--rules", help="Decision rules as JSON."),
+    causal: str = typer.Option(None, "--causal", help="A causal-knowledge file."),
+) -> None:
+    """Print the logic program behind an answer; `clingo` runs it as it is."""
+    with user_errors():
+        if fmt != "asp":
+            raise InputError(f"unknown format {fmt!r}; the only format is 'asp'")
+        ds, explainer = _explainer(dataset, split, rules, causal, mode=mode, norm=norm, candidates=candidates)
+        sys.stdout.write(explainer.program(_test_row(ds, row)))

@@ -1,0 +1,126 @@
+"""``mc3g reproduce``, ``mc3g report`` and ``mc3g bench explain``: the paper's tables and the figures."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.progress import BarColumn, Progress, TextColumn
+from rich.table import Table
+
+from .app import MODE_HELP, app, bench_app, err, out, reproduce_app, user_errors
+
+
+@reproduce_app.command("table2")
+def reproduce_table2(as_json: bool = typer.Option(False, "--json", help="Print {dataset: {mode: {norm: {nearest, furthest, average}}}}.")) -> None:
+    """The paper's Table 2: nearest (K=1), furthest (K=20) and average cost, per mode and norm."""
+    from ..bench.table2 import agrees, table2
+    from ..reference import PAPER_TABLE2
+
+    with user_errors():
+        cells, spaces = table2()
+    if as_json:
+        sys.stdout.write(json.dumps(cells, indent=2) + "\n")
+        return
+    for name, modes in cells.items():
+        space = spaces[name]
+        table = Table(
+            "mode", "norm", "nearest", "furthest", "average", "paper", "agrees",
+            title=f"{name}: {space['regions']:,} symbolic regions, {space['candidates']:,} candidates (data scheme)",
+            title_justify="left",
+        )  # fmt: skip
+        for mode, norms in modes.items():
+            for norm, cell in norms.items():
+                paper = PAPER_TABLE2[name].get(mode, {}).get(norm)
+                ours = [cell["nearest"], cell["furthest"], cell["average"]]
+                verdict = "" if paper is None else ("yes" if all(agrees(o, p) for o, p in zip(ours, paper)) else "NO")
+                table.add_row(mode, norm, *(f"{o:.4f}" for o in ours), "/".join(f"{p:.3f}" for p in paper) if paper else "-", verdict)
+        out.print(table)
+    out.print("'agrees': each of our numbers, rounded or cut to three decimals, is the paper's (the paper mixes both).")
+
+
+@reproduce_app.command("table1")
+def reproduce_table1(
+    rows: int = typer.Option(50, help="Refused test rows per data set."),
+    as_json: bool = typer.Option(False, "--json", help="Print {dataset: {method: {causal_consistency, validity, l0, l1, seconds_per_query, n}}}."),
+) -> None:
+    """The paper's Table 1 under our protocol: MC3G, C3G, DiCE, Wachter and the nearest
+    counterfactual, on the same refused rows of a black box (see docs/report.md)."""
+    from ..bench.report import PAPER_NAMES
+    from ..bench.table1 import PAPER_TABLE1, table1
+
+    with user_errors(), Progress(TextColumn("{task.description}"), console=err, transient=True) as bar:
+        task = bar.add_task("starting")
+        results, infos = table1(n_rows=rows, progress=lambda text: bar.update(task, description=text))
+    if as_json:
+        sys.stdout.write(json.dumps({d: {m: r.to_dict() for m, r in ms.items()} for d, ms in results.items()}, indent=2) + "\n")
+        return
+    for name, methods in results.items():
+        info = infos[name]
+        table = Table(
+            "method", "consistent %", "valid %", "L0", "L1", "s / query", "s alone", "CFs", "rows answered", "paper %", "note",
+            title=f"{name} ({info['split']} split): {info['black_box']}, accuracy {info['accuracy']:.3f}, {info['rows']} refused rows, K = 3",
+            title_justify="left",
+        )  # fmt: skip
+        for method, r in methods.items():
+            cells = (r.causal_consistency, r.validity, r.l0, r.l1, r.seconds_per_query, r.seconds_alone)
+            table.add_row(
+                method, *("-" if v is None else f"{v:.3g}" for v in cells), str(r.n), str(r.rows_with_answer),
+                str(PAPER_TABLE1[name].get(PAPER_NAMES.get(method, ""), "")), r.note,
+            )  # fmt: skip
+        out.print(table)
+        for method, pair in info["paired_l1"].items():
+            out.print(f"  L1 on the {pair['rows']} rows both answered: mc3g {pair['mc3g']:.3f}, {method} {pair[method]:.3f}")
+    out.print("s / query: the rows explained in one call (MC3G pools its questions to the model); s alone: one row per call.")
+
+
+@app.command()
+def report(
+    out_dir: str = typer.Option("docs/report", "--out", help="Folder for report.md and its plots."),
+    rows: int = typer.Option(50, help="Refused test rows per data set for Table 1."),
+    explain_limit: int = typer.Option(500, help="Refused rows per data set for the timing table (0: all)."),
+) -> None:
+    """Tables 1 and 2, the benchmark figures and plots (PNG), with the machine and versions."""
+    from ..bench.report import write_report
+
+    with user_errors(), Progress(TextColumn("{task.description}"), console=err, transient=True) as bar:
+        task = bar.add_task("starting")
+        path = write_report(Path(out_dir), rows, explain_limit or None, progress=lambda text: bar.update(task, description=text))
+    out.print(f"Wrote {path} and its plots.")
+
+
+@bench_app.command("explain")
+def bench_explain(
+    limit: int = typer.Option(None, help="At most this many refused rows per data set (default: all)."),
+    mode: str = typer.Option("derived", help=MODE_HELP),
+    candidates: str = typer.Option("exact", help="exact or data."),
+    markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
+) -> None:
+    """Time per person over every refused test row of adult, german and cars (K=1 and K=20)."""
+    from ..bench.explain import explain_benchmark
+
+    columns = ("data", "K", "people", "found", "violations", "median ms", "p95 ms", "worst ms")
+
+    def row(r: Any) -> tuple[str, ...]:
+        return (r.dataset, str(r.k), f"{r.people:,}", f"{r.found:,}", str(r.violations), f"{r.median_ms:.1f}", f"{r.p95_ms:.1f}", f"{r.worst_ms:.1f}")
+
+    with user_errors(), Progress(TextColumn("{task.description}"), BarColumn(), console=err, transient=True) as bar:
+        task = bar.add_task("explaining", total=None)
+        results = explain_benchmark(
+            mode=mode, candidates=candidates, limit=limit, on_person=lambda d, k: bar.update(task, advance=1, description=f"{d}, K={k}")
+        )
+    if as_json:
+        sys.stdout.write(json.dumps([r.to_dict() for r in results], indent=2) + "\n")
+    elif markdown:
+        sys.stdout.write("| " + " | ".join(columns) + " |\n|" + "---|" * len(columns) + "\n")
+        for r in results:
+            sys.stdout.write("| " + " | ".join(row(r)) + " |\n")
+    else:
+        table = Table(*columns, title=f"MC3G search time per refused person (mode {mode}, {candidates} candidates)")
+        for r in results:
+            table.add_row(*row(r))
+        out.print(table)
