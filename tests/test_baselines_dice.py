@@ -105,7 +105,7 @@ def test_same_seed_same_answer_and_global_generators_untouched(setup, method) ->
     assert first.counterfactuals and first.counterfactuals == second.counterfactuals
 
 
-@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("method", ["random", pytest.param("genetic", marks=pytest.mark.slow)])
 def test_features_to_vary_is_respected(setup, method) -> None:
     model, X, refused = setup
     row = refused.iloc[0]

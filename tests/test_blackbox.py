@@ -105,6 +105,7 @@ def test_a_failing_black_box_loses_only_its_row(loan) -> None:
     assert "RuntimeError: model server unavailable" in answers[1].reasons[0]
 
 
+@pytest.mark.slow
 def test_processes_give_the_same_answers(loan, boosted) -> None:
     ds, causal = loan
     refused = ds.X_test[boosted.predict(ds.X_test) == "rejected"].iloc[:70]
@@ -134,6 +135,7 @@ def test_a_batch_shares_predict_calls_and_answers_as_each_row_alone(loan, booste
     assert calls_alone >= 2 * len(refused) and len(calls) <= calls_alone // 5
 
 
+@pytest.mark.slow
 def test_cli_explains_every_refused_row_and_resumes(loan, boosted, tmp_path) -> None:
     model = tmp_path / "loan.joblib"
     joblib.dump(boosted, model)
@@ -154,6 +156,7 @@ def test_cli_explains_every_refused_row_and_resumes(loan, boosted, tmp_path) -> 
     assert sorted(line["row"] for line in again) == sorted(line["row"] for line in lines)
 
 
+@pytest.mark.slow
 def test_table1_protocol_gives_mc3g_full_validity_and_consistency() -> None:
     from mc3g.bench.table1 import table1
 

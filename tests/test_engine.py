@@ -141,6 +141,7 @@ def test_derived_differs_from_explained_only_where_causes_did_not_change(table) 
     assert cells["german"]["derived"] == cells["german"]["explained"]  # employment follows the job
 
 
+@pytest.mark.slow
 def test_every_answer_satisfies_the_knowledge_and_metadata_on_refused_rows() -> None:
     from mc3g.bench.explain import explain_benchmark
 

@@ -136,6 +136,7 @@ def _check_same(fast: list[tuple[float, dict]], slow: list[tuple[float, dict]]) 
         assert {key(s) for c, s in fast if round(c, 9) < last} == {key(s) for c, s in slow if round(c, 9) < last}
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(problems(), st.sampled_from(COST_MODES), st.sampled_from(["l0", "l1", "l2"]), st.booleans(), st.integers(1, 4))
 def test_exact_search_matches_brute_force_over_the_whole_domain(case, mode, norm, root, k) -> None:
