@@ -1,8 +1,11 @@
-"""The package's import graph has no cycles, counting imports inside functions too."""
+"""The package's layering: no import cycles (counting imports inside functions too), packages meet
+through their public faces, and the core loads neither the data sets, the CLI nor rich."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "mc3g"
@@ -17,6 +20,7 @@ def _import_graph() -> dict[str, set[str]]:
     """mc3g module -> the mc3g modules it names in an ``import`` anywhere in its text."""
     files = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
     graph: dict[str, set[str]] = {name: set() for name in files}
+    faces = {name: _exported(path) for name, path in files.items() if path.name == "__init__.py"}
     for name, path in files.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -28,10 +32,19 @@ def _import_graph() -> dict[str, set[str]]:
                 if node.level:
                     anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                     base = ".".join(anchor + ([node.module] if node.module else []))
-                # ``from pkg import sub`` names the submodule when there is one, else pkg itself
-                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in files else base for a in node.names]
+                # ``from pkg import sub`` names the submodule when there is one and pkg's face does
+                # not export that name (``from mc3g.datasets import download``: the function)
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in files and a.name not in faces.get(base, ()) else base for a in node.names]
             graph[name].update(t for t in targets if t in files and t != name)
     return graph
+
+
+def _exported(init: Path) -> set[str]:
+    """The names in a package's ``__all__``."""
+    for node in ast.parse(init.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            return {e.value for e in node.value.elts if isinstance(e, ast.Constant)}  # type: ignore[attr-defined]
+    return set()
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -82,3 +95,29 @@ def test_causal_and_rules_have_no_import_cycles() -> None:
 
 def test_the_package_has_no_import_cycles() -> None:
     assert _cycles(_import_graph()) == []
+
+
+def test_packages_import_each_other_only_through_their_faces() -> None:
+    """``from mc3g.search.space import x`` outside ``mc3g.search`` reaches past its public face.
+    ``mc3g.bench`` has none: each of its modules is the engine of one ``mc3g bench`` command."""
+    graph = _import_graph()
+    packages = {name for name in graph if (PACKAGE.parent / name.replace(".", "/") / "__init__.py").exists()}
+    past = sorted(
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        for target in targets
+        if (owner := target.rpartition(".")[0]) in packages and owner not in ("mc3g", "mc3g.bench", module) and not module.startswith(owner + ".")
+    )
+    assert past == []
+
+
+def _loaded_by(statement: str) -> set[str]:
+    code = f"import sys; {statement}; print(' '.join(sys.modules))"
+    return set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split())
+
+
+def test_the_core_does_not_load_data_sets_the_cli_or_rich() -> None:
+    heavy = ("mc3g.datasets", "mc3g.cli", "mc3g.bench", "mc3g.baselines", "rich", "typer", "platformdirs", "sklearn.model_selection", "dice_ml")
+    for statement in ("import mc3g", "import mc3g.causal, mc3g.rules, mc3g.search, mc3g.schema"):
+        loaded = _loaded_by(statement)
+        assert not {m for m in loaded if m.startswith(heavy)}, statement

@@ -14,9 +14,8 @@ from typing import Any
 
 import pandas as pd
 
-from .causal.model import CausalModel
-from .datasets import Dataset, load
-from .datasets.loan import JOHN
+from .causal import CausalModel
+from .datasets import JOHN, Dataset, load
 from .exceptions import InputError
 from .rules import RuleSet
 

@@ -19,20 +19,9 @@ from typing import Any
 import pandas as pd
 
 from ..exceptions import InputError
-from ..explain.result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, DirectAction, Recourse, RunRecord
+from ..explain import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, DirectAction, Recourse, RunRecord, typed_frame
 from ..rules import token
-from ..search.distance import spread
-
-
-def typed_frame(rows: list[list[Any]], dtypes: Mapping[str, Any]) -> pd.DataFrame:
-    """Rows of the training columns as a frame with the training dtypes where they fit."""
-    frame = pd.DataFrame(rows, columns=list(dtypes))
-    for col, dtype in dtypes.items():
-        try:
-            frame[col] = frame[col].astype(dtype)
-        except (TypeError, ValueError):
-            pass
-    return frame
+from ..search import spread
 
 
 class Baseline:

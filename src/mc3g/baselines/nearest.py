@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..exceptions import InputError
-from ..explain.mc3g import MC3G
+from ..explain import MC3G
 
 
 def nearest_noncausal(model: Any, causal: Any = None, **options: Any) -> MC3G:

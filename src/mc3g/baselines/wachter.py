@@ -35,7 +35,8 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
 
 from ..exceptions import InputError
-from ._base import Baseline, typed_frame
+from ..explain import typed_frame
+from ._base import Baseline
 
 STEP = 0.05  # gradient step, in MAD units of the encoded columns
 DOUBLE_EVERY = 25  # steps between two doublings of lambda

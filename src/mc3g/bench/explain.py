@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..explain.check import violations
+from ..explain import violations
 from ..reference import reference
 from ..rules import Table
 

@@ -47,13 +47,10 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-from ..causal.model import CausalModel
+from ..causal import CausalModel
 from ..datasets import Dataset, load
 from ..exceptions import UnknownNameError
-from ..explain import MC3G
-from ..explain.check import violations
-from ..explain.protocol import Explainer, explainer
-from ..explain.result import Counterfactual
+from ..explain import MC3G, Counterfactual, Explainer, explainer, violations
 from ..reference import resource_text
 from ..rules import token
 from ..search import spread

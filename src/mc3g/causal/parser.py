@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..exceptions import CausalSyntaxError
-from ..rules.literal import NUMERIC_OPS, Literal, format_value
+from ..rules import NUMERIC_OPS, Literal, format_value
 from ..schema import Feature, Schema
 from .lexer import SET_OPS, Token, statements, tokens
 from .statements import CausalRule, Constraint, Source

@@ -12,9 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from ..exceptions import InputError
-from ..rules.literal import Literal, Value
-from ..rules.render import ProgramWriter, predicate
-from ..rules.table import token
+from ..rules import Literal, ProgramWriter, Value, predicate, token
 from .lexer import FLAGS, KEYWORDS, SET_OPS, classify
 from .statements import CausalRule, Constraint
 

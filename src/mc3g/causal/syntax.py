@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..exceptions import CausalSyntaxError
-from ..rules.literal import NUMERIC_OPS
+from ..rules import NUMERIC_OPS
 from .lexer import FLAGS, ITEMS, NEGATABLE, OPERATORS, SET_OPS, Statement, Token
 from .statements import Source
 

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from ..datasets import load
 from ..exceptions import InputError
-from ..explain.result import show
+from ..explain import show
 from .app import MODE_HELP, app, err, out, user_errors
 
 
@@ -167,7 +167,7 @@ def explain(
 @app.command()
 def demo(as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON.")) -> None:
     """The paper's John: refused a loan, and what he can do about it."""
-    from ..datasets.loan import JOHN
+    from ..datasets import JOHN
 
     with user_errors():
         explainers = {mode: _explainer("loan", None, None, None, mode=mode)[1] for mode in ("derived", "explained", "none")}

@@ -10,16 +10,20 @@ counterfactuals out.
 - :class:`Explainer` and :func:`explainer`: one interface for MC3G and the baselines.
 """
 
-from .blackbox import BlackBox
+from .blackbox import BlackBox, typed_frame
+from .check import violations
 from .engine import Engine, SearchSettings
 from .mc3g import MC3G
 from .protocol import Explainer, explainer
-from .result import CausedChange, Counterfactual, DirectAction, Recourse, RunRecord
+from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse, RunRecord, show
 from .session import Session
 from .surrogate import Surrogate, build_surrogate
 
 __all__ = [
     "MC3G",
+    "NOT_REFUSED",
+    "NO_COUNTERFACTUAL",
+    "REFUSED",
     "BlackBox",
     "CausedChange",
     "Counterfactual",
@@ -33,4 +37,7 @@ __all__ = [
     "Surrogate",
     "build_surrogate",
     "explainer",
+    "show",
+    "typed_frame",
+    "violations",
 ]

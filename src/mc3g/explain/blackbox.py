@@ -85,13 +85,7 @@ class BlackBox:
         """Rows as the model saw its data: its columns, in its order, with its dtypes."""
         for row in rows:
             self.check_columns(row)
-        frame = pd.DataFrame(list(rows), columns=self.columns)
-        for column, dtype in self.dtypes.items():
-            try:
-                frame[column] = frame[column].astype(dtype)
-            except (TypeError, ValueError):
-                pass  # a value the column's dtype cannot hold stays as it is; the model decides
-        return frame
+        return typed_frame(rows, self.dtypes)
 
     def check_columns(self, row: Mapping[str, Any]) -> None:
         unknown = [c for c in row if c not in self.columns]
@@ -101,6 +95,19 @@ class BlackBox:
                 "the row does not match the columns the model was fitted on: "
                 + "; ".join(p for p in (f"unknown {unknown}" if unknown else "", f"missing {absent}" if absent else "") if p)
             )
+
+
+def typed_frame(rows: Sequence[Mapping[str, Any]] | Sequence[Sequence[Any]], dtypes: Mapping[str, Any]) -> pd.DataFrame:
+    """Rows (mappings, or lists in column order) as a frame of the training columns, each column
+    cast to its training dtype where its values fit (otherwise the values stay as they are, and
+    the model decides what to make of them)."""
+    frame = pd.DataFrame(list(rows), columns=list(dtypes))
+    for column, dtype in dtypes.items():
+        try:
+            frame[column] = frame[column].astype(dtype)
+        except (TypeError, ValueError):
+            pass
+    return frame
 
 
 def label_text(value: Any) -> str:

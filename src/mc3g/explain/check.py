@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..causal.model import CausalModel
+from ..causal import CausalModel
 from ..rules import Rule, Table, token
 from ..schema import Schema
 from .result import Counterfactual

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..rules.render import rule_to_english
+from ..rules import rule_to_english
 from ..search import Problem
 
 

@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..exceptions import BlackBoxError, InputError
-from ..rules.render import rule_to_english
+from ..rules import rule_to_english
 from ..search import Assessment, Problem, StateStream
 from .engine import Engine
 from .reasons import why_none

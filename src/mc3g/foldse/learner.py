@@ -25,8 +25,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from ..exceptions import InputError, UnknownNameError
-from ..rules import Column, Literal, Rule, RuleSet, Table
-from ..rules.ruleset import Explanation
+from ..rules import Column, Explanation, Literal, Rule, RuleSet, Table
 from .heuristics import HEURISTICS
 
 NEG_INF = -np.inf

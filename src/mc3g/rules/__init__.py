@@ -1,9 +1,26 @@
 """One representation of rules for the learner, the causal knowledge and the search."""
 
 from .algebra import escape_boxes
-from .literal import Literal
+from .literal import NUMERIC_OPS, Literal, Value, format_value
+from .render import ProgramWriter, predicate, rule_to_english
 from .rule import Rule, merge_literals
 from .ruleset import Explanation, RuleSet
 from .table import Column, Table, token
 
-__all__ = ["Column", "Explanation", "Literal", "Rule", "RuleSet", "Table", "escape_boxes", "merge_literals", "token"]
+__all__ = [
+    "NUMERIC_OPS",
+    "Column",
+    "Explanation",
+    "Literal",
+    "ProgramWriter",
+    "Rule",
+    "RuleSet",
+    "Table",
+    "Value",
+    "escape_boxes",
+    "format_value",
+    "merge_literals",
+    "predicate",
+    "rule_to_english",
+    "token",
+]

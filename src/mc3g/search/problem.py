@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..causal.model import CausalModel, CausalRule
+from ..causal import CausalModel, CausalRule
 from ..exceptions import InputError
 from ..rules import Column, Literal, Rule
 from .distance import Distance
