@@ -67,6 +67,18 @@ def test_baselines_ignore_causal_knowledge(setup) -> None:
     assert nearest.causal is None and nearest.mode == "none"
 
 
+def test_a_method_of_ones_own_joins_the_registry(setup) -> None:
+    from mc3g.explain.protocol import REGISTRY, register
+
+    model, _ = setup
+    register("mc3g_l0", "mc3g.baselines.nearest:nearest_noncausal")
+    try:
+        built = explainer("mc3g_l0", model, None, norm="l0")
+        assert isinstance(built, Explainer) and built.norm == "l0" and built.mode == "none"
+    finally:
+        del REGISTRY["mc3g_l0"]
+
+
 def test_unknown_name_is_refused(setup) -> None:
     model, _ = setup
     with pytest.raises(UnknownNameError, match="no explainer named 'mace'"):

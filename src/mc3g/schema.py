@@ -131,14 +131,6 @@ class Schema:
         """The same schema restricted to ``names`` (in that order)."""
         return replace(self, features=tuple(self.feature(n) for n in names))
 
-    def with_features(self, *features: Feature) -> Schema:
-        """A copy where the given features replace those of the same name."""
-        new = {f.name: f for f in features}
-        unknown = sorted(set(new) - set(self._index))
-        if unknown:
-            raise UnknownNameError(f"schema {self.name!r} has no feature(s) {unknown}")
-        return replace(self, features=tuple(new.get(f.name, f) for f in self.features))
-
     def updated(self, changes: Mapping[str, Mapping[str, Any]], *, where: Mapping[str, object] | None = None) -> Schema:
         """A copy with ``changes`` laid over the features: for each feature name, a mapping of
         field -> value (see :meth:`Feature.updated`).  A name the schema lacks adds a feature, so
