@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -150,9 +150,5 @@ _DEFAULTS = Feature("_", "numeric")
 
 
 def _schema_from_dict(data: dict[str, Any]) -> Schema:
-    features = []
-    for f in data["features"]:
-        feature = Feature(f["name"], f["kind"])
-        changes = {k: tuple(v) if isinstance(v, list) else v for k, v in f.items() if k not in ("name", "kind")}
-        features.append(replace(feature, **changes))
-    return Schema(data["name"], tuple(features), data["label"], tuple(data["classes"]), data["unfavourable"], data.get("notes", ""))
+    features = tuple(Feature(**{k: tuple(v) if isinstance(v, list) else v for k, v in f.items()}) for f in data["features"])
+    return Schema(data["name"], features, data["label"], tuple(data["classes"]), data["unfavourable"], data.get("notes", ""))
