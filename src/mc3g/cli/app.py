@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 import typer
 from rich.console import Console
+from rich.table import Table
 
 from .. import __version__
 from ..exceptions import InternalError, MC3GError
@@ -53,3 +57,18 @@ def main(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
 ) -> None:
     """Causally constrained counterfactual explanations (MC3G) with the FOLD-SE rule learner."""
+
+
+def print_results(results: Sequence[Any], columns: Sequence[str], row: Callable[[Any], Sequence[str]], title: str, as_json: bool, markdown: bool) -> None:
+    """A benchmark's results as JSON, as a Markdown table (for the docs) or as a table."""
+    if as_json:
+        sys.stdout.write(json.dumps([r.to_dict() for r in results], indent=2) + "\n")
+    elif markdown:
+        sys.stdout.write("| " + " | ".join(columns) + " |\n|" + "---|" * len(columns) + "\n")
+        for r in results:
+            sys.stdout.write("| " + " | ".join(row(r)) + " |\n")
+    else:
+        table = Table(*columns, title=title)
+        for r in results:
+            table.add_row(*row(r))
+        out.print(table)

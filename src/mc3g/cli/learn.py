@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from ..datasets import load
-from .app import app, bench_app, out, user_errors
+from .app import app, bench_app, out, print_results, user_errors
 
 
 @app.command()
@@ -89,9 +89,4 @@ def bench_learn(
                 learn_benchmark(repeat=repeat, memory=memory, replicas=replicas, foldrpp=foldrpp, on_result=show)
             out.print(table)
             return
-    if as_json:
-        sys.stdout.write(json.dumps([r.to_dict() for r in results], indent=2) + "\n")
-        return
-    sys.stdout.write("| " + " | ".join(columns) + " |\n|" + "---|" * len(columns) + "\n")
-    for r in results:
-        sys.stdout.write("| " + " | ".join(row(r)) + " |\n")
+    print_results(results, columns, row, "", as_json, markdown)

@@ -11,7 +11,7 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 
-from .app import MODE_HELP, app, bench_app, err, out, reproduce_app, user_errors
+from .app import MODE_HELP, app, bench_app, err, out, print_results, reproduce_app, user_errors
 
 
 @reproduce_app.command("table2")
@@ -113,14 +113,33 @@ def bench_explain(
         results = explain_benchmark(
             mode=mode, candidates=candidates, limit=limit, on_person=lambda d, k: bar.update(task, advance=1, description=f"{d}, K={k}")
         )
-    if as_json:
-        sys.stdout.write(json.dumps([r.to_dict() for r in results], indent=2) + "\n")
-    elif markdown:
-        sys.stdout.write("| " + " | ".join(columns) + " |\n|" + "---|" * len(columns) + "\n")
-        for r in results:
-            sys.stdout.write("| " + " | ".join(row(r)) + " |\n")
-    else:
-        table = Table(*columns, title=f"MC3G search time per refused person (mode {mode}, {candidates} candidates)")
-        for r in results:
-            table.add_row(*row(r))
-        out.print(table)
+    print_results(results, columns, row, f"MC3G search time per refused person (mode {mode}, {candidates} candidates)", as_json, markdown)
+
+
+@bench_app.command("persist")
+def bench_persist(
+    people: int = typer.Option(20, help="Refused test rows each explainer answers, before and after loading."),
+    repeat: int = typer.Option(5, help="Saves and loads per timing (the best is reported)."),
+    markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
+) -> None:
+    """Size of a saved explainer, time to save and load it against fitting, and its answers."""
+    from ..bench.persist import persist_benchmark
+
+    columns = ("data", "model", "fit s", "document KiB", "save ms", "load ms", "people", "same answers")
+
+    def row(r: Any) -> tuple[str, ...]:
+        return (
+            r.dataset,
+            r.model,
+            f"{r.fit_seconds:.2f}",
+            f"{r.size_kib:.0f}",
+            f"{r.save_ms:.1f}",
+            f"{r.load_ms:.1f}",
+            str(r.people),
+            "yes" if r.same_answers else "NO",
+        )
+
+    with user_errors(), err.status("fitting, saving, loading..."):
+        results = persist_benchmark(people=people, repeat=repeat)
+    print_results(results, columns, row, "MC3G.save / MC3G.load", as_json, markdown)
