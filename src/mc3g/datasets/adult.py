@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+
+import pandas as pd
 
 from .build import Spec, make_dataset
 from .dataset import Dataset
@@ -53,26 +57,23 @@ _ADULT_PAPER = Spec(
 )
 
 
+def _read(rel: str, data_dir: Path | str | None, columns: Sequence[str], **options: Any) -> pd.DataFrame:
+    path = locate(rel, data_dir)
+    frame = read_table(path, columns, **options)
+    frame["income"] = frame["income"].str.removesuffix(".")  # adult.test writes "<=50K."
+    check_values(frame, "income", _ADULT_CLASSES, path)
+    return frame.reset_index(drop=True)
+
+
 def load_adult(split: str, data_dir: Path | str | None) -> Dataset:
     if split == "uci":
-        frames = []
-        for rel in ("adult/adult.data", "adult/adult.test"):
-            path = locate(rel, data_dir)
-            frame = read_table(path, _ADULT_UCI_COLUMNS, comment="|")
-            frame["income"] = frame["income"].str.removesuffix(".")  # adult.test writes "<=50K."
-            check_values(frame, "income", _ADULT_CLASSES, path)
-            frames.append(frame.reset_index(drop=True))
+        frames = [_read(rel, data_dir, _ADULT_UCI_COLUMNS, comment="|") for rel in ("adult/adult.data", "adult/adult.test")]
         notes = (
             "UCI adult.data (train) and adult.test (test); the test file's comment line and the dots "
             f"after its labels are removed. {_UNKNOWN} in workclass, occupation and native_country."
         )
         return make_dataset("adult", split, *frames, _ADULT, "<=50K", notes)
-    frames = []
-    for part in ("train", "test"):
-        path = locate(f"paper-splits/adult/{part}_fold_1.csv", data_dir)
-        frame = read_table(path, _ADULT_PAPER_COLUMNS, header=_ADULT_PAPER_HEADER)
-        check_values(frame, "income", _ADULT_CLASSES, path)
-        frames.append(frame.reset_index(drop=True))
+    frames = [_read(f"paper-splits/adult/{part}_fold_1.csv", data_dir, _ADULT_PAPER_COLUMNS, header=_ADULT_PAPER_HEADER) for part in ("train", "test")]
     notes = (
         "The MC3G authors' 80/20 split (fold 1) of adult.data: no education or capital_loss column, "
         f"capital_gain is capital gain minus capital loss. {_UNKNOWN}."
