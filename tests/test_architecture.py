@@ -121,3 +121,8 @@ def test_the_core_does_not_load_data_sets_the_cli_or_rich() -> None:
     for statement in ("import mc3g", "import mc3g.causal, mc3g.rules, mc3g.search, mc3g.schema"):
         loaded = _loaded_by(statement)
         assert not {m for m in loaded if m.startswith(heavy)}, statement
+
+
+def test_no_module_is_over_400_lines() -> None:
+    long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py") if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400}
+    assert long == {}

@@ -18,7 +18,7 @@ from mc3g import MC3G
 from mc3g.cli import app
 from mc3g.datasets import load
 from mc3g.datasets.loan import JOHN
-from mc3g.exceptions import InputError
+from mc3g.exceptions import BlackBoxError, InputError
 from mc3g.reference import reference
 
 
@@ -88,6 +88,43 @@ def test_bad_models_and_rows_are_named(loan) -> None:
     explainer = MC3G(bank, causal, schema=ds.schema).fit(ds.X_train)
     with pytest.raises(ValueError, match=r"unknown \['colour'\]"):
         explainer.explain({**JOHN, "colour": "red"})
+
+
+def _answering(answer):
+    """A model that says ``answer(frame)`` once fitted (it labels the training rows as the bank)."""
+    calls = []
+
+    def model(frame: pd.DataFrame) -> np.ndarray:
+        calls.append(len(frame))
+        return bank(frame) if len(calls) == 1 else answer(frame)
+
+    return model
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (lambda f: np.append(bank(f), "approved"), r"returned 2 label\(s\) for 1 row\(s\)"),
+        (lambda f: bank(f)[:0], r"returned 0 label\(s\) for 1 row\(s\)"),
+        (lambda f: np.full(len(f), None), r"no label \(NaN or None\) for 1 row\(s\), the first at position 0"),
+        (lambda f: np.full(len(f), "maybe"), r"label\(s\) \['maybe'\] it never gave on the training data"),
+        (lambda f: np.tile([0.3, 0.7], (len(f), 1)), r"shape \(1, 2\) .* give mc3g the model's predict, not predict_proba"),
+        (lambda f: 1 / 0, r"the model's predict failed on 1 row\(s\): ZeroDivisionError"),
+    ],
+)
+def test_what_the_model_answers_is_checked(loan, answer, message) -> None:
+    ds, causal = loan
+    explainer = MC3G(_answering(answer), causal, schema=ds.schema).fit(ds.X_train)
+    with pytest.raises(BlackBoxError, match=message):
+        explainer.explain(JOHN)
+
+
+def test_labels_in_a_column_or_of_another_type_are_read_as_text(loan) -> None:
+    ds, causal = loan
+    as_column = MC3G(lambda f: bank(f).reshape(-1, 1), causal, schema=ds.schema).fit(ds.X_train)
+    assert as_column.explain(JOHN).status == "refused"
+    numeric = MC3G(lambda f: (bank(f) == "rejected").astype(float), causal, schema=ds.schema, desired_class=0).fit(ds.X_train)
+    assert numeric.unfavourable_ == "1" and numeric.explain(JOHN).status == "refused"
 
 
 def test_a_failing_black_box_loses_only_its_row(loan) -> None:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
+from mc3g import MC3G
 from mc3g.cli import app
+from mc3g.exceptions import BlackBoxError, InputError, SearchError
 from mc3g.rules import RuleSet
 
 runner = CliRunner()
@@ -114,6 +117,26 @@ def test_explain_errors_are_clear() -> None:
     assert result.exit_code == 2 and "row 999999 is out of range" in result.output
     result = runner.invoke(app, ["explain", "cars4", "--row", "0"])
     assert result.exit_code == 2 and "no decision rules for cars4" in result.output
+
+
+@pytest.mark.parametrize(
+    ("raised", "exit_code"),
+    [(InputError("the row is bad"), 2), (BlackBoxError("the model is down"), 2), (RuntimeError("a bug"), 1), (SearchError("a bug caught"), 1)],
+)
+def test_only_deliberate_errors_become_a_message(monkeypatch, raised: Exception, exit_code: int) -> None:
+    """An MC3GError is the user's to fix: a message and exit 2.  Anything else, and a failed
+    self-check, is a bug and shows as one (the exception reaches the caller)."""
+
+    def explain(self, rows, k=None, progress=False):
+        raise raised
+
+    monkeypatch.setattr(MC3G, "explain", explain)
+    result = runner.invoke(app, ["explain", "loan", "--row", "1"])
+    assert result.exit_code == exit_code
+    if exit_code == 2:
+        assert f"error: {raised}" in result.output and result.exception.__class__ is SystemExit
+    else:
+        assert result.exception is raised
 
 
 def test_export_prints_a_program_clingo_runs() -> None:
