@@ -163,3 +163,16 @@ def test_reproduce_table2_json_shape() -> None:
             assert set(norms) == {"l1", "l2", "l0"}
             assert all({"nearest", "furthest", "average"} <= set(cell) for cell in norms.values())
     assert round(data["adult"]["explained"]["l1"]["nearest"], 3) == 0.701
+
+
+@pytest.mark.slow
+def test_bench_persist_loads_explainers_that_answer_the_same() -> None:
+    result = runner.invoke(app, ["bench", "persist", "--people", "3", "--repeat", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [(r["dataset"], r["model"]) for r in rows] == [
+        ("adult", "paper rules"),
+        ("adult", "GradientBoostingClassifier"),
+        ("german", "RandomForestClassifier"),
+    ]
+    assert all(r["same_answers"] and r["people"] == 3 and r["size_kib"] > 0 for r in rows)
