@@ -45,6 +45,7 @@ def test_every_counterfactual_flips_the_real_model(loan, boosted) -> None:
     ds, causal = loan
     explainer = MC3G(boosted, causal, schema=ds.schema, k=3).fit(ds.X_train)
     assert explainer.fidelity_ >= 0.95 and explainer.rules_.n_rules >= 1
+    assert (explainer.refuses(ds.X_test) == (boosted.predict(ds.X_test) == "rejected")).all()
     refused = ds.X_test[boosted.predict(ds.X_test) == "rejected"].iloc[:25]
     answers = explainer.explain(refused)
     assert sum(a.status == "refused" for a in answers) >= 20

@@ -242,8 +242,10 @@ class MC3G(BaseEstimator):
     def refuses(self, X: pd.DataFrame) -> np.ndarray:
         """Which rows of ``X`` the model refuses (one ``predict`` call for a black box)."""
         engine = self._engine()
-        if engine.black_box is not None:
-            return engine.black_box.labels_of(engine.black_box.frame(X.to_dict("records"))) == engine.unfavourable
+        box = engine.black_box
+        if box is not None:
+            box.check_columns(dict.fromkeys(X.columns))
+            return box.labels_of(X[box.columns]) == engine.unfavourable
         return RuleSet(tuple(engine.decision), engine.rules.label, engine.rules.default).covers(X)
 
     def run_record(self, k: int | None = None) -> RunRecord:
