@@ -21,13 +21,7 @@ from mc3g.reference import reference
 
 
 def _answers(explainer: MC3G, rows: pd.DataFrame) -> list[dict]:
-    """The answers without the measured time, which differs from run to run."""
-    out = []
-    for answer in explainer.explain(rows):
-        d = answer.to_dict()
-        d["run"].pop("search_seconds")
-        out.append(d)
-    return out
+    return [answer.to_dict(timing=False) for answer in explainer.explain(rows)]
 
 
 @pytest.fixture(scope="module")

@@ -54,7 +54,7 @@ def _measure(name, label, explainer, X_train, X_test, model, people, repeat, pat
     load = min(_timed(lambda: MC3G.load(path, model=model)) for _ in range(repeat))
     loaded = MC3G.load(path, model=model)
     rows = X_test[explainer.refuses(X_test)].iloc[:people]
-    same = _plain(explainer.explain(rows)) == _plain(loaded.explain(rows))
+    same = [a.to_dict(timing=False) for a in explainer.explain(rows)] == [a.to_dict(timing=False) for a in loaded.explain(rows)]
     return PersistTiming(name, label, fit, path.stat().st_size / 1024, save * 1000, load * 1000, len(rows), same)
 
 
@@ -62,12 +62,3 @@ def _timed(action) -> float:
     start = time.perf_counter()
     action()
     return time.perf_counter() - start
-
-
-def _plain(answers) -> list[dict]:
-    out = []
-    for answer in answers:
-        d = answer.to_dict()
-        d["run"].pop("search_seconds")
-        out.append(d)
-    return out

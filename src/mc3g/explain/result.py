@@ -220,14 +220,19 @@ class Recourse:
             return pd.DataFrame(columns=["counterfactual", "feature", "from", "to", "how", "cost", "total"])
         return pd.concat(frames, ignore_index=True)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, timing: bool = True) -> dict[str, Any]:
+        """The versioned JSON document; ``timing=False`` leaves out the search time, the one
+        field that differs between two runs that give the same answer."""
+        run = self.run.to_dict()
+        if not timing:
+            del run["search_seconds"]
         return {
             **header(JSON_FORMAT, JSON_VERSION),
             "status": self.status,
             "instance": {k: _plain(v) for k, v in self.instance.items()},
             "decision": list(self.decision),
             "reasons": list(self.reasons),
-            "run": self.run.to_dict(),
+            "run": run,
             "counterfactuals": [cf.to_dict() for cf in self.counterfactuals],
         }
 
