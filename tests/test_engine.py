@@ -61,6 +61,15 @@ def test_john_clears_his_debt_and_his_score_follows(loan) -> None:
     assert cf.cost == pytest.approx(1 + 20000 / balance_std)
 
 
+def test_features_no_rule_reads_keep_the_persons_values(loan) -> None:
+    ref, ds = loan
+    explainer = MC3G(ref.rules, ref.causal(ds), schema=ds.schema, k=5).fit(ds.X_train)
+    fixed = [f for f in JOHN if f not in explainer.features_in_play_]
+    assert fixed == ["age", "years_employed", "annual_income"]
+    answer = explainer.explain(JOHN)
+    assert len(answer) == 5 and all(cf.values[f] == JOHN[f] for cf in answer for f in fixed)
+
+
 def test_john_pays_more_for_the_same_plan_without_causality(loan) -> None:
     ref, ds = loan
     costs = {mode: ref.explainer(ds, mode=mode).explain(JOHN).best for mode in ("derived", "explained", "none")}
@@ -234,3 +243,21 @@ def test_values_cannot_smuggle_code_into_the_program(tmp_path) -> None:
     ctl.solve(on_model=lambda m: models.append(m.symbols(shown=True)))
     assert models and not marker.exists()
     assert explainer.explain({"colour": "red", "size": 1}).best.values["colour"] == "blue\n%*"
+
+
+@pytest.mark.parametrize(
+    ("rule", "plan", "how"),
+    [
+        ("y >= 5 <- x >= 3", "Raise your x from 2 to 3. As a consequence, your y rises from 2 to 5.", "follows: y >= 5 <- x >= 3"),
+        ("cause y >= 5 <- x >= 3", "Raise your x from 2 to 3. At no further effort, your y can rise from 2 to 5.", "allowed by: cause y >= 5 <- x >= 3"),
+    ],
+)
+def test_as_a_consequence_only_for_what_a_rule_forces(rule: str, plan: str, how: str) -> None:
+    """A causal rule that is a constraint makes its effect happen; a ``cause`` rule only lets it
+    happen at no effort, and the plan says so."""
+    causal = CausalModel.parse(f"x: numeric [0, 6]\ny: numeric [0, 6], consequence-only\n{rule}")
+    rules = RuleSet((Rule(Literal("out", "==", "bad"), (Literal("y", "<", 5),)),), "out", "good")
+    answer = MC3G(rules, causal).fit(pd.DataFrame({"x": range(7), "y": range(7)})).explain({"x": 2, "y": 2})
+    assert answer.best.plan == plan
+    assert list(answer.best.changes()["how"]) == ["you do this", how]
+    assert Recourse.from_json(answer.to_json()).best.plan == plan

@@ -334,3 +334,76 @@ def test_norms_combine_terms_as_documented() -> None:
     assert Distance("l2", root=False).total(25.0) == 25.0
     assert Distance("l1").term(-2.0, 0.5) == 1.0 and Distance("l0").term(-2.0, 0.5) == 0.5
     assert Distance("l0").term(0.0, 3.0) == 0.0
+
+
+# -- the semantics settled in docs/semantics.md ------------------------------------------------
+_WHOLE = {"x": [0, 1, 2, 3, 4, 5, 6], "y": [0, 1, 2, 3, 4, 5, 6]}
+_REFUSED_UNLESS = lambda *body: [Rule(Literal("out", "==", "bad"), body)]  # noqa: E731
+
+
+def _numbers(*names: str, **settings) -> list[Feature]:
+    return [Feature(n, "numeric", **{"range": (0.0, 6.0), "step": 1.0, **settings.get(n, {})}) for n in names]
+
+
+def test_a_cause_frees_its_effect_only_when_it_becomes_true() -> None:
+    """``cause y >= 5 <- x >= 3``: moving x from 2 to 3 makes the cause true, so y's rise is
+    caused; moving x from 3 to 4 changes a feature of a cause that already held, which causes
+    nothing new."""
+    features = _numbers("x", "y")
+    causal = CausalModel(rules=(CausalRule(Literal("y", ">=", 5), (Literal("x", ">=", 3),), constraint=False),))
+    rules = _REFUSED_UNLESS(Literal("y", "<", 5))
+    train = pd.DataFrame(_WHOLE)
+    became = _one_problem(features, {"x": 2, "y": 2}, rules, causal, "derived", train=train)
+    best = search(became, 1)[0]
+    assert became.describe(best.state) == {"x": 3, "y": 5} and best.direct == ("x",) and set(best.caused) == {"y"}
+    held = _one_problem(features, {"x": 3, "y": 2}, rules, causal, "derived", train=train)
+    moved = held.assess((held.space["x"].index(4), held.space["y"].index(5)))
+    assert moved is not None and set(moved.direct) == {"x", "y"} and not moved.caused
+    best = search(held, 1)[0]
+    assert held.describe(best.state) == {"x": 3, "y": 5} and best.direct == ("y",)
+
+
+def test_both_equally_near_landing_points_are_free() -> None:
+    features = [Feature("c", "categorical", domain=("a", "b"))] + _numbers("x", x={"consequence_only": True})
+    causal = CausalModel(rules=(CausalRule(Literal("x", "!=", 3), (Literal("c", "==", "b"),), constraint=False),))
+    rules = _REFUSED_UNLESS(Literal("x", "==", 3))
+    train = pd.DataFrame({"c": ["a", "b"] * 4, "x": [0, 1, 2, 3, 4, 5, 6, 3]})
+    problem = _one_problem(features, {"c": "a", "x": 3}, rules, causal, "derived", k=3, train=train)
+    found = search(problem, 3)
+    assert sorted(problem.describe(a.state)["x"] for a in found) == [2, 4]  # 1 or 5 would not be caused
+    assert all(a.cost == 1 and a.direct == ("c",) and set(a.caused) == {"x"} for a in found)
+
+
+@pytest.mark.parametrize(
+    "bound",
+    [{"direction": "decrease"}, {"range": (0.0, 4.0)}],
+)
+def test_directions_and_ranges_bind_caused_changes(bound) -> None:
+    """y may only be caused (consequence-only) and its cause lifts it to 5 or more: a bound that
+    keeps y below 5 leaves no way out, although the cause is free to become true."""
+    features = _numbers("x", "y", y={"consequence_only": True, **bound})
+    causal = CausalModel(rules=(CausalRule(Literal("y", ">=", 5), (Literal("x", ">=", 3),)),))
+    problem = _one_problem(features, {"x": 2, "y": 2}, _REFUSED_UNLESS(Literal("y", "<", 5)), causal, "derived", train=pd.DataFrame(_WHOLE))
+    assert search(problem, 1) == []
+
+
+def test_targets_bind_caused_changes() -> None:
+    features = [
+        Feature("c", "categorical", domain=("a", "b")),
+        Feature("r", "categorical", domain=("u", "v", "w"), targets=("w",), consequence_only=True),
+    ]
+    causal = CausalModel(rules=(CausalRule(Literal("r", "==", "v"), (Literal("c", "==", "b"),)),))
+    train = pd.DataFrame({"c": ["a", "b", "a"], "r": ["u", "v", "w"]})
+    problem = _one_problem(features, {"c": "a", "r": "u"}, _REFUSED_UNLESS(Literal("r", "==", "u")), causal, "derived", train=train)
+    assert search(problem, 1) == []  # r could only be caused to v, which is not a target
+
+
+def test_ties_keep_the_earlier_features_first() -> None:
+    """Equal costs are ordered by candidate index, feature by feature in the order the features
+    come into play: the option that leaves the earlier feature at the person's value comes first,
+    and a feature's other values follow in sorted order."""
+    features = [Feature("c", "categorical", domain=("a", "b", "c")), Feature("d", "categorical", domain=("p", "q"))]
+    rules = _REFUSED_UNLESS(Literal("c", "==", "a"), Literal("d", "==", "p"))
+    train = pd.DataFrame({"c": ["a", "b", "c", "a"], "d": ["p", "q", "p", "q"]})
+    problem = _one_problem(features, {"c": "a", "d": "p"}, rules, CausalModel(), "derived", "l0", k=3, train=train)
+    assert [problem.describe(a.state) for a in search(problem, 3)] == [{"c": "a", "d": "q"}, {"c": "b", "d": "p"}, {"c": "c", "d": "p"}]

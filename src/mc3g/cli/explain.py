@@ -119,10 +119,8 @@ def _print_recourse(result: Any, explainer: Any, title: str) -> None:
     for i, cf in enumerate(result, 1):
         out.print(f"\n[bold]{i}.[/] cost {cf.cost:.4f}: {cf.plan}", soft_wrap=True)
         table = Table("feature", "from", "to", "how", "cost")
-        for a in cf.direct_actions:
-            table.add_row(a.feature, show(a.before), show(a.after), "you do this", f"{a.cost:.4f}")
-        for c in cf.caused_changes:
-            table.add_row(c.feature, show(c.before), show(c.after), f"follows: {c.rule}", f"{c.cost:.4f}")
+        for c in (*cf.direct_actions, *cf.caused_changes):
+            table.add_row(c.feature, show(c.before), show(c.after), c.how, f"{c.cost:.4f}")
         out.print(table)
 
 

@@ -66,6 +66,10 @@ class DirectAction:
             return f"{verb} your {_words(self.feature)} from {show(self.before)} to {show(self.after)}."
         return f"Change your {_words(self.feature)} from {show(self.before)} to {show(self.after)}."
 
+    @property
+    def how(self) -> str:
+        return "you do this"
+
     def to_dict(self) -> dict[str, Any]:
         return {"feature": self.feature, "from": _plain(self.before), "to": _plain(self.after), "cost": self.cost}
 
@@ -73,22 +77,30 @@ class DirectAction:
 @dataclass(frozen=True)
 class CausedChange:
     """A change that follows from the direct actions by a causal rule; it costs nothing except
-    under the ``none`` mode (C3G), which counts every change."""
+    under the ``none`` mode (C3G), which counts every change.  ``forced``: the rule is a
+    constraint, so the change happens by itself; a ``cause`` rule only allows it, at no effort."""
 
     feature: str
     before: Any
     after: Any
     rule: str
     cost: float = 0.0
+    forced: bool = True
 
     def sentence(self) -> str:
+        """ "your credit score rises from 599 to 620"; for a change a rule allows but does not
+        force, "your occupation can become Prof-specialty (was Sales)"."""
         if isinstance(self.before, (int, float)) and isinstance(self.after, (int, float)):
             verb = "rises" if self.after > self.before else "falls"
-            return f"your {_words(self.feature)} {verb} from {show(self.before)} to {show(self.after)}"
-        return f"your {_words(self.feature)} becomes {show(self.after)} (was {show(self.before)})"
+            return f"your {_words(self.feature)} {verb if self.forced else 'can ' + verb[:-1]} from {show(self.before)} to {show(self.after)}"
+        return f"your {_words(self.feature)} {'becomes' if self.forced else 'can become'} {show(self.after)} (was {show(self.before)})"
+
+    @property
+    def how(self) -> str:
+        return f"{'follows' if self.forced else 'allowed by'}: {self.rule}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"feature": self.feature, "from": _plain(self.before), "to": _plain(self.after), "rule": self.rule, "cost": self.cost}
+        return {"feature": self.feature, "from": _plain(self.before), "to": _plain(self.after), "rule": self.rule, "cost": self.cost, "forced": self.forced}
 
 
 @dataclass(frozen=True)
@@ -104,15 +116,17 @@ class Counterfactual:
     def plan(self) -> str:
         """What to do, in order, and what follows: the sentence a person reads."""
         parts = [a.sentence() for a in self.direct_actions]
-        if self.caused_changes:
-            consequences = "; ".join(c.sentence() for c in self.caused_changes)
-            parts.append(f"As a consequence, {consequences}.")
+        forced = [c.sentence() for c in self.caused_changes if c.forced]
+        allowed = [c.sentence() for c in self.caused_changes if not c.forced]
+        if forced:
+            parts.append(f"As a consequence, {'; '.join(forced)}.")
+        if allowed:
+            parts.append(f"At no further effort, {'; '.join(allowed)}.")
         return " ".join(parts) if parts else "No change is needed."
 
     def changes(self) -> pd.DataFrame:
         """Only what changes: one row per feature, direct actions first."""
-        rows = [(a.feature, a.before, a.after, "you do this", a.cost) for a in self.direct_actions]
-        rows += [(c.feature, c.before, c.after, f"follows: {c.rule}", c.cost) for c in self.caused_changes]
+        rows = [(c.feature, c.before, c.after, c.how, c.cost) for c in (*self.direct_actions, *self.caused_changes)]
         return pd.DataFrame(rows, columns=["feature", "from", "to", "how", "cost"])
 
     def to_dict(self) -> dict[str, Any]:
@@ -131,7 +145,7 @@ class Counterfactual:
         return cls(
             dict(data["values"]),
             tuple(DirectAction(d["feature"], d["from"], d["to"], d["cost"]) for d in data["direct"]),
-            tuple(CausedChange(c["feature"], c["from"], c["to"], c["rule"], c.get("cost", 0.0)) for c in data["caused"]),
+            tuple(CausedChange(c["feature"], c["from"], c["to"], c["rule"], c.get("cost", 0.0), c.get("forced", True)) for c in data["caused"]),
             data["cost"],
             data["norm"],
             data["mode"],

@@ -184,7 +184,8 @@ def _counterfactual(engine: Engine, row: Row, problem: Problem, found: Assessmen
             continue
         cost = found.terms.get(name, 0.0)
         if name in found.caused:
-            caused.append(CausedChange(name, before, after, str(found.caused[name]), cost))
+            rule = found.caused[name]
+            caused.append(CausedChange(name, before, after, str(rule), cost, forced=rule.constraint))
         else:
             direct.append(DirectAction(name, before, after, cost))
     # Actions that set off a consequence read first: "clear your debt; your score follows".

@@ -146,6 +146,8 @@ class Program:
             self.lines.extend(f"cause_feature({k},{quote(g)})." for g in rule.cause_features)
             if p.truth(rule.effect)[0]:
                 self.lines.append(f"effect_before({k}).")
+            if p.cause_before[k]:
+                self.lines.append(f"cause_before({k}).")
             self.lines.extend(f"nearest({k},{j})." for j in range(len(p.nearest[k])) if p.nearest[k][j])
 
     def parts(self) -> list[str]:

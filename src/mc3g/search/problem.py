@@ -8,7 +8,8 @@ each cost mode:
 - ``explained`` (the authors' code): a changed feature is free when a causal rule for it has its
   cause and its effect true in the new state.
 - ``derived`` (MC3G, the default): a changed feature is free when it is *caused*: a rule for it
-  has cause and effect true in the new state, the effect false in the person's state, the feature
+  has cause and effect true in the new state and both false in the person's state (the cause
+  *became* true: a cause that already held causes nothing new), the feature
   lands on the point of the effect nearest to where it was, and a changed feature of the cause is
   itself a direct action or caused — a well-founded derivation, so rules cannot excuse each
   other in a circle.
@@ -68,6 +69,7 @@ class Problem:
         self.costs = {f.name: np.array([self.distance.term(d, f.feature.weight) for d in f.deltas], dtype=np.float64) for f in self.space.features}
         self.rules = [r for r in self.causal.rules if r.effect.feature in self.position]
         self.nearest = [self._nearest(r) for r in self.rules]
+        self.cause_before = [all(self.truth(c)[0] for c in r.cause) for r in self.rules]  # the cause held in the person's state
 
     # -- literal truth on candidate values -----------------------------------------------------
     def truth(self, lit: Literal) -> np.ndarray:
@@ -158,7 +160,7 @@ class Problem:
         for k, rule in enumerate(self.rules):
             if rule.effect.feature != name or not self.nearest[k][idx]:
                 continue
-            if self.truth(rule.effect)[0] or not all(self.holds(c, state) for c in rule.cause):
+            if self.truth(rule.effect)[0] or self.cause_before[k] or not all(self.holds(c, state) for c in rule.cause):
                 continue
             if any(f in changed for f in rule.cause_features):
                 out.append(k)
