@@ -197,7 +197,7 @@ def test_recourse_json_round_trips_and_has_the_cli_shape(loan) -> None:
     data = result.to_dict()
     assert set(data["counterfactuals"][0]) >= {"values", "cost", "direct", "caused", "plan"}
     assert data["counterfactuals"][0]["caused"][0] == {
-        "feature": "credit_score", "from": 599, "to": 620, "rule": "credit_score >= 620 <- debt == 'none'", "cost": 0.0,
+        "feature": "credit_score", "from": 599, "to": 620, "rule": "credit_score >= 620 <- debt == 'none'", "cost": 0.0, "forced": True,
     }  # fmt: skip
     again = Recourse.from_json(result.to_json())
     assert again.to_dict() == data
