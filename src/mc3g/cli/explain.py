@@ -163,6 +163,36 @@ def explain(
 
 
 @app.command()
+def whatif(
+    dataset: str = typer.Argument(..., help="adult, german, cars or loan (the paper's rules), or any data set with --rules or --model."),
+    row: int = typer.Option(..., "--row", help="Position of the person in the test split (0-based)."),
+    changes: list[str] = typer.Option(..., "--set", help="A change the person makes, as FEATURE=VALUE; repeat for several."),
+    split: str = typer.Option(None, help="paper, uci or default; by default the paper's split for its data sets."),
+    mode: str = typer.Option("derived", help=MODE_HELP),
+    norm: str = typer.Option("l1", help="l0, l1 or l2."),
+    rules: str = typer.Option(None, "--rules", help="Decision rules as JSON."),
+    model: str = typer.Option(None, "--model", help="A fitted classifier saved with joblib (load only files you trust)."),
+    causal: str = typer.Option(None, "--causal", help="A causal-knowledge file."),
+    as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
+) -> None:
+    """Try a plan of one's own: what it forces, what it breaks, the decision and the cost."""
+    with user_errors():
+        wanted = {}
+        for change in changes:
+            name, sep, value = change.partition("=")
+            if not sep or not name.strip():
+                raise InputError(f"--set takes FEATURE=VALUE, not {change!r}")
+            wanted[name.strip()] = value.strip()
+        ds, explainer = _explainer(dataset, split, rules, causal, model, mode=mode, norm=norm)
+        result = explainer.whatif(_test_row(ds, row)[list(explainer.feature_names_in_)], wanted)
+    if as_json:
+        sys.stdout.write(result.to_json() + "\n")
+        return
+    out.print(f"[bold]{ds.name} test row {row}[/] ({ds.split} split)")
+    out.print(str(result), markup=False, soft_wrap=True)
+
+
+@app.command()
 def demo(as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON.")) -> None:
     """The paper's John: refused a loan, and what he can do about it."""
     from ..datasets import JOHN

@@ -6,7 +6,8 @@ counterfactuals out.
 - :func:`build_surrogate`: FOLD-SE rules of a black box, with their held-out fidelity.
 - :class:`Engine`: what every person's search shares; :class:`Session`: one person's search,
   driven from outside (batch runs, services and cluster workers ask the model themselves).
-- :class:`Recourse`: the answer for one person, with its :class:`RunRecord`.
+- :class:`Recourse`: the answer for one person, with its :class:`RunRecord`; :class:`WhatIf`:
+  what follows from a person's own changes.
 - :class:`Explainer` and :func:`explainer`: one interface for MC3G and the baselines.
 """
 
@@ -18,6 +19,7 @@ from .protocol import Explainer, explainer
 from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse, RunRecord, show
 from .session import Session
 from .surrogate import Surrogate, build_surrogate
+from .whatif import WhatIf
 
 __all__ = [
     "MC3G",
@@ -35,6 +37,7 @@ __all__ = [
     "SearchSettings",
     "Session",
     "Surrogate",
+    "WhatIf",
     "build_surrogate",
     "explainer",
     "show",

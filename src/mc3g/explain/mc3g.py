@@ -31,6 +31,7 @@ from .metadata import covering, schema_of_rules, unfavourable_class, with_data_b
 from .result import Recourse, RunRecord
 from .session import Session
 from .surrogate import Surrogate, build_surrogate
+from .whatif import WhatIf, what_if
 
 
 class MC3G(BaseEstimator):
@@ -230,6 +231,11 @@ class MC3G(BaseEstimator):
     def session(self, row: pd.Series | Mapping[str, Any], k: int | None = None) -> Session:
         """One person's search, for a driver that asks the model itself (see :class:`Session`)."""
         return Session(self._engine(), dict(row.items()) if isinstance(row, pd.Series) else dict(row), self._k(k))
+
+    def whatif(self, row: pd.Series | Mapping[str, Any], changes: Mapping[str, Any]) -> WhatIf:
+        """What follows if the person makes ``changes`` (feature -> value) themselves: the state,
+        what it forces, what it breaks, the decision there and its cost (see :class:`WhatIf`)."""
+        return what_if(self._engine(), dict(row.items()) if isinstance(row, pd.Series) else dict(row), changes)
 
     def refuses_rows(self, rows: list[dict[str, Any]]) -> list[bool]:
         """Whether the model refuses each row: one ``predict`` call for a black box, the decision

@@ -42,7 +42,7 @@ def _words(feature: str) -> str:
     return feature.replace("_", " ")
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     """Numbers as plain JSON numbers (ints when integral), everything else as text."""
     if hasattr(value, "item"):
         value = value.item()
@@ -71,7 +71,7 @@ class DirectAction:
         return "you do this"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"feature": self.feature, "from": _plain(self.before), "to": _plain(self.after), "cost": self.cost}
+        return {"feature": self.feature, "from": plain(self.before), "to": plain(self.after), "cost": self.cost}
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ class CausedChange:
         return f"{'follows' if self.forced else 'allowed by'}: {self.rule}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"feature": self.feature, "from": _plain(self.before), "to": _plain(self.after), "rule": self.rule, "cost": self.cost, "forced": self.forced}
+        return {"feature": self.feature, "from": plain(self.before), "to": plain(self.after), "rule": self.rule, "cost": self.cost, "forced": self.forced}
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,7 @@ class Counterfactual:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "values": {k: _plain(v) for k, v in self.values.items()},
+            "values": {k: plain(v) for k, v in self.values.items()},
             "cost": self.cost,
             "norm": self.norm,
             "mode": self.mode,
@@ -243,7 +243,7 @@ class Recourse:
         return {
             **header(JSON_FORMAT, JSON_VERSION),
             "status": self.status,
-            "instance": {k: _plain(v) for k, v in self.instance.items()},
+            "instance": {k: plain(v) for k, v in self.instance.items()},
             "decision": list(self.decision),
             "reasons": list(self.reasons),
             "run": run,

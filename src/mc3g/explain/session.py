@@ -141,7 +141,7 @@ def _search(engine: Engine, row: Row, k: int) -> Steps:
             ]
         )
         return Recourse(row, NO_COUNTERFACTUAL, reasons=tuple(reasons), decision=decision, run=record)
-    counterfactuals = tuple(_counterfactual(engine, row, problem, a) for a in found)
+    counterfactuals = tuple(changes_of(engine, row, problem, a) for a in found)
     return Recourse(row, REFUSED, counterfactuals, decision=decision, run=record)
 
 
@@ -174,8 +174,8 @@ def _verified(
     return kept, rejected, False
 
 
-def _counterfactual(engine: Engine, row: Row, problem: Problem, found: Assessment) -> Counterfactual:
-    """A found state as the person reads it: what they do, and what follows by itself."""
+def changes_of(engine: Engine, row: Row, problem: Problem, found: Assessment) -> Counterfactual:
+    """A priced state as the person reads it: what they do, and what follows by itself."""
     values = {**row, **problem.describe(found.state)}
     direct, caused = [], []
     for name in problem.names:

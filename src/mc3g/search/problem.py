@@ -126,10 +126,13 @@ class Problem:
         for f in self.space.features:
             if f.feature.must_change:
                 ok &= grid[:, self.position[f.name]] != 0
-        return [self._justified(tuple(int(j) for j in state)) if good else None for state, good in zip(grid, ok)]
+        return [self.price(tuple(int(j) for j in state)) if good else None for state, good in zip(grid, ok)]
 
-    def _justified(self, state: State) -> Assessment | None:
-        """The cheapest justification of the state's changes under the mode, if it has one."""
+    def price(self, state: State) -> Assessment | None:
+        """The cheapest justification of the state's changes under the mode (which are direct
+        actions, which are caused) and its cost, whether or not the state escapes the decision or
+        keeps the constraints; None when a change lacks the justification it needs (a feature
+        that may change only as a consequence, changed without a cause)."""
         changed = [n for n in self.names if state[self.position[n]] != 0]
         if self.mode == "derived":
             return self._assess_derived(state, changed)

@@ -90,6 +90,16 @@ class CandidateSpace:
     def __getitem__(self, name: str) -> FeatureValues:
         return self.by_name[name]
 
+    def with_values(self, wanted: dict[str, Any], spreads: dict[str, float]) -> CandidateSpace:
+        """One region over every candidate value, and the ``wanted`` values among them (a
+        person's own plan, whatever the scheme would have offered)."""
+        features = [
+            f if f.name not in wanted or wanted[f.name] in f.values else FeatureValues.of(f.feature, [*f.values, wanted[f.name]], spreads)
+            for f in self.features
+        ]
+        region = Region((), {f.name: list(range(len(f.values))) for f in features})
+        return CandidateSpace(features, [region], self.scheme, 1, math.prod(len(f.values) for f in features))
+
 
 # -- grids -------------------------------------------------------------------------------------
 def infer_step(values: Iterable[float]) -> float:

@@ -1,0 +1,141 @@
+"""What if the person makes changes of their own: the state they reach, what follows from it,
+whether it keeps the causal knowledge and the metadata, the decision there, and its cost.
+
+The person's changes are direct actions.  Every causal rule that is a constraint and whose cause
+they make true (false before, true after) then forces its effect: the feature lands on the
+effect's point nearest to where it was, as in the search (the first such point in candidate
+order when two are equally near), and may force further effects in turn.  A ``cause`` rule
+only allows its effect, so nothing is applied for it.  The cost is the search's own pricing of
+that state under the explainer's mode and norm.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..causal import CausalRule
+from ..exceptions import InputError
+from ..rules import rule_to_english
+from ..search import Problem
+from ..serialization import header
+from .check import violations
+from .engine import Engine
+from .result import CausedChange, Counterfactual, DirectAction, plain
+from .session import changes_of
+
+JSON_FORMAT = "mc3g.whatif"
+JSON_VERSION = 1
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    """The person's state after their ``changes`` and what those force.
+
+    ``cost`` is None when a change is not the person's to make (an immutable feature, one that
+    changes only as a consequence); ``broken`` lists the constraints and metadata the state
+    breaks; ``firing`` the decision rules that still refuse it; ``refused`` is the decision
+    there, the model's for a black box (``judged_by`` says whose)."""
+
+    instance: dict[str, Any]
+    values: dict[str, Any]
+    direct_actions: tuple[DirectAction, ...]
+    caused_changes: tuple[CausedChange, ...]
+    cost: float | None
+    norm: str
+    mode: str
+    broken: tuple[str, ...]
+    firing: tuple[str, ...]
+    refused: bool
+    judged_by: str
+
+    @property
+    def plan(self) -> str:
+        return Counterfactual(self.values, self.direct_actions, self.caused_changes, self.cost or 0.0, self.norm, self.mode).plan
+
+    def __str__(self) -> str:
+        decision = "still refused" if self.refused else "no longer refused"
+        lines = [f"{self.plan}", f"Decision ({self.judged_by}): {decision}."]
+        lines += [f"  still refuses: {rule}" for rule in self.firing]
+        lines.append(f"Cost: {self.cost:.4f} ({self.norm})." if self.cost is not None else "Cost: none; a change here is not yours to make.")
+        lines += [f"  breaks: {problem}" for problem in self.broken]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **header(JSON_FORMAT, JSON_VERSION),
+            "instance": {k: plain(v) for k, v in self.instance.items()},
+            "values": {k: plain(v) for k, v in self.values.items()},
+            "direct": [a.to_dict() for a in self.direct_actions],
+            "caused": [c.to_dict() for c in self.caused_changes],
+            "plan": self.plan,
+            "cost": self.cost,
+            "norm": self.norm,
+            "mode": self.mode,
+            "broken": list(self.broken),
+            "firing": list(self.firing),
+            "refused": self.refused,
+            "judged_by": self.judged_by,
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+
+def what_if(engine: Engine, row: Mapping[str, Any], changes: Mapping[str, Any]) -> WhatIf:
+    """The person ``row`` makes ``changes`` (feature -> new value) of the features in play."""
+    row = dict(row)
+    unknown = [f for f in changes if f not in engine.features]
+    if unknown:
+        raise InputError(f"cannot change {unknown}: the decision rules and the causal knowledge read only {engine.features}")
+    instance = engine.instance(row)
+    wanted = {f: v for f, v in engine.instance({**row, **changes}).items() if f in changes}
+    for name, value in wanted.items():
+        feature = engine.schema.feature(name)
+        if not feature.is_numeric and feature.domain is not None and value not in feature.domain:
+            raise InputError(f"{value!r} is not a value of {name}; its values are {list(feature.domain)}")
+    base = engine.problem(instance, 1, [])
+    problem = Problem(base.space.with_values(wanted, engine.spreads), engine.decision, engine.causal, base.mode, base.distance)
+    state = [problem.space[n].index(wanted[n]) if n in wanted else 0 for n in problem.names]
+    forced = _force(problem, state, set(wanted))
+    priced = problem.price(tuple(state))
+    if priced is not None:
+        option = changes_of(engine, row, problem, priced)
+        direct, caused = option.direct_actions, option.caused_changes
+    else:  # a change that is not the person's to make: nothing to price
+        values = {**row, **problem.describe(tuple(state))}
+        direct = tuple(DirectAction(n, instance[n], values[n], 0.0) for n in problem.names if n in wanted and wanted[n] != instance[n])
+        caused = tuple(CausedChange(n, instance[n], values[n], str(rule), 0.0) for n, rule in forced.items())
+    values = {**row, **problem.describe(tuple(state))}
+    firing = tuple(rule_to_english(r) for r in engine.decision if problem.covers(r, tuple(state)))
+    broken = violations(Counterfactual(values, direct, caused, 0.0, "", ""), row, [], engine.causal, engine.schema)
+    box = engine.black_box
+    refused = box.refuses([values])[0] if box is not None else bool(firing)
+    return WhatIf(
+        row, values, direct, caused, priced.cost if priced else None, engine.settings.distance.label, engine.settings.mode,
+        tuple(broken), firing, refused, "the model" if box is not None else "the decision rules",
+    )  # fmt: skip
+
+
+def _force(problem: Problem, state: list[int], chosen: set[str]) -> dict[str, CausalRule]:
+    """Apply, until nothing changes, every constraint rule whose cause the changes made true and
+    whose effect does not hold yet; returns the forced features and their rules."""
+    forced: dict[str, CausalRule] = {}
+    progress = True
+    while progress:
+        progress = False
+        for k, rule in enumerate(problem.rules):
+            name = rule.effect.feature
+            if not rule.constraint or name in chosen or name in forced or problem.cause_before[k] or problem.truth(rule.effect)[0]:
+                continue
+            if all(problem.holds(c, tuple(state)) for c in rule.cause) and not problem.holds(rule.effect, tuple(state)):
+                landing = np.flatnonzero(problem.nearest[k])
+                if len(landing):
+                    state[problem.position[name]] = int(landing[0])
+                    forced[name] = rule
+                    progress = True
+    return forced

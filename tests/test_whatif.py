@@ -1,0 +1,92 @@
+"""What-if: the person's own changes, what they force, what they break, the decision and the cost."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from mc3g import MC3G
+from mc3g.causal import CausalModel
+from mc3g.cli import app
+from mc3g.datasets import JOHN
+from mc3g.exceptions import InputError
+from mc3g.reference import reference
+from mc3g.rules import Literal, Rule, RuleSet
+
+
+@pytest.fixture(scope="module")
+def john():
+    ref = reference("loan")
+    ds = ref.data()
+    return ref.explainer(ds), ds
+
+
+def test_clearing_the_debt_forces_the_score_but_the_balance_still_refuses(john) -> None:
+    explainer, _ = john
+    result = explainer.whatif(JOHN, {"debt": "none"})
+    assert result.values["credit_score"] == 620 and [c.feature for c in result.caused_changes] == ["credit_score"]
+    assert result.refused and result.firing == ("bank_balance < 60000",) and result.judged_by == "the decision rules"
+    assert result.cost == pytest.approx(1.0) and result.broken == ()
+    assert "As a consequence, your credit score rises from 599 to 620." in result.plan
+
+
+def test_the_best_plan_tried_by_hand_costs_what_the_search_found(john) -> None:
+    explainer, _ = john
+    best = explainer.explain(JOHN).best
+    mine = explainer.whatif(JOHN, {a.feature: a.after for a in best.direct_actions})
+    assert not mine.refused and mine.firing == ()
+    assert mine.values == best.values and mine.cost == pytest.approx(best.cost)
+
+
+def test_a_change_that_is_not_the_persons_to_make_has_no_cost_and_says_why(john) -> None:
+    explainer, _ = john
+    result = explainer.whatif(JOHN, {"credit_score": 700, "bank_balance": "60000"})
+    assert result.cost is None and result.values["bank_balance"] == 60000
+    assert result.broken == ("credit_score changes only as a consequence, but is a direct action",)
+    assert "not yours to make" in str(result)
+
+
+def test_bad_changes_are_named(john) -> None:
+    explainer, _ = john
+    with pytest.raises(InputError, match=r"'nothing' is not a value of debt"):
+        explainer.whatif(JOHN, {"debt": "nothing"})
+    with pytest.raises(InputError, match=r"cannot change \['age'\]: the decision rules and the causal knowledge read only"):
+        explainer.whatif(JOHN, {"age": 50})
+    with pytest.raises(InputError, match="bank_balance' is numeric but the row has 'lots'"):
+        explainer.whatif(JOHN, {"bank_balance": "lots"})
+
+
+@pytest.mark.parametrize(("rule", "y_after"), [("y >= 5 <- x >= 3", 5), ("cause y >= 5 <- x >= 3", 2)])
+def test_only_a_constraint_rule_forces_its_effect(rule: str, y_after: int) -> None:
+    causal = CausalModel.parse(f"x: numeric [0, 6]\ny: numeric [0, 6]\n{rule}")
+    rules = RuleSet((Rule(Literal("out", "==", "bad"), (Literal("y", "<", 5),)),), "out", "good")
+    explainer = MC3G(rules, causal).fit(pd.DataFrame({"x": range(7), "y": range(7)}))
+    result = explainer.whatif({"x": 2, "y": 2}, {"x": 3})
+    assert result.values == {"x": 3, "y": y_after} and result.refused == (y_after < 5)
+
+
+def test_a_black_box_decides(john) -> None:
+    _, ds = john
+
+    def bank(frame: pd.DataFrame) -> np.ndarray:
+        return np.where((frame["bank_balance"] < 60000) | (frame["credit_score"] < 620), "rejected", "approved")
+
+    explainer = MC3G(bank, reference("loan").causal(ds), schema=ds.schema).fit(ds.X_train)
+    assert explainer.whatif(JOHN, {"debt": "none", "bank_balance": 60000}).judged_by == "the model"
+    assert not explainer.whatif(JOHN, {"debt": "none", "bank_balance": 60000}).refused
+    assert explainer.whatif(JOHN, {"bank_balance": 60000}).refused
+
+
+def test_the_command_line_tries_a_plan() -> None:
+    runner = CliRunner()
+    result = runner.invoke(app, ["whatif", "loan", "--row", "0", "--set", "bank_balance=90000", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["format"] == "mc3g.whatif" and data["values"]["bank_balance"] == 90000
+    assert set(data) >= {"direct", "caused", "plan", "cost", "broken", "firing", "refused", "judged_by"}
+    bad = runner.invoke(app, ["whatif", "loan", "--row", "0", "--set", "bank_balance"])
+    assert bad.exit_code == 2 and "--set takes FEATURE=VALUE" in bad.output
