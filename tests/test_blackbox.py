@@ -58,6 +58,21 @@ def test_every_counterfactual_flips_the_real_model(loan, boosted) -> None:
             assert cf.values["credit_score"] == person["credit_score"] or cf.values["debt"] == "none"
 
 
+def test_distinct_options_flip_the_real_model() -> None:
+    """A model that refuses while x < 3, y < 3 and c == a: each way out is one option."""
+
+    def model(frame: pd.DataFrame) -> np.ndarray:
+        return np.where((frame["x"] < 3) & (frame["y"] < 3) & (frame["c"] == "a"), "no", "yes")
+
+    rng = np.random.default_rng(0)
+    train = pd.DataFrame({"x": rng.integers(0, 7, 300), "y": rng.integers(0, 7, 300), "c": rng.choice(["a", "b"], 300)})
+    explainer = MC3G(model, desired_class="yes", k=3, distinct=True).fit(train)
+    answer = explainer.explain({"x": 0, "y": 2, "c": "a"})
+    assert sorted(tuple(a.feature for a in cf.direct_actions) for cf in answer) == [("c",), ("x",), ("y",)]
+    assert (model(pd.DataFrame([cf.values for cf in answer])) == "yes").all()
+    assert answer.features_touched == 3 and [cf.cost for cf in answer] == sorted(cf.cost for cf in answer)
+
+
 def test_a_plain_function_is_a_black_box(loan) -> None:
     ds, causal = loan
     explainer = MC3G(bank, causal, schema=ds.schema, desired_class="approved").fit(ds.X_train)

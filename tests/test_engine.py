@@ -261,3 +261,17 @@ def test_as_a_consequence_only_for_what_a_rule_forces(rule: str, plan: str, how:
     assert answer.best.plan == plan
     assert list(answer.best.changes()["how"]) == ["you do this", how]
     assert Recourse.from_json(answer.to_json()).best.plan == plan
+
+
+def test_distinct_options_on_the_adult_person(adult) -> None:
+    """The K cheapest states of the adult person are capital gains a dollar apart; distinct
+    options are other ways out, each containing no cheaper option's actions."""
+    ref, ds, person = adult
+    near = ref.explainer(ds, k=3).explain(person)
+    assert [tuple(a.feature for a in cf.direct_actions) for cf in near] == [("capital_gain",)] * 3 and near.features_touched == 1
+    distinct = ref.explainer(ds, k=3, distinct=True).explain(person)
+    sets = [frozenset(a.feature for a in cf.direct_actions) for cf in distinct]
+    assert len(sets) == 3 and distinct.run.distinct and distinct.features_touched >= 3
+    assert distinct.best.values == near.best.values
+    assert all(not later >= earlier for i, later in enumerate(sets) for earlier in sets[:i])
+    assert [cf.cost for cf in distinct] == sorted(cf.cost for cf in distinct)

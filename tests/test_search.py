@@ -16,6 +16,7 @@ from mc3g.rules import Literal, Rule, RuleSet
 from mc3g.schema import Feature
 from mc3g.search import (
     COST_MODES,
+    ActionSets,
     CandidateSpace,
     Distance,
     FeatureValues,
@@ -46,8 +47,10 @@ def _literal(draw, feature: str) -> Literal:
 
 
 @st.composite
-def problems(draw):
-    names = draw(st.lists(st.sampled_from(["x", "y", "c", "d"]), min_size=2, max_size=4, unique=True))
+def problems(draw, escapes: bool = False):
+    """A random problem; ``escapes``: one decision rule over distinct features and at most one
+    causal rule, so that several ways out (action sets) are common."""
+    names = draw(st.lists(st.sampled_from(["x", "y", "c", "d"]), min_size=3 if escapes else 2, max_size=4, unique=True))
     features = []
     for n in names:
         flags = {
@@ -68,16 +71,18 @@ def problems(draw):
         return tuple(_literal(draw, draw(st.sampled_from(names))) for _ in range(k))
 
     rules = []
-    for _ in range(draw(st.integers(1, 3))):
+    if escapes:
+        rules.append(Rule(head, tuple(_literal(draw, n) for n in names)))
+    for _ in range(0 if escapes else draw(st.integers(1, 3))):
         exceptions = tuple(Rule(None, body(draw(st.integers(1, 2)))) for _ in range(draw(st.integers(0, 1))))
         rules.append(Rule(head, body(draw(st.integers(1, 2))), exceptions))
     causal_rules = []
-    for _ in range(draw(st.integers(1, 4))):
+    for _ in range(draw(st.integers(0, 1) if escapes else st.integers(1, 4))):
         effect_feature = draw(st.sampled_from(names))
         others = [n for n in names if n != effect_feature]
         cause = tuple(_literal(draw, draw(st.sampled_from(others))) for _ in range(draw(st.sampled_from([1, 1, 2]))))
         causal_rules.append(CausalRule(_literal(draw, effect_feature), cause, constraint=draw(st.integers(0, 2)) == 0))
-    constraints = [Constraint(body(draw(st.integers(1, 2)))) for _ in range(draw(st.integers(0, 1)))]
+    constraints = [] if escapes else [Constraint(body(draw(st.integers(1, 2)))) for _ in range(draw(st.integers(0, 1)))]
     causal = CausalModel(rules=tuple(causal_rules), constraints=tuple(constraints))
     return features, instance, rules, causal
 
@@ -157,6 +162,42 @@ def test_exact_search_matches_brute_force_over_the_whole_domain(case, mode, norm
     event("found" if found else "no counterfactual")
     event("a free caused change" if any(a.caused for a in found) else "no caused change")
     _check_same([(a.cost, problem.describe(a.state)) for a in found], _brute_force(full, k))
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.one_of(problems(), problems(escapes=True)), st.sampled_from(COST_MODES), st.sampled_from(["l0", "l1", "l2"]), st.integers(2, 4))
+def test_distinct_options_match_brute_force_over_the_whole_domain(case, mode, norm, k) -> None:
+    """Distinct options, read off the exact search in cost order (``ActionSets``), against every
+    state of the whole domain grouped by its set of direct actions: each option is the least-cost
+    state of its set and contains no earlier option's set; and every set cheaper than the last
+    option was either chosen or contains a chosen set that costs no more."""
+    features, instance, rules, causal = case
+    train = _train(features)
+    spreads = _spreads(features, train)
+    full = Problem(_full_space(features, instance, spreads), rules, causal, mode, Distance(norm))
+    assume(any(full.covers(r, full.original_state()) for r in rules))
+    least: dict[frozenset, float] = {}
+    for state in itertools.product(*(range(len(f.values)) for f in full.space.features)):
+        if (a := full.assess(tuple(state))) is not None:
+            actions = frozenset(a.direct)
+            least[actions] = min(least.get(actions, np.inf), a.cost)
+    literals: dict[str, list[Literal]] = {}
+    for lit in itertools.chain((lit for r in rules for lit in r.literals()), causal.literals()):
+        literals.setdefault(lit.feature, []).append(lit)
+    space = build_space(features, instance, literals, Observed.of(train, features), spreads, SpaceSettings("exact", k))
+    stream, options = StateStream(Problem(space, rules, causal, mode, Distance(norm))), ActionSets()
+    chosen: list[tuple[frozenset, float]] = []
+    while len(chosen) < k and (page := stream.take(8)):
+        chosen += [(frozenset(a.direct), a.cost) for a in page if options.admit(a)]
+    chosen = chosen[:k]
+    event(f"{len(chosen)} of {k} option(s)")
+    for i, (actions, cost) in enumerate(chosen):
+        assert cost == pytest.approx(least[actions])
+        assert not any(actions >= earlier for earlier, _ in chosen[:i])
+    bar = chosen[-1][1] if len(chosen) == k else np.inf
+    for actions, cost in least.items():
+        if cost < bar - 1e-9:
+            assert any(actions >= other and c <= cost + 1e-9 for other, c in chosen), (actions, cost, chosen)
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -407,3 +448,19 @@ def test_ties_keep_the_earlier_features_first() -> None:
     train = pd.DataFrame({"c": ["a", "b", "c", "a"], "d": ["p", "q", "p", "q"]})
     problem = _one_problem(features, {"c": "a", "d": "p"}, rules, CausalModel(), "derived", "l0", k=3, train=train)
     assert [problem.describe(a.state) for a in search(problem, 3)] == [{"c": "a", "d": "q"}, {"c": "b", "d": "p"}, {"c": "c", "d": "p"}]
+
+
+def test_distinct_options_are_the_cheapest_way_through_each_set_of_actions() -> None:
+    """Refused while x < 3, y < 3 and c == a: three single actions get the person out.  The three
+    cheapest states all raise y (alone, or with something more); the three distinct options
+    are one action each, cheapest first, each at its least cost."""
+    features = [*_numbers("x", "y"), Feature("c", "categorical", domain=("a", "b"))]
+    rules = _REFUSED_UNLESS(Literal("x", "<", 3), Literal("y", "<", 3), Literal("c", "==", "a"))
+    train = pd.DataFrame({"x": [0, 6] * 4, "y": [0, 6] * 4, "c": ["a", "b"] * 4})
+    problem = _one_problem(features, {"x": 0, "y": 2, "c": "a"}, rules, CausalModel(), "derived", k=3, train=train)
+    options, chosen = ActionSets(), []
+    stream = StateStream(problem)
+    while len(chosen) < 3 and (page := stream.take(3)):
+        chosen += [a for a in page if options.admit(a)]
+    assert [problem.describe(a.state) for a in chosen[:3]] == [{"x": 0, "y": 3, "c": "a"}, {"x": 3, "y": 2, "c": "a"}, {"x": 0, "y": 2, "c": "b"}]
+    assert all("y" in a.direct for a in search(problem, 3))  # the near-copies distinct options avoid

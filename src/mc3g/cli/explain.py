@@ -114,7 +114,8 @@ def _print_recourse(result: Any, explainer: Any, title: str) -> None:
         return
     run = result.run
     out.print(
-        f"\n[bold]{len(result)} counterfactual(s)[/] (mode {run.mode}, norm {run.norm}, {run.scheme} candidates, search {run.search_seconds * 1000:.1f} ms):"
+        f"\n[bold]{len(result)} {'distinct option' if run.distinct else 'counterfactual'}(s)[/] (mode {run.mode}, norm {run.norm}, {run.scheme} candidates, "
+        f"search {run.search_seconds * 1000:.1f} ms):"
     )
     for i, cf in enumerate(result, 1):
         out.print(f"\n[bold]{i}.[/] cost {cf.cost:.4f}: {cf.plan}", soft_wrap=True)
@@ -135,6 +136,7 @@ def explain(
     norm: str = typer.Option("l1", help="l0, l1 or l2."),
     k: int = typer.Option(1, "-k", "--k", help="How many counterfactuals, least cost first."),
     candidates: str = typer.Option("exact", help="exact (the optimum over each domain) or data (the authors' scheme)."),
+    distinct: bool = typer.Option(False, "--distinct/--near", help="Options whose actions truly differ, or the K nearest states."),
     squared: bool = typer.Option(False, help="L2 without the square root (the paper's Algorithm 4)."),
     scaling: str = typer.Option("std", help="Numeric changes in units of the training std or mad."),
     plausible: bool = typer.Option(False, help="Only values seen in the training data."),
@@ -150,7 +152,7 @@ def explain(
             raise InputError("give either --row N or --all-refused")
         ds, explainer = _explainer(
             dataset, split, rules, causal, model, mode=mode, norm=norm, k=k, candidates=candidates,
-            root=not squared, scaling=scaling, plausible=plausible, n_jobs=n_jobs,
+            root=not squared, scaling=scaling, plausible=plausible, distinct=distinct, n_jobs=n_jobs,
         )  # fmt: skip
         if all_refused:
             _explain_all(ds, explainer, out)

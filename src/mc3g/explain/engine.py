@@ -28,7 +28,8 @@ class SearchSettings:
     """How counterfactuals are priced and searched: the cost ``mode``, the ``norm`` (``root``:
     L2 with its square root), the candidate ``scheme`` (``exact`` or the authors' ``data``, with
     ``data_k`` values per region), ``scaling`` of numeric changes, ``plausible`` (training values
-    only) and ``max_states``, how many states the model may judge for one person."""
+    only), ``max_states``, how many states the model may judge for one person, and ``distinct``:
+    options whose action sets truly differ rather than the K cheapest states."""
 
     mode: str = "derived"
     norm: str = "l1"
@@ -38,6 +39,7 @@ class SearchSettings:
     plausible: bool = False
     data_k: int = 20
     max_states: int = 2000
+    distinct: bool = False
 
     @classmethod
     def of(cls, params: Mapping[str, Any]) -> SearchSettings:
@@ -46,7 +48,7 @@ class SearchSettings:
             if params[name] not in allowed:
                 raise InputError(f"{name} must be one of {list(allowed)}, not {params[name]!r}")
         Distance(params["norm"])  # checks the norm
-        names = ("mode", "norm", "root", "candidates", "scaling", "plausible", "data_k", "max_states")
+        names = ("mode", "norm", "root", "candidates", "scaling", "plausible", "data_k", "max_states", "distinct")
         return cls(*(params[n] for n in names))
 
     @property
@@ -55,7 +57,7 @@ class SearchSettings:
 
     def record(self, k: int) -> RunRecord:
         """The settings part of an answer's run record."""
-        return RunRecord(mode=self.mode, norm=self.norm, root=self.root, k=k, scheme=self.scheme, scaling=self.scaling)
+        return RunRecord(mode=self.mode, norm=self.norm, root=self.root, k=k, scheme=self.scheme, scaling=self.scaling, distinct=self.distinct)
 
 
 class Engine:

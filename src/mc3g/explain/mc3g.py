@@ -62,6 +62,9 @@ class MC3G(BaseEstimator):
     ratio, tail : FOLD-SE's settings for the surrogate; ``holdout`` is the share of the data kept
         aside to measure the surrogate's fidelity (``random_state`` picks it).
     max_states : how many candidate states the model may judge for one person.
+    distinct : options that truly differ: each option's set of direct actions contains the set of
+        no cheaper option, and each is the least-cost state of its set (see
+        :class:`~mc3g.search.ActionSets`); else the K cheapest states.
     n_jobs : processes for explaining a DataFrame of people.
     """
 
@@ -89,6 +92,7 @@ class MC3G(BaseEstimator):
         holdout: float = 0.2,
         random_state: int = 0,
         max_states: int = 2000,
+        distinct: bool = False,
         n_jobs: int = 1,
     ) -> None:
         self.model = model
@@ -112,6 +116,7 @@ class MC3G(BaseEstimator):
         self.holdout = holdout
         self.random_state = random_state
         self.max_states = max_states
+        self.distinct = distinct
         self.n_jobs = n_jobs
 
     # -- fitting -------------------------------------------------------------------------------

@@ -169,6 +169,7 @@ class RunRecord:
     k: int = 1
     scheme: str | None = None
     scaling: str | None = None
+    distinct: bool = False
     search_seconds: float | None = None
     n_regions: int | None = None
     n_candidates: int | None = None
@@ -219,6 +220,11 @@ class Recourse:
         return self.counterfactuals[i]
 
     @property
+    def features_touched(self) -> int:
+        """How many features the options change directly, together (DiCE's diversity count)."""
+        return len({a.feature for cf in self.counterfactuals for a in cf.direct_actions})
+
+    @property
     def best(self) -> Counterfactual | None:
         return self.counterfactuals[0] if self.counterfactuals else None
 
@@ -247,6 +253,7 @@ class Recourse:
             "decision": list(self.decision),
             "reasons": list(self.reasons),
             "run": run,
+            "features_touched": self.features_touched,
             "counterfactuals": [cf.to_dict() for cf in self.counterfactuals],
         }
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..exceptions import BlackBoxError, InputError
 from ..rules import rule_to_english
-from ..search import Assessment, Problem, StateStream
+from ..search import ActionSets, Assessment, Problem, StateStream
 from .engine import Engine
 from .reasons import why_none
 from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse
@@ -148,29 +148,34 @@ def _search(engine: Engine, row: Row, k: int) -> Steps:
 def _verified(
     engine: Engine, problem: Problem, row: Row, k: int, verdicts: dict[tuple, bool], clock: _Clock
 ) -> Generator[list[Row], list[bool], tuple[list[Assessment], int, bool]]:
-    """The k least-cost states that the black box accepts (all, for plain rules), how many it
-    newly rejected, and whether the candidate space ran out.  The model is asked in batches and
-    never twice about the same values (``verdicts`` remembers)."""
+    """The k least-cost states that the black box accepts (all, for plain rules) and, with
+    ``distinct``, whose action sets truly differ; how many the model newly rejected; and whether
+    the candidate space ran out.  The model is asked in batches and never twice about the same
+    values (``verdicts`` remembers)."""
     candidates = StateStream(problem, max(engine.settings.max_states - len(verdicts), 1))
-    if engine.black_box is None:
-        found = candidates.take(k)
-        return found, 0, len(found) < k
+    box = engine.black_box
+    options = ActionSets() if engine.settings.distinct else None
     kept: list[Assessment] = []
     rejected = 0
-    size = 4 * k
+    size = k if box is None else 4 * k
     while len(kept) < k:
         batch = candidates.take(size)
-        size = min(2 * size, BATCH)  # the model disagrees here: ask it about more states at once
+        size = min(2 * size, BATCH)  # the model disagrees here, or the options repeat: read more at once
         if not batch:
             return kept, rejected, True
-        keys = [problem.values_of(a.state) for a in batch]
-        unknown = [i for i, key in enumerate(keys) if key not in verdicts]
-        if unknown:
-            refusals = yield from clock.away([{**row, **dict(zip(problem.names, keys[i]))} for i in unknown])
-            for i, refuses in zip(unknown, refusals):
-                verdicts[keys[i]] = not refuses
-                rejected += refuses
-        kept += [a for a, key in zip(batch, keys) if verdicts[key]][: k - len(kept)]
+        accepted = [True] * len(batch)
+        if box is not None:
+            keys = [problem.values_of(a.state) for a in batch]
+            unknown = [i for i, key in enumerate(keys) if key not in verdicts]
+            if unknown:
+                refusals = yield from clock.away([{**row, **dict(zip(problem.names, keys[i]))} for i in unknown])
+                for i, refuses in zip(unknown, refusals):
+                    verdicts[keys[i]] = not refuses
+                    rejected += refuses
+            accepted = [verdicts[key] for key in keys]
+        for state, ok in zip(batch, accepted):
+            if len(kept) < k and ok and (options is None or options.admit(state)):
+                kept.append(state)
     return kept, rejected, False
 
 

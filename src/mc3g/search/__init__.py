@@ -11,7 +11,7 @@ Code outside this package imports from here only.
 from .distance import NORMS, SCALINGS, Distance, spread
 from .encoding import Program
 from .problem import COST_MODES, Assessment, Problem, State
-from .solver import StateStream, search
+from .solver import ActionSets, StateStream, search
 from .space import (
     CANDIDATE_SCHEMES,
     CandidateSpace,
@@ -29,6 +29,7 @@ __all__ = [
     "COST_MODES",
     "NORMS",
     "SCALINGS",
+    "ActionSets",
     "Assessment",
     "CandidateSpace",
     "Distance",

@@ -157,6 +157,24 @@ class StateStream:
         self._ready += sorted(final, key=_order)
 
 
+class ActionSets:
+    """Options that truly differ (MC3G's distinct counterfactuals): read in exact cost order, a
+    state is a new option only when the set of features it changes directly contains the set of
+    no option kept before it (an equal set included).  So each option is the least-cost state of
+    its action set, and no option merely adds actions to a cheaper one."""
+
+    def __init__(self) -> None:
+        self.kept: list[frozenset[str]] = []
+
+    def admit(self, state: Assessment) -> bool:
+        """Whether ``state`` is a new option; if so, its action set is kept."""
+        actions = frozenset(state.direct)
+        if any(actions >= earlier for earlier in self.kept):
+            return False
+        self.kept.append(actions)
+        return True
+
+
 def search(problem: Problem, k: int = 1, max_states: int = 2000) -> list[Assessment]:
     """The ``k`` least-cost counterfactual states of ``problem`` (fewer if fewer exist)."""
     return StateStream(problem, max_states).take(k)
