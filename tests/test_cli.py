@@ -62,6 +62,7 @@ def test_data_list_names_every_data_set() -> None:
         assert name in result.output
 
 
+@pytest.mark.slow
 def test_bench_learn_prints_a_row_per_learner_and_data_set() -> None:
     result = runner.invoke(app, ["bench", "learn", "--no-foldrpp", "--replicas", "1", "--repeat", "1", "--no-memory", "--json"])
     assert result.exit_code == 0, result.output
@@ -152,6 +153,7 @@ def test_export_prints_a_program_clingo_runs() -> None:
     assert costs and costs[-1] == round(2.334208488 * 1e6)
 
 
+@pytest.mark.slow
 def test_reproduce_table2_json_shape() -> None:
     result = runner.invoke(app, ["reproduce", "table2", "--json"])
     assert result.exit_code == 0, result.output
