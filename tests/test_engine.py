@@ -275,3 +275,18 @@ def test_distinct_options_on_the_adult_person(adult) -> None:
     assert distinct.best.values == near.best.values
     assert all(not later >= earlier for i, later in enumerate(sets) for earlier in sets[:i])
     assert [cf.cost for cf in distinct] == sorted(cf.cost for cf in distinct)
+
+
+def test_steps_take_one_action_at_a_time_unless_they_must_go_together() -> None:
+    rules = RuleSet(tuple(Rule(Literal("out", "==", "bad"), (Literal(f, "==", 0),)) for f in ("x", "y")), "out", "good")
+    X = pd.DataFrame({"x": [0, 1, 0, 1], "y": [0, 1, 1, 0]})
+    apart = MC3G(rules, CausalModel.parse("x: numeric [0, 1]\ny: numeric [0, 1]")).fit(X).explain({"x": 0, "y": 0})
+    assert [len(step.actions) for step in apart.best.steps] == [1, 1]
+    assert [step.refused for step in apart.best.steps] == [True, False]
+    together = MC3G(rules, CausalModel.parse("forbid x == 1, y == 0\nforbid x == 0, y == 1")).fit(X).explain({"x": 0, "y": 0})
+    (step,) = together.best.steps
+    assert [a.feature for a in step.actions] == ["x", "y"] and not step.refused
+    assert "These go together" in step.sentence()
+    data = together.to_dict()["counterfactuals"][0]["steps"]
+    assert data == [step.to_dict()] and data[0]["state"] == {"x": 1, "y": 1} and data[0]["decision"] == "not_refused"
+    assert Recourse.from_json(together.to_json()).best.steps == together.best.steps

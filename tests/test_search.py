@@ -464,3 +464,29 @@ def test_distinct_options_are_the_cheapest_way_through_each_set_of_actions() -> 
         chosen += [a for a in page if options.admit(a)]
     assert [problem.describe(a.state) for a in chosen[:3]] == [{"x": 0, "y": 3, "c": "a"}, {"x": 3, "y": 2, "c": "a"}, {"x": 0, "y": 2, "c": "b"}]
     assert all("y" in a.direct for a in search(problem, 3))  # the near-copies distinct options avoid
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.one_of(problems(), problems(escapes=True)), st.sampled_from(COST_MODES), st.integers(1, 3))
+def test_steps_reach_the_option_through_consistent_states(case, mode, k) -> None:
+    """Every option's steps take each direct action exactly once, end at the option's values,
+    and pass only through states that keep the causal knowledge."""
+    from mc3g.explain.steps import order
+
+    features, instance, rules, causal = case
+    train = _train(features)
+    literals: dict[str, list[Literal]] = {}
+    for lit in itertools.chain((lit for r in rules for lit in r.literals()), causal.literals()):
+        literals.setdefault(lit.feature, []).append(lit)
+    space = build_space(features, instance, literals, Observed.of(train, features), _spreads(features, train), SpaceSettings("exact", k))
+    problem = Problem(space, rules, causal, mode, Distance("l1"))
+    assume(any(problem.covers(r, problem.original_state()) for r in rules))
+    person = problem.describe(problem.original_state())
+    for found in search(problem, k):
+        target = problem.describe(found.state)
+        steps = order(person, target, found.direct, found.caused, causal)
+        event(f"{len(steps)} step(s), {sum(len(s.actions) > 1 for s in steps)} bundled")
+        assert sorted(a for s in steps for a in s.actions) == sorted(found.direct)
+        assert steps[-1].values == target
+        for step in steps[:-1]:
+            assert not any(all(lit.holds(step.values[lit.feature]) for lit in combo) for combo in causal.forbidden if problem.in_play(combo))

@@ -123,6 +123,10 @@ def _print_recourse(result: Any, explainer: Any, title: str) -> None:
         for c in (*cf.direct_actions, *cf.caused_changes):
             table.add_row(c.feature, show(c.before), show(c.after), c.how, f"{c.cost:.4f}")
         out.print(table)
+        if len(cf.steps) > 1 or any(len(step.actions) > 1 for step in cf.steps):
+            out.print("Step by step:")
+            for j, step in enumerate(cf.steps, 1):
+                out.print(f"  {j}. {step.sentence()}", markup=False, soft_wrap=True)
 
 
 @app.command()

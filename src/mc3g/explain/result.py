@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -104,6 +104,55 @@ class CausedChange:
 
 
 @dataclass(frozen=True)
+class Step:
+    """One step of an option: the actions taken together (one, unless they must go together), the
+    changes they cause, the state after it (the features in play) and whether the decision there
+    is still a refusal."""
+
+    actions: tuple[DirectAction, ...]
+    caused: tuple[CausedChange, ...]
+    state: dict[str, Any]
+    refused: bool
+
+    def sentence(self) -> str:
+        together = " These go together: no order of them one at a time keeps to the causal knowledge." if len(self.actions) > 1 else ""
+        outcome = "Still refused." if self.refused else "No longer refused."
+        return f"{_plan(self.actions, self.caused)}{together} {outcome}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "actions": [a.to_dict() for a in self.actions],
+            "caused": [c.to_dict() for c in self.caused],
+            "state": {k: plain(v) for k, v in self.state.items()},
+            "decision": "refused" if self.refused else "not_refused",
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Step:
+        return cls(tuple(_direct(a) for a in data["actions"]), tuple(_caused(c) for c in data["caused"]), dict(data["state"]), data["decision"] == "refused")
+
+
+def _direct(d: Mapping[str, Any]) -> DirectAction:
+    return DirectAction(d["feature"], d["from"], d["to"], d["cost"])
+
+
+def _caused(c: Mapping[str, Any]) -> CausedChange:
+    return CausedChange(c["feature"], c["from"], c["to"], c["rule"], c.get("cost", 0.0), c.get("forced", True))
+
+
+def _plan(direct: Sequence[DirectAction], caused: Sequence[CausedChange]) -> str:
+    """What to do and what follows, in sentences."""
+    parts = [a.sentence() for a in direct]
+    forced = [c.sentence() for c in caused if c.forced]
+    allowed = [c.sentence() for c in caused if not c.forced]
+    if forced:
+        parts.append(f"As a consequence, {'; '.join(forced)}.")
+    if allowed:
+        parts.append(f"At no further effort, {'; '.join(allowed)}.")
+    return " ".join(parts) if parts else "No change is needed."
+
+
+@dataclass(frozen=True)
 class Counterfactual:
     values: dict[str, Any]
     direct_actions: tuple[DirectAction, ...]
@@ -111,18 +160,12 @@ class Counterfactual:
     cost: float
     norm: str
     mode: str
+    steps: tuple[Step, ...] = ()
 
     @property
     def plan(self) -> str:
         """What to do, in order, and what follows: the sentence a person reads."""
-        parts = [a.sentence() for a in self.direct_actions]
-        forced = [c.sentence() for c in self.caused_changes if c.forced]
-        allowed = [c.sentence() for c in self.caused_changes if not c.forced]
-        if forced:
-            parts.append(f"As a consequence, {'; '.join(forced)}.")
-        if allowed:
-            parts.append(f"At no further effort, {'; '.join(allowed)}.")
-        return " ".join(parts) if parts else "No change is needed."
+        return _plan(self.direct_actions, self.caused_changes)
 
     def changes(self) -> pd.DataFrame:
         """Only what changes: one row per feature, direct actions first."""
@@ -138,17 +181,19 @@ class Counterfactual:
             "direct": [a.to_dict() for a in self.direct_actions],
             "caused": [c.to_dict() for c in self.caused_changes],
             "plan": self.plan,
+            "steps": [step.to_dict() for step in self.steps],
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Counterfactual:
         return cls(
             dict(data["values"]),
-            tuple(DirectAction(d["feature"], d["from"], d["to"], d["cost"]) for d in data["direct"]),
-            tuple(CausedChange(c["feature"], c["from"], c["to"], c["rule"], c.get("cost", 0.0), c.get("forced", True)) for c in data["caused"]),
+            tuple(_direct(d) for d in data["direct"]),
+            tuple(_caused(c) for c in data["caused"]),
             data["cost"],
             data["norm"],
             data["mode"],
+            tuple(Step.from_dict(step) for step in data.get("steps", ())),
         )
 
 

@@ -24,7 +24,8 @@ from ..rules import rule_to_english
 from ..search import ActionSets, Assessment, Problem, StateStream
 from .engine import Engine
 from .reasons import why_none
-from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse
+from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse, Step
+from .steps import Draft, order
 
 WIDEST = 512  # candidate values per atom at most, when widening the search for a black box
 BATCH = 1024  # states the model is asked about at once, at most, for one person
@@ -141,8 +142,22 @@ def _search(engine: Engine, row: Row, k: int) -> Steps:
             ]
         )
         return Recourse(row, NO_COUNTERFACTUAL, reasons=tuple(reasons), decision=decision, run=record)
-    counterfactuals = tuple(changes_of(engine, row, problem, a) for a in found)
+    options = [changes_of(engine, row, problem, a) for a in found]
+    drafts = [order(instance, problem.describe(a.state), [d.feature for d in cf.direct_actions], a.caused, engine.causal) for a, cf in zip(found, options)]
+    states = [draft.values for steps in drafts for draft in steps]
+    if box is not None:
+        refusals = iter((yield from clock.away([{**row, **values} for values in states])))
+    else:
+        refusals = iter([bool(engine.firing(values)) for values in states])
+    counterfactuals = tuple(replace(cf, steps=tuple(_step(cf, draft, next(refusals)) for draft in steps)) for cf, steps in zip(options, drafts))
+    record = replace(record, search_seconds=clock.seconds())
     return Recourse(row, REFUSED, counterfactuals, decision=decision, run=record)
+
+
+def _step(option: Counterfactual, draft: Draft, refused: bool) -> Step:
+    direct = {a.feature: a for a in option.direct_actions}
+    caused = {c.feature: c for c in option.caused_changes}
+    return Step(tuple(direct[n] for n in draft.actions), tuple(caused[n] for n in draft.caused), draft.values, refused)
 
 
 def _verified(
