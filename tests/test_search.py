@@ -481,12 +481,11 @@ def test_steps_reach_the_option_through_consistent_states(case, mode, k) -> None
     space = build_space(features, instance, literals, Observed.of(train, features), _spreads(features, train), SpaceSettings("exact", k))
     problem = Problem(space, rules, causal, mode, Distance("l1"))
     assume(any(problem.covers(r, problem.original_state()) for r in rules))
-    person = problem.describe(problem.original_state())
     for found in search(problem, k):
-        target = problem.describe(found.state)
-        steps = order(person, target, found.direct, found.caused, causal)
+        steps = order(problem, found, found.direct)
         event(f"{len(steps)} step(s), {sum(len(s.actions) > 1 for s in steps)} bundled")
         assert sorted(a for s in steps for a in s.actions) == sorted(found.direct)
-        assert steps[-1].values == target
+        assert steps[-1].state == found.state and steps[-1].values == problem.describe(found.state)
         for step in steps[:-1]:
+            # the independent reading: the literals hold for the values themselves
             assert not any(all(lit.holds(step.values[lit.feature]) for lit in combo) for combo in causal.forbidden if problem.in_play(combo))

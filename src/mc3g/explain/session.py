@@ -143,12 +143,11 @@ def _search(engine: Engine, row: Row, k: int) -> Steps:
         )
         return Recourse(row, NO_COUNTERFACTUAL, reasons=tuple(reasons), decision=decision, run=record)
     options = [changes_of(engine, row, problem, a) for a in found]
-    drafts = [order(instance, problem.describe(a.state), [d.feature for d in cf.direct_actions], a.caused, engine.causal) for a, cf in zip(found, options)]
-    states = [draft.values for steps in drafts for draft in steps]
+    drafts = [order(problem, a, [d.feature for d in cf.direct_actions]) for a, cf in zip(found, options)]
     if box is not None:
-        refusals = iter((yield from clock.away([{**row, **values} for values in states])))
+        refusals = iter((yield from clock.away([{**row, **draft.values} for steps in drafts for draft in steps])))
     else:
-        refusals = iter([bool(engine.firing(values)) for values in states])
+        refusals = iter([any(problem.covers(r, draft.state) for r in engine.decision) for steps in drafts for draft in steps])
     counterfactuals = tuple(replace(cf, steps=tuple(_step(cf, draft, next(refusals)) for draft in steps)) for cf, steps in zip(options, drafts))
     record = replace(record, search_seconds=clock.seconds())
     return Recourse(row, REFUSED, counterfactuals, decision=decision, run=record)

@@ -7,17 +7,19 @@ change happens at the first step after which its rule's cause holds.  Where no o
 actions keeps every state consistent, the actions that must go together form one step; the
 order chosen bundles as few actions as possible, then takes as few steps as possible, and
 otherwise keeps the option's own order of actions.
+
+States are candidate indices of the search problem, so every check is a table look-up.
 """
 
 from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..causal import CausalModel, CausalRule
+from ..search import Assessment, Problem, State
 
 MOST_ACTIONS = 8  # more direct actions than this are one step: the orders would be too many
 
@@ -25,21 +27,23 @@ MOST_ACTIONS = 8  # more direct actions than this are one step: the orders would
 @dataclass(frozen=True)
 class Draft:
     """A step before the decision is known: the actions taken together, the features they cause
-    to change, and the state after it (the features in play)."""
+    to change, and the state after it (candidate indices, and the values of the features in play)."""
 
     actions: tuple[str, ...]
     caused: tuple[str, ...]
+    state: State
     values: dict[str, Any]
 
 
-def order(person: Mapping[str, Any], target: Mapping[str, Any], direct: Sequence[str], caused: Mapping[str, CausalRule], causal: CausalModel) -> list[Draft]:
-    """The steps from ``person`` to ``target`` (values of the features in play) by the ``direct``
-    actions, the ``caused`` changes following their rules."""
+def order(problem: Problem, found: Assessment, direct: Sequence[str]) -> list[Draft]:
+    """The steps from the person to the state ``found`` by the ``direct`` actions (in the
+    option's order), the caused changes following their rules."""
+    walk = _Walk(problem, found, direct)
     everything = frozenset(range(len(direct)))
     if not direct:  # the authors' modes can explain every change by rules already true: one step, nothing to do
-        return [Draft((), tuple(caused), dict(target))]
+        return [walk.draft(frozenset(), everything)]
     if len(direct) > MOST_ACTIONS:
-        return [_draft(person, target, direct, caused, frozenset(), everything)]
+        return [walk.draft(frozenset(), everything)]
     # Dijkstra over the sets of actions taken: a step costs its bundled actions first, then 1.
     frontier: list[tuple[tuple[int, int], tuple[tuple[int, ...], ...], frozenset[int]]] = [((0, 0), (), frozenset())]
     settled: set[frozenset[int]] = set()
@@ -48,7 +52,7 @@ def order(person: Mapping[str, Any], target: Mapping[str, Any], direct: Sequence
         if taken == everything:
             drafts, done = [], frozenset[int]()
             for step in path:
-                drafts.append(_draft(person, target, direct, caused, done, done | frozenset(step)))
+                drafts.append(walk.draft(done, done | frozenset(step)))
                 done |= frozenset(step)
             return drafts
         if taken in settled:
@@ -58,39 +62,47 @@ def order(person: Mapping[str, Any], target: Mapping[str, Any], direct: Sequence
         for size in range(1, len(left) + 1):
             for step in itertools.combinations(left, size):
                 after = taken | frozenset(step)
-                if after not in settled and (after == everything or _consistent(_state(person, target, direct, caused, after), causal)):
+                if after not in settled and (after == everything or walk.consistent(after)):
                     heapq.heappush(frontier, ((cost[0] + size - 1, cost[1] + 1), (*path, step), after))
-    return [_draft(person, target, direct, caused, frozenset(), everything)]  # the final state is always consistent
+    return [walk.draft(frozenset(), everything)]  # the final state is always consistent
 
 
-def _state(
-    person: Mapping[str, Any], target: Mapping[str, Any], direct: Sequence[str], caused: Mapping[str, CausalRule], taken: frozenset[int]
-) -> dict[str, Any]:
-    """The person's values with the taken actions done and every caused change whose cause now
-    holds (to a fixpoint: a caused change can be the cause of another).  Before the first action
-    nothing has happened yet."""
-    values = dict(person)
-    if not taken:
-        return values
-    for i in taken:
-        values[direct[i]] = target[direct[i]]
-    pending = dict(caused)
-    while pending:
-        ready = [name for name, rule in pending.items() if all(lit.holds(values[lit.feature]) for lit in rule.cause)]
-        if not ready:
-            break
-        for name in ready:
-            values[name] = target[name]
-            del pending[name]
-    return values
+class _Walk:
+    """The states between the person and the option, by the set of actions taken."""
 
+    def __init__(self, problem: Problem, found: Assessment, direct: Sequence[str]) -> None:
+        self.problem, self.found, self.direct = problem, found, list(direct)
+        self.combos = [combo for combo in problem.causal.forbidden if problem.in_play(combo)]
+        self._states: dict[frozenset[int], State] = {}
 
-def _consistent(values: Mapping[str, Any], causal: CausalModel) -> bool:
-    return not any(all(lit.holds(values[lit.feature]) for lit in combo) for combo in causal.forbidden if all(lit.feature in values for lit in combo))
+    def state(self, taken: frozenset[int]) -> State:
+        """The taken actions done, and every caused change whose cause now holds (to a fixpoint:
+        a caused change can be the cause of another).  Before the first action nothing happens."""
+        if taken in self._states:
+            return self._states[taken]
+        if len(taken) == len(self.direct) and (taken or not self.direct):
+            return self.found.state  # every action taken: the option itself
+        p, target = self.problem, self.found.state
+        state = list(p.original_state())
+        for i in taken:
+            position = p.position[self.direct[i]]
+            state[position] = target[position]
+        pending = dict(self.found.caused) if taken else {}
+        while pending:
+            ready = [name for name, rule in pending.items() if all(p.holds(lit, tuple(state)) for lit in rule.cause)]
+            if not ready:
+                break
+            for name in ready:
+                state[p.position[name]] = target[p.position[name]]
+                del pending[name]
+        self._states[taken] = tuple(state)
+        return self._states[taken]
 
+    def consistent(self, taken: frozenset[int]) -> bool:
+        state = self.state(taken)
+        return not any(all(self.problem.holds(lit, state) for lit in combo) for combo in self.combos)
 
-def _draft(
-    person: Mapping[str, Any], target: Mapping[str, Any], direct: Sequence[str], caused: Mapping[str, CausalRule], before: frozenset[int], after: frozenset[int]
-) -> Draft:
-    was, now = _state(person, target, direct, caused, before), _state(person, target, direct, caused, after)
-    return Draft(tuple(direct[i] for i in sorted(after - before)), tuple(n for n in caused if was[n] != now[n]), now)
+    def draft(self, before: frozenset[int], after: frozenset[int]) -> Draft:
+        was, now = self.state(before), self.state(after)
+        caused = tuple(n for n in self.found.caused if was[self.problem.position[n]] != now[self.problem.position[n]])
+        return Draft(tuple(self.direct[i] for i in sorted(after - before)), caused, now, self.problem.describe(now))
