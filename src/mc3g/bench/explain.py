@@ -22,10 +22,12 @@ class ExplainTiming:
     k: int
     mode: str
     candidates: str
+    distinct: bool
     people: int  # refused test rows explained
     found: int  # people with at least one counterfactual
     counterfactuals: int
     violations: int  # counterfactuals that break a rule, the causal knowledge or the metadata
+    step_violations: int  # states on the way (steps before the last) that break the causal knowledge
     median_ms: float
     p95_ms: float
     worst_ms: float
@@ -49,6 +51,7 @@ def explain_benchmark(
     ks: tuple[int, ...] = (1, 20),
     mode: str = "derived",
     candidates: str = "exact",
+    distinct: bool = False,
     limit: int | None = None,
     every: int = 1,
     on_person: Callable[[str, int], None] | None = None,
@@ -57,9 +60,9 @@ def explain_benchmark(
     for name in datasets:
         ref, ds, rows = refused_rows(name, limit, every)
         for k in ks:
-            explainer = ref.explainer(ds, mode=mode, k=k, candidates=candidates)
-            decision = explainer.decision_rules_
-            times, found, n_cf, bad = [], 0, 0, 0
+            explainer = ref.explainer(ds, mode=mode, k=k, candidates=candidates, distinct=distinct)
+            decision, forbidden = explainer.decision_rules_, explainer.causal_.forbidden
+            times, found, n_cf, bad, bad_steps = [], 0, 0, 0, 0
             for _, row in rows.iterrows():
                 start = time.perf_counter()
                 result = explainer.explain(row)
@@ -68,6 +71,7 @@ def explain_benchmark(
                 n_cf += len(result.counterfactuals)
                 person = dict(row.items())
                 bad += sum(bool(violations(cf, person, decision, explainer.causal_, explainer.schema_)) for cf in result)
+                bad_steps += sum(_breaks(step.state, forbidden) for cf in result for step in cf.steps[:-1])
                 if on_person is not None:
                     on_person(name, k)
             ms = np.array(times) * 1000
@@ -77,13 +81,20 @@ def explain_benchmark(
                     k,
                     mode,
                     candidates,
+                    distinct,
                     len(rows),
                     found,
                     n_cf,
                     bad,
+                    bad_steps,
                     float(np.median(ms)),
                     float(np.percentile(ms, 95)),
                     float(ms.max()),
                 )  # fmt: skip
             )
     return out
+
+
+def _breaks(values: dict, forbidden) -> bool:
+    """Whether the values (the features in play) hold every literal of a forbidden combination."""
+    return any(all(lit.holds(values[lit.feature]) for lit in combo) for combo in forbidden if all(lit.feature in values for lit in combo))

@@ -97,23 +97,35 @@ def bench_explain(
     limit: int = typer.Option(None, help="At most this many refused rows per data set (default: all)."),
     mode: str = typer.Option("derived", help=MODE_HELP),
     candidates: str = typer.Option("exact", help="exact or data."),
+    ks: list[int] = typer.Option([1, 20], "-k", "--k", help="How many counterfactuals; repeat for several."),
+    distinct: bool = typer.Option(False, "--distinct/--near", help="Options whose actions truly differ, or the K nearest states."),
     markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:
     """Time per person over every refused test row of adult, german and cars (K=1 and K=20)."""
     from ..bench.explain import explain_benchmark
 
-    columns = ("data", "K", "people", "found", "violations", "median ms", "p95 ms", "worst ms")
+    columns = ("data", "K", "people", "found", "violations", "step violations", "median ms", "p95 ms", "worst ms")
 
     def row(r: Any) -> tuple[str, ...]:
-        return (r.dataset, str(r.k), f"{r.people:,}", f"{r.found:,}", str(r.violations), f"{r.median_ms:.1f}", f"{r.p95_ms:.1f}", f"{r.worst_ms:.1f}")
+        counts = (f"{r.people:,}", f"{r.found:,}", str(r.violations), str(r.step_violations))
+        return (r.dataset, str(r.k), *counts, f"{r.median_ms:.1f}", f"{r.p95_ms:.1f}", f"{r.worst_ms:.1f}")
 
+    title = f"MC3G search time per refused person (mode {mode}, {candidates} candidates{', distinct options' if distinct else ''})"
     with user_errors(), Progress(TextColumn("{task.description}"), BarColumn(), console=err, transient=True) as bar:
         task = bar.add_task("explaining", total=None)
         results = explain_benchmark(
-            mode=mode, candidates=candidates, limit=limit, on_person=lambda d, k: bar.update(task, advance=1, description=f"{d}, K={k}")
-        )
-    print_results(results, columns, row, f"MC3G search time per refused person (mode {mode}, {candidates} candidates)", as_json, markdown)
+            ks=tuple(ks), mode=mode, candidates=candidates, distinct=distinct, limit=limit,
+            on_person=lambda d, k: bar.update(task, advance=1, description=f"{d}, K={k}"),
+        )  # fmt: skip
+    print_results(
+        results,
+        columns,
+        row,
+        title,
+        as_json,
+        markdown,
+    )
 
 
 @bench_app.command("persist")
