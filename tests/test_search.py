@@ -471,6 +471,7 @@ def test_distinct_options_are_the_cheapest_way_through_each_set_of_actions() -> 
 def test_steps_reach_the_option_through_consistent_states(case, mode, k) -> None:
     """Every option's steps take each direct action exactly once, end at the option's values,
     and pass only through states that keep the causal knowledge."""
+    from mc3g.explain import forbidden_in
     from mc3g.explain.steps import order
 
     features, instance, rules, causal = case
@@ -488,4 +489,4 @@ def test_steps_reach_the_option_through_consistent_states(case, mode, k) -> None
         assert steps[-1].state == found.state and steps[-1].values == problem.describe(found.state)
         for step in steps[:-1]:
             # the independent reading: the literals hold for the values themselves
-            assert not any(all(lit.holds(step.values[lit.feature]) for lit in combo) for combo in causal.forbidden if problem.in_play(combo))
+            assert forbidden_in(step.values, causal) == []

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..explain import violations
+from ..explain import forbidden_in, violations
 from ..reference import reference
 from ..rules import Table
 
@@ -61,7 +61,7 @@ def explain_benchmark(
         ref, ds, rows = refused_rows(name, limit, every)
         for k in ks:
             explainer = ref.explainer(ds, mode=mode, k=k, candidates=candidates, distinct=distinct)
-            decision, forbidden = explainer.decision_rules_, explainer.causal_.forbidden
+            decision = explainer.decision_rules_
             times, found, n_cf, bad, bad_steps = [], 0, 0, 0, 0
             for _, row in rows.iterrows():
                 start = time.perf_counter()
@@ -71,7 +71,7 @@ def explain_benchmark(
                 n_cf += len(result.counterfactuals)
                 person = dict(row.items())
                 bad += sum(bool(violations(cf, person, decision, explainer.causal_, explainer.schema_)) for cf in result)
-                bad_steps += sum(_breaks(step.state, forbidden) for cf in result for step in cf.steps[:-1])
+                bad_steps += sum(bool(forbidden_in(step.state, explainer.causal_)) for cf in result for step in cf.steps[:-1])
                 if on_person is not None:
                     on_person(name, k)
             ms = np.array(times) * 1000
@@ -93,8 +93,3 @@ def explain_benchmark(
                 )  # fmt: skip
             )
     return out
-
-
-def _breaks(values: dict, forbidden) -> bool:
-    """Whether the values (the features in play) hold every literal of a forbidden combination."""
-    return any(all(lit.holds(values[lit.feature]) for lit in combo) for combo in forbidden if all(lit.feature in values for lit in combo))

@@ -12,7 +12,7 @@ counterfactuals out.
 """
 
 from .blackbox import BlackBox, typed_frame
-from .check import violations
+from .check import forbidden_in, violations
 from .engine import Engine, SearchSettings
 from .mc3g import MC3G
 from .protocol import Explainer, explainer
@@ -40,6 +40,7 @@ __all__ = [
     "WhatIf",
     "build_surrogate",
     "explainer",
+    "forbidden_in",
     "show",
     "typed_frame",
     "violations",

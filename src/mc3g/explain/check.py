@@ -20,6 +20,12 @@ def _covers(rule: Rule, values: dict[str, Any]) -> bool:
     return bool(rule.covers(Table.from_frame(pd.DataFrame([values])))[0])
 
 
+def forbidden_in(values: dict[str, Any], causal: CausalModel) -> list[tuple]:
+    """The forbidden combinations (constraints, and broken causal constraints) that ``values``
+    holds every literal of; a combination on a feature ``values`` lacks is not judged."""
+    return [combo for combo in causal.forbidden if all(lit.feature in values for lit in combo) and all(lit.holds(values[lit.feature]) for lit in combo)]
+
+
 def violations(cf: Counterfactual, person: dict[str, Any], decision: list[Rule], causal: CausalModel, schema: Schema) -> list[str]:
     """Every way ``cf`` breaks the decision, the causal knowledge or the metadata; [] if none."""
     problems: list[str] = []
@@ -27,9 +33,7 @@ def violations(cf: Counterfactual, person: dict[str, Any], decision: list[Rule],
     for i, rule in enumerate(decision, 1):
         if _covers(rule, values):
             problems.append(f"decision rule {i} still fires")
-    for combo in causal.forbidden:
-        if all(lit.holds(values[lit.feature]) for lit in combo):
-            problems.append("violates: " + ", ".join(str(lit) for lit in combo))
+    problems += ["violates: " + ", ".join(str(lit) for lit in combo) for combo in forbidden_in(values, causal)]
     caused = {c.feature for c in cf.caused_changes}
     for f in schema.features:
         if f.name not in values or f.name not in person:
