@@ -143,7 +143,7 @@ def test_only_deliberate_errors_become_a_message(monkeypatch, raised: Exception,
 def test_export_prints_a_program_clingo_runs() -> None:
     import clingo
 
-    result = runner.invoke(app, ["export", "german", "--row", "11", "--format", "asp"])
+    result = runner.invoke(app, ["export", "german", "--row", "11", "--format", "asp", "--profile", "paper"])
     assert result.exit_code == 0, result.output
     ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
     ctl.add("base", [], result.stdout)

@@ -63,7 +63,7 @@ def test_john_clears_his_debt_and_his_score_follows(loan) -> None:
 
 def test_features_no_rule_reads_keep_the_persons_values(loan) -> None:
     ref, ds = loan
-    explainer = MC3G(ref.rules, ref.causal(ds), schema=ds.schema, k=5).fit(ds.X_train)
+    explainer = MC3G(ref.rules, ref.causal(ds), schema=ds.schema, k=5, distinct=False).fit(ds.X_train)
     fixed = [f for f in JOHN if f not in explainer.features_in_play_]
     assert fixed == ["age", "years_employed", "annual_income"]
     answer = explainer.explain(JOHN)
@@ -95,8 +95,8 @@ def adult():
 
 def test_adult_reference_person_under_each_mode(adult) -> None:
     ref, ds, person = adult
-    derived = ref.explainer(ds, candidates="data").explain(person).best
-    explained = ref.explainer(ds, candidates="data", mode="explained").explain(person).best
+    derived = ref.explainer(ds, profile="paper", candidates="data").explain(person).best
+    explained = ref.explainer(ds, profile="paper", candidates="data", mode="explained").explain(person).best
     assert derived.values["capital_gain"] == 7298 and derived.values["marital_status"] == "Divorced"
     assert explained.values["marital_status"] == "Married-civ-spouse" and explained.values["relationship"] == "Husband"
     assert explained.cost == pytest.approx(5060 / 7214.229385, abs=1e-6)
@@ -107,7 +107,7 @@ def test_marrying_costs_the_relationship_change_under_derived(adult) -> None:
     """Sex did not change, so it causes nothing: relationship = Husband is a direct action and
     marital status follows; 1 + 0.701 = 1.701 (mc3g.md)."""
     ref, ds, person = adult
-    explainer = ref.explainer(ds, candidates="data", k=2000)
+    explainer = ref.explainer(ds, profile="paper", candidates="data", k=2000)
     married = [cf for cf in explainer.explain(person) if cf.values["marital_status"] == "Married-civ-spouse" and cf.values["capital_gain"] == 5060]
     husband = [cf for cf in married if cf.values["relationship"] == "Husband" and cf.values["education_num"] == 9]
     assert len(husband) == 1
@@ -119,7 +119,7 @@ def test_marrying_costs_the_relationship_change_under_derived(adult) -> None:
 
 def test_exact_candidates_beat_the_data_scheme(adult) -> None:
     ref, ds, person = adult
-    exact = ref.explainer(ds).explain(person).best
+    exact = ref.explainer(ds, profile="paper").explain(person).best
     assert exact.values["capital_gain"] == 6850  # the first value past the rule's 6849
     assert exact.cost < 7298 / 7214.229385
 
@@ -154,8 +154,10 @@ def test_derived_differs_from_explained_only_where_causes_did_not_change(table) 
 def test_every_answer_satisfies_the_knowledge_and_metadata_on_refused_rows() -> None:
     from mc3g.bench.explain import explain_benchmark
 
-    timings = explain_benchmark(("german", "cars"), ks=(1, 20)) + explain_benchmark(("adult",), ks=(1, 20), every=10)
-    timings += explain_benchmark(("german", "cars"), ks=(3,), distinct=True) + explain_benchmark(("adult",), ks=(3,), distinct=True, every=10)
+    paper = {"profile": "paper", "ks": (1, 20)}
+    timings = explain_benchmark(("german", "cars"), **paper) + explain_benchmark(("adult",), every=10, **paper)
+    timings += explain_benchmark(("german", "cars"), ks=(3,)) + explain_benchmark(("adult",), ks=(3,), every=10)
+    timings += explain_benchmark(("german", "cars"), ks=(3,), profile="paper", distinct=True)
     for timing in timings:
         assert timing.violations == 0 and timing.step_violations == 0, timing
 
@@ -167,8 +169,8 @@ def test_people_left_without_an_answer_really_have_none(name) -> None:
     knowledge forbids, with both features required to change)."""
     from mc3g.bench.explain import refused_rows
 
-    ref, ds, rows = refused_rows(name, every=1 if name != "adult" else 25)
-    explainer = ref.explainer(ds)
+    ref, ds, rows = refused_rows(name, "paper", every=1 if name != "adult" else 25)
+    explainer = ref.explainer(ds, profile="paper")
     empty = 0
     for _, row in rows.iterrows():
         result = explainer.explain(row)
@@ -195,7 +197,7 @@ def test_not_refused_and_no_counterfactual_are_said_plainly(loan) -> None:
 
 def test_recourse_json_round_trips_and_has_the_cli_shape(loan) -> None:
     ref, ds = loan
-    result = ref.explainer(ds, k=3).explain(JOHN)
+    result = ref.explainer(ds, k=3, distinct=False).explain(JOHN)
     data = result.to_dict()
     assert set(data["counterfactuals"][0]) >= {"values", "cost", "direct", "caused", "plan"}
     assert data["counterfactuals"][0]["caused"][0] == {
@@ -222,7 +224,7 @@ def test_bad_input_is_named(loan) -> None:
 
 def test_the_exported_program_runs_in_clingo_to_the_same_optimum(adult) -> None:
     ref, ds, person = adult
-    explainer = ref.explainer(ds)
+    explainer = ref.explainer(ds, profile="paper")
     best = explainer.explain(person).best
     ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
     ctl.add("base", [], explainer.program(person))
@@ -269,9 +271,9 @@ def test_distinct_options_on_the_adult_person(adult) -> None:
     """The K cheapest states of the adult person are capital gains a dollar apart; distinct
     options are other ways out, each containing no cheaper option's actions."""
     ref, ds, person = adult
-    near = ref.explainer(ds, k=3).explain(person)
+    near = ref.explainer(ds, profile="paper", k=3).explain(person)
     assert [tuple(a.feature for a in cf.direct_actions) for cf in near] == [("capital_gain",)] * 3 and near.features_touched == 1
-    distinct = ref.explainer(ds, k=3, distinct=True).explain(person)
+    distinct = ref.explainer(ds, k=3).explain(person)  # the product profile's default
     sets = [frozenset(a.feature for a in cf.direct_actions) for cf in distinct]
     assert len(sets) == 3 and distinct.run.distinct and distinct.features_touched >= 3
     assert distinct.best.values == near.best.values

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from mc3g import FoldSE
 from mc3g.bench.learn import foldse_for, run_foldse
 from mc3g.datasets import load
 from mc3g.rules import Literal, Rule, RuleSet, Table
@@ -77,10 +78,13 @@ def test_cars_on_all_uci_rows_decides_every_car_as_the_published_rules() -> None
     assert model.score(frame[features], frame[ds.schema.label]) == pytest.approx(0.94, abs=0.005)
 
 
-def test_german_paper_split_reaches_the_target() -> None:
-    result = run_foldse(load("german", split="paper"))
-    assert result.accuracy >= 0.70
-    assert result.target == "good"
+def test_german_paper_split_reaches_the_target_for_either_class() -> None:
+    """The data's refusal is 'bad' credit; the paper learned rules of 'good' on the same split."""
+    ds = load("german", split="paper")
+    result = run_foldse(ds)
+    assert result.target == "bad" and result.accuracy >= 0.70
+    paper = FoldSE(target="good", numeric=ds.schema.numeric).fit(ds.X_train, ds.y_train)
+    assert paper.score(ds.X_test, ds.y_test) >= 0.70
 
 
 def test_multiclass_cars_is_a_decision_list_over_the_four_classes() -> None:

@@ -1,5 +1,5 @@
 """Time per person for the counterfactual search over every refused test row of the paper's
-data sets, with the paper's rules and causal knowledge; every answer is checked on the way."""
+data sets, with the profile's rules and causal knowledge; every answer is checked on the way."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..explain import forbidden_in, violations
-from ..reference import reference
+from ..reference import decision_rules, reference
 from ..rules import Table
 
 BENCH_DATASETS = ("adult", "german", "cars")
@@ -19,6 +19,7 @@ BENCH_DATASETS = ("adult", "german", "cars")
 @dataclass(frozen=True)
 class ExplainTiming:
     dataset: str
+    profile: str
     k: int
     mode: str
     candidates: str
@@ -36,12 +37,12 @@ class ExplainTiming:
         return asdict(self)
 
 
-def refused_rows(name: str, limit: int | None = None, every: int = 1):
-    """The reference's data set and its test rows on which a decision rule fires (every
-    ``every``-th of them, at most ``limit``)."""
+def refused_rows(name: str, profile: str = "product", limit: int | None = None, every: int = 1):
+    """The reference's data set and its test rows on which a decision rule of the profile fires
+    (every ``every``-th of them, at most ``limit``)."""
     ref = reference(name)
     ds = ref.data()
-    covered = ref.rules.covers(Table.from_frame(ds.X_test))
+    covered = decision_rules(ds, profile).covers(Table.from_frame(ds.X_test))
     rows = ds.X_test[covered].iloc[::every]
     return ref, ds, rows if limit is None else rows.iloc[:limit]
 
@@ -51,16 +52,17 @@ def explain_benchmark(
     ks: tuple[int, ...] = (1, 20),
     mode: str = "derived",
     candidates: str = "exact",
-    distinct: bool = False,
+    profile: str = "product",
+    distinct: bool | None = None,
     limit: int | None = None,
     every: int = 1,
     on_person: Callable[[str, int], None] | None = None,
 ) -> list[ExplainTiming]:
     out = []
     for name in datasets:
-        ref, ds, rows = refused_rows(name, limit, every)
+        ref, ds, rows = refused_rows(name, profile, limit, every)
         for k in ks:
-            explainer = ref.explainer(ds, mode=mode, k=k, candidates=candidates, distinct=distinct)
+            explainer = ref.explainer(ds, profile=profile, mode=mode, k=k, candidates=candidates, distinct=distinct)
             decision = explainer.decision_rules_
             times, found, n_cf, bad, bad_steps = [], 0, 0, 0, 0
             for _, row in rows.iterrows():
@@ -78,10 +80,11 @@ def explain_benchmark(
             out.append(
                 ExplainTiming(
                     name,
+                    profile,
                     k,
                     mode,
                     candidates,
-                    distinct,
+                    explainer.run_record().distinct,
                     len(rows),
                     found,
                     n_cf,

@@ -8,9 +8,10 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..causal import CausalModel
 from ..explain import MC3G
-from ..reference import reference
-from .table1 import BLACK_BOXES, SETTINGS, SURROGATE_TAIL, black_box, knowledge
+from ..reference import knowledge, reference
+from .table1 import BLACK_BOXES, SETTINGS, SURROGATE_TAIL, black_box
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ def persist_benchmark(people: int = 20, repeat: int = 5) -> list[PersistTiming]:
     for name, (dataset, split) in SETTINGS.items():
         ds = load(dataset, split=split)
         model = black_box(ds, BLACK_BOXES[name])
-        causal = knowledge(name, ds)
+        causal = knowledge(ds) or CausalModel()
         explainer = MC3G(model, causal, schema=causal.schema(ds.schema), tail=SURROGATE_TAIL[name])
         cases.append((name, type(model[-1]).__name__, explainer, ds.train.drop(columns=[ds.schema.label]), ds.test.drop(columns=[ds.schema.label]), model))
     with tempfile.TemporaryDirectory() as folder:

@@ -51,7 +51,7 @@ from ..causal import CausalModel
 from ..datasets import Dataset, load
 from ..exceptions import UnknownNameError
 from ..explain import MC3G, Counterfactual, Explainer, explainer, violations
-from ..reference import resource_text
+from ..reference import knowledge
 from ..rules import token
 from ..search import spread
 
@@ -106,12 +106,6 @@ SURROGATE_TAIL = {"adult": 0.005, "german": 0.001}
 
 def _features(ds: Dataset, frame: pd.DataFrame) -> pd.DataFrame:
     return frame.drop(columns=[ds.schema.label])
-
-
-def knowledge(name: str, ds: Dataset) -> CausalModel:
-    """The paper's constraints and causal rules, without the paper's feature settings."""
-    paper = CausalModel.parse(resource_text(f"{name}.causal"), file=f"{name}.causal", schema=ds.schema)
-    return CausalModel(rules=paper.rules, constraints=paper.constraints, name=f"{name} knowledge")
 
 
 def _cost(person: dict[str, Any], values: dict[str, Any], spreads: dict[str, float], free: set[str]) -> tuple[float, float]:
@@ -210,14 +204,15 @@ def run_dataset(
     ds = load(dataset, split=split)
     X_train, X_test = _features(ds, ds.train), _features(ds, ds.test)
     model = black_box(ds, BLACK_BOXES[name])
-    causal = knowledge(name, ds)
+    causal = knowledge(ds) or CausalModel()  # the data's metadata with the paper's constraints and causal rules
     schema = causal.schema(ds.schema)
     refused = X_test[model.predict(X_test).astype(str) == ds.schema.unfavourable].iloc[:n_rows]
     immutable = [f.name for f in schema.features if f.immutable]
     vary = [c for c in X_train.columns if c not in immutable]
     # What each explainer needs to know of the data set, by registry name.  MC3G reads the
     # immutable features off the schema; the baselines are told them as features_to_vary.
-    surrogate = {"schema": schema, "tail": SURROGATE_TAIL[ds.name]}
+    # MC3G runs under the paper profile: the K nearest states, as the paper compares them.
+    surrogate = {"schema": schema, "tail": SURROGATE_TAIL[ds.name], "profile": "paper"}
     setup = {
         "mc3g": surrogate,
         "nearest_noncausal": surrogate,

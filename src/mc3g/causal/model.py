@@ -58,6 +58,14 @@ class CausalModel:
         path = Path(path)
         return replace(cls.parse(read_file(path), str(path), schema), name=path.stem)
 
+    def combined(self, other: CausalModel) -> CausalModel:
+        """This knowledge and ``other``'s: rules and constraints of both, feature settings laid
+        over field by field (``other``'s win).  A profile's settings join shared knowledge so."""
+        features = {name: dict(settings) for name, settings in self.features.items()}
+        for name, settings in other.features.items():
+            features.setdefault(name, {}).update(settings)
+        return CausalModel(features, self.rules + other.rules, self.constraints + other.constraints, self.name, {**self.sources, **other.sources})
+
     # -- use -----------------------------------------------------------------------------------
     def schema(self, base: Schema) -> Schema:
         """``base`` with this model's feature settings applied (and its new features added)."""

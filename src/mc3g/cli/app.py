@@ -31,6 +31,7 @@ app.add_typer(reproduce_app, name="reproduce")
 out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
 
+PROFILE_HELP = "product (advice for an applicant: the data's protected and one-way features hold) or paper (the MC3G paper's settings)."
 MODE_HELP = "derived (MC3G: what follows from your actions is free), explained (the authors' code) or none (C3G)."
 
 

@@ -13,43 +13,39 @@ from rich.table import Table
 from ..datasets import load
 from ..exceptions import InputError
 from ..explain import show
-from .app import MODE_HELP, app, err, out, user_errors
+from .app import MODE_HELP, PROFILE_HELP, app, err, out, user_errors
+
+DATASET_HELP = (
+    "adult, german, cars or loan (the paper's rules, or under the product profile rules FOLD-SE learns for the data's refusal), "
+    "or any data set with --rules or --model."
+)
 
 
-def _explainer(dataset: str, split: str | None, rules_file: str | None, causal_file: str | None, model_file: str | None = None, **params: Any):
+def _explainer(
+    dataset: str, split: str | None, rules_file: str | None, causal_file: str | None, model_file: str | None = None, *, profile: str = "product", **params: Any
+):
     """The data set and a fitted MC3G explainer: a black box loaded from ``model_file``, or the
-    decision rules of ``rules_file``, or the paper's rules; the paper's causal knowledge for its
-    data sets unless a file is given."""
+    decision rules of ``rules_file``, or the profile's rules for the data set
+    (:func:`mc3g.reference.decision_rules`); the causal knowledge of ``causal_file``, or the one
+    shipped for the data set (:func:`mc3g.reference.knowledge`)."""
     from ..causal import CausalModel
     from ..explain import MC3G
-    from ..reference import REFERENCES
+    from ..reference import REFERENCES, decision_rules, knowledge
     from ..rules import RuleSet
 
     ref = REFERENCES.get(dataset)
-    split = split or (ref.split if ref else "uci")
-    ds = load(dataset, split=split)
-    paper_setting = ref is not None and ref.split == split
+    ds = load(dataset, split=split or (ref.split if ref else "uci"))
     if model_file:
         import joblib
 
         model: Any = joblib.load(model_file)
     elif rules_file:
         model = RuleSet.from_json(Path(rules_file).read_text(encoding="utf-8"))
-    elif paper_setting:
-        model = ref.rules  # type: ignore[union-attr]
     else:
-        raise InputError(
-            f"no decision rules for {dataset} ({split} split): pass --rules FILE (e.g. the 'rules' of "
-            f"`mc3g learn {dataset} --json`) or --model FILE (a fitted model saved with joblib)"
-        )
-    if causal_file:
-        causal = CausalModel.load(causal_file, schema=ds.schema)
-    elif paper_setting and not rules_file:
-        causal = ref.causal(ds)  # type: ignore[union-attr]
-    else:
-        causal = None
+        model = decision_rules(ds, profile)
+    causal = CausalModel.load(causal_file, schema=ds.schema) if causal_file else knowledge(ds, profile)
     X_train = ds.train.drop(columns=[ds.schema.label]) if model_file else ds.X_train
-    return ds, MC3G(model, causal, schema=ds.schema, **params).fit(X_train)
+    return ds, MC3G(model, causal, schema=ds.schema, profile=profile, **params).fit(X_train)
 
 
 def _done_rows(path: Path) -> set[str]:
@@ -131,7 +127,7 @@ def _print_recourse(result: Any, explainer: Any, title: str) -> None:
 
 @app.command()
 def explain(
-    dataset: str = typer.Argument(..., help="adult, german, cars or loan (the paper's rules), or any data set with --rules or --model."),
+    dataset: str = typer.Argument(..., help=DATASET_HELP),
     row: int = typer.Option(None, "--row", help="Position of the person in the test split (0-based)."),
     all_refused: bool = typer.Option(False, "--all-refused", help="Explain every refused test row (JSON lines)."),
     out: str = typer.Option(None, "--out", help="With --all-refused: append to this JSON-lines file; a rerun resumes."),
@@ -140,7 +136,10 @@ def explain(
     norm: str = typer.Option("l1", help="l0, l1 or l2."),
     k: int = typer.Option(1, "-k", "--k", help="How many counterfactuals, least cost first."),
     candidates: str = typer.Option("exact", help="exact (the optimum over each domain) or data (the authors' scheme)."),
-    distinct: bool = typer.Option(False, "--distinct/--near", help="Options whose actions truly differ, or the K nearest states."),
+    profile: str = typer.Option("product", "--profile", help=PROFILE_HELP),
+    distinct: bool = typer.Option(
+        None, "--distinct/--near", help="Options whose actions truly differ, or the K nearest states; by default the profile's choice.", show_default=False
+    ),
     squared: bool = typer.Option(False, help="L2 without the square root (the paper's Algorithm 4)."),
     scaling: str = typer.Option("std", help="Numeric changes in units of the training std or mad."),
     plausible: bool = typer.Option(False, help="Only values seen in the training data."),
@@ -156,7 +155,7 @@ def explain(
             raise InputError("give either --row N or --all-refused")
         ds, explainer = _explainer(
             dataset, split, rules, causal, model, mode=mode, norm=norm, k=k, candidates=candidates,
-            root=not squared, scaling=scaling, plausible=plausible, distinct=distinct, n_jobs=n_jobs,
+            root=not squared, scaling=scaling, plausible=plausible, profile=profile, distinct=distinct, n_jobs=n_jobs,
         )  # fmt: skip
         if all_refused:
             _explain_all(ds, explainer, out)
@@ -170,12 +169,13 @@ def explain(
 
 @app.command()
 def whatif(
-    dataset: str = typer.Argument(..., help="adult, german, cars or loan (the paper's rules), or any data set with --rules or --model."),
+    dataset: str = typer.Argument(..., help=DATASET_HELP),
     row: int = typer.Option(..., "--row", help="Position of the person in the test split (0-based)."),
     changes: list[str] = typer.Option(..., "--set", help="A change the person makes, as FEATURE=VALUE; repeat for several."),
     split: str = typer.Option(None, help="paper, uci or default; by default the paper's split for its data sets."),
     mode: str = typer.Option("derived", help=MODE_HELP),
     norm: str = typer.Option("l1", help="l0, l1 or l2."),
+    profile: str = typer.Option("product", "--profile", help=PROFILE_HELP),
     rules: str = typer.Option(None, "--rules", help="Decision rules as JSON."),
     model: str = typer.Option(None, "--model", help="A fitted classifier saved with joblib (load only files you trust)."),
     causal: str = typer.Option(None, "--causal", help="A causal-knowledge file."),
@@ -189,7 +189,7 @@ def whatif(
             if not sep or not name.strip():
                 raise InputError(f"--set takes FEATURE=VALUE, not {change!r}")
             wanted[name.strip()] = value.strip()
-        ds, explainer = _explainer(dataset, split, rules, causal, model, mode=mode, norm=norm)
+        ds, explainer = _explainer(dataset, split, rules, causal, model, mode=mode, norm=norm, profile=profile)
         result = explainer.whatif(_test_row(ds, row)[list(explainer.feature_names_in_)], wanted)
     if as_json:
         sys.stdout.write(result.to_json() + "\n")
@@ -228,13 +228,14 @@ def demo(as_json: bool = typer.Option(False, "--json", help="Print the answer as
 
 @app.command()
 def export(
-    dataset: str = typer.Argument(..., help="adult, german, cars or loan, or any data set with --rules."),
+    dataset: str = typer.Argument(..., help=DATASET_HELP),
     row: int = typer.Option(..., "--row", help="Position of the person in the test split (0-based)."),
     fmt: str = typer.Option("asp", "--format", help="asp: the clingo program (decision rules, causal knowledge, the person, the query)."),
     split: str = typer.Option(None, help="paper, uci or default."),
     mode: str = typer.Option("derived", help=MODE_HELP),
     norm: str = typer.Option("l1", help="l0, l1 or l2."),
     candidates: str = typer.Option("exact", help="exact or data."),
+    profile: str = typer.Option("product", "--profile", help=PROFILE_HELP),
     rules: str = typer.Option(None, "--rules", help="Decision rules as JSON."),
     causal: str = typer.Option(None, "--causal", help="A causal-knowledge file."),
 ) -> None:
@@ -242,5 +243,5 @@ def export(
     with user_errors():
         if fmt != "asp":
             raise InputError(f"unknown format {fmt!r}; the only format is 'asp'")
-        ds, explainer = _explainer(dataset, split, rules, causal, mode=mode, norm=norm, candidates=candidates)
+        ds, explainer = _explainer(dataset, split, rules, causal, mode=mode, norm=norm, candidates=candidates, profile=profile)
         sys.stdout.write(explainer.program(_test_row(ds, row)))

@@ -11,7 +11,7 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 
-from .app import MODE_HELP, app, bench_app, err, out, print_results, reproduce_app, user_errors
+from .app import MODE_HELP, PROFILE_HELP, app, bench_app, err, out, print_results, reproduce_app, user_errors
 
 
 @reproduce_app.command("table2")
@@ -98,7 +98,10 @@ def bench_explain(
     mode: str = typer.Option("derived", help=MODE_HELP),
     candidates: str = typer.Option("exact", help="exact or data."),
     ks: list[int] = typer.Option([1, 20], "-k", "--k", help="How many counterfactuals; repeat for several."),
-    distinct: bool = typer.Option(False, "--distinct/--near", help="Options whose actions truly differ, or the K nearest states."),
+    profile: str = typer.Option("product", "--profile", help=PROFILE_HELP),
+    distinct: bool = typer.Option(
+        None, "--distinct/--near", help="Options whose actions truly differ, or the K nearest states; by default the profile's choice.", show_default=False
+    ),
     markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:
@@ -111,13 +114,14 @@ def bench_explain(
         counts = (f"{r.people:,}", f"{r.found:,}", str(r.violations), str(r.step_violations))
         return (r.dataset, str(r.k), *counts, f"{r.median_ms:.1f}", f"{r.p95_ms:.1f}", f"{r.worst_ms:.1f}")
 
-    title = f"MC3G search time per refused person (mode {mode}, {candidates} candidates{', distinct options' if distinct else ''})"
     with user_errors(), Progress(TextColumn("{task.description}"), BarColumn(), console=err, transient=True) as bar:
         task = bar.add_task("explaining", total=None)
         results = explain_benchmark(
-            ks=tuple(ks), mode=mode, candidates=candidates, distinct=distinct, limit=limit,
+            ks=tuple(ks), mode=mode, candidates=candidates, profile=profile, distinct=distinct, limit=limit,
             on_person=lambda d, k: bar.update(task, advance=1, description=f"{d}, K={k}"),
         )  # fmt: skip
+    answers = "distinct options" if results and results[0].distinct else "nearest states"
+    title = f"MC3G search time per refused person ({profile} profile, {answers}, mode {mode}, {candidates} candidates)"
     print_results(
         results,
         columns,

@@ -164,10 +164,11 @@ def load_german(split: str, data_dir: Path | str | None) -> Dataset:
             raise DataFormatError(path, line, f"row id {frame.at[line, 'id']!r} is not a number")
         frames.append(frame.drop(columns="id").set_index(pd.Index(ids.astype("int64"), name="id")))
     notes = (
-        "The MC3G authors' 80/20 split (fold 1). unfavourable is 'good': the paper's German experiment "
-        "moves a person matched by the FOLD-SE rules for 'good' to a state where they do not fire. "
-        "The schema holds the seven features of the paper's setting; the frames keep all twenty. "
+        "The MC3G authors' 80/20 split (fold 1). The refusal is 'bad' credit, as on the uci split; the "
+        "paper's German experiment instead moves a person matched by the FOLD-SE rules for 'good' to a "
+        "state where they do not fire (its published rules, used under the paper profile). The schema "
+        "holds the seven features of the paper's setting; the frames keep all twenty. "
         "The index 'id' is as published: the row's position within its file (0-based), not its row in "
         "german.data. " + _FOREIGN_WORKER_NOTE
     )
-    return make_dataset("german", split, *frames, _GERMAN, "good", notes, features=_GERMAN_PAPER_FEATURES)
+    return make_dataset("german", split, *frames, _GERMAN, "bad", notes, features=_GERMAN_PAPER_FEATURES)

@@ -9,12 +9,15 @@ counterfactuals out.
 - :class:`Recourse`: the answer for one person, with its :class:`RunRecord`; :class:`WhatIf`:
   what follows from a person's own changes.
 - :class:`Explainer` and :func:`explainer`: one interface for MC3G and the baselines.
+- :data:`PROFILES`: ``product`` (the default: advice for an applicant) and ``paper`` (the MC3G
+  paper's settings, to reproduce its tables).
 """
 
 from .blackbox import BlackBox, typed_frame
 from .check import forbidden_in, violations
 from .engine import Engine, SearchSettings
 from .mc3g import MC3G
+from .profile import PROFILES, Profile, profile
 from .protocol import Explainer, explainer
 from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse, RunRecord, show
 from .session import Session
@@ -25,6 +28,7 @@ __all__ = [
     "MC3G",
     "NOT_REFUSED",
     "NO_COUNTERFACTUAL",
+    "PROFILES",
     "REFUSED",
     "BlackBox",
     "CausedChange",
@@ -32,6 +36,7 @@ __all__ = [
     "DirectAction",
     "Engine",
     "Explainer",
+    "Profile",
     "Recourse",
     "RunRecord",
     "SearchSettings",
@@ -41,6 +46,7 @@ __all__ = [
     "build_surrogate",
     "explainer",
     "forbidden_in",
+    "profile",
     "show",
     "typed_frame",
     "violations",

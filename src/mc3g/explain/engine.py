@@ -20,6 +20,7 @@ from ..rules import Literal, Rule, RuleSet, Table, token
 from ..schema import Schema
 from ..search import CANDIDATE_SCHEMES, COST_MODES, SCALINGS, Distance, Observed, Problem, SpaceSettings, build_space, spread
 from .blackbox import BlackBox
+from .profile import profile
 from .result import RunRecord
 
 
@@ -28,8 +29,9 @@ class SearchSettings:
     """How counterfactuals are priced and searched: the cost ``mode``, the ``norm`` (``root``:
     L2 with its square root), the candidate ``scheme`` (``exact`` or the authors' ``data``, with
     ``data_k`` values per region), ``scaling`` of numeric changes, ``plausible`` (training values
-    only), ``max_states``, how many states the model may judge for one person, and ``distinct``:
-    options whose action sets truly differ rather than the K cheapest states."""
+    only), ``max_states``, how many states the model may judge for one person, ``distinct``:
+    options whose action sets truly differ rather than the K cheapest states (by default the
+    ``profile``'s choice)."""
 
     mode: str = "derived"
     norm: str = "l1"
@@ -39,7 +41,8 @@ class SearchSettings:
     plausible: bool = False
     data_k: int = 20
     max_states: int = 2000
-    distinct: bool = False
+    distinct: bool = True
+    profile: str = "product"
 
     @classmethod
     def of(cls, params: Mapping[str, Any]) -> SearchSettings:
@@ -48,16 +51,14 @@ class SearchSettings:
             if params[name] not in allowed:
                 raise InputError(f"{name} must be one of {list(allowed)}, not {params[name]!r}")
         Distance(params["norm"])  # checks the norm
-        names = ("mode", "norm", "root", "candidates", "scaling", "plausible", "data_k", "max_states", "distinct")
-        return cls(*(params[n] for n in names))
+        chosen = profile(params.get("profile", "paper"))  # explainers saved before profiles had the paper's
+        distinct = chosen.distinct if params["distinct"] is None else bool(params["distinct"])
+        names = ("mode", "norm", "root", "candidates", "scaling", "plausible", "data_k", "max_states")
+        return cls(*(params[n] for n in names), distinct=distinct, profile=chosen.name)
 
     @property
     def distance(self) -> Distance:
         return Distance(self.norm, self.root)
-
-    def record(self, k: int) -> RunRecord:
-        """The settings part of an answer's run record."""
-        return RunRecord(mode=self.mode, norm=self.norm, root=self.root, k=k, scheme=self.scheme, scaling=self.scaling, distinct=self.distinct)
 
 
 class Engine:
@@ -131,6 +132,14 @@ class Engine:
             else:
                 instance[name] = token(value)
         return instance
+
+    def record(self, k: int) -> RunRecord:
+        """The settings part of an answer's run record: what every answer with ``k`` shares."""
+        st = self.settings
+        return RunRecord(
+            profile=st.profile, unfavourable=self.unfavourable, mode=st.mode, norm=st.norm, root=st.root,
+            k=k, scheme=st.scheme, scaling=st.scaling, distinct=st.distinct,
+        )  # fmt: skip
 
     def firing(self, instance: Mapping[str, Any]) -> list[Rule]:
         """The decision rules that cover the person."""

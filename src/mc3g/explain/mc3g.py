@@ -28,6 +28,7 @@ from .batch import explain_rows
 from .blackbox import BlackBox, label_text
 from .engine import Engine, SearchSettings
 from .metadata import covering, schema_of_rules, unfavourable_class, with_data_bounds, with_dice_settings
+from .profile import check_protections, profile
 from .result import Recourse, RunRecord
 from .session import Session
 from .surrogate import Surrogate, build_surrogate
@@ -62,9 +63,15 @@ class MC3G(BaseEstimator):
     ratio, tail : FOLD-SE's settings for the surrogate; ``holdout`` is the share of the data kept
         aside to measure the surrogate's fidelity (``random_state`` picks it).
     max_states : how many candidate states the model may judge for one person.
+    profile : ``"product"`` (advice for an applicant: the schema's immutable and one-way features
+        hold whatever the causal knowledge says, decision rules must describe the schema's
+        refusal, distinct options) or ``"paper"`` (the MC3G paper's settings, to reproduce its
+        tables: the knowledge may lift protections, the K nearest states); see
+        :mod:`mc3g.explain.profile`.
     distinct : options that truly differ: each option's set of direct actions contains the set of
         no cheaper option, and each is the least-cost state of its set (see
-        :class:`~mc3g.search.ActionSets`); else the K cheapest states.
+        :class:`~mc3g.search.ActionSets`); ``False``: the K cheapest states; ``None``: as the
+        profile says.
     n_jobs : processes for explaining a DataFrame of people.
     """
 
@@ -92,7 +99,8 @@ class MC3G(BaseEstimator):
         holdout: float = 0.2,
         random_state: int = 0,
         max_states: int = 2000,
-        distinct: bool = False,
+        profile: str = "product",
+        distinct: bool | None = None,
         n_jobs: int = 1,
     ) -> None:
         self.model = model
@@ -116,6 +124,7 @@ class MC3G(BaseEstimator):
         self.holdout = holdout
         self.random_state = random_state
         self.max_states = max_states
+        self.profile = profile
         self.distinct = distinct
         self.n_jobs = n_jobs
 
@@ -139,9 +148,13 @@ class MC3G(BaseEstimator):
             self.surrogate_ = self._surrogate(black_box, X, base)
             rules = self.surrogate_.rules
         causal = self._causal_model()
-        schema = with_data_bounds(causal.schema(base), X)
+        guarded = profile(settings.profile).guarded
+        schema = causal.schema(base)
+        if guarded:
+            check_protections(base, schema, causal)
+        schema = with_data_bounds(schema, X)
         schema = with_dice_settings(schema, self.features_to_vary, self.permitted_range, self.feature_weights)
-        unfavourable = unfavourable_class(rules, schema)
+        unfavourable = unfavourable_class(rules, schema, guarded=guarded and black_box is None)
         if black_box is not None:
             black_box.unfavourable = unfavourable
         fidelity = self.surrogate_.fidelity if self.surrogate_ else None
@@ -261,7 +274,7 @@ class MC3G(BaseEstimator):
 
     def run_record(self, k: int | None = None) -> RunRecord:
         """The settings part of an answer's run record (what every answer with ``k`` shares)."""
-        return self._engine().settings.record(self._k(k))
+        return self._engine().record(self._k(k))
 
     def _k(self, k: int | None) -> int:
         chosen = k if k is not None else (self.total_CFs if self.total_CFs is not None else self.k)

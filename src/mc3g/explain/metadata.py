@@ -71,8 +71,17 @@ def with_data_bounds(schema: Schema, X: pd.DataFrame) -> Schema:
     return replace(schema, features=tuple(features))
 
 
-def unfavourable_class(rules: RuleSet, schema: Schema) -> str:
+def unfavourable_class(rules: RuleSet, schema: Schema, *, guarded: bool) -> str:
+    """The class the rules describe, the one a counterfactual leaves.  ``guarded`` (the product
+    profile) refuses rules that describe another of the schema's classes than its refusal: the
+    paper's German rules describe 'good' credit, and leaving them means losing it."""
     heads = {str(r.head.value) for r in rules.rules}  # type: ignore[union-attr]
+    known = sorted(h for h in heads if h in schema.classes)
+    if guarded and known and schema.unfavourable not in known:
+        raise InputError(
+            f"the decision rules describe {known}, but the refusal in the schema {schema.name!r} is {schema.unfavourable!r}, so the "
+            "counterfactuals would lead away from the favourable class. Give rules of the refusal, or profile='paper' to reproduce the paper."
+        )
     if len(heads) == 1:
         return heads.pop()
     if schema.unfavourable in heads:

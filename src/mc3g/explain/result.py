@@ -202,12 +202,16 @@ class RunRecord:
     """How an answer was made: the method and the settings that shape it (answers with equal
     settings are comparable), then what it took (measurements, ``None`` where they do not apply).
 
+    ``profile`` is the profile the explainer ran under (``product`` or ``paper``) and
+    ``unfavourable`` the class it treated as the refusal.
     ``scheme`` is the candidate scheme (``exact`` or the authors' ``data``); ``n_regions`` and
     ``n_candidates`` describe the candidate space searched; for a black box, ``fidelity`` is its
     surrogate's held-out agreement, and ``judged_by_model`` / ``rejected_by_model`` count the
     states the model was asked about and refused."""
 
     method: str = "mc3g"
+    profile: str | None = None
+    unfavourable: str | None = None
     mode: str | None = None
     norm: str | None = None
     root: bool = True

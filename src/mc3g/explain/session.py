@@ -46,7 +46,7 @@ class Session:
         self.k = k
         self.questions: list[Row] | None = None
         self.result: Recourse | None = None
-        self._record = engine.settings.record(k)
+        self._record = engine.record(k)
         self._steps = _search(engine, self.row, k)
         self._advance(None)
 
@@ -101,7 +101,7 @@ class _Clock:
 
 def _search(engine: Engine, row: Row, k: int) -> Steps:
     clock = _Clock()
-    record = engine.settings.record(k)
+    record = engine.record(k)
     box = engine.black_box
     if box is not None:
         box.check_columns(row)
@@ -179,6 +179,8 @@ def _verified(
             return kept, rejected, True
         accepted = [True] * len(batch)
         if box is not None:
+            if options is not None:  # a state that adds actions to an option cannot be one: the model need not see it
+                batch = [state for state in batch if options.open(state)]
             keys = [problem.values_of(a.state) for a in batch]
             unknown = [i for i, key in enumerate(keys) if key not in verdicts]
             if unknown:
@@ -190,6 +192,8 @@ def _verified(
         for state, ok in zip(batch, accepted):
             if len(kept) < k and ok and (options is None or options.admit(state)):
                 kept.append(state)
+                if options is not None:
+                    candidates.exclude(frozenset(state.direct))
     return kept, rejected, False
 
 

@@ -69,6 +69,23 @@ class _Enumeration:
                 found.append((self._state(model), int(model.cost[0]) if model.cost else 0))
         return found, len(found) <= limit
 
+    def exclude(self, actions: frozenset[str]) -> None:
+        """No more states whose direct actions include all of ``actions``: a constraint over the
+        atoms that say a change is a direct action under the problem's cost mode.  A state whose
+        cheapest justification does not include them keeps that justification, so no other
+        state's least cost moves."""
+        direct = {"derived": (("direct", True),), "explained": (("changed", True), ("explained", False))}.get(self.problem.mode, (("changed", True),))
+        body = []
+        for name in actions:
+            for predicate, positive in direct:
+                atom = self.ctl.symbolic_atoms[clingo.Function(predicate, [clingo.String(name)])]
+                if atom is None and positive:
+                    return  # it can never be a direct action here: nothing to exclude
+                if atom is not None:
+                    body.append(atom.literal if positive else -atom.literal)
+        with self.ctl.backend() as backend:
+            backend.add_rule([], body)
+
     def block(self, states: list[tuple[int, ...]]) -> None:
         with self.ctl.backend() as backend:  # straight into the ground program
             for state in states:
@@ -107,6 +124,11 @@ class StateStream:
         out, self._ready = self._ready[:n], self._ready[n:]
         self._given += len(out)
         return out
+
+    def exclude(self, actions: frozenset[str]) -> None:
+        """Read no more states whose direct actions include ``actions`` (a distinct option's set:
+        no such state can be another option).  States already read are not withdrawn."""
+        self._search.exclude(actions)
 
     def _window(self, need: int) -> None:
         """Read every unread state up to the next cost bound, page by page: each page is priced,
@@ -166,12 +188,16 @@ class ActionSets:
     def __init__(self) -> None:
         self.kept: list[frozenset[str]] = []
 
+    def open(self, state: Assessment) -> bool:
+        """Whether ``state`` may still become an option: its action set contains no kept one."""
+        actions = frozenset(state.direct)
+        return not any(actions >= earlier for earlier in self.kept)
+
     def admit(self, state: Assessment) -> bool:
         """Whether ``state`` is a new option; if so, its action set is kept."""
-        actions = frozenset(state.direct)
-        if any(actions >= earlier for earlier in self.kept):
+        if not self.open(state):
             return False
-        self.kept.append(actions)
+        self.kept.append(frozenset(state.direct))
         return True
 
 
