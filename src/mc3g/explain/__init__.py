@@ -9,12 +9,15 @@ counterfactuals out.
 - :class:`Recourse`: the answer for one person, with its :class:`RunRecord`; :class:`WhatIf`:
   what follows from a person's own changes.
 - :class:`Explainer` and :func:`explainer`: one interface for MC3G and the baselines.
+- :func:`load_model`: a fitted model from a file (``.skops`` or ``.onnx`` freely, a pickle only
+  when trusted); :class:`OnnxModel`: an ONNX graph as a classifier.
 """
 
 from .blackbox import BlackBox, typed_frame
 from .check import forbidden_in, violations
 from .engine import Engine, SearchSettings
 from .mc3g import MC3G
+from .modelfile import OnnxModel, load_model
 from .protocol import Explainer, explainer
 from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse, RunRecord, show
 from .session import Session
@@ -32,6 +35,7 @@ __all__ = [
     "DirectAction",
     "Engine",
     "Explainer",
+    "OnnxModel",
     "Recourse",
     "RunRecord",
     "SearchSettings",
@@ -41,6 +45,7 @@ __all__ = [
     "build_surrogate",
     "explainer",
     "forbidden_in",
+    "load_model",
     "show",
     "typed_frame",
     "violations",
