@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import collections
 import pickle
+import sys
 from pathlib import Path
 
 import joblib
@@ -269,6 +270,14 @@ def test_a_skops_file_without_a_model_is_refused(tmp_path: Path) -> None:
     skops.io.dump({"weights": [1, 2]}, tmp_path / "dict.skops")
     with pytest.raises(ModelFileError, match="holds a dict, which has no predict method"):
         load_model(tmp_path / "dict.skops")
+
+
+@pytest.mark.parametrize(("name", "module"), [("model.skops", "skops.io"), ("model.onnx", "onnxruntime")])
+def test_a_missing_loader_says_how_to_install_it(tmp_path: Path, monkeypatch, name: str, module: str) -> None:
+    monkeypatch.setitem(sys.modules, module, None)  # what an install without the models extra sees
+    (tmp_path / name).write_bytes(b"anything")
+    with pytest.raises(ModelFileError, match=r"needs (skops|onnxruntime): pip install 'mc3g\[models\]'"):
+        load_model(tmp_path / name)
 
 
 # -- the command line ---------------------------------------------------------------------------
