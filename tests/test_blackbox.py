@@ -194,7 +194,7 @@ def test_cli_explains_every_refused_row_and_resumes(loan, boosted, tmp_path) -> 
     joblib.dump(boosted, model)
     out = tmp_path / "results.jsonl"
     runner = CliRunner()
-    args = ["explain", "loan", "--model", str(model), "--all-refused", "--out", str(out)]
+    args = ["explain", "loan", "--model", str(model), "--trust-model", "--all-refused", "--out", str(out)]
     first = runner.invoke(app, args)
     assert first.exit_code == 0, first.output
     lines = [json.loads(line) for line in out.read_text().splitlines()]

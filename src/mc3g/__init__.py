@@ -1,10 +1,10 @@
 """mc3g: causally constrained counterfactual explanations for any classifier (MC3G, NeSy 2025)."""
 
 from .causal import CausalModel
-from .explain import MC3G, Counterfactual, Recourse
+from .explain import MC3G, Counterfactual, Recourse, load_model
 from .foldse import FoldSE
 from .rules import Literal, Rule, RuleSet
 
 __version__ = "0.1.0"
 
-__all__ = ["MC3G", "CausalModel", "Counterfactual", "FoldSE", "Literal", "Recourse", "Rule", "RuleSet", "__version__"]
+__all__ = ["MC3G", "CausalModel", "Counterfactual", "FoldSE", "Literal", "Recourse", "Rule", "RuleSet", "__version__", "load_model"]

@@ -42,6 +42,16 @@ class DataFormatError(InputError):
         super().__init__(f"{path}, line {line}: {problem}")
 
 
+class ModelFileError(InputError):
+    """A model file mc3g will not or cannot load: missing, empty, corrupt, of an unknown kind,
+    or one whose loading could run code nobody allowed; the message names the file."""
+
+    def __init__(self, path: str | Path, problem: str) -> None:
+        self.path = Path(path)
+        self.problem = problem
+        super().__init__(f"{path}: {problem}")
+
+
 class DataNotFoundError(MC3GError, FileNotFoundError):
     """A data file is missing; the message says where it was looked for and how to get it."""
 

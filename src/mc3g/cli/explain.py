@@ -35,10 +35,11 @@ def _explainer(
 
     ref = REFERENCES.get(dataset)
     ds = load(dataset, split=split or (ref.split if ref else "uci"))
+    reading = {name: params.pop(name) for name in ("trust_model", "trusted_types") if name in params}  # how to read --model, not MC3G settings
     if model_file:
-        import joblib
+        from ..explain import load_model
 
-        model: Any = joblib.load(model_file)
+        model: Any = load_model(model_file, **reading)
     elif rules_file:
         model = RuleSet.from_json(Path(rules_file).read_text(encoding="utf-8"))
     else:
@@ -46,6 +47,20 @@ def _explainer(
     causal = CausalModel.load(causal_file, schema=ds.schema) if causal_file else knowledge(ds, profile)
     X_train = ds.train.drop(columns=[ds.schema.label]) if model_file else ds.X_train
     return ds, MC3G(model, causal, schema=ds.schema, profile=profile, **params).fit(X_train)
+
+
+MODEL_HELP = "A fitted classifier: .skops or .onnx; a pickle (.pkl, .pickle, .joblib) only with --trust-model."
+TRUST_MODEL = typer.Option(False, "--trust-model", help="Load a pickled --model: loading a pickle runs code from the file, so only for files you trust.")
+TRUST_TYPES = typer.Option(None, "--trust-type", help="A type a .skops --model may hold beyond skops' trusted defaults; repeat for several.")
+FAVOURABLE = typer.Option(None, "--favourable", help="The favourable label of --model, when its labels are not the data set's classes (e.g. 1 or True).")
+
+
+def _model_params(model_file: str | None, trust_model: bool, trust_types: list[str] | None, favourable: str | None) -> dict[str, Any]:
+    """The --model options as _explainer's parameters: how to read the file, which label is good."""
+    if favourable is not None and not model_file:
+        raise InputError("--favourable names a label of --model's answers: give it with --model")
+    params: dict[str, Any] = {"trust_model": trust_model, "trusted_types": trust_types or None}
+    return params | ({"desired_class": favourable} if favourable is not None else {})
 
 
 def _done_rows(path: Path) -> set[str]:
@@ -144,7 +159,10 @@ def explain(
     scaling: str = typer.Option("std", help="Numeric changes in units of the training std or mad."),
     plausible: bool = typer.Option(False, help="Only values seen in the training data."),
     rules: str = typer.Option(None, "--rules", help="Decision rules as JSON (RuleSet.to_json, or the 'rules' of mc3g learn --json)."),
-    model: str = typer.Option(None, "--model", help="A fitted classifier saved with joblib (load only files you trust)."),
+    model: str = typer.Option(None, "--model", help=MODEL_HELP),
+    trust_model: bool = TRUST_MODEL,
+    trust_types: list[str] = TRUST_TYPES,
+    favourable: str = FAVOURABLE,
     causal: str = typer.Option(None, "--causal", help="A causal-knowledge file."),
     n_jobs: int = typer.Option(1, "--n-jobs", help="Processes for --all-refused."),
     as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
@@ -156,6 +174,7 @@ def explain(
         ds, explainer = _explainer(
             dataset, split, rules, causal, model, mode=mode, norm=norm, k=k, candidates=candidates,
             root=not squared, scaling=scaling, plausible=plausible, profile=profile, distinct=distinct, n_jobs=n_jobs,
+            **_model_params(model, trust_model, trust_types, favourable),
         )  # fmt: skip
         if all_refused:
             _explain_all(ds, explainer, out)
@@ -177,7 +196,10 @@ def whatif(
     norm: str = typer.Option("l1", help="l0, l1 or l2."),
     profile: str = typer.Option("product", "--profile", help=PROFILE_HELP),
     rules: str = typer.Option(None, "--rules", help="Decision rules as JSON."),
-    model: str = typer.Option(None, "--model", help="A fitted classifier saved with joblib (load only files you trust)."),
+    model: str = typer.Option(None, "--model", help=MODEL_HELP),
+    trust_model: bool = TRUST_MODEL,
+    trust_types: list[str] = TRUST_TYPES,
+    favourable: str = FAVOURABLE,
     causal: str = typer.Option(None, "--causal", help="A causal-knowledge file."),
     as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
 ) -> None:
@@ -189,7 +211,9 @@ def whatif(
             if not sep or not name.strip():
                 raise InputError(f"--set takes FEATURE=VALUE, not {change!r}")
             wanted[name.strip()] = value.strip()
-        ds, explainer = _explainer(dataset, split, rules, causal, model, mode=mode, norm=norm, profile=profile)
+        ds, explainer = _explainer(
+            dataset, split, rules, causal, model, mode=mode, norm=norm, profile=profile, **_model_params(model, trust_model, trust_types, favourable)
+        )
         result = explainer.whatif(_test_row(ds, row)[list(explainer.feature_names_in_)], wanted)
     if as_json:
         sys.stdout.write(result.to_json() + "\n")

@@ -11,12 +11,15 @@ counterfactuals out.
 - :class:`Explainer` and :func:`explainer`: one interface for MC3G and the baselines.
 - :data:`PROFILES`: ``product`` (the default: advice for an applicant) and ``paper`` (the MC3G
   paper's settings, to reproduce its tables).
+- :func:`load_model`: a fitted model from a file (``.skops`` or ``.onnx`` freely, a pickle only
+  when trusted); :class:`OnnxModel`: an ONNX graph as a classifier.
 """
 
 from .blackbox import BlackBox, typed_frame
 from .check import forbidden_in, violations
 from .engine import Engine, SearchSettings
 from .mc3g import MC3G
+from .modelfile import OnnxModel, load_model
 from .profile import PROFILES, Profile, profile
 from .protocol import Explainer, explainer
 from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse, RunRecord, show
@@ -37,6 +40,7 @@ __all__ = [
     "Engine",
     "Explainer",
     "Profile",
+    "OnnxModel",
     "Recourse",
     "RunRecord",
     "SearchSettings",
@@ -47,6 +51,7 @@ __all__ = [
     "explainer",
     "forbidden_in",
     "profile",
+    "load_model",
     "show",
     "typed_frame",
     "violations",

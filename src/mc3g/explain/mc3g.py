@@ -178,11 +178,14 @@ class MC3G(BaseEstimator):
         if self.desired_class != "opposite":
             desired = label_text(self.desired_class)
             if desired not in classes:
-                raise InputError(f"desired_class {self.desired_class!r} is not a class the model predicts ({classes})")
+                raise InputError(f"desired_class {self.desired_class!r} is not a class the model predicts {classes} (--favourable on the command line)")
             return next(c for c in classes if c != desired)
         if base.unfavourable in classes:
             return base.unfavourable
-        raise InputError(f"say which outcome is unfavourable: pass schema= with it, or desired_class= the favourable label (one of {classes})")
+        raise InputError(
+            f"the model predicts {classes} and the schema names neither as unfavourable: say which label is favourable with desired_class=LABEL "
+            "(--favourable LABEL on the command line), or pass a schema= whose unfavourable class is one of them"
+        )
 
     def _causal_model(self) -> CausalModel:
         if self.causal is None:
@@ -294,7 +297,8 @@ class MC3G(BaseEstimator):
     # -- saving --------------------------------------------------------------------------------
     def save(self, path: str | Path, model_file: str | Path | None = None) -> None:
         """Write the fitted explainer as a versioned JSON document (no pickle).  A black box is
-        not embedded: ``model_file`` names the file it is kept in, and its SHA-256 is recorded."""
+        not embedded: ``model_file`` names the file it is kept in, and its SHA-256 is recorded; a
+        ``.skops`` or ``.onnx`` file is one :func:`~mc3g.explain.load_model` reads without running code."""
         engine = self._engine()
         params = {k: v for k, v in self.get_params(deep=False).items() if k not in ("model", "causal", "schema")}
         persist.save(Path(path), params, list(self.feature_names_in_), engine, self.surrogate_, model_file)
@@ -302,7 +306,7 @@ class MC3G(BaseEstimator):
     @classmethod
     def load(cls, path: str | Path, model: Any = None) -> MC3G:
         """An explainer saved with :meth:`save`, ready to explain; a black box's explainer needs
-        the ``model`` (load it yourself, from a file you trust)."""
+        the ``model``: ``load_model(model_file)`` (a pickle only with ``trust_model=True``)."""
         saved = persist.load(Path(path), model)
         explainer = cls(saved.engine.rules if model is None else model, **saved.params)
         explainer.feature_names_in_ = np.array(saved.columns, dtype=object)

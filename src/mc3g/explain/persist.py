@@ -5,7 +5,8 @@ The document holds the estimator's parameters, the decision rules, the assembled
 causal rules and constraints (their feature settings are already in the schema), what the
 training data showed (values and spreads of the features in play), the surrogate's fidelity and
 the columns and dtypes the model was fitted on.  A black box is never embedded: the document
-names the file it is kept in and its SHA-256, and the caller loads the model itself.
+names the file it is kept in and its SHA-256, and the caller loads the model itself, best from
+a ``.skops`` or ``.onnx`` file, which :func:`~mc3g.explain.load_model` reads without running code.
 """
 
 from __future__ import annotations
@@ -80,7 +81,9 @@ def load(path: Path, model: Any = None) -> Saved:
     box_doc = document["black_box"]
     if box_doc is not None and model is None:
         where = f"kept in {box_doc['file']} (SHA-256 {box_doc['sha256']})" if box_doc["file"] else "not named by a file"
-        raise InputError(f"{path} explains a black box {where}: load the model yourself, from a file you trust, and pass model=")
+        raise InputError(
+            f"{path} explains a black box {where}: load the model yourself (mc3g.load_model reads .skops and .onnx without running code) and pass model="
+        )
     if box_doc is None and model is not None:
         raise InputError(f"{path} explains decision rules, not a black box: load it without model=")
     if box_doc is not None and box_doc["file"] and Path(box_doc["file"]).is_file() and _sha256(Path(box_doc["file"])) != box_doc["sha256"]:

@@ -122,11 +122,16 @@ def _search(engine: Engine, row: Row, k: int) -> Steps:
     max_states = engine.settings.max_states
     while box is not None and len(found) < k and exhausted and per_atom < WIDEST and len(verdicts) < max_states:
         # The model's boundary lies past the values tried: take more values per atom (the
-        # states the model has judged count against max_states across the rounds).
+        # states the model has judged count against max_states across the rounds).  A wider
+        # round holds the narrower one's states, so its answer replaces the narrower one's,
+        # unless it ran out of budget before finding as many.
         per_atom *= 8
-        problem = engine.problem(instance, per_atom, escape)
-        found, more, exhausted = yield from _verified(engine, problem, row, k, verdicts, clock)
+        wider = engine.problem(instance, per_atom, escape)
+        more_found, more, exhausted = yield from _verified(engine, wider, row, k, verdicts, clock)
         rejected += more
+        if len(more_found) < len(found):
+            break
+        problem, found = wider, more_found
     record = replace(record, n_regions=problem.space.n_regions, n_candidates=problem.space.n_candidates)
     if box is not None:
         record = replace(record, fidelity=engine.fidelity, rejected_by_model=rejected, judged_by_model=len(verdicts))
