@@ -63,7 +63,8 @@ from ..rules import NUMERIC_OPS, Literal, format_value
 from ..schema import Feature, Schema
 from .lexer import SET_OPS, Token, statements, tokens
 from .statements import CausalRule, Constraint, Source
-from .syntax import Condition, Declaration, ForbidStatement, RuleStatement, StatementParser, suggest
+from ..values import suggest
+from .syntax import Condition, Declaration, ForbidStatement, RuleStatement, StatementParser
 
 
 class _Resolver:
