@@ -82,7 +82,8 @@ def _converted(value: Any) -> tuple[int | float, str]:
 def first_non_number(column: pd.Series, missing_ok: bool = False) -> tuple[Any, str] | None:
     """The label of the first cell of ``column`` that :func:`number` refuses, and what is wrong
     with it; None when every cell is a number (or, with ``missing_ok``, missing: None, NaN or a
-    mark of :data:`MISSING_MARKS`).  Vectorised: a column of plain numbers costs no Python loop."""
+    mark of :data:`MISSING_MARKS`).  Vectorised: only the cells pandas cannot read as plain
+    numbers are looked at one by one."""
     values = column.to_numpy()
     if values.dtype.kind in "iu":
         bad = np.abs(values) > LARGEST
@@ -90,8 +91,14 @@ def first_non_number(column: pd.Series, missing_ok: bool = False) -> tuple[Any, 
         bad = ~np.isfinite(values) | (np.abs(np.nan_to_num(values)) > LARGEST)
         if missing_ok:
             bad &= ~np.isnan(values)
-    else:
-        bad = np.array([bool(_converted(v)[1]) and not (missing_ok and (is_missing(v) or v in MISSING_MARKS)) for v in values], dtype=bool)
+    else:  # cells of any kind: pandas reads the plain numbers, the rest are looked at one by one
+        numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(np.float64)
+        truth = np.fromiter((isinstance(v, (bool, np.bool_)) for v in values), dtype=bool, count=len(values))
+        suspect = np.flatnonzero(~np.isfinite(numbers) | (np.abs(np.nan_to_num(numbers)) > LARGEST) | truth)
+        bad = np.zeros(len(values), dtype=bool)
+        for i in suspect:
+            v = values[i]
+            bad[i] = bool(_converted(v)[1]) and not (missing_ok and (is_missing(v) or (isinstance(v, str) and v in MISSING_MARKS)))
     if not bad.any():
         return None
     at = int(np.flatnonzero(bad)[0])
