@@ -30,9 +30,7 @@ def _explainer(dataset: str, split: str | None, rules_file: str | None, causal_f
     ds = load(dataset, split=split)
     paper_setting = ref is not None and ref.split == split
     if model_file:
-        import joblib
-
-        model: Any = joblib.load(model_file)
+        model: Any = _load_model(model_file)
     elif rules_file:
         model = RuleSet.from_json(Path(rules_file).read_text(encoding="utf-8"))
     elif paper_setting:
@@ -50,6 +48,18 @@ def _explainer(dataset: str, split: str | None, rules_file: str | None, causal_f
         causal = None
     X_train = ds.train.drop(columns=[ds.schema.label]) if model_file else ds.X_train
     return ds, MC3G(model, causal, schema=ds.schema, **params).fit(X_train)
+
+
+def _load_model(path: str) -> Any:
+    """A classifier saved with joblib; a file joblib cannot read is the user's error, named."""
+    import joblib
+
+    try:
+        return joblib.load(path)
+    except FileNotFoundError:
+        raise
+    except Exception as exc:  # whatever unpickling a wrong file raises
+        raise InputError(f"--model {path}: joblib cannot load it ({type(exc).__name__}: {exc}); give a fitted model saved with joblib.dump") from None
 
 
 def _done_rows(path: Path) -> set[str]:
@@ -101,7 +111,7 @@ def _plain_index(index: Any) -> Any:
 def _test_row(ds: Any, row: int) -> Any:
     if not 0 <= row < len(ds.test):
         raise InputError(f"row {row} is out of range: the {ds.name} {ds.split} test split has rows 0 to {len(ds.test) - 1}")
-    return ds.test.drop(columns=[ds.schema.label]).iloc[row]
+    return ds.test.drop(columns=[ds.schema.label]).iloc[row].rename(f"{row} of the {ds.split} test split")  # as errors name it
 
 
 def _print_recourse(result: Any, explainer: Any, title: str) -> None:
@@ -132,13 +142,13 @@ def _print_recourse(result: Any, explainer: Any, title: str) -> None:
 @app.command()
 def explain(
     dataset: str = typer.Argument(..., help="adult, german, cars or loan (the paper's rules), or any data set with --rules or --model."),
-    row: int = typer.Option(None, "--row", help="Position of the person in the test split (0-based)."),
+    row: int = typer.Option(None, "--row", min=0, help="Position of the person in the test split (0-based)."),
     all_refused: bool = typer.Option(False, "--all-refused", help="Explain every refused test row (JSON lines)."),
     out: str = typer.Option(None, "--out", help="With --all-refused: append to this JSON-lines file; a rerun resumes."),
     split: str = typer.Option(None, help="paper, uci or default; by default the paper's split for its data sets."),
     mode: str = typer.Option("derived", help=MODE_HELP),
     norm: str = typer.Option("l1", help="l0, l1 or l2."),
-    k: int = typer.Option(1, "-k", "--k", help="How many counterfactuals, least cost first."),
+    k: int = typer.Option(1, "-k", "--k", min=1, help="How many counterfactuals, least cost first."),
     candidates: str = typer.Option("exact", help="exact (the optimum over each domain) or data (the authors' scheme)."),
     distinct: bool = typer.Option(False, "--distinct/--near", help="Options whose actions truly differ, or the K nearest states."),
     squared: bool = typer.Option(False, help="L2 without the square root (the paper's Algorithm 4)."),
@@ -171,7 +181,7 @@ def explain(
 @app.command()
 def whatif(
     dataset: str = typer.Argument(..., help="adult, german, cars or loan (the paper's rules), or any data set with --rules or --model."),
-    row: int = typer.Option(..., "--row", help="Position of the person in the test split (0-based)."),
+    row: int = typer.Option(..., "--row", min=0, help="Position of the person in the test split (0-based)."),
     changes: list[str] = typer.Option(..., "--set", help="A change the person makes, as FEATURE=VALUE; repeat for several."),
     split: str = typer.Option(None, help="paper, uci or default; by default the paper's split for its data sets."),
     mode: str = typer.Option("derived", help=MODE_HELP),
@@ -229,7 +239,7 @@ def demo(as_json: bool = typer.Option(False, "--json", help="Print the answer as
 @app.command()
 def export(
     dataset: str = typer.Argument(..., help="adult, german, cars or loan, or any data set with --rules."),
-    row: int = typer.Option(..., "--row", help="Position of the person in the test split (0-based)."),
+    row: int = typer.Option(..., "--row", min=0, help="Position of the person in the test split (0-based)."),
     fmt: str = typer.Option("asp", "--format", help="asp: the clingo program (decision rules, causal knowledge, the person, the query)."),
     split: str = typer.Option(None, help="paper, uci or default."),
     mode: str = typer.Option("derived", help=MODE_HELP),
