@@ -345,7 +345,9 @@ def test_wrong_field_count_is_reported_with_file_and_line(tmp_path: Path, shared
         datasets.load("german", data_dir=tmp_path)
 
 
-@pytest.mark.parametrize(("cell", "why"), [("?", "'\\?', not a number"), ("abc", "'abc', not a number"), ("inf", "'inf', not a finite number"), ("1e308", "1e\\+308, beyond")])
+@pytest.mark.parametrize(
+    ("cell", "why"), [("?", "'\\?', not a number"), ("abc", "'abc', not a number"), ("inf", "'inf', not a finite number"), ("1e308", "1e\\+308, beyond")]
+)
 def test_a_non_number_in_a_numeric_column_is_refused_at_its_line(tmp_path: Path, shared_data: Path, cell: str, why: str) -> None:
     path = _german_with(tmp_path, shared_data, 5, lambda f: f.__setitem__(1, cell))
     with pytest.raises(DataFormatError, match=rf"{re.escape(str(path))}, line 5: duration_months is {why}"):

@@ -74,7 +74,8 @@ def load_adult(split: str, data_dir: Path | str | None) -> Dataset:
             f"after its labels are removed. {_UNKNOWN} in workclass, occupation and native_country."
         )
         return make_dataset("adult", split, *frames, _ADULT, "<=50K", notes)
-    frames = [_read(f"paper-splits/adult/{part}_fold_1.csv", data_dir, _ADULT_PAPER_COLUMNS, _ADULT_PAPER.numeric, header=_ADULT_PAPER_HEADER) for part in ("train", "test")]
+    columns, numeric, header = _ADULT_PAPER_COLUMNS, _ADULT_PAPER.numeric, _ADULT_PAPER_HEADER
+    frames = [_read(f"paper-splits/adult/{part}_fold_1.csv", data_dir, columns, numeric, header=header) for part in ("train", "test")]
     notes = (
         "The MC3G authors' 80/20 split (fold 1) of adult.data: no education or capital_loss column, "
         f"capital_gain is capital gain minus capital loss. {_UNKNOWN}."

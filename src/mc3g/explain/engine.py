@@ -18,8 +18,8 @@ from ..causal import CausalModel
 from ..exceptions import InputError
 from ..rules import Literal, Rule, RuleSet, Table, token
 from ..schema import Schema
-from ..values import category, flag, fraction, number, whole
 from ..search import CANDIDATE_SCHEMES, COST_MODES, SCALINGS, Distance, Observed, Problem, SpaceSettings, build_space, spread
+from ..values import category, flag, fraction, number, whole
 from .blackbox import BlackBox
 from .result import RunRecord
 
@@ -210,4 +210,3 @@ def _all_literals(rules: Iterable[Rule], causal: CausalModel) -> Iterable[Litera
     for rule in rules:
         yield from rule.literals()
     yield from causal.literals()
-

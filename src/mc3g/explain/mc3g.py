@@ -27,7 +27,7 @@ from . import persist
 from .batch import explain_rows
 from .blackbox import BlackBox, label_text
 from .engine import Engine, SearchSettings, checked_k, person
-from .metadata import covering, schema_of_rules, unfavourable_class, with_data_bounds, with_dice_settings
+from .metadata import check_frame, covering, schema_of_rules, unfavourable_class, with_data_bounds, with_dice_settings
 from .result import Recourse, RunRecord
 from .session import Session
 from .surrogate import Surrogate, build_surrogate
@@ -254,8 +254,10 @@ class MC3G(BaseEstimator):
         return [bool(engine.firing(engine.instance(row, f"row {i}"))) for i, row in enumerate(rows)]
 
     def refuses(self, X: pd.DataFrame) -> np.ndarray:
-        """Which rows of ``X`` the model refuses (one ``predict`` call for a black box)."""
+        """Which rows of ``X`` the model refuses (one ``predict`` call for a black box); the
+        features in play are checked as a person's are."""
         engine = self._engine()
+        check_frame(engine.schema.select([f for f in engine.features if f in X.columns]), X, "X")
         box = engine.black_box
         if box is not None:
             box.check_columns(dict.fromkeys(X.columns))

@@ -61,18 +61,18 @@ def covering(schema: Schema | None, X: pd.DataFrame) -> Schema:
     return replace(schema, features=schema.features + extra)
 
 
-def check_training(schema: Schema, X: pd.DataFrame) -> None:
-    """Refuse training data with a cell its feature cannot take: in a numeric feature anything
-    but a finite number within mc3g's bounds (a text cell is refused, not read as text), in a
-    categorical one a missing cell or a value outside a declared domain.  The message names the
-    row, the column and the value; spreads and domains are never read off such data."""
+def check_frame(schema: Schema, X: pd.DataFrame, what: str = "the training data (X)") -> None:
+    """Refuse a frame (``what`` names it) with a cell its feature cannot take: in a numeric
+    feature anything but a finite number within mc3g's bounds (a text cell is refused, not read
+    as text), in a categorical one a missing cell or a value outside its domain.  The message
+    names the row, the column and the value; spreads and domains are never read off such data."""
     for f in schema.features:
         if f.name not in X.columns:
             continue
         if f.is_numeric:
             bad = first_non_number(X[f.name])
             if bad is not None:
-                raise InputError(f"the training data (X), row {bad[0]}, column {f.name!r} is {bad[1]}")
+                raise InputError(f"{what}, row {bad[0]}, column {f.name!r} is {bad[1]}")
             continue
         column = Column.from_values(X[f.name])
         missing = X[f.name].isna().to_numpy()
@@ -80,13 +80,13 @@ def check_training(schema: Schema, X: pd.DataFrame) -> None:
         if missing.any() or outside.any():
             at = int(np.flatnonzero(missing | outside)[0])
             value = X[f.name].iloc[at]
-            category(value, token(value), f.domain, f"the training data (X), row {X.index[at]}, column {f.name!r}")
+            category(value, token(value), f.domain, f"{what}, row {X.index[at]}, column {f.name!r}")
 
 
 def with_data_bounds(schema: Schema, X: pd.DataFrame) -> Schema:
     """Numeric features without a range get the training [min, max]; categorical features
-    without a domain get the training values.  The data is checked first (:func:`check_training`)."""
-    check_training(schema, X)
+    without a domain get the training values.  The data is checked first (:func:`check_frame`)."""
+    check_frame(schema, X)
     features: list[Feature] = []
     for f in schema.features:
         if f.name in X.columns and (f.range if f.is_numeric else f.domain) is None:

@@ -138,7 +138,8 @@ class RuleSet:
                 tuple(data.get("classes", ())),
             )
         except (KeyError, TypeError, AttributeError) as e:  # a part missing, or of the wrong kind
-            raise InputError(f"a rule set document has 'rules' (objects with 'head', 'body', 'exceptions'), 'label' and 'default': {type(e).__name__}: {e}") from None
+            shape = "'rules' (objects with 'head', 'body', 'exceptions'), 'label' and 'default'"
+            raise InputError(f"a rule set document has {shape}: {type(e).__name__}: {e}") from None
 
     @classmethod
     def from_json(cls, text: str) -> RuleSet:
