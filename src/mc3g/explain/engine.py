@@ -102,8 +102,8 @@ class Engine:
         self.fidelity = fidelity
         self.decision = decision_rules(rules, unfavourable)
         self.features = features_in_play(self.decision, causal, schema)
-        self._kinds = [(name, schema.feature(name)) for name in self.features]
-        self._domains = {f.name: frozenset(f.domain) for _, f in self._kinds if f.domain is not None}
+        self._checked = [(f.name, f) for f in schema.features]
+        self._domains = {f.name: frozenset(f.domain) for f in schema.features if f.domain is not None}
         self._literals: dict[str, list[Literal]] = {}
         for lit in _all_literals(self.decision, causal):
             self._literals.setdefault(lit.feature, []).append(lit)
@@ -131,21 +131,24 @@ class Engine:
         return cls(rules, causal, schema, unfavourable, Observed.of(X, features), spreads, settings, black_box, fidelity)
 
     def instance(self, row: Mapping[str, Any], where: str = "the row") -> dict[str, Any]:
-        """The person's values of the features in play, as the search reads them: every one
-        present, numbers finite and no larger than mc3g takes, categories of their domain.  The
-        values are checked here, where every person's row passes, and ``where`` names the row in
-        an error.  A number outside the training range is the person's own: it is kept."""
+        """The person's values of the features in play, as the search reads them.  Every row
+        passes here, so here it is checked: each feature in play present, and every feature of
+        the schema it holds a finite number no larger than mc3g takes, or a category of its
+        domain (``where`` names the row in an error).  A number outside the training range is
+        the person's own: it is kept."""
         missing = [f for f in self.features if f not in row]
         if missing:
             raise InputError(f"{where} lacks feature(s) {missing}")
-        instance = {}
-        for name, feature in self._kinds:
+        checked = {}
+        for name, feature in self._checked:
+            if name not in row:
+                continue
             value = row[name]
             if feature.is_numeric:
-                instance[name] = number(value, f"{where}: feature {name!r}")
+                checked[name] = number(value, f"{where}: feature {name!r}")
             else:
-                instance[name] = category(value, token(value), self._domains.get(name), f"{where}: feature {name!r}")
-        return instance
+                checked[name] = category(value, token(value), self._domains.get(name), f"{where}: feature {name!r}")
+        return {name: checked[name] for name in self.features}
 
     def firing(self, instance: Mapping[str, Any]) -> list[Rule]:
         """The decision rules that cover the person."""

@@ -74,13 +74,21 @@ def check_frame(schema: Schema, X: pd.DataFrame, what: str = "the training data 
             if bad is not None:
                 raise InputError(f"{what}, row {bad[0]}, column {f.name!r} is {bad[1]}")
             continue
-        column = Column.from_values(X[f.name])
         missing = X[f.name].isna().to_numpy()
-        outside = ~np.isin(column.categories[column.codes], list(f.domain)) if f.domain is not None else np.zeros(len(X), dtype=bool)
+        outside = ~np.isin(_tokens(X[f.name]), list(f.domain)) if f.domain is not None else np.zeros(len(X), dtype=bool)
         if missing.any() or outside.any():
             at = int(np.flatnonzero(missing | outside)[0])
             value = X[f.name].iloc[at]
             category(value, token(value), f.domain, f"{what}, row {X.index[at]}, column {f.name!r}")
+
+
+def _tokens(values: pd.Series) -> np.ndarray:
+    """Each cell's token; cells that cannot be hashed (a list) are read one by one."""
+    try:
+        column = Column.from_values(values)
+        return column.categories[column.codes]
+    except TypeError:
+        return np.array([token(v) for v in values], dtype=object)
 
 
 def with_data_bounds(schema: Schema, X: pd.DataFrame) -> Schema:
