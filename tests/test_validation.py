@@ -109,6 +109,8 @@ def test_every_entrance_of_a_row_checks_it(loan) -> None:
         explainer.whatif(JOHN, {"bank_balance": -math.inf})
     with pytest.raises(InputError, match="a person's row is a mapping"):
         explainer.explain([1, 2, 3])
+    with pytest.raises(InputError, match="the rows to explain are a DataFrame, not dict"):
+        list(explainer.explain_each(JOHN))
 
 
 def test_a_bad_row_in_a_frame_gets_its_own_error_answer(loan) -> None:

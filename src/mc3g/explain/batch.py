@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 import pandas as pd
 
+from ..exceptions import InputError
 from .result import Recourse, RunRecord
 from .session import Session
 
@@ -59,6 +60,8 @@ def explain_chunk(explainer: Explains, rows: list[dict[str, Any]], k: int, label
 
 def explain_rows(explainer: Explains, rows: pd.DataFrame, k: int, *, n_jobs: int = 1, progress: bool = False) -> Iterator[tuple[Any, Recourse]]:
     """(index, answer) for each row of ``rows``, in order, as soon as each is ready."""
+    if not isinstance(rows, pd.DataFrame):
+        raise InputError(f"the rows to explain are a DataFrame, not {type(rows).__name__}; explain one person's row with explain")
     index = list(rows.index)
     records = [dict(r.items()) for _, r in rows.iterrows()]
     chunks = [(records[i : i + CHUNK], index[i : i + CHUNK]) for i in range(0, len(records), CHUNK)]
