@@ -19,6 +19,7 @@ from mc3g.exceptions import InputError
 from mc3g.explain.metadata import with_dice_settings
 from mc3g.rules import Literal
 from mc3g.schema import Feature, Schema
+from mc3g.values import LARGEST
 
 LOAN = """\
 # loan.causal — causal knowledge for the loan example
@@ -353,7 +354,7 @@ TEXTS = st.one_of(
     st.sampled_from(["none", "<=50K", "car or other", "2", "1e3", "+5", "1_0", "it's", 'say "hi"', "a\\b", "new\nline", "", " none", "#x"]),
     st.text(max_size=6),
 )
-NUMBERS = st.one_of(st.integers(-(10**9), 10**9), st.floats(allow_nan=False, allow_infinity=False))
+NUMBERS = st.one_of(st.integers(-(10**9), 10**9), st.floats(-LARGEST, LARGEST))  # what mc3g takes (tests/test_validation.py: the rest)
 FLAG = st.sampled_from([None, True, False])
 
 
@@ -370,7 +371,7 @@ def feature_settings(draw: st.DrawFn, kind: str | None) -> dict[str, Any]:
         "domain": domain,
         "targets": targets,
         "range": draw(st.none() | bounds) if kind != "categorical" else None,
-        "step": draw(st.none() | st.floats(1e-6, 1e6)) if kind != "categorical" else None,
+        "step": draw(st.none() | st.floats(1e-5, 1e6)) if kind != "categorical" else None,  # a grid of at most 1e15 steps
         "immutable": draw(FLAG),
         "consequence_only": draw(FLAG),
         "direction": draw(st.sampled_from([None, "increase", "decrease", "any"])),

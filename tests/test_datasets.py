@@ -345,10 +345,10 @@ def test_wrong_field_count_is_reported_with_file_and_line(tmp_path: Path, shared
         datasets.load("german", data_dir=tmp_path)
 
 
-def test_non_numeric_token_in_a_numeric_column_is_kept(tmp_path: Path, shared_data: Path) -> None:
-    _german_with(tmp_path, shared_data, 1, lambda f: f.__setitem__(1, "?"))
-    ds = datasets.load("german", data_dir=tmp_path)
-    duration = pd.concat([ds.train, ds.test]).sort_index()["duration_months"]
-    assert duration.dtype == object
-    assert duration.iloc[0] == "?" and duration.iloc[1] == 48 and type(duration.iloc[1]) is int
-    assert ds.schema.feature("duration_months").range == (4.0, 72.0)
+@pytest.mark.parametrize(
+    ("cell", "why"), [("?", "'\\?', not a number"), ("abc", "'abc', not a number"), ("inf", "'inf', not a finite number"), ("1e308", "1e\\+308, beyond")]
+)
+def test_a_non_number_in_a_numeric_column_is_refused_at_its_line(tmp_path: Path, shared_data: Path, cell: str, why: str) -> None:
+    path = _german_with(tmp_path, shared_data, 5, lambda f: f.__setitem__(1, cell))
+    with pytest.raises(DataFormatError, match=rf"{re.escape(str(path))}, line 5: duration_months is {why}"):
+        datasets.load("german", data_dir=tmp_path)

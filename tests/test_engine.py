@@ -214,7 +214,7 @@ def test_bad_input_is_named(loan) -> None:
     ref, ds = loan
     with pytest.raises(ValueError, match=r"the row lacks feature\(s\) \['bank_balance'\]"):
         ref.explainer(ds).explain({k: v for k, v in JOHN.items() if k != "bank_balance"})
-    with pytest.raises(ValueError, match="feature 'bank_balance' is numeric but the row has 'lots'"):
+    with pytest.raises(ValueError, match="the row: feature 'bank_balance' is 'lots', not a number"):
         ref.explainer(ds).explain({**JOHN, "bank_balance": "lots"})
     with pytest.raises(ValueError, match="mode must be one of"):
         MC3G(ref.rules, mode="magic").fit(ds.X_train)

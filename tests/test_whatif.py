@@ -52,11 +52,11 @@ def test_a_change_that_is_not_the_persons_to_make_has_no_cost_and_says_why(john)
 
 def test_bad_changes_are_named(john) -> None:
     explainer, _ = john
-    with pytest.raises(InputError, match=r"'nothing' is not a value of debt"):
+    with pytest.raises(InputError, match=r"feature 'debt' is 'nothing', not one of its values"):
         explainer.whatif(JOHN, {"debt": "nothing"})
     with pytest.raises(InputError, match=r"cannot change \['age'\]: the decision rules and the causal knowledge read only"):
         explainer.whatif(JOHN, {"age": 50})
-    with pytest.raises(InputError, match="bank_balance' is numeric but the row has 'lots'"):
+    with pytest.raises(InputError, match="the row with the changes: feature 'bank_balance' is 'lots', not a number"):
         explainer.whatif(JOHN, {"bank_balance": "lots"})
 
 

@@ -14,6 +14,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from .exceptions import InputError, UnknownNameError
+from .values import check_grid, number, stray_text
 
 Kind = Literal["numeric", "categorical"]
 Direction = Literal["increase", "decrease"]
@@ -46,16 +47,24 @@ class Feature:
             raise InputError(f"feature {self.name!r}: kind must be 'numeric' or 'categorical', not {self.kind!r}")
         if self.direction not in (None, "increase", "decrease"):
             raise InputError(f"feature {self.name!r}: direction must be 'increase' or 'decrease', not {self.direction!r}")
+        number(self.weight, f"feature {self.name!r}: the weight")
         if self.weight < 0:
             raise InputError(f"feature {self.name!r}: weight must be >= 0, not {self.weight}")
-        if self.range is not None and self.range[0] > self.range[1]:
-            raise InputError(f"feature {self.name!r}: empty range {self.range}")
+        if self.range is not None:
+            for end in self.range:
+                number(end, f"feature {self.name!r}: an end of the range")
+            if self.range[0] > self.range[1]:
+                raise InputError(f"feature {self.name!r}: empty range {self.range}")
         if self.kind == "categorical" and (self.range is not None or self.step is not None):
             raise InputError(f"feature {self.name!r}: a categorical feature has no range or step")
         if self.kind == "numeric" and (self.domain is not None or self.targets is not None):
             raise InputError(f"feature {self.name!r}: a numeric feature has a range, not a set of values")
-        if self.step is not None and self.step <= 0:
-            raise InputError(f"feature {self.name!r}: step must be > 0, not {self.step}")
+        if self.step is not None:
+            number(self.step, f"feature {self.name!r}: the step")
+            if self.step <= 0:
+                raise InputError(f"feature {self.name!r}: step must be > 0, not {self.step}")
+            if self.range is not None:
+                check_grid(self.name, self.step, max(abs(self.range[0]), abs(self.range[1])))
 
     @property
     def is_numeric(self) -> bool:
@@ -165,6 +174,12 @@ def infer_schema(frame: pd.DataFrame, label: str, unfavourable: str, name: str =
         if col == label:
             continue
         values = frame[col]
+        stray = stray_text(values) if declared is None else None
+        if stray is not None:
+            raise InputError(
+                f"column {col!r} holds numbers and text (row {stray[0]}: {stray[1]!r}), so its kind is unclear: "
+                "declare it (a schema, or numeric=) or make every cell a number or every cell text"
+            )
         is_num = col in declared if declared is not None else pd.api.types.is_numeric_dtype(values)
         features.append(observed_feature(str(col), values, is_num))
     classes = tuple(sorted(frame[label].astype(str).unique()))

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..exceptions import CausalSyntaxError
+from ..values import LARGEST, TOO_LARGE
 
 KEYWORDS = ("cause", "forbid")
 """Words that open a statement; a feature with one of these names is written in quotes."""
@@ -119,7 +120,10 @@ def _line_tokens(line: str, number: int, file: str) -> Iterator[Token]:
                 end += 1
             run = line[i:end]
             kind = classify(run) or "junk"
-            yield Token(kind, run, number, column, _to_number(run) if kind == "number" else None)
+            value = _to_number(run) if kind == "number" else None
+            if value is not None and abs(value) > LARGEST:  # infinity included
+                raise CausalSyntaxError(f"the number {run} is {TOO_LARGE}", file, number, column)
+            yield Token(kind, run, number, column, value)
         elif c in "=!<>":
             end = i
             while end < len(line) and line[end] in "=!<>":

@@ -61,9 +61,10 @@ from typing import Any, NamedTuple
 from ..exceptions import CausalSyntaxError
 from ..rules import NUMERIC_OPS, Literal, format_value
 from ..schema import Feature, Schema
+from ..values import suggest
 from .lexer import SET_OPS, Token, statements, tokens
 from .statements import CausalRule, Constraint, Source
-from .syntax import Condition, Declaration, ForbidStatement, RuleStatement, StatementParser, suggest
+from .syntax import Condition, Declaration, ForbidStatement, RuleStatement, StatementParser
 
 
 class _Resolver:

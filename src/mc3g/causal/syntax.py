@@ -5,20 +5,15 @@ against a schema, values by feature kind) is settled by :mod:`mc3g.causal.parser
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..exceptions import CausalSyntaxError
 from ..rules import NUMERIC_OPS
+from ..values import suggest
 from .lexer import FLAGS, ITEMS, NEGATABLE, OPERATORS, SET_OPS, Statement, Token
 from .statements import Source
-
-
-def suggest(word: str, candidates: Iterable[str]) -> str:
-    close = difflib.get_close_matches(word, list(candidates), n=1)
-    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 @dataclass

@@ -112,7 +112,7 @@ def _plain_index(index: Any) -> Any:
 def _test_row(ds: Any, row: int) -> Any:
     if not 0 <= row < len(ds.test):
         raise InputError(f"row {row} is out of range: the {ds.name} {ds.split} test split has rows 0 to {len(ds.test) - 1}")
-    return ds.test.drop(columns=[ds.schema.label]).iloc[row]
+    return ds.test.drop(columns=[ds.schema.label]).iloc[row].rename(f"{row} of the {ds.split} test split")  # as errors name it
 
 
 def _print_recourse(result: Any, explainer: Any, title: str) -> None:
@@ -143,13 +143,13 @@ def _print_recourse(result: Any, explainer: Any, title: str) -> None:
 @app.command()
 def explain(
     dataset: str = typer.Argument(..., help=DATASET_HELP),
-    row: int = typer.Option(None, "--row", help="Position of the person in the test split (0-based)."),
+    row: int = typer.Option(None, "--row", min=0, help="Position of the person in the test split (0-based)."),
     all_refused: bool = typer.Option(False, "--all-refused", help="Explain every refused test row (JSON lines)."),
     out: str = typer.Option(None, "--out", help="With --all-refused: append to this JSON-lines file; a rerun resumes."),
     split: str = typer.Option(None, help="paper, uci or default; by default the paper's split for its data sets."),
     mode: str = typer.Option("derived", help=MODE_HELP),
     norm: str = typer.Option("l1", help="l0, l1 or l2."),
-    k: int = typer.Option(1, "-k", "--k", help="How many counterfactuals, least cost first."),
+    k: int = typer.Option(1, "-k", "--k", min=1, help="How many counterfactuals, least cost first."),
     candidates: str = typer.Option("exact", help="exact (the optimum over each domain) or data (the authors' scheme)."),
     profile: str = typer.Option("product", "--profile", help=PROFILE_HELP),
     distinct: bool = typer.Option(
@@ -189,7 +189,7 @@ def explain(
 @app.command()
 def whatif(
     dataset: str = typer.Argument(..., help=DATASET_HELP),
-    row: int = typer.Option(..., "--row", help="Position of the person in the test split (0-based)."),
+    row: int = typer.Option(..., "--row", min=0, help="Position of the person in the test split (0-based)."),
     changes: list[str] = typer.Option(..., "--set", help="A change the person makes, as FEATURE=VALUE; repeat for several."),
     split: str = typer.Option(None, help="paper, uci or default; by default the paper's split for its data sets."),
     mode: str = typer.Option("derived", help=MODE_HELP),
@@ -253,7 +253,7 @@ def demo(as_json: bool = typer.Option(False, "--json", help="Print the answer as
 @app.command()
 def export(
     dataset: str = typer.Argument(..., help=DATASET_HELP),
-    row: int = typer.Option(..., "--row", help="Position of the person in the test split (0-based)."),
+    row: int = typer.Option(..., "--row", min=0, help="Position of the person in the test split (0-based)."),
     fmt: str = typer.Option("asp", "--format", help="asp: the clingo program (decision rules, causal knowledge, the person, the query)."),
     split: str = typer.Option(None, help="paper, uci or default."),
     mode: str = typer.Option("derived", help=MODE_HELP),

@@ -59,10 +59,10 @@ def learn(
 
 @bench_app.command("learn")
 def bench_learn(
-    repeat: int = typer.Option(3, help="Fits per timing (the best is reported)."),
+    repeat: int = typer.Option(3, min=1, help="Fits per timing (the best is reported)."),
     memory: bool = typer.Option(True, help="Measure peak memory (an extra fit under tracemalloc)."),
     foldrpp: bool = typer.Option(True, help="Include FOLD-R++ mode (information gain, no tail; slow on adult)."),
-    replicas: int = typer.Option(4, help="Also train on adult's training set stacked this many times."),
+    replicas: int = typer.Option(4, min=1, help="Also train on adult's training set stacked this many times."),
     markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:

@@ -44,7 +44,7 @@ def reproduce_table2(as_json: bool = typer.Option(False, "--json", help="Print {
 
 @reproduce_app.command("table1")
 def reproduce_table1(
-    rows: int = typer.Option(50, help="Refused test rows per data set."),
+    rows: int = typer.Option(50, min=1, help="Refused test rows per data set."),
     as_json: bool = typer.Option(False, "--json", help="Print {dataset: {method: {causal_consistency, validity, l0, l1, seconds_per_query, n}}}."),
 ) -> None:
     """The paper's Table 1 under our protocol: MC3G, C3G, DiCE, Wachter and the nearest
@@ -80,8 +80,8 @@ def reproduce_table1(
 @app.command()
 def report(
     out_dir: str = typer.Option("docs/report", "--out", help="Folder for report.md and its plots."),
-    rows: int = typer.Option(50, help="Refused test rows per data set for Table 1."),
-    explain_limit: int = typer.Option(500, help="Refused rows per data set for the timing table (0: all)."),
+    rows: int = typer.Option(50, min=1, help="Refused test rows per data set for Table 1."),
+    explain_limit: int = typer.Option(500, min=0, help="Refused rows per data set for the timing table (0: all)."),
 ) -> None:
     """Tables 1 and 2, the benchmark figures and plots (PNG), with the machine and versions."""
     from ..bench.report import write_report
@@ -94,7 +94,7 @@ def report(
 
 @bench_app.command("explain")
 def bench_explain(
-    limit: int = typer.Option(None, help="At most this many refused rows per data set (default: all)."),
+    limit: int = typer.Option(None, min=1, help="At most this many refused rows per data set (default: all)."),
     mode: str = typer.Option("derived", help=MODE_HELP),
     candidates: str = typer.Option("exact", help="exact or data."),
     ks: list[int] = typer.Option([1, 20], "-k", "--k", help="How many counterfactuals; repeat for several."),
@@ -134,8 +134,8 @@ def bench_explain(
 
 @bench_app.command("persist")
 def bench_persist(
-    people: int = typer.Option(20, help="Refused test rows each explainer answers, before and after loading."),
-    repeat: int = typer.Option(5, help="Saves and loads per timing (the best is reported)."),
+    people: int = typer.Option(20, min=1, help="Refused test rows each explainer answers, before and after loading."),
+    repeat: int = typer.Option(5, min=1, help="Saves and loads per timing (the best is reported)."),
     markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:

@@ -10,7 +10,7 @@ import pandas as pd
 
 from .build import Spec, make_dataset
 from .dataset import Dataset
-from .files import check_values, locate, read_table
+from .files import check_numbers, check_values, locate, read_table
 
 _ADULT_UCI_COLUMNS = (
     "age", "workclass", "fnlwgt", "education", "education_num", "marital_status", "occupation",
@@ -57,9 +57,10 @@ _ADULT_PAPER = Spec(
 )
 
 
-def _read(rel: str, data_dir: Path | str | None, columns: Sequence[str], **options: Any) -> pd.DataFrame:
+def _read(rel: str, data_dir: Path | str | None, columns: Sequence[str], numeric: Sequence[str], **options: Any) -> pd.DataFrame:
     path = locate(rel, data_dir)
     frame = read_table(path, columns, **options)
+    check_numbers(frame, numeric, path)
     frame["income"] = frame["income"].str.removesuffix(".")  # adult.test writes "<=50K."
     check_values(frame, "income", _ADULT_CLASSES, path)
     return frame.reset_index(drop=True)
@@ -67,13 +68,14 @@ def _read(rel: str, data_dir: Path | str | None, columns: Sequence[str], **optio
 
 def load_adult(split: str, data_dir: Path | str | None) -> Dataset:
     if split == "uci":
-        frames = [_read(rel, data_dir, _ADULT_UCI_COLUMNS, comment="|") for rel in ("adult/adult.data", "adult/adult.test")]
+        frames = [_read(rel, data_dir, _ADULT_UCI_COLUMNS, _ADULT.numeric, comment="|") for rel in ("adult/adult.data", "adult/adult.test")]
         notes = (
             "UCI adult.data (train) and adult.test (test); the test file's comment line and the dots "
             f"after its labels are removed. {_UNKNOWN} in workclass, occupation and native_country."
         )
         return make_dataset("adult", split, *frames, _ADULT, "<=50K", notes)
-    frames = [_read(f"paper-splits/adult/{part}_fold_1.csv", data_dir, _ADULT_PAPER_COLUMNS, header=_ADULT_PAPER_HEADER) for part in ("train", "test")]
+    columns, numeric, header = _ADULT_PAPER_COLUMNS, _ADULT_PAPER.numeric, _ADULT_PAPER_HEADER
+    frames = [_read(f"paper-splits/adult/{part}_fold_1.csv", data_dir, columns, numeric, header=header) for part in ("train", "test")]
     notes = (
         "The MC3G authors' 80/20 split (fold 1) of adult.data: no education or capital_loss column, "
         f"capital_gain is capital gain minus capital loss. {_UNKNOWN}."

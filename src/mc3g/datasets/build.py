@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -53,29 +52,12 @@ def make_dataset(
     return Dataset(name, split, train, test, schema)
 
 
-def _number(text: str) -> int | float | str:
-    """An int or finite float if ``text`` is one, else ``text`` itself (a token such as "?")."""
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        value = float(text)
-    except ValueError:
-        return text
-    return value if math.isfinite(value) else text
-
-
 def _typed(frame: pd.DataFrame, numeric: Sequence[str]) -> pd.DataFrame:
-    """Numeric columns as int64/float64; one that holds a non-numeric token stays object
-    (numbers plus the token) rather than failing.  Every other column is object of ``str``."""
+    """Numeric columns as int64/float64 (the loaders have refused a file whose numeric column
+    holds anything but numbers, naming its line); every other column is object of ``str``."""
     out = frame.copy()
     for col in out.columns:
-        if col in numeric:
-            values = pd.to_numeric(out[col], errors="coerce")
-            out[col] = values if values.notna().all() else out[col].map(_number).astype(object)
-        else:
-            out[col] = out[col].astype(object)
+        out[col] = pd.to_numeric(out[col]) if col in numeric else out[col].astype(object)
     return out
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..exceptions import DataFormatError, DataNotFoundError
+from ..values import first_non_number
 from .download import ENV_VAR, UCI_FILES, default_data_dir
 
 
@@ -97,6 +98,16 @@ def check_values(frame: pd.DataFrame, column: str, allowed: Sequence[str], path:
     if len(bad):
         value = frame.at[bad[0], column]
         raise DataFormatError(path, int(bad[0]), f"{column} is {value!r}, expected one of {sorted(allowed)}")
+
+
+def check_numbers(frame: pd.DataFrame, columns: Sequence[str], path: Path) -> None:
+    """A format error at the first line whose cell in one of the numeric ``columns`` is not a
+    number mc3g takes (text, infinity, a magnitude beyond ±1e15): such a column is refused, not
+    read as text."""
+    for column in columns:
+        bad = first_non_number(frame[column])
+        if bad is not None:
+            raise DataFormatError(path, int(bad[0]), f"{column} is {bad[1]}")
 
 
 def decode(frame: pd.DataFrame, tables: Mapping[str, Mapping[str, str]], path: Path) -> pd.DataFrame:

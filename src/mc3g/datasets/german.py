@@ -9,7 +9,7 @@ import pandas as pd
 from ..exceptions import DataFormatError
 from .build import SPLIT_SEED, Spec, make_dataset, split_80_20
 from .dataset import Dataset
-from .files import check_values, decode, locate, read_table
+from .files import check_numbers, check_values, decode, locate, read_table
 
 _GERMAN_COLUMNS = (
     "checking_account_status", "duration_months", "credit_history", "purpose", "credit_amount",
@@ -146,6 +146,7 @@ def load_german(split: str, data_dir: Path | str | None) -> Dataset:
     if split == "uci":
         path = locate("german/german.data", data_dir)
         frame = decode(read_table(path, _GERMAN_COLUMNS, delimiter=None), GERMAN_CODES, path)
+        check_numbers(frame, _GERMAN.numeric, path)
         frame.index = pd.Index(frame.index - 1, name="row")  # every line holds a row
         notes = (
             "UCI has no test file: stratified 80/20 split of german.data by credit_risk "
@@ -158,6 +159,7 @@ def load_german(split: str, data_dir: Path | str | None) -> Dataset:
         path = locate(f"paper-splits/german/{part}_fold_1.csv", data_dir)
         frame = read_table(path, ("id", *_GERMAN_COLUMNS), header=_GERMAN_PAPER_HEADER)
         check_values(frame, "credit_risk", _GERMAN_CLASSES, path)
+        check_numbers(frame, _GERMAN.numeric, path)
         ids = pd.to_numeric(frame["id"], errors="coerce")
         if ids.isna().any():
             line = int(ids.index[ids.isna()][0])

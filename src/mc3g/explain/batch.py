@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 import pandas as pd
 
+from ..exceptions import InputError
 from .result import Recourse, RunRecord
 from .session import Session
 
@@ -20,7 +21,7 @@ class Explains(Protocol):
     """What a batch needs of an explainer: a person's search, the model's verdicts, and the
     settings an error answer records."""
 
-    def session(self, row: Mapping[str, Any], k: int | None = None) -> Session: ...
+    def session(self, row: Mapping[str, Any], k: int | None = None, where: str | None = None) -> Session: ...
 
     def refuses_rows(self, rows: list[dict[str, Any]]) -> list[bool]: ...
 
@@ -30,15 +31,15 @@ class Explains(Protocol):
 CHUNK = 32  # rows per task and per pooled predict call: hides a process round trip
 
 
-def explain_chunk(explainer: Explains, rows: list[dict[str, Any]], k: int) -> list[Recourse]:
+def explain_chunk(explainer: Explains, rows: list[dict[str, Any]], k: int, labels: list[Any]) -> list[Recourse]:
     """Every person's search side by side, their questions to the model pooled into one
     ``predict`` call per round: a model call costs about the same for one row as for thousands.
     When a pooled call fails, each person's rows are asked on their own, so only the people whose
-    rows the model cannot judge get an ``error`` answer."""
+    rows the model cannot judge get an ``error`` answer; ``labels`` name the rows in its reason."""
     sessions: list[Session | Recourse] = []
-    for row in rows:
+    for row, label in zip(rows, labels):
         try:
-            sessions.append(explainer.session(row, k))
+            sessions.append(explainer.session(row, k, where=f"row {label}"))
         except Exception as exc:  # one person's bad row must not lose the others' answers
             sessions.append(Recourse.failed(row, exc, explainer.run_record(k)))
     while asking := [s for s in sessions if isinstance(s, Session) and s.questions is not None]:
@@ -59,15 +60,17 @@ def explain_chunk(explainer: Explains, rows: list[dict[str, Any]], k: int) -> li
 
 def explain_rows(explainer: Explains, rows: pd.DataFrame, k: int, *, n_jobs: int = 1, progress: bool = False) -> Iterator[tuple[Any, Recourse]]:
     """(index, answer) for each row of ``rows``, in order, as soon as each is ready."""
+    if not isinstance(rows, pd.DataFrame):
+        raise InputError(f"the rows to explain are a DataFrame, not {type(rows).__name__}; explain one person's row with explain")
     index = list(rows.index)
     records = [dict(r.items()) for _, r in rows.iterrows()]
-    chunks = [records[i : i + CHUNK] for i in range(0, len(records), CHUNK)]
+    chunks = [(records[i : i + CHUNK], index[i : i + CHUNK]) for i in range(0, len(records), CHUNK)]
     if n_jobs == 1 or len(chunks) <= 1:
-        results: Iterator[list[Recourse]] = (explain_chunk(explainer, c, k) for c in chunks)
+        results: Iterator[list[Recourse]] = (explain_chunk(explainer, c, k, labels) for c, labels in chunks)
     else:
         from joblib import Parallel, delayed
 
-        results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(explain_chunk)(explainer, c, k) for c in chunks)
+        results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(explain_chunk)(explainer, c, k, labels) for c, labels in chunks)
     with _Bar(len(records), progress) as advance:
         position = 0
         for answers in results:

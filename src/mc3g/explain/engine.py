@@ -19,6 +19,7 @@ from ..exceptions import InputError
 from ..rules import Literal, Rule, RuleSet, Table, token
 from ..schema import Schema
 from ..search import CANDIDATE_SCHEMES, COST_MODES, SCALINGS, Distance, Observed, Problem, SpaceSettings, build_space, spread
+from ..values import category, flag, fraction, number, whole
 from .blackbox import BlackBox
 from .profile import profile
 from .result import RunRecord
@@ -46,11 +47,23 @@ class SearchSettings:
 
     @classmethod
     def of(cls, params: Mapping[str, Any]) -> SearchSettings:
-        """The settings from an :class:`MC3G`'s parameters, checked."""
+        """The settings from an :class:`MC3G`'s parameters, all of them checked (a wrong type or
+        a value out of bounds is an :class:`InputError` naming the parameter)."""
         for name, allowed in (("mode", COST_MODES), ("candidates", CANDIDATE_SCHEMES), ("scaling", SCALINGS)):
             if params[name] not in allowed:
                 raise InputError(f"{name} must be one of {list(allowed)}, not {params[name]!r}")
         Distance(params["norm"])  # checks the norm
+        for name in ("root", "plausible") + (("distinct",) if params["distinct"] is not None else ()):
+            flag(params[name], name)
+        for name in ("data_k", "max_states"):
+            whole(params[name], name, 1)
+        counts = (params["k"], params["total_CFs"]) if params["total_CFs"] is not None else (params["k"],)
+        for name, value in zip(("k", "total_CFs"), counts):
+            checked_k(value, params["max_states"], name)
+        whole(params["random_state"], "random_state", 0)
+        if whole(params["n_jobs"], "n_jobs", -(2**31)) == 0:
+            raise InputError("n_jobs must not be 0: use 1 for one process, a positive number of processes, or -1 for every core")
+        fraction(params["holdout"], "holdout", 0.0, 1.0)
         chosen = profile(params.get("profile", "paper"))  # explainers saved before profiles had the paper's
         distinct = chosen.distinct if params["distinct"] is None else bool(params["distinct"])
         names = ("mode", "norm", "root", "candidates", "scaling", "plausible", "data_k", "max_states")
@@ -90,6 +103,8 @@ class Engine:
         self.fidelity = fidelity
         self.decision = decision_rules(rules, unfavourable)
         self.features = features_in_play(self.decision, causal, schema)
+        self._checked = [(f.name, f) for f in schema.features]
+        self._domains = {f.name: frozenset(f.domain) for f in schema.features if f.domain is not None}
         self._literals: dict[str, list[Literal]] = {}
         for lit in _all_literals(self.decision, causal):
             self._literals.setdefault(lit.feature, []).append(lit)
@@ -116,22 +131,25 @@ class Engine:
         spreads = {f.name: spread(X[f.name], settings.scaling) for f in features if f.is_numeric}
         return cls(rules, causal, schema, unfavourable, Observed.of(X, features), spreads, settings, black_box, fidelity)
 
-    def instance(self, row: Mapping[str, Any]) -> dict[str, Any]:
-        """The person's values of the features in play, as the search reads them."""
+    def instance(self, row: Mapping[str, Any], where: str = "the row") -> dict[str, Any]:
+        """The person's values of the features in play, as the search reads them.  Every row
+        passes here, so here it is checked: each feature in play present, and every feature of
+        the schema it holds a finite number no larger than mc3g takes, or a category of its
+        domain (``where`` names the row in an error).  A number outside the training range is
+        the person's own: it is kept."""
         missing = [f for f in self.features if f not in row]
         if missing:
-            raise InputError(f"the row lacks feature(s) {missing}")
-        instance = {}
-        for name in self.features:
+            raise InputError(f"{where} lacks feature(s) {missing}")
+        checked = {}
+        for name, feature in self._checked:
+            if name not in row:
+                continue
             value = row[name]
-            if self.schema.feature(name).is_numeric:
-                number = pd.to_numeric(pd.Series([value]), errors="coerce").iloc[0]
-                if pd.isna(number):
-                    raise InputError(f"feature {name!r} is numeric but the row has {value!r}; fill it in before explaining")
-                instance[name] = _plain_number(number)
+            if feature.is_numeric:
+                checked[name] = number(value, f"{where}: feature {name!r}")
             else:
-                instance[name] = token(value)
-        return instance
+                checked[name] = category(value, token(value), self._domains.get(name), f"{where}: feature {name!r}")
+        return {name: checked[name] for name in self.features}
 
     def record(self, k: int) -> RunRecord:
         """The settings part of an answer's run record: what every answer with ``k`` shares."""
@@ -158,6 +176,23 @@ class Engine:
             RuleSet(tuple(escape), self.rules.label, self.rules.default), self.causal.forbidden,
         )  # fmt: skip
         return Problem(space, escape, self.causal, s.mode, s.distance)
+
+
+def checked_k(k: Any, max_states: int, name: str = "k") -> int:
+    """How many counterfactuals: a whole number from 1 to ``max_states``, the most states the
+    search hands out for one person (more would be cut off without a word)."""
+    why = f" (max_states = {max_states}: the search hands out at most that many states for one person; raise max_states for more)"
+    return whole(k, name, 1, max_states, why)
+
+
+def person(row: pd.Series | Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+    """A person's row as a dict, and how a message names it: by its label when it is a Series
+    taken from a frame (``row 17``), else ``the row``."""
+    if isinstance(row, pd.Series):
+        return dict(row.items()), "the row" if row.name is None else f"row {row.name}"
+    if not isinstance(row, Mapping):
+        raise InputError(f"a person's row is a mapping of feature -> value (a dict or a Series), not {type(row).__name__}")
+    return dict(row), "the row"
 
 
 def decision_rules(rules: RuleSet, unfavourable: str) -> list[Rule]:
@@ -187,8 +222,3 @@ def _all_literals(rules: Iterable[Rule], causal: CausalModel) -> Iterable[Litera
     for rule in rules:
         yield from rule.literals()
     yield from causal.literals()
-
-
-def _plain_number(x: Any) -> int | float:
-    f = float(x)
-    return int(f) if f.is_integer() else f

@@ -26,8 +26,8 @@ from ..search import Problem, Program
 from . import persist
 from .batch import explain_rows
 from .blackbox import BlackBox, label_text
-from .engine import Engine, SearchSettings
-from .metadata import covering, schema_of_rules, unfavourable_class, with_data_bounds, with_dice_settings
+from .engine import Engine, SearchSettings, checked_k, person
+from .metadata import check_frame, covering, schema_of_rules, unfavourable_class, with_data_bounds, with_dice_settings
 from .profile import check_protections, profile
 from .result import Recourse, RunRecord
 from .session import Session
@@ -249,14 +249,17 @@ class MC3G(BaseEstimator):
         self._engine()
         return explain_rows(self, rows, self._k(k), n_jobs=self.n_jobs, progress=progress)
 
-    def session(self, row: pd.Series | Mapping[str, Any], k: int | None = None) -> Session:
-        """One person's search, for a driver that asks the model itself (see :class:`Session`)."""
-        return Session(self._engine(), dict(row.items()) if isinstance(row, pd.Series) else dict(row), self._k(k))
+    def session(self, row: pd.Series | Mapping[str, Any], k: int | None = None, where: str | None = None) -> Session:
+        """One person's search, for a driver that asks the model itself (see :class:`Session`);
+        ``where`` names the row in an error (by default its label, for a Series)."""
+        values, named = person(row)
+        return Session(self._engine(), values, self._k(k), where or named)
 
     def whatif(self, row: pd.Series | Mapping[str, Any], changes: Mapping[str, Any]) -> WhatIf:
         """What follows if the person makes ``changes`` (feature -> value) themselves: the state,
         what it forces, what it breaks, the decision there and its cost (see :class:`WhatIf`)."""
-        return what_if(self._engine(), dict(row.items()) if isinstance(row, pd.Series) else dict(row), changes)
+        values, where = person(row)
+        return what_if(self._engine(), values, changes, where)
 
     def refuses_rows(self, rows: list[dict[str, Any]]) -> list[bool]:
         """Whether the model refuses each row: one ``predict`` call for a black box, the decision
@@ -264,11 +267,13 @@ class MC3G(BaseEstimator):
         engine = self._engine()
         if engine.black_box is not None:
             return engine.black_box.refuses(rows)
-        return [bool(engine.firing(engine.instance(row))) for row in rows]
+        return [bool(engine.firing(engine.instance(row, f"row {i}"))) for i, row in enumerate(rows)]
 
     def refuses(self, X: pd.DataFrame) -> np.ndarray:
-        """Which rows of ``X`` the model refuses (one ``predict`` call for a black box)."""
+        """Which rows of ``X`` the model refuses (one ``predict`` call for a black box); the
+        features in play are checked as a person's are."""
         engine = self._engine()
+        check_frame(engine.schema.select([f for f in engine.features if f in X.columns]), X, "X")
         box = engine.black_box
         if box is not None:
             box.check_columns(dict.fromkeys(X.columns))
@@ -280,15 +285,13 @@ class MC3G(BaseEstimator):
         return self._engine().record(self._k(k))
 
     def _k(self, k: int | None) -> int:
-        chosen = k if k is not None else (self.total_CFs if self.total_CFs is not None else self.k)
-        if chosen < 1:
-            raise InputError(f"k must be at least 1, not {chosen}")
-        return chosen
+        name, chosen = ("k", k) if k is not None else ("total_CFs", self.total_CFs) if self.total_CFs is not None else ("k", self.k)
+        return checked_k(chosen, self._engine().settings.max_states, name)
 
     def problem(self, row: pd.Series | Mapping[str, Any], k: int | None = None) -> Problem:
         """The search problem for one person (what :meth:`explain` solves)."""
         engine = self._engine()
-        return engine.problem(engine.instance(dict(row.items()) if isinstance(row, pd.Series) else dict(row)), self._k(k))
+        return engine.problem(engine.instance(*person(row)), self._k(k))
 
     def program(self, row: pd.Series | Mapping[str, Any], k: int | None = None) -> str:
         """The ASP program (decision rules, causal knowledge, the person, the query) for clingo."""

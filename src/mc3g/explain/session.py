@@ -35,19 +35,20 @@ Steps = Generator[list[Row], list[bool], Recourse]
 
 
 class Session:
-    """The search for one person (``row``: the person's values) with ``k`` counterfactuals.
+    """The search for one person (``row``: the person's values, named ``where`` in an error)
+    with ``k`` counterfactuals.
 
     While :attr:`questions` holds rows, the driver has the model judge them and passes back, in
     the same order, whether it refuses each one (:meth:`answer`); when :attr:`done`,
     :attr:`result` is the answer.  :meth:`run` does all of that with one judge."""
 
-    def __init__(self, engine: Engine, row: Mapping[str, Any], k: int) -> None:
+    def __init__(self, engine: Engine, row: Mapping[str, Any], k: int, where: str = "the row") -> None:
         self.row = dict(row)
         self.k = k
         self.questions: list[Row] | None = None
         self.result: Recourse | None = None
         self._record = engine.record(k)
-        self._steps = _search(engine, self.row, k)
+        self._steps = _search(engine, self.row, k, where)
         self._advance(None)
 
     @property
@@ -99,13 +100,13 @@ class _Clock:
         return self._spent + time.perf_counter() - self._since
 
 
-def _search(engine: Engine, row: Row, k: int) -> Steps:
+def _search(engine: Engine, row: Row, k: int, where: str) -> Steps:
     clock = _Clock()
     record = engine.record(k)
     box = engine.black_box
     if box is not None:
         box.check_columns(row)
-    instance = engine.instance(row)
+    instance = engine.instance(row, where)
     firing = engine.firing(instance)
     refused = (yield from clock.away([row]))[0] if box is not None else bool(firing)
     if not refused:

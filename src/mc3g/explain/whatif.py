@@ -86,18 +86,15 @@ class WhatIf:
         return json.dumps(self.to_dict(), indent=indent)
 
 
-def what_if(engine: Engine, row: Mapping[str, Any], changes: Mapping[str, Any]) -> WhatIf:
-    """The person ``row`` makes ``changes`` (feature -> new value) of the features in play."""
+def what_if(engine: Engine, row: Mapping[str, Any], changes: Mapping[str, Any], where: str = "the row") -> WhatIf:
+    """The person ``row`` (named ``where`` in an error) makes ``changes`` (feature -> new value)
+    of the features in play."""
     row = dict(row)
     unknown = [f for f in changes if f not in engine.features]
     if unknown:
         raise InputError(f"cannot change {unknown}: the decision rules and the causal knowledge read only {engine.features}")
-    instance = engine.instance(row)
-    wanted = {f: v for f, v in engine.instance({**row, **changes}).items() if f in changes}
-    for name, value in wanted.items():
-        feature = engine.schema.feature(name)
-        if not feature.is_numeric and feature.domain is not None and value not in feature.domain:
-            raise InputError(f"{value!r} is not a value of {name}; its values are {list(feature.domain)}")
+    instance = engine.instance(row, where)
+    wanted = {f: v for f, v in engine.instance({**row, **changes}, f"{where} with the changes").items() if f in changes}
     base = engine.problem(instance, 1, [])
     problem = Problem(base.space.with_values(wanted, engine.spreads), engine.decision, engine.causal, base.mode, base.distance)
     state = [problem.space[n].index(wanted[n]) if n in wanted else 0 for n in problem.names]

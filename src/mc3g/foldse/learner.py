@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from ..exceptions import InputError, UnknownNameError
 from ..rules import Column, Explanation, Literal, Rule, RuleSet, Table
+from ..values import first_non_number, stray_text
 from .heuristics import HEURISTICS
 
 NEG_INF = -np.inf
@@ -169,8 +170,9 @@ class FoldSE(ClassifierMixin, BaseEstimator):
         ``1``/``True`` of a 0/1 or boolean target, otherwise the most frequent class.  With more
         than two classes the learner builds an ordered decision list (FOLD-RM style) instead.
     numeric : names of the numeric features; by default the columns with a numeric dtype.
-        Cells of a numeric feature that are not numbers (``?``, NaN) become tokens it can use;
-        infinite numbers are refused.
+        Missing cells of a numeric feature (``?``, NaN, None) become tokens it can use; any other
+        text, and numbers that are infinite or beyond ±1e15, are refused with their row.  A
+        column of Python objects that mixes numbers and text must be declared here.
 
     ``X`` is a DataFrame (columns of any dtype, strings included) or a 2-D array; the rules name
     the columns of an array (or of a frame whose column names are not strings) ``x0``, ``x1``...
@@ -212,8 +214,8 @@ class FoldSE(ClassifierMixin, BaseEstimator):
         if len(self.classes_) < 2:
             raise InputError(f"y has 1 class ({self.classes_[0]!r}); FOLD-SE needs at least two classes")
         classes = self._class_names()
+        _check_numbers(frame, self.numeric_)
         table = Table.from_frame(frame)
-        _refuse_infinity(table, self.numeric_)
         search = _Search(table, numeric, list(frame.columns), self.ratio, self.tail, self.heuristic)
         label_name = str(getattr(y, "name", None) or "label")
         if len(classes) == 2:
@@ -258,6 +260,13 @@ class FoldSE(ClassifierMixin, BaseEstimator):
 
     def _numeric_features(self, X: pd.DataFrame) -> set[str]:
         if self.numeric is None:
+            for c in X.columns:
+                stray = stray_text(X[c])
+                if stray is not None:
+                    raise InputError(
+                        f"column {c!r} holds numbers and text (row {stray[0]}: {stray[1]!r}), so its kind is unclear: "
+                        "declare it numeric (numeric=[...]; a number's column takes '?' or NaN for a missing cell) or make every cell text"
+                    )
             return {c for c in X.columns if pd.api.types.is_numeric_dtype(X[c]) and not pd.api.types.is_bool_dtype(X[c])}
         declared = [self.numeric] if isinstance(self.numeric, str) else list(self.numeric)
         unknown = [c for c in declared if c not in X.columns]
@@ -290,9 +299,9 @@ class FoldSE(ClassifierMixin, BaseEstimator):
     # -- prediction ----------------------------------------------------------------------------
     def predict(self, X: pd.DataFrame | np.ndarray) -> np.ndarray:
         check_is_fitted(self)
-        table = Table.from_frame(self._frame(X, reset=False))
-        _refuse_infinity(table, self.numeric_)
-        decided = self.rules_.predict(table)
+        frame = self._frame(X, reset=False)
+        _check_numbers(frame, self.numeric_)
+        decided = self.rules_.predict(Table.from_frame(frame))
         return self.classes_[pd.Index(self._class_names()).get_indexer(decided)]
 
     def explain(self, row: pd.Series | dict[str, Any]) -> Explanation:
@@ -359,9 +368,10 @@ def _as_labels(y: Any, n_rows: int) -> np.ndarray:
     return labels
 
 
-def _refuse_infinity(table: Table, numeric: Sequence[str]) -> None:
+def _check_numbers(frame: pd.DataFrame, numeric: Sequence[str]) -> None:
+    """A numeric feature's cells are numbers (finite, within mc3g's bounds) or missing ('?',
+    NaN, None: tokens FOLD-SE can use); anything else is refused, with its row and value."""
     for name in numeric:
-        infinite = np.isinf(table[name].numbers)
-        if infinite.any():
-            rows = np.flatnonzero(infinite)[:5].tolist()
-            raise InputError(f"feature {name!r} has {int(infinite.sum())} infinite value(s), e.g. at row(s) {rows}; FOLD-SE needs finite numbers")
+        bad = first_non_number(frame[name], missing_ok=True)
+        if bad is not None:
+            raise InputError(f"feature {name!r} is numeric, but row {bad[0]} is {bad[1]}; FOLD-SE takes numbers, or '?' or NaN for a missing cell")

@@ -8,13 +8,13 @@ number satisfies ``> v`` and ``>= v`` but never ``< v`` or ``<= v``.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..exceptions import InputError
+from ..values import number
 from .table import Column, token
 
 Number = int | float
@@ -44,20 +44,25 @@ class Literal:
             raise InputError(f"literal on {self.feature!r}: unknown operator {self.op!r}; use one of {list(OPS)}")
         v = self.value
         if self.op in NUMERIC_OPS:
-            if not _is_number(v) or math.isnan(float(v)):
+            if not _is_number(v):
                 raise InputError(f"literal {self.feature} {self.op} {v!r}: the value must be a number")
-            object.__setattr__(self, "value", _plain_number(v))
+            object.__setattr__(self, "value", self._number(v))
         elif self.op in ("in", "not in"):
             if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
                 raise InputError(f"literal {self.feature} {self.op} {v!r}: the value must be a set of values")
-            items = tuple(_plain_number(x) if _is_number(x) else str(x) for x in v)
+            items = tuple(self._number(x) if _is_number(x) else str(x) for x in v)
             if not items:
                 raise InputError(f"literal {self.feature} {self.op} {{}}: the set is empty")
             object.__setattr__(self, "value", tuple(sorted(set(items), key=_sort_key)))
         elif _is_number(v):
-            object.__setattr__(self, "value", _plain_number(v))
+            object.__setattr__(self, "value", self._number(v))
         elif not isinstance(v, str):
             raise InputError(f"literal {self.feature} {self.op} {v!r}: the value must be a string or a number")
+
+    def _number(self, v: Any) -> Number:
+        """A number of the literal, finite and no larger than mc3g takes."""
+        number(v, f"literal on {self.feature!r} ({self.op}): the number")
+        return _plain_number(v)
 
     @property
     def is_numeric(self) -> bool:

@@ -126,17 +126,28 @@ class RuleSet:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
+        """A rule set from its JSON document; a document of another shape is an :class:`InputError`."""
+        if not isinstance(data, Mapping):
+            raise InputError(f"a rule set document is a JSON object, not {type(data).__name__}")
         check_header(data, JSON_FORMAT, JSON_VERSION, "rule set")
-        return cls(
-            tuple(Rule.from_dict(r) for r in data["rules"]),
-            data["label"],
-            data["default"],
-            tuple(data.get("classes", ())),
-        )
+        try:
+            return cls(
+                tuple(Rule.from_dict(r) for r in data["rules"]),
+                data["label"],
+                data["default"],
+                tuple(data.get("classes", ())),
+            )
+        except (KeyError, TypeError, AttributeError) as e:  # a part missing, or of the wrong kind
+            shape = "'rules' (objects with 'head', 'body', 'exceptions'), 'label' and 'default'"
+            raise InputError(f"a rule set document has {shape}: {type(e).__name__}: {e}") from None
 
     @classmethod
     def from_json(cls, text: str) -> RuleSet:
-        return cls.from_dict(json.loads(text))
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise InputError(f"the rule set is not JSON: {e}") from None
+        return cls.from_dict(data)
 
     def to_asp(self) -> str:
         return decision_list_asp(self.label, self.rules)

@@ -19,6 +19,7 @@ import itertools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,7 @@ import pandas as pd
 from ..exceptions import InputError, UnknownNameError
 from ..rules import Column, Literal, RuleSet, escape_boxes
 from ..schema import Feature
+from ..values import check_grid
 
 CANDIDATE_SCHEMES = ("exact", "data")
 
@@ -112,47 +114,55 @@ def infer_step(values: Iterable[float]) -> float:
     return 1e-6
 
 
-def _units(x: float, step: float) -> float:
-    return x / step
+def _decimal(x: float) -> Fraction:
+    """A number as the decimal it was written as (its shortest repr): 0.1 is 1/10, not the binary
+    fraction nearest to it.  The grid is computed in these exact terms, so a threshold that sits on
+    a grid point is found on it, however many steps from zero it is."""
+    return Fraction(repr(float(x))) if not isinstance(x, int) else Fraction(x)
+
+
+def _units(x: float, step: float) -> Fraction:
+    return _decimal(x) / _decimal(step)
 
 
 def _grid_value(k: int, step: float) -> float | int:
-    v = k * step
-    if step >= 1 and float(step).is_integer():
-        return int(round(v))
-    digits = max(0, -int(math.floor(math.log10(step))))
-    return round(v, digits + 2)
+    """Grid point ``k`` as a number: the float nearest the exact decimal (an int for whole steps)."""
+    v = k * _decimal(step)
+    return int(v) if v.denominator == 1 and float(step).is_integer() else float(v)
 
 
-def _boundaries(literals: Sequence[Literal], step: float) -> set[float]:
+HALF = Fraction(1, 2)
+
+
+def _boundaries(literals: Sequence[Literal], step: float) -> set[Fraction]:
     """Positions (in grid units, at half steps) where some literal changes truth value."""
-    cuts: set[float] = set()
+    cuts: set[Fraction] = set()
     for lit in literals:
         if not lit.is_numeric:
             continue
         values = lit.value if lit.op in ("in", "not in") else (lit.value,)
         for t in values:  # type: ignore[union-attr]
-            u = _units(float(t), step)
+            u = _units(t, step)
             if lit.op in ("<=", ">"):
-                cuts.add(math.floor(u + 1e-9) + 0.5)
+                cuts.add(math.floor(u) + HALF)
             elif lit.op in ("<", ">="):
-                cuts.add(math.ceil(u - 1e-9) - 0.5)
-            elif abs(u - round(u)) < 1e-9:  # equality with a grid point
-                cuts.update((round(u) - 0.5, round(u) + 0.5))
+                cuts.add(math.ceil(u) - HALF)
+            elif u.denominator == 1:  # equality with a grid point
+                cuts.update((u - HALF, u + HALF))
     return cuts
 
 
 def _atoms(lo: float, hi: float, step: float, literals: Sequence[Literal]) -> list[tuple[int, int]]:
     """Grid intervals [a, b] (in units) of [lo, hi] on which every literal is constant."""
-    ka, kb = math.ceil(_units(lo, step) - 1e-9), math.floor(_units(hi, step) + 1e-9)
+    ka, kb = math.ceil(_units(lo, step)), math.floor(_units(hi, step))
     if ka > kb:
         return []
     cuts = sorted(c for c in _boundaries(literals, step) if ka < c < kb)
-    edges = [ka - 0.5] + cuts + [kb + 0.5]
+    edges = [ka - HALF] + cuts + [kb + HALF]
     return [(math.ceil(left), math.floor(right)) for left, right in zip(edges, edges[1:]) if math.ceil(left) <= math.floor(right)]
 
 
-def _nearest_in_atom(a: int, b: int, origin: float, n: int) -> list[int]:
+def _nearest_in_atom(a: int, b: int, origin: Fraction, n: int) -> list[int]:
     """The ``n`` grid points of [a, b] nearest to ``origin`` (in units), nearest first."""
     if origin <= a:
         return [k for k in range(a, min(b, a + n) + 1) if k != origin][:n]
@@ -204,12 +214,13 @@ def _exact_numeric(feature: Feature, original: float, literals: Sequence[Literal
     """Per atom: the ``n`` grid values nearest the original (``grid``), and the ``n`` training
     values nearest it (when ``seen`` is given)."""
     lo, hi = numeric_bounds(feature, original)
+    check_grid(feature.name, step, max(abs(lo), abs(hi)))
     out: list[Any] = []
     for a, b in _atoms(lo, hi, step, literals):
         if grid:
             out.extend(_grid_value(k, step) for k in _nearest_in_atom(a, b, _units(original, step), n))
         if seen is not None:
-            inside = seen[(seen >= a * step - 1e-9) & (seen <= b * step + 1e-9) & (seen != original)]
+            inside = seen[(seen >= _grid_value(a, step)) & (seen <= _grid_value(b, step)) & (seen != original)]
             order = np.lexsort((inside, np.abs(inside - original)))
             out.extend(_plain(v) for v in inside[order][:n])
     return out
