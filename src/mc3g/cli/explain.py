@@ -124,8 +124,9 @@ def _print_recourse(result: Any, explainer: Any, title: str) -> None:
         out.print(str(result), soft_wrap=True)
         return
     run = result.run
+    noun = ("distinct option" if run.distinct else "nearest state") + ("" if len(result) == 1 else "s")
     out.print(
-        f"\n[bold]{len(result)} {'distinct option' if run.distinct else 'counterfactual'}(s)[/] (mode {run.mode}, norm {run.norm}, {run.scheme} candidates, "
+        f"\n[bold]{len(result)} {noun}[/] ({run.profile} profile, mode {run.mode}, norm {run.norm}, {run.scheme} candidates, "
         f"search {run.search_seconds * 1000:.1f} ms):"
     )
     for i, cf in enumerate(result, 1):

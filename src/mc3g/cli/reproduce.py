@@ -159,3 +159,28 @@ def bench_persist(
     with user_errors(), err.status("fitting, saving, loading..."):
         results = persist_benchmark(people=people, repeat=repeat)
     print_results(results, columns, row, "MC3G.save / MC3G.load", as_json, markdown)
+
+
+@bench_app.command("profiles")
+def bench_profiles(
+    every: int = typer.Option(1, min=1, help="Every n-th refused test row (default: all of them)."),
+    k: int = typer.Option(3, "-k", "--k", min=1, help="Options per person."),
+    n_jobs: int = typer.Option(1, "--n-jobs", min=1, help="Processes."),
+    markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
+) -> None:
+    """What the refused person receives under paper and product: adult with a gradient-boosted
+    black box, German with the profile's rules; options checked against the data's metadata."""
+    from ..bench.profiles import profile_audit
+
+    columns = ("data", "model", "profile", "refusal", "people", "answered", "options", "protected changed", "one-way reversed",
+               "out of range", "other", "first option harmful", "features touched", "seconds")  # fmt: skip
+
+    def row(r: Any) -> tuple[str, ...]:
+        counts = (r.people, r.answered, r.options, r.protected, r.one_way, r.out_of_range, r.other, r.first_harmful)
+        return (f"{r.dataset} ({r.split})", r.model, r.profile, r.refusal, *(f"{n:,}" for n in counts), f"{r.features_touched:.2f}", f"{r.seconds:.1f}")
+
+    with user_errors(), err.status("explaining...") as status:
+        results = profile_audit("adult", every=every, k=k, n_jobs=n_jobs, progress=status.update)
+        results += profile_audit("german", model="rules", k=k, progress=status.update)
+    print_results(results, columns, row, f"Options under each profile (K = {k}), checked against the data's own metadata", as_json, markdown)

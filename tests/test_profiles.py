@@ -1,0 +1,126 @@
+"""The two profiles: ``product`` (the default: advice a lender could hand to an applicant) and
+``paper`` (the MC3G paper's settings, to reproduce its tables)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from mc3g import MC3G, CausalModel
+from mc3g.cli import app
+from mc3g.datasets import JOHN, load
+from mc3g.exceptions import InputError, UnknownNameError
+from mc3g.reference import decision_rules, knowledge, reference
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def adult():
+    return load("adult", split="paper")
+
+
+@pytest.fixture(scope="module")
+def german():
+    return load("german", split="paper")
+
+
+@pytest.mark.parametrize(("setting", "lifted"), [("sex: not immutable", "'sex' immutable"), ("education_num: any-direction", "'education_num' increase-only")])
+def test_product_keeps_the_datas_protections_whatever_the_knowledge_says(adult, setting: str, lifted: str) -> None:
+    causal = CausalModel.parse(f"# mine\n{setting}\n", file="mine.causal", schema=adult.schema)
+    rules = reference("adult").rules
+    with pytest.raises(InputError) as refused:
+        MC3G(rules, causal, schema=adult.schema).fit(adult.X_train)
+    message = str(refused.value)
+    assert message.startswith("mine.causal:2:1: ") and lifted in message and "profile='paper'" in message
+    paper = MC3G(rules, causal, schema=adult.schema, profile="paper").fit(adult.X_train)
+    feature = setting.split(":")[0]
+    assert not paper.schema_.feature(feature).immutable and paper.schema_.feature(feature).direction is None
+
+
+def test_a_schema_of_ones_own_decides_what_is_protected(adult) -> None:
+    """The protections are the schema's: a user who declares sex mutable there gets it so."""
+    mine = adult.schema.updated({"sex": {"immutable": False}})
+    explainer = MC3G(reference("adult").rules, knowledge(adult), schema=mine).fit(adult.X_train)
+    assert not explainer.schema_.feature("sex").immutable
+
+
+def test_product_refuses_rules_that_describe_the_favourable_class(german) -> None:
+    published = reference("german").rules  # the paper's rules describe 'good' credit
+    with pytest.raises(InputError, match=r"describe \['good'\], but the refusal in the schema 'german' is 'bad'"):
+        MC3G(published, knowledge(german), schema=german.schema).fit(german.X_train)
+    paper = MC3G(published, knowledge(german, "paper"), schema=german.schema, profile="paper").fit(german.X_train)
+    assert paper.unfavourable_ == "good"
+
+
+def test_the_profile_decides_distinct_options_unless_told(adult) -> None:
+    ref = reference("loan")
+    ds = ref.data()
+    for profile, distinct, expected in (("product", None, True), ("paper", None, False), ("product", False, False), ("paper", True, True)):
+        answer = ref.explainer(ds, profile=profile, distinct=distinct, k=2).explain(JOHN)
+        assert (answer.run.profile, answer.run.distinct, answer.run.unfavourable) == (profile, expected, "rejected")
+        assert json.loads(answer.to_json())["run"]["profile"] == profile
+    with pytest.raises(UnknownNameError, match="no profile 'lender'; the profiles are \\['product', 'paper'\\]"):
+        MC3G(ref.rules, profile="lender").fit(ds.X_train)
+
+
+def test_the_papers_feature_settings_join_the_knowledge_only_under_paper(adult) -> None:
+    product, paper = knowledge(adult), knowledge(adult, "paper")
+    assert "sex" not in product.features and paper.features["sex"] == {"immutable": False}
+    assert paper.features["education_num"] == {"direction": "any"}
+    assert (product.rules, product.constraints) == (paper.rules, paper.constraints) and product.rules
+    loan = knowledge(load("loan"))  # knowledge, not an experimental setting: it holds in both profiles
+    assert loan.features["credit_score"]["consequence_only"] is True
+    assert loan == knowledge(load("loan"), "paper")
+
+
+def test_decision_rules_describe_the_datas_refusal_under_product(adult, german) -> None:
+    assert decision_rules(adult) == reference("adult").rules  # the published rules describe <=50K
+    learned = decision_rules(german)
+    assert {r.head.value for r in learned.rules} == {"bad"} and learned.default == "good"
+    assert decision_rules(german, "paper") == reference("german").rules
+    with pytest.raises(InputError, match="cars4 .* has 4 classes"):
+        decision_rules(load("cars4"))
+    with pytest.raises(InputError, match="the paper published no decision rules for adult \\(uci split\\)"):
+        decision_rules(load("adult", split="uci"), "paper")
+
+
+def test_germans_refused_have_bad_credit_unless_the_paper_is_reproduced(german) -> None:
+    row = int(decision_rules(german).covers(german.X_test).argmax())  # the first person the 'bad' rules refuse
+    product = json.loads(runner.invoke(app, ["explain", "german", "--row", str(row), "--json"]).stdout)
+    assert product["status"] == "refused" and product["run"]["unfavourable"] == "bad" and product["run"]["profile"] == "product"
+    paper = json.loads(runner.invoke(app, ["explain", "german", "--row", "11", "--profile", "paper", "--json"]).stdout)
+    assert paper["run"]["unfavourable"] == "good" and paper["run"]["profile"] == "paper"
+    assert paper["counterfactuals"] and all(cf["values"]["job"] != paper["instance"]["job"] for cf in paper["counterfactuals"])  # must change
+    result = runner.invoke(app, ["explain", "german", "--row", "0", "--profile", "lender"])
+    assert result.exit_code == 2 and "no profile 'lender'" in result.output
+
+
+def test_reproducing_the_paper_needs_its_profile(adult) -> None:
+    """The published Table 2 setting lets sex change; the product profile does not."""
+    ref = reference("adult")
+    person = ref.person_row(adult)
+    paper = ref.explainer(adult, profile="paper", mode="explained", candidates="data", k=20).explain(person)
+    product = ref.explainer(adult, mode="explained", candidates="data", k=20, distinct=False).explain(person)
+    assert paper.run.profile == "paper" and product.run.profile == "product"
+    assert all(cf.values["sex"] == person["sex"] for cf in product)
+    assert all(cf.values["education_num"] >= person["education_num"] for cf in product)
+
+
+@pytest.mark.slow
+def test_no_product_answer_breaks_the_datas_metadata_for_a_black_box() -> None:
+    """A gradient-boosted black box on adult: under paper some options change sex; under
+    product none changes a protected attribute, lowers age or education, or leaves the
+    training range (checked against the data's own metadata), and German's refusal is 'bad'."""
+    from mc3g.bench.profiles import profile_audit
+
+    paper, product = profile_audit("adult", every=16)
+    assert paper.profile == "paper" and paper.protected > 0
+    assert product.profile == "product" and product.people == paper.people and product.answered == product.people
+    assert (product.protected, product.one_way, product.out_of_range, product.other) == (0, 0, 0, 0)
+    assert paper.other == 0
+    german_paper, german_product = profile_audit("german", model="rules")
+    assert (german_paper.refusal, german_product.refusal) == ("good", "bad")
+    assert german_product.answered == german_product.people > 0
