@@ -52,6 +52,28 @@ class _Search:
         self.min_cover = tail * table.n_rows
         self.score = HEURISTICS[heuristic]
         self.features = [self._encode(name, table[name], name in numeric) for name in names]
+        self._layout()
+
+    def _layout(self) -> None:
+        """Every candidate key of every feature in one array, in scan order (per feature its
+        thresholds, then its tokens), so one pass counts and scores all of them: a row's code in
+        each block is its key's position in that array (the end when it has none there)."""
+        blocks = []
+        for enc in self.features:
+            if enc.rank is not None and len(enc.thresholds):
+                blocks.append((enc.name, enc.thresholds, ("<=", ">"), float, enc.rank))
+            if len(enc.tokens):
+                blocks.append((enc.name, enc.tokens, ("==", "!="), str, enc.token_code))
+        sizes = np.array([len(b[1]) for b in blocks], dtype=np.int64)
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
+        self._size = int(sizes.sum())
+        columns = [np.where(codes >= 0, codes + start, self._size) for (*_, codes), start in zip(blocks, starts)]
+        self._codes = np.column_stack(columns) if columns else np.full((self.table.n_rows, 1), self._size)
+        self._blocks = blocks
+        self._block_of = np.repeat(np.arange(len(blocks)), sizes)
+        self._start_of = np.repeat(starts, sizes)
+        self._cumulative = np.repeat(np.array([kind is float for _, _, _, kind, _ in blocks], dtype=bool), sizes)
+        self._keys = {(name, kind is str): (start, keys) for (name, keys, _, kind, _), start in zip(blocks, starts)}
 
     @staticmethod
     def _encode(name: str, column: Column, numeric: bool) -> _Encoded:
@@ -85,36 +107,37 @@ class _Search:
 
     def best_literal(self, pos: np.ndarray, neg: np.ndarray, path: Sequence[Literal]) -> Literal | None:
         """The best literal in scan order (features as declared; thresholds ascending with ``<=``
-        before ``>``; then tokens sorted with ``==`` before ``!=``); None if none is admissible."""
+        before ``>``; then tokens sorted with ``==`` before ``!=``); None if none is admissible.
+        The first best in scan order wins a tie."""
         n_pos, n_neg = len(pos), len(neg)
-        used = {(lit.feature, lit.value) for lit in path}
-        best_score, best = NEG_INF, None
-        for enc in self.features:
-            blocks = []
-            if enc.rank is not None and len(enc.thresholds):
-                # Counts per threshold, accumulated: rows at or below each value.
-                cp, cn = _counts(enc.rank, pos, len(enc.thresholds)), _counts(enc.rank, neg, len(enc.thresholds))
-                blocks.append((np.cumsum(cp), np.cumsum(cn), cp + cn, enc.thresholds, ("<=", ">"), float))
-            if len(enc.tokens):
-                cp, cn = _counts(enc.token_code, pos, len(enc.tokens)), _counts(enc.token_code, neg, len(enc.tokens))
-                blocks.append((cp, cn, cp + cn, enc.tokens, ("==", "!="), str))
-            for tp_first, fp_first, present, keys, ops, kind in blocks:
-                # Each key gives a literal and its complement, side by side in scan order.
-                tp = np.column_stack([tp_first, n_pos - tp_first]).ravel()
-                fp = np.column_stack([fp_first, n_neg - fp_first]).ravel()
-                valid = np.repeat(present > 0, 2)
-                for f, v in used:
-                    if f == enc.name and isinstance(v, str) == (kind is str):
-                        k = int(np.searchsorted(keys, v))
-                        if k < len(keys) and keys[k] == v:
-                            valid[2 * k : 2 * k + 2] = False
-                scores = self._scores(tp, fp, n_pos, n_neg, valid)
-                k = int(np.argmax(scores))
-                if scores[k] > best_score:
-                    best_score = scores[k]
-                    key = keys[k // 2]
-                    best = Literal(enc.name, ops[k % 2], key.item() if kind is float else str(key))
-        return best
+        cp, cn = self._count(pos), self._count(neg)
+        tp, fp = np.empty(2 * self._size, dtype=np.int64), np.empty(2 * self._size, dtype=np.int64)
+        # Each key gives a literal and its complement, side by side; a threshold counts the rows at or below it.
+        tp[0::2], fp[0::2] = self._first(cp), self._first(cn)
+        tp[1::2], fp[1::2] = n_pos - tp[0::2], n_neg - fp[0::2]
+        valid = np.repeat(cp + cn > 0, 2)
+        for lit in path:
+            start, keys = self._keys.get((lit.feature, isinstance(lit.value, str)), (0, np.empty(0)))
+            k = int(np.searchsorted(keys, lit.value))
+            if k < len(keys) and keys[k] == lit.value:
+                valid[2 * (start + k) : 2 * (start + k) + 2] = False
+        scores = self._scores(tp, fp, n_pos, n_neg, valid)
+        k = int(np.argmax(scores)) if len(scores) else 0
+        if not len(scores) or scores[k] == NEG_INF:
+            return None
+        name, keys, ops, kind, _ = self._blocks[self._block_of[k // 2]]
+        key = keys[k // 2 - self._start_of[k // 2]]
+        return Literal(name, ops[k % 2], key.item() if kind is float else str(key))
+
+    def _count(self, rows: np.ndarray) -> np.ndarray:
+        """How many of ``rows`` have each key."""
+        return np.bincount(self._codes[rows].ravel(), minlength=self._size + 1)[: self._size]
+
+    def _first(self, counts: np.ndarray) -> np.ndarray:
+        """Counts of the first literal of each key: cumulated within a threshold block."""
+        run = np.cumsum(counts)
+        before = run[self._start_of] - counts[self._start_of]
+        return np.where(self._cumulative, run - before, counts)
 
     # -- learning ------------------------------------------------------------------------------
     def covered(self, rule: Rule, rows: np.ndarray) -> np.ndarray:
@@ -148,12 +171,6 @@ class _Search:
             pos = pos[~hit]
             rules.append(rule)
         return rules
-
-
-def _counts(codes: np.ndarray, rows: np.ndarray, size: int) -> np.ndarray:
-    """How many of ``rows`` have each code (codes below 0 are not counted)."""
-    picked = codes[rows]
-    return np.bincount(picked[picked >= 0], minlength=size)
 
 
 class FoldSE(ClassifierMixin, BaseEstimator):
