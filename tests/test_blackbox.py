@@ -107,30 +107,32 @@ def test_bad_models_and_rows_are_named(loan) -> None:
 
 
 def _answering(answer):
-    """A model that says ``answer(frame)`` once fitted (it labels the training rows as the bank)."""
-    calls = []
+    """A model that says ``answer(frame)`` once fitted (``model.fitted``; until then it labels
+    rows as the bank)."""
 
     def model(frame: pd.DataFrame) -> np.ndarray:
-        calls.append(len(frame))
-        return bank(frame) if len(calls) == 1 else answer(frame)
+        return answer(frame) if model.fitted else bank(frame)
 
+    model.fitted = False
     return model
 
 
 @pytest.mark.parametrize(
     ("answer", "message"),
     [
-        (lambda f: np.append(bank(f), "approved"), r"returned 2 label\(s\) for 1 row\(s\)"),
-        (lambda f: bank(f)[:0], r"returned 0 label\(s\) for 1 row\(s\)"),
-        (lambda f: np.full(len(f), None), r"no label \(NaN or None\) for 1 row\(s\), the first at position 0"),
+        (lambda f: np.append(bank(f), "approved"), r"returned \d+ label\(s\) for \d+ row\(s\); it must return one per row"),
+        (lambda f: bank(f)[:0], r"returned 0 label\(s\) for \d+ row\(s\)"),
+        (lambda f: np.full(len(f), None), r"no label \(NaN or None\) for \d+ row\(s\), the first at position 0"),
         (lambda f: np.full(len(f), "maybe"), r"label\(s\) \['maybe'\] it never gave on the training data"),
-        (lambda f: np.tile([0.3, 0.7], (len(f), 1)), r"shape \(1, 2\) .* give mc3g the model's predict, not predict_proba"),
-        (lambda f: 1 / 0, r"the model's predict failed on 1 row\(s\): ZeroDivisionError"),
+        (lambda f: np.tile([0.3, 0.7], (len(f), 1)), r"shape \(\d+, 2\) .* give mc3g the model's predict, not predict_proba"),
+        (lambda f: 1 / 0, r"the model's predict failed on \d+ row\(s\): ZeroDivisionError"),
     ],
 )
 def test_what_the_model_answers_is_checked(loan, answer, message) -> None:
     ds, causal = loan
-    explainer = MC3G(_answering(answer), causal, schema=ds.schema).fit(ds.X_train)
+    model = _answering(answer)
+    explainer = MC3G(model, causal, schema=ds.schema).fit(ds.X_train)
+    model.fitted = True
     with pytest.raises(BlackBoxError, match=message):
         explainer.explain(JOHN)
 
@@ -214,7 +216,9 @@ def test_table1_protocol_gives_mc3g_full_validity_and_consistency() -> None:
     from mc3g.bench.table1 import table1
 
     results, infos = table1(n_rows=6, methods=("mc3g", "c3g", "nearest_noncausal"))
-    assert infos["adult"]["fidelity_mc3g"] >= 0.95 and infos["german"]["fidelity_mc3g"] >= 0.85
+    # Refinement may trade agreement on the whole training data for agreement near refused people
+    # (German's forest: 0.881 first, 0.819 refined); tests/test_verified.py checks the trade.
+    assert infos["adult"]["fidelity_mc3g"] >= 0.95 and infos["german"]["fidelity_mc3g"] >= 0.8
     for name, methods in results.items():
         for method in ("mc3g", "c3g"):
             r = methods[method]

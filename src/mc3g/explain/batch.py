@@ -28,7 +28,7 @@ class Explains(Protocol):
     def run_record(self, k: int | None = None) -> RunRecord: ...
 
 
-CHUNK = 32  # rows per task and per pooled predict call: hides a process round trip
+CHUNK = 32  # rows per task and per pooled predict call, at most: hides a process round trip
 
 
 def explain_chunk(explainer: Explains, rows: list[dict[str, Any]], k: int, labels: list[Any]) -> list[Recourse]:
@@ -64,13 +64,14 @@ def explain_rows(explainer: Explains, rows: pd.DataFrame, k: int, *, n_jobs: int
         raise InputError(f"the rows to explain are a DataFrame, not {type(rows).__name__}; explain one person's row with explain")
     index = list(rows.index)
     records = [dict(r.items()) for _, r in rows.iterrows()]
-    chunks = [(records[i : i + CHUNK], index[i : i + CHUNK]) for i in range(0, len(records), CHUNK)]
-    if n_jobs == 1 or len(chunks) <= 1:
-        results: Iterator[list[Recourse]] = (explain_chunk(explainer, c, k, labels) for c, labels in chunks)
+    processes = 1 if n_jobs == 1 else _processes(n_jobs)
+    parts = [([r for r, _ in part], [i for _, i in part]) for part in chunks(list(zip(records, index)), processes)]
+    if processes == 1 or len(parts) <= 1:
+        results: Iterator[list[Recourse]] = (explain_chunk(explainer, c, k, labels) for c, labels in parts)
     else:
         from joblib import Parallel, delayed
 
-        results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(explain_chunk)(explainer, c, k, labels) for c, labels in chunks)
+        results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(explain_chunk)(explainer, c, k, labels) for c, labels in parts)
     with _Bar(len(records), progress) as advance:
         position = 0
         for answers in results:
@@ -78,6 +79,19 @@ def explain_rows(explainer: Explains, rows: pd.DataFrame, k: int, *, n_jobs: int
                 yield index[position], answer
                 position += 1
             advance(len(answers))
+
+
+def chunks(items: list[Any], processes: int) -> list[list[Any]]:
+    """``items`` in runs of at most ``CHUNK``; fewer than ``processes`` runs of ``CHUNK`` are
+    split evenly among the processes, so a small batch is shared too."""
+    size = max(1, min(CHUNK, -(-len(items) // processes)))
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def _processes(n_jobs: int) -> int:
+    from joblib import effective_n_jobs
+
+    return effective_n_jobs(n_jobs)
 
 
 class _Bar:

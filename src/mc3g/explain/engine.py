@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..causal import CausalModel
@@ -32,7 +33,8 @@ class SearchSettings:
     ``data_k`` values per region), ``scaling`` of numeric changes, ``plausible`` (training values
     only), ``max_states``, how many states the model may judge for one person, ``distinct``:
     options whose action sets truly differ rather than the K cheapest states (by default the
-    ``profile``'s choice)."""
+    ``profile``'s choice); ``random_state`` seeds what is drawn (a black box's samples); ``local``: where a
+    black box's surrogate fails near a person, learn rules there (see :mod:`.verified`)."""
 
     mode: str = "derived"
     norm: str = "l1"
@@ -44,6 +46,8 @@ class SearchSettings:
     max_states: int = 2000
     distinct: bool = True
     profile: str = "product"
+    random_state: int = 0
+    local: bool = True
 
     @classmethod
     def of(cls, params: Mapping[str, Any]) -> SearchSettings:
@@ -57,6 +61,7 @@ class SearchSettings:
             flag(params[name], name)
         for name in ("data_k", "max_states"):
             whole(params[name], name, 1)
+        whole(params.get("refine", 0), "refine", 0, 20)
         counts = (params["k"], params["total_CFs"]) if params["total_CFs"] is not None else (params["k"],)
         for name, value in zip(("k", "total_CFs"), counts):
             checked_k(value, params["max_states"], name)
@@ -67,7 +72,13 @@ class SearchSettings:
         chosen = profile(params.get("profile", "paper"))  # explainers saved before profiles had the paper's
         distinct = chosen.distinct if params["distinct"] is None else bool(params["distinct"])
         names = ("mode", "norm", "root", "candidates", "scaling", "plausible", "data_k", "max_states")
-        return cls(*(params[n] for n in names), distinct=distinct, profile=chosen.name)
+        return cls(
+            *(params[n] for n in names),
+            distinct=distinct,
+            profile=chosen.name,
+            random_state=params["random_state"],
+            local=flag(params.get("local", True), "local"),
+        )
 
     @property
     def distance(self) -> Distance:
@@ -122,14 +133,31 @@ class Engine:
         fidelity: float | None = None,
     ) -> Engine:
         """The engine with what the training rows ``X`` show of the features in play: their
-        values and spreads."""
+        values and spreads.  For a black box, of every feature: rules learned later, near one
+        person or from the model's mistakes, may read any of them."""
         in_play = features_in_play(decision_rules(rules, unfavourable), causal, schema)
         missing = [f for f in in_play if f not in X.columns]
         if missing:
             raise InputError(f"the rules or the causal knowledge use feature(s) {missing} that the data does not have")
+        if black_box is not None:
+            in_play += [f.name for f in schema.features if f.name in X.columns and f.name not in in_play]
         features = [schema.feature(f) for f in in_play]
         spreads = {f.name: spread(X[f.name], settings.scaling) for f in features if f.is_numeric}
         return cls(rules, causal, schema, unfavourable, Observed.of(X, features), spreads, settings, black_box, fidelity)
+
+    def with_rules(self, rules: RuleSet, fidelity: float | None = None, settings: SearchSettings | None = None) -> Engine:
+        """The same engine with other decision rules (a black box's refined or local surrogate),
+        and other ``settings`` if given; the training values it holds cover every feature the
+        rules may read."""
+        chosen = settings or self.settings
+        return Engine(rules, self.causal, self.schema, self.unfavourable, self.observed, self.spreads, chosen, self.black_box, fidelity)
+
+    @property
+    def varied(self) -> list[str]:
+        """The features a person may change directly whose training values the engine holds:
+        where samples around a person move (a black box's local rules)."""
+        held = set(self.observed.numbers) | set(self.observed.tokens)
+        return [f.name for f in self.schema.features if f.name in held and not (f.immutable or f.consequence_only)]
 
     def instance(self, row: Mapping[str, Any], where: str = "the row") -> dict[str, Any]:
         """The person's values of the features in play, as the search reads them.  Every row
@@ -159,18 +187,25 @@ class Engine:
             k=k, scheme=st.scheme, scaling=st.scaling, distinct=st.distinct,
         )  # fmt: skip
 
+    def refuses(self, X: pd.DataFrame) -> np.ndarray:
+        """Which rows of ``X`` the decision rules refuse."""
+        return RuleSet(tuple(self.decision), self.rules.label, self.rules.default).covers(X)
+
     def firing(self, instance: Mapping[str, Any]) -> list[Rule]:
         """The decision rules that cover the person."""
         person = Table.from_frame(pd.DataFrame([instance]))
         return [r for r in self.decision if r.covers(person)[0]]
 
-    def problem(self, instance: Mapping[str, Any], per_atom: int, escape: list[Rule] | None = None) -> Problem:
+    def problem(self, instance: Mapping[str, Any], per_atom: int, escape: list[Rule] | None = None, extra: Mapping[str, list[Any]] | None = None) -> Problem:
         """The search for one person with ``per_atom`` candidate values per atom; ``escape`` are
-        the rules a counterfactual must not fire (by default every decision rule)."""
+        the rules a counterfactual must not fire (by default every decision rule); ``extra``
+        are more candidate values of numeric features (a black box's boundaries)."""
         escape = self.decision if escape is None else escape
         features = [self.schema.feature(n) for n in self.features]
         s = self.settings
-        space_settings = SpaceSettings(scheme=s.scheme, per_atom=per_atom, plausible=s.plausible, data_k=s.data_k, observed=self.black_box is not None)
+        space_settings = SpaceSettings(
+            scheme=s.scheme, per_atom=per_atom, plausible=s.plausible, data_k=s.data_k, observed=self.black_box is not None, extra=dict(extra or {})
+        )
         space = build_space(
             features, dict(instance), self._literals, self.observed, self.spreads, space_settings,
             RuleSet(tuple(escape), self.rules.label, self.rules.default), self.causal.forbidden,

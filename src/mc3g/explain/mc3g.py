@@ -9,7 +9,7 @@ driver that asks the model itself (a batch, a service, a cluster worker).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from .blackbox import BlackBox, label_text
 from .engine import Engine, SearchSettings, checked_k, person
 from .metadata import check_frame, covering, schema_of_rules, unfavourable_class, with_data_bounds, with_dice_settings
 from .profile import check_protections, profile
+from .refine import refine
 from .result import Recourse, RunRecord
 from .session import Session
 from .surrogate import Surrogate, build_surrogate
@@ -63,6 +64,12 @@ class MC3G(BaseEstimator):
     ratio, tail : FOLD-SE's settings for the surrogate; ``holdout`` is the share of the data kept
         aside to measure the surrogate's fidelity (``random_state`` picks it).
     max_states : how many candidate states the model may judge for one person.
+    refine : rounds of refining a black box's surrogate at ``fit`` with rows drawn around refused
+        training rows and judged by the model, the rules' mistakes among them counterexamples
+        (see :mod:`mc3g.explain.refine`); 0 keeps the rules first learned.
+    local : where a black box's surrogate does not refuse a refused person, or the model keeps
+        rejecting what it lets through, learn rules from rows around the person (see
+        :mod:`mc3g.explain.verified`).
     profile : ``"product"`` (advice for an applicant: the schema's immutable and one-way features
         hold whatever the causal knowledge says, decision rules must describe the schema's
         refusal, distinct options) or ``"paper"`` (the MC3G paper's settings, to reproduce its
@@ -99,6 +106,8 @@ class MC3G(BaseEstimator):
         holdout: float = 0.2,
         random_state: int = 0,
         max_states: int = 2000,
+        refine: int = 2,
+        local: bool = True,
         profile: str = "product",
         distinct: bool | None = None,
         n_jobs: int = 1,
@@ -124,6 +133,8 @@ class MC3G(BaseEstimator):
         self.holdout = holdout
         self.random_state = random_state
         self.max_states = max_states
+        self.refine = refine
+        self.local = local
         self.profile = profile
         self.distinct = distinct
         self.n_jobs = n_jobs
@@ -145,7 +156,8 @@ class MC3G(BaseEstimator):
         else:
             black_box = BlackBox.of(self.model, X)
             base = covering(self.schema, X)
-            self.surrogate_ = self._surrogate(black_box, X, base)
+            labels, learn = self._surrogate(black_box, X, base)
+            self.surrogate_ = learn(None)
             rules = self.surrogate_.rules
         causal = self._causal_model()
         guarded = profile(settings.profile).guarded
@@ -159,19 +171,23 @@ class MC3G(BaseEstimator):
             black_box.unfavourable = unfavourable
         fidelity = self.surrogate_.fidelity if self.surrogate_ else None
         self.engine_ = Engine.from_data(X, rules, causal, schema, unfavourable, settings, black_box, fidelity)
+        if self.surrogate_ is not None and self.refine:
+            self.engine_, self.surrogate_ = refine(self.engine_, X, labels, self.surrogate_, learn, self.refine, self.holdout)
         return self
 
-    def _surrogate(self, black_box: BlackBox, X: pd.DataFrame, base: Schema) -> Surrogate:
-        """MC3G's extract_logic: FOLD-SE rules of the black box's own predictions."""
+    def _surrogate(self, black_box: BlackBox, X: pd.DataFrame, base: Schema) -> tuple[np.ndarray, Callable[[Any], Surrogate]]:
+        """The black box's labels of ``X``, and MC3G's extract_logic: FOLD-SE rules of them,
+        learned with the extra rows and labels it is given (the model's verdicts on rows it
+        judged), if any."""
         labels = black_box.labels_of(X)
         classes = sorted(set(labels))
         if len(classes) != 2:
             raise InputError(f"the model predicts {len(classes)} class(es) {classes} on the data; MC3G needs two")
         black_box.labels = tuple(classes)
-        return build_surrogate(
+        return labels, lambda extra: build_surrogate(
             X, labels, unfavourable=self._unfavourable_label(classes, base), numeric=[c for c in base.numeric if c in X.columns],
             label=base.label if base.label != "__label__" else "decision",
-            ratio=self.ratio, tail=self.tail, holdout=self.holdout, random_state=self.random_state,
+            ratio=self.ratio, tail=self.tail, holdout=self.holdout, random_state=self.random_state, extra=extra,
         )  # fmt: skip
 
     def _unfavourable_label(self, classes: list[str], base: Schema) -> str:
@@ -278,7 +294,7 @@ class MC3G(BaseEstimator):
         if box is not None:
             box.check_columns(dict.fromkeys(X.columns))
             return box.labels_of(X[box.columns]) == engine.unfavourable
-        return RuleSet(tuple(engine.decision), engine.rules.label, engine.rules.default).covers(X)
+        return engine.refuses(X)
 
     def run_record(self, k: int | None = None) -> RunRecord:
         """The settings part of an answer's run record (what every answer with ``k`` shares)."""

@@ -105,7 +105,8 @@ def load(path: Path, model: Any = None) -> Saved:
     if box_doc is not None:
         dtypes = {c: pd.api.types.pandas_dtype(d) for c, d in box_doc["dtypes"].items()}
         black_box = BlackBox(model, columns, dtypes, labels=box_doc["labels"], unfavourable=document["unfavourable"])
-        surrogate = Surrogate(rules, box_doc["fidelity"], box_doc["n_fit"], box_doc["n_held_out"])
+        refined = {name: box_doc[name] for name in _REFINED if name in box_doc}  # documents saved before refinement have none
+        surrogate = Surrogate(rules, box_doc["fidelity"], box_doc["n_fit"], box_doc["n_held_out"], **refined)
     settings = SearchSettings.of(params)
     fidelity = surrogate.fidelity if surrogate else None
     engine = Engine(rules, causal, schema, document["unfavourable"], observed, document["spreads"], settings, black_box, fidelity)
@@ -127,7 +128,11 @@ def _black_box_to_dict(box: BlackBox | None, surrogate: Surrogate | None, model_
         "fidelity": surrogate.fidelity,
         "n_fit": surrogate.n_fit,
         "n_held_out": surrogate.n_held_out,
+        **{name: getattr(surrogate, name) for name in _REFINED},
     }
+
+
+_REFINED = ("near", "first_fidelity", "first_near", "rounds", "counterexamples")
 
 
 def _sha256(path: Path) -> str:

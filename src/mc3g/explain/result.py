@@ -206,8 +206,11 @@ class RunRecord:
     ``unfavourable`` the class it treated as the refusal.
     ``scheme`` is the candidate scheme (``exact`` or the authors' ``data``); ``n_regions`` and
     ``n_candidates`` describe the candidate space searched; for a black box, ``fidelity`` is its
-    surrogate's held-out agreement, and ``judged_by_model`` / ``rejected_by_model`` count the
-    states the model was asked about and refused."""
+    surrogate's held-out agreement, ``judged_by_model`` / ``rejected_by_model`` count the states
+    the model was asked about and refused, ``rules`` says which rules the answer was searched
+    with (``global``: the surrogate; ``local``: rules learned near the person; ``none``: the
+    model alone) and ``stopped`` why the search ended (``found``: K options; ``exhausted``: no
+    candidate left; ``budget``: ``max_states`` states judged)."""
 
     method: str = "mc3g"
     profile: str | None = None
@@ -225,6 +228,8 @@ class RunRecord:
     fidelity: float | None = None
     judged_by_model: int | None = None
     rejected_by_model: int | None = None
+    rules: str | None = None
+    stopped: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -8,8 +8,7 @@ such a session is done as soon as it is made.
 
 The search is MC3G's (Dasgupta et al., NeSy 2025): the least-cost states that satisfy the causal
 knowledge and escape the decision rules, in exact cost order; for a black box every state is
-checked with the model before it is returned, and where the model's boundary lies past the
-candidate values tried, more values per atom are taken.
+checked with the model before it is returned (see :mod:`.verified`).
 """
 
 from __future__ import annotations
@@ -21,14 +20,12 @@ from typing import Any
 
 from ..exceptions import BlackBoxError, InputError
 from ..rules import rule_to_english
-from ..search import ActionSets, Assessment, Problem, StateStream
+from ..search import Assessment, Problem, StateStream
 from .engine import Engine
 from .reasons import why_none
 from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse, Step
 from .steps import Draft, order
-
-WIDEST = 512  # candidate values per atom at most, when widening the search for a black box
-BATCH = 1024  # states the model is asked about at once, at most, for one person
+from .verified import BUDGET, FOUND, Hunt, Outcome, Verdicts, verified
 
 Row = dict[str, Any]
 Steps = Generator[list[Row], list[bool], Recourse]
@@ -47,8 +44,10 @@ class Session:
         self.k = k
         self.questions: list[Row] | None = None
         self.result: Recourse | None = None
+        self.judged: list[tuple[Row, bool]] = []  # every row the model judged, and whether it refused it
+        self.problem: Problem | None = None  # the last problem searched: its rules and candidate values (an answer is exact over it)
         self._record = engine.record(k)
-        self._steps = _search(engine, self.row, k, where)
+        self._steps = _search(engine, self.row, k, where, self)
         self._advance(None)
 
     @property
@@ -61,7 +60,9 @@ class Session:
             raise InputError("this session has no question open: it is done")
         if len(refusals) != len(self.questions):
             raise BlackBoxError(f"{len(refusals)} verdict(s) for {len(self.questions)} question(s); the model must judge every row")
-        self._advance([bool(r) for r in refusals])
+        verdicts = [bool(r) for r in refusals]
+        self.judged += zip(self.questions, verdicts)
+        self._advance(verdicts)
 
     def fail(self, error: Exception) -> None:
         """End the session with an ``error`` answer (the model could not judge its rows)."""
@@ -100,7 +101,7 @@ class _Clock:
         return self._spent + time.perf_counter() - self._since
 
 
-def _search(engine: Engine, row: Row, k: int, where: str) -> Steps:
+def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> Steps:
     clock = _Clock()
     record = engine.record(k)
     box = engine.black_box
@@ -108,50 +109,33 @@ def _search(engine: Engine, row: Row, k: int, where: str) -> Steps:
         box.check_columns(row)
     instance = engine.instance(row, where)
     firing = engine.firing(instance)
-    refused = (yield from clock.away([row]))[0] if box is not None else bool(firing)
-    if not refused:
+    decision = tuple(rule_to_english(r) for r in firing)
+    verdicts = None
+    if box is None:
+        problem = engine.problem(instance, k)
+        found, _ = yield from verified(problem, StateStream(problem, engine.settings.max_states), k, engine.settings.distinct, None, engine.settings.max_states)
+        outcome: Outcome | None = Outcome(engine, problem, k, found, FOUND, "given") if firing else None
+    else:
+        verdicts = Verdicts(row, clock.away)
+        outcome = yield from Hunt(engine, row, k, verdicts).run(instance, bool(firing))
+    if outcome is None:
         reason = f"the decision for this person is not {engine.unfavourable!r}, so it is already favourable."
         return Recourse(row, NOT_REFUSED, reasons=(reason,), run=record)
-    decision = tuple(rule_to_english(r) for r in firing)
-    # Where the model refuses but its surrogate rules do not, the rules cannot say what to
-    # escape; the states are then searched in cost order and the model alone decides.
-    escape = engine.decision if firing or box is None else []
-    verdicts: dict[tuple, bool] = {}
-    per_atom = k
-    problem = engine.problem(instance, per_atom, escape)
-    found, rejected, exhausted = yield from _verified(engine, problem, row, k, verdicts, clock)
-    max_states = engine.settings.max_states
-    while box is not None and len(found) < k and exhausted and per_atom < WIDEST and len(verdicts) < max_states:
-        # The model's boundary lies past the values tried: take more values per atom (the
-        # states the model has judged count against max_states across the rounds).  A wider
-        # round holds the narrower one's states, so its answer replaces the narrower one's,
-        # unless it ran out of budget before finding as many.
-        per_atom *= 8
-        wider = engine.problem(instance, per_atom, escape)
-        more_found, more, exhausted = yield from _verified(engine, wider, row, k, verdicts, clock)
-        rejected += more
-        if len(more_found) < len(found):
-            break
-        problem, found = wider, more_found
+    problem, found = outcome.problem, outcome.found
+    session.problem = problem
     record = replace(record, n_regions=problem.space.n_regions, n_candidates=problem.space.n_candidates)
-    if box is not None:
-        record = replace(record, fidelity=engine.fidelity, rejected_by_model=rejected, judged_by_model=len(verdicts))
+    if verdicts is not None:
+        record = replace(
+            record, fidelity=engine.fidelity, rejected_by_model=verdicts.rejected, judged_by_model=verdicts.judged, rules=outcome.rules, stopped=outcome.stopped
+        )
     record = replace(record, search_seconds=clock.seconds())
     if not found:
-        reasons = (
-            why_none(problem)
-            if not rejected
-            else [
-                f"the model still refused all {rejected} least-cost candidate states"
-                + ("" if firing else " (its surrogate rules do not refuse this person, so the model alone decided)")
-                + f"; the search asks the model about at most {max_states} states per person."
-            ]
-        )
-        return Recourse(row, NO_COUNTERFACTUAL, reasons=tuple(reasons), decision=decision, run=record)
+        reasons = tuple(why_none(problem)) if verdicts is None or not verdicts.rejected else (_unanswered(engine, outcome, verdicts),)
+        return Recourse(row, NO_COUNTERFACTUAL, reasons=reasons, decision=decision, run=record)
     options = [changes_of(engine, row, problem, a) for a in found]
     drafts = [order(problem, a, [d.feature for d in cf.direct_actions]) for a, cf in zip(found, options)]
-    if box is not None:
-        refusals = iter((yield from clock.away([{**row, **draft.values} for steps in drafts for draft in steps])))
+    if verdicts is not None:
+        refusals = iter([not ok for ok in (yield from verdicts.ask([draft.values for steps in drafts for draft in steps]))])
     else:
         refusals = iter([any(problem.covers(r, draft.state) for r in engine.decision) for steps in drafts for draft in steps])
     counterfactuals = tuple(replace(cf, steps=tuple(_step(cf, draft, next(refusals)) for draft in steps)) for cf, steps in zip(options, drafts))
@@ -159,48 +143,21 @@ def _search(engine: Engine, row: Row, k: int, where: str) -> Steps:
     return Recourse(row, REFUSED, counterfactuals, decision=decision, run=record)
 
 
+def _unanswered(engine: Engine, outcome: Outcome, verdicts: Verdicts) -> str:
+    """Why a black box's search found nothing the model accepts: how far it went, and why it stopped."""
+    searched = {"global": "the surrogate rules", "local": "rules learned near the person", "none": "no rules (the model alone)"}[outcome.rules]
+    why = (
+        f"it stopped at the limit of {engine.settings.max_states} states judged per person (max_states)"
+        if outcome.stopped == BUDGET
+        else "no candidate state was left"
+    )
+    return f"the model refused all {verdicts.rejected} of the {verdicts.judged} states it judged, searched with {searched}; {why}."
+
+
 def _step(option: Counterfactual, draft: Draft, refused: bool) -> Step:
     direct = {a.feature: a for a in option.direct_actions}
     caused = {c.feature: c for c in option.caused_changes}
     return Step(tuple(direct[n] for n in draft.actions), tuple(caused[n] for n in draft.caused), draft.values, refused)
-
-
-def _verified(
-    engine: Engine, problem: Problem, row: Row, k: int, verdicts: dict[tuple, bool], clock: _Clock
-) -> Generator[list[Row], list[bool], tuple[list[Assessment], int, bool]]:
-    """The k least-cost states that the black box accepts (all, for plain rules) and, with
-    ``distinct``, whose action sets truly differ; how many the model newly rejected; and whether
-    the candidate space ran out.  The model is asked in batches and never twice about the same
-    values (``verdicts`` remembers)."""
-    candidates = StateStream(problem, max(engine.settings.max_states - len(verdicts), 1))
-    box = engine.black_box
-    options = ActionSets() if engine.settings.distinct else None
-    kept: list[Assessment] = []
-    rejected = 0
-    size = k if box is None else 4 * k
-    while len(kept) < k:
-        batch = candidates.take(size)
-        size = min(2 * size, BATCH)  # the model disagrees here, or the options repeat: read more at once
-        if not batch:
-            return kept, rejected, True
-        accepted = [True] * len(batch)
-        if box is not None:
-            if options is not None:  # a state that adds actions to an option cannot be one: the model need not see it
-                batch = [state for state in batch if options.open(state)]
-            keys = [problem.values_of(a.state) for a in batch]
-            unknown = [i for i, key in enumerate(keys) if key not in verdicts]
-            if unknown:
-                refusals = yield from clock.away([{**row, **dict(zip(problem.names, keys[i]))} for i in unknown])
-                for i, refuses in zip(unknown, refusals):
-                    verdicts[keys[i]] = not refuses
-                    rejected += refuses
-            accepted = [verdicts[key] for key in keys]
-        for state, ok in zip(batch, accepted):
-            if len(kept) < k and ok and (options is None or options.admit(state)):
-                kept.append(state)
-                if options is not None:
-                    candidates.exclude(frozenset(state.direct))
-    return kept, rejected, False
 
 
 def changes_of(engine: Engine, row: Row, problem: Problem, found: Assessment) -> Counterfactual:

@@ -22,6 +22,7 @@ from .space import (
     build_space,
     infer_step,
     numeric_bounds,
+    plain,
 )
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "build_space",
     "infer_step",
     "numeric_bounds",
+    "plain",
     "search",
     "spread",
 ]

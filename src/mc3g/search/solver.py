@@ -125,6 +125,11 @@ class StateStream:
         self._given += len(out)
         return out
 
+    @property
+    def at_limit(self) -> bool:
+        """Whether the stream has handed out ``max_states`` states (it hands out no more)."""
+        return self._given >= self.max_states
+
     def exclude(self, actions: frozenset[str]) -> None:
         """Read no more states whose direct actions include ``actions`` (a distinct option's set:
         no such state can be another option).  States already read are not withdrawn."""

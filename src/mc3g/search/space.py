@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -191,13 +191,16 @@ class SpaceSettings:
     ``data``).  ``per_atom``: values per atom (``exact``; the K of a top-K search).
     ``plausible``: only training values.  ``data_k``: training values per side of the person's
     own (``data``).  ``observed``: training values too, beside the grid (for a black box, whose
-    own thresholds sit between observed values, not at the rules')."""
+    own thresholds sit between observed values, not at the rules').  ``extra``: more values of a
+    numeric feature (``exact``; a black box's boundaries found on the model), kept only where
+    the feature's bounds allow them."""
 
     scheme: str = "exact"
     per_atom: int = 1
     plausible: bool = False
     data_k: int = 20
     observed: bool = False
+    extra: Mapping[str, Sequence[Any]] = field(default_factory=dict)
 
 
 def numeric_bounds(feature: Feature, original: float) -> tuple[float, float]:
@@ -222,11 +225,15 @@ def _exact_numeric(feature: Feature, original: float, literals: Sequence[Literal
         if seen is not None:
             inside = seen[(seen >= _grid_value(a, step)) & (seen <= _grid_value(b, step)) & (seen != original)]
             order = np.lexsort((inside, np.abs(inside - original)))
-            out.extend(_plain(v) for v in inside[order][:n])
+            out.extend(plain(v) for v in inside[order][:n])
     return out
 
 
-def _plain(v: float) -> int | float:
+def plain(v: Any) -> Any:
+    """A training value as the search writes it: a whole number as an int, another number as a
+    float, text as it is."""
+    if isinstance(v, str):
+        return v
     return int(v) if float(v).is_integer() else float(v)
 
 
@@ -300,6 +307,8 @@ def build_space(
                 step = f.step or infer_step(seen_numbers.get(f.name, np.array([original])))
                 seen = seen_numbers.get(f.name) if settings.plausible or settings.observed else None
                 values = _exact_numeric(f, original, literals.get(f.name, []), step, per_atom, seen, not settings.plausible)
+                lo, hi = numeric_bounds(f, original)
+                values += [v for v in settings.extra.get(f.name, ()) if lo <= v <= hi]
                 value_lists[f.name] = [original] + [v for v in dict.fromkeys(values) if v != original]
             else:
                 value_lists[f.name] = _categorical_values(f, original, seen_tokens.get(f.name) if settings.plausible else None)

@@ -1,0 +1,69 @@
+"""What the model does around a person: samples of nearby rows, and FOLD-SE rules learned from
+the model's verdicts on them.
+
+MC3G explains a black box through FOLD-SE rules of its predictions (Dasgupta et al., NeSy 2025,
+``extract_logic``).  Rules learned on the whole training data can be poor exactly where a
+refused person stands; rules learned on rows around that person, labelled by the model, describe
+the model there.  The samples are drawn as DiCE's random method draws its candidates (Mothilal et
+al., FAccT 2020): a few features the person may change, each set to a value seen in training
+within its bounds.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..foldse import FoldSE
+from ..rules import RuleSet
+from ..search import numeric_bounds, plain
+from .blackbox import typed_frame
+
+MOST_CHANGED = 3  # features a sample changes at most
+
+
+def rng_for(row: Mapping[str, Any], seed: int) -> np.random.Generator:
+    """A generator seeded by the person's values: the same person gets the same samples, alone or
+    in a batch, in any process."""
+    text = repr(sorted((str(k), str(v)) for k, v in row.items()))
+    return np.random.default_rng([seed, zlib.crc32(text.encode())])
+
+
+def neighbours(engine: Any, row: Mapping[str, Any], n: int, rng: np.random.Generator) -> list[dict[str, Any]]:
+    """``n`` changes around ``row`` (feature -> new value), each of one to three features of
+    ``engine.varied`` set to a training value its bounds allow (numbers within range and
+    direction, categories among their targets)."""
+    choices: dict[str, np.ndarray] = {}
+    for name in engine.varied:
+        feature, original = engine.schema.feature(name), row[name]
+        if feature.is_numeric:
+            lo, hi = numeric_bounds(feature, original)
+            seen = engine.observed.numbers[name]
+            values = seen[(seen >= lo) & (seen <= hi) & (seen != original)]
+        else:
+            allowed = set(feature.targets) if feature.targets is not None else None
+            values = np.array([v for v in engine.observed.tokens[name] if v != str(original) and (allowed is None or v in allowed)], dtype=object)
+        if len(values):
+            choices[name] = values
+    names = list(choices)
+    out = []
+    for _ in range(n if names else 0):
+        picked = rng.choice(len(names), size=min(int(rng.integers(1, MOST_CHANGED + 1)), len(names)), replace=False)
+        out.append({names[i]: plain(choices[names[i]][int(rng.integers(len(choices[names[i]])))]) for i in picked})
+    return out
+
+
+def local_rules(engine: Any, row: Mapping[str, Any], changes: Sequence[Mapping[str, Any]], refusals: Sequence[bool]) -> RuleSet:
+    """FOLD-SE rules of the model's refusal learned from rows around the person (``changes``
+    applied to ``row``) and the model's verdicts on them (no tail cut: near one person every
+    exception the model makes matters)."""
+    box = engine.black_box
+    frame = typed_frame([{**row, **c} for c in changes], box.dtypes)
+    other = next(label for label in box.labels if label != engine.unfavourable)
+    labels = np.array([engine.unfavourable if r else other for r in refusals], dtype=object)
+    numeric = [f.name for f in engine.schema.features if f.is_numeric and f.name in frame.columns]
+    learner = FoldSE(tail=0.0, target=engine.unfavourable, numeric=numeric).fit(frame, labels)
+    return learner.rules_

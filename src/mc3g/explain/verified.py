@@ -1,0 +1,315 @@
+"""One person's search with a black box: least-cost states of rules, each judged by the model.
+
+MC3G (Dasgupta et al., NeSy 2025) searches FOLD-SE rules of the model's predictions and checks
+every state with the model.  Where the rules imitate the model well near the person, the first
+states read are the answer.  Where they do not, this search does four things, each bounded:
+
+- **Local rules.**  When the global rules do not refuse the person, or the model rejects
+  ``PATIENCE`` of the states they let through before K pass, rows around the person are drawn,
+  judged by the model in one batch, and FOLD-SE learns rules of the model there
+  (:mod:`.local`).  Every state the model then judges differently from those rules is a labelled
+  counterexample: the rules are learned again with it and the search goes on (up to
+  ``LOCAL_ROUNDS`` times).
+- **Widening.**  When the candidate values run out before K states pass, each atom takes 8×
+  as many values (up to ``WIDEST``).
+- **Boundaries on the model.**  A numeric change the model accepts may be larger than the
+  model needs: its boundary lies between the candidate values.  It is found by sectioning the
+  change on the feature's grid (``FIRST`` points, then ``SECTION`` per call, every point when
+  the part left is that short), and the values found join the candidates of a last exact search.
+  The first points of the first states' changes go with the first question.
+- **Budget.**  The model judges at most ``max_states`` states per person (the person, the steps
+  and the section points aside); when it stops, the answer says why.
+
+The model is never asked twice about the same values (:class:`Verdicts`).  What is exact: the
+answer is the K least-cost states the model accepts among those the last rules let through in the
+last candidate space, in exact cost order (distinct action sets under ``distinct``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from ..search import ActionSets, Assessment, Problem, StateStream, infer_step
+from .engine import Engine
+from .local import local_rules, neighbours, rng_for
+
+WIDEST = 512  # candidate values per atom at most, when widening
+BATCH = 1024  # states the model is asked about at once, at most, for one person
+PATIENCE = 48  # states the model may reject before the rules are learned again near the person
+LOCAL_ROUNDS = 3  # local rules learned at most, each with the counterexamples of the last
+SAMPLES = 200  # rows drawn around the person for the local rules
+FIRST, SECTION = 32, 256  # points of a numeric change judged at once to find the model's boundary: first, then each later round
+
+Row = dict[str, Any]
+Asking = Generator[list[Row], list[bool], Any]
+
+FOUND, EXHAUSTED, BUDGET, STALLED = "found", "exhausted", "budget", "stalled"
+
+
+class Verdicts:
+    """The model's verdicts on one person's rows, remembered by the changes each makes, so no
+    rows are judged twice whichever rules or candidates led to them.  ``away(rows)`` hands rows to
+    the model and returns its refusals (the driver's round trip)."""
+
+    def __init__(self, row: Row, away: Callable[[list[Row]], Asking]) -> None:
+        self.row = row
+        self.away = away
+        self.judged = 0  # rows judged by the model, the person aside
+        self.rejected = 0
+        self._accepted: dict[tuple, bool] = {}
+
+    def key(self, changes: Mapping[str, Any]) -> tuple:
+        return tuple(sorted((n, v) for n, v in changes.items() if v != self.row[n]))
+
+    def known(self, changes: Mapping[str, Any]) -> bool | None:
+        return self._accepted.get(self.key(changes))
+
+    def ask(self, changes: Sequence[Mapping[str, Any]]) -> Asking:
+        """Whether the model accepts each row (``row`` with ``changes``), asking it only about
+        those it has not judged, all in one call."""
+        keys = [self.key(c) for c in changes]
+        unknown = list(dict.fromkeys(k for k in keys if k not in self._accepted))
+        if unknown:
+            refusals = yield from self.away([{**self.row, **dict(k)} for k in unknown])
+            for key, refused in zip(unknown, refusals):
+                self._accepted[key] = not refused
+                if key:
+                    self.judged += 1
+                    self.rejected += refused
+        return [self._accepted[k] for k in keys]
+
+    def labelled(self) -> tuple[list[dict[str, Any]], list[bool]]:
+        """Every row judged (as its changes) and whether the model refused it."""
+        return [dict(k) for k in self._accepted], [not v for v in self._accepted.values()]
+
+
+@dataclass
+class Outcome:
+    """Where the search ended: the engine and problem of the last search (with ``per_atom``
+    values per atom), the states found, why it stopped, which rules it searched (``global``,
+    ``local``, or ``none``: the model alone) and how many local rule sets it learned."""
+
+    engine: Engine
+    problem: Problem
+    per_atom: int
+    found: list[Assessment]
+    stopped: str
+    rules: str
+    local_rounds: int = 0
+
+
+def verified(
+    problem: Problem,
+    stream: StateStream,
+    k: int,
+    distinct: bool,
+    verdicts: Verdicts | None,
+    budget: int,
+    first: Sequence[Assessment] = (),
+    limit: int | None = None,
+) -> Asking:
+    """The k least-cost states of ``problem`` the model accepts (every state, for plain rules:
+    ``verdicts`` None), with distinct action sets under ``distinct``, reading ``first`` and then
+    ``stream``; and why the reading stopped.  ``budget`` bounds the rows the model judges, and
+    ``limit`` the states it rejects, ``PATIENCE`` more for each state kept (then the reading
+    stops ``stalled``)."""
+    options = ActionSets() if distinct else None
+    kept: list[Assessment] = []
+    size = k if verdicts is None else 4 * k
+    batch = list(first)
+    while len(kept) < k:
+        if verdicts is not None and verdicts.judged >= budget:
+            return kept, BUDGET
+        if verdicts is not None and limit is not None and verdicts.rejected >= limit + PATIENCE * len(kept):
+            return kept, STALLED  # each option found shows the rules work here: it buys more patience
+        if not batch:
+            batch = stream.take(size if verdicts is None else min(size, budget - verdicts.judged))
+            size = min(2 * size, BATCH)  # the model disagrees here, or the options repeat: read more at once
+            if not batch:
+                return kept, BUDGET if stream.at_limit else EXHAUSTED
+        if options is not None:  # a state that adds actions to an option cannot be one: the model need not see it
+            batch = [state for state in batch if options.open(state)]
+        accepted = [True] * len(batch) if verdicts is None else (yield from verdicts.ask([problem.describe(a.state) for a in batch]))
+        for state, ok in zip(batch, accepted):
+            if len(kept) < k and ok and (options is None or options.admit(state)):
+                kept.append(state)
+                if options is not None:
+                    stream.exclude(frozenset(state.direct))
+        batch = []
+    return kept, FOUND
+
+
+class Hunt:
+    """The search for one person (``row``, refused or not) with ``engine``'s black box."""
+
+    def __init__(self, engine: Engine, row: Row, k: int, verdicts: Verdicts) -> None:
+        self.engine, self.row, self.k, self.verdicts = engine, row, k, verdicts
+        self.budget = engine.settings.max_states
+        self.distinct = engine.settings.distinct
+        self.sharp = engine.settings.scheme == "exact" and not engine.settings.plausible
+
+    def run(self, instance: Mapping[str, Any], firing: bool) -> Asking:
+        """The :class:`Outcome`, or None when the model does not refuse the person.  The first
+        question to the model holds what the search will want next if it does: where the rules
+        refuse the person, the first states (and the first points of each one's numeric
+        actions, whose boundary is then sought without another call); where they do not, the
+        rows around the person that local rules learn from."""
+        e, k = self.engine, self.k
+        local = e.settings.local
+        problem = e.problem(instance, k) if firing else None
+        stream = StateStream(problem, self.budget) if problem is not None else None
+        first = stream.take(4 * k) if stream is not None else []
+        ahead = [{**seg.changes, seg.name: p} for a in first for seg in self._segments(e, problem, a) for p in seg.points()] if self.sharp else []  # type: ignore[arg-type]
+        if problem is not None:
+            ahead = [problem.describe(a.state) for a in first] + ahead
+        elif local:
+            ahead = self._samples()
+        accepted = yield from self.verdicts.ask([{}] + ahead[: self.budget])
+        if accepted[0]:
+            return None
+        outcome = None
+        if problem is not None:
+            outcome = yield from self._phase(e, instance, e.decision, PATIENCE if local else None, "global", (problem, stream, first))
+        if local and (outcome is None or outcome.stopped == STALLED):
+            # The global rules do not refuse the person, or the model keeps rejecting what they
+            # let through: learn rules near the person (and keep the global answer if it has more).
+            near = yield from self._local()
+            outcome = near if outcome is None or (near is not None and len(near.found) >= len(outcome.found)) else outcome
+        if outcome is None:  # the model accepts no row near the person: nothing to learn from
+            outcome = yield from self._phase(e, instance, e.decision if firing else [], None, "global" if firing else "none")
+        if outcome.stopped == STALLED:
+            outcome.stopped = BUDGET
+        if self.sharp and outcome.found:
+            outcome = yield from self._sharpen(outcome)
+        return outcome
+
+    # -- one set of rules ------------------------------------------------------------------------
+    def _phase(self, engine: Engine, instance: Mapping[str, Any], escape: list, patience: int | None, rules: str, start: tuple | None = None) -> Asking:
+        """The search with one engine's rules (``start``: its first problem, stream and states
+        already read), widened while the candidates run out; with ``patience``, it stops
+        (``stalled``) once the model has rejected that many more states."""
+        per_atom, limit = self.k, None if patience is None else self.verdicts.rejected + patience
+        if start is None:
+            problem = engine.problem(instance, per_atom, escape)
+            start = (problem, StateStream(problem, self.budget), [])
+        problem, stream, first = start
+        found, stopped = yield from self._verified(problem, stream, first, limit)
+        while stopped == EXHAUSTED and per_atom < WIDEST:
+            wider = engine.problem(instance, per_atom * 8, escape)
+            if wider.space.n_candidates == problem.space.n_candidates:
+                break  # every value of every atom is in already: nothing new to try
+            more, stopped = yield from self._verified(wider, StateStream(wider, self.budget), [], limit)
+            if len(more) < len(found):
+                break  # the wider round ran out of budget before the narrower one's answer
+            problem, found, per_atom = wider, more, per_atom * 8
+        return Outcome(engine, problem, per_atom, found, FOUND if len(found) == self.k else stopped, rules)
+
+    def _verified(self, problem: Problem, stream: StateStream, first: list[Assessment], limit: int | None) -> Asking:
+        return (yield from verified(problem, stream, self.k, self.distinct, self.verdicts, self.budget, first, limit))
+
+    # -- local rules -------------------------------------------------------------------------------
+    def _local(self) -> Asking:
+        """The search with rules learned around the person from the model's verdicts, learned
+        again with each round's counterexamples; None when the model accepts no row judged."""
+        yield from self.verdicts.ask(self._samples())
+        outcome = None
+        for round_ in range(1, LOCAL_ROUNDS + 1):
+            changes, refusals = self.verdicts.labelled()
+            if all(refusals):
+                return None
+            local = self.engine.with_rules(local_rules(self.engine, self.row, changes, refusals))
+            instance = local.instance(self.row)
+            firing = bool(local.firing(instance))
+            patience = PATIENCE if round_ < LOCAL_ROUNDS else None
+            outcome = yield from self._phase(local, instance, local.decision if firing else [], patience, "local" if firing else "none")
+            outcome.local_rounds = round_
+            if outcome.stopped != STALLED:
+                break
+        return outcome
+
+    def _samples(self) -> list[dict[str, Any]]:
+        """Rows around the person for local rules, as many as the budget leaves (``SAMPLES`` at most)."""
+        n = min(SAMPLES, self.budget - self.verdicts.judged)
+        return neighbours(self.engine, self.row, n, rng_for(self.row, self.engine.settings.random_state)) if n > 0 else []
+
+    # -- boundaries on the model -------------------------------------------------------------------
+    def _sharpen(self, outcome: Outcome) -> Asking:
+        """The found states' numeric actions sectioned back to the model's boundary; the values
+        found join the candidates and the search runs again (its answer is kept when it finds as
+        many states, each then no dearer than before)."""
+        problem, engine = outcome.problem, outcome.engine
+        segments = [s for state in outcome.found for s in self._segments(engine, problem, state)]
+        while asked := [(s, p) for s in segments for p in s.points()]:
+            accepted = yield from self.verdicts.ask([{**s.changes, s.name: p} for s, p in asked])
+            for s in segments:
+                s.narrow([ok for (t, _), ok in zip(asked, accepted) if t is s])
+        extra: dict[str, list[Any]] = {}
+        for s in segments:
+            if s.best != s.changes[s.name]:
+                extra.setdefault(s.name, []).append(s.best)
+        if not extra:
+            return outcome
+        sharper = engine.problem(engine.instance(self.row), outcome.per_atom, list(problem.decision), extra)
+        found, stopped = yield from self._verified(sharper, StateStream(sharper, self.budget), [], None)
+        if len(found) < len(outcome.found):
+            return outcome
+        return Outcome(engine, sharper, outcome.per_atom, found, outcome.stopped, outcome.rules, outcome.local_rounds)
+
+    def _segments(self, engine: Engine, problem: Problem, state: Assessment) -> list[_Segment]:
+        """A segment for each numeric direct action of ``state``."""
+        changes = problem.describe(state.state)
+        out = []
+        for name in state.direct:
+            feature = problem.space[name].feature
+            if feature.is_numeric:
+                step = feature.step or infer_step(engine.observed.numbers.get(name, [changes[name]]))
+                out.append(_Segment(changes, name, self.row[name], changes[name], step))
+        return out
+
+
+class _Segment:
+    """A numeric action from the person's value to the one found, sectioned on the feature's grid
+    for the value nearest the person that the model accepts (``best``): every point when there
+    are at most ``SECTION``, else ``SECTION`` evenly spaced ones, then again between the last
+    refused and the first accepted.  Where the model is not monotone along the segment, the
+    nearest accepted point judged is taken all the same: every answer is judged by the model."""
+
+    def __init__(self, changes: Mapping[str, Any], name: str, origin: Any, value: Any, step: float) -> None:
+        self.changes, self.name, self.best = dict(changes), name, value
+        self.step, self.origin = _decimal(step), _decimal(origin)
+        self.sign = 1 if value > origin else -1
+        self.low = 0  # steps from the origin: the last known refused point (or the origin)
+        self.high = int(abs(_decimal(value) - self.origin) / self.step)  # steps to the nearest known accepted point
+        self._steps: list[int] = []
+        self._rounds = 0
+
+    def _value(self, steps: int) -> int | float:
+        v = self.origin + self.sign * steps * self.step
+        return int(v) if v.denominator == 1 else float(v)
+
+    def points(self) -> list[int | float]:
+        """The points to judge next (none: the boundary is found): ``FIRST`` of them in the first
+        round, which the search may have asked already with the state itself."""
+        inside, n = self.high - self.low - 1, SECTION if self._rounds else FIRST
+        if inside <= n:
+            self._steps = list(range(self.low + 1, self.high))
+        else:
+            self._steps = sorted({self.low + 1 + (i * inside) // n for i in range(n)})
+        return [self._value(s) for s in self._steps]
+
+    def narrow(self, accepted: list[bool]) -> None:
+        """Take the model's verdicts on the last :meth:`points`."""
+        yes = [s for s, ok in zip(self._steps, accepted) if ok]
+        if yes:
+            self.high = min(yes)
+            self.best = self._value(self.high)
+        self.low = max((s for s, ok in zip(self._steps, accepted) if not ok and s < self.high), default=self.low)
+        self._steps = []
+        self._rounds += 1
+
+
+def _decimal(x: Any) -> Fraction:
+    return Fraction(repr(float(x)))

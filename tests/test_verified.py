@@ -1,0 +1,145 @@
+"""A black box's search: exact over the last problem searched (brute force), rules learned near a
+person, the model's own boundaries, refinement of the surrogate, the budget said plainly."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from mc3g import MC3G
+from mc3g.explain.batch import chunks
+from mc3g.explain.local import neighbours, rng_for
+from mc3g.search import ActionSets
+
+RNG = np.random.default_rng(0)
+TRAIN = pd.DataFrame({"x": RNG.integers(0, 21, 300), "y": RNG.integers(0, 11, 300), "c": RNG.choice(["a", "b", "c"], 300)})
+
+
+def _model(tx: int, ty: int, cc: str, band: bool):
+    """Refused while x < tx and (y < ty or c == cc); with ``band`` also while 14 <= x <= 16 (the
+    model is then not monotone in x)."""
+
+    def model(frame: pd.DataFrame) -> np.ndarray:
+        refused = (frame["x"] < tx) & ((frame["y"] < ty) | (frame["c"] == cc))
+        if band:
+            refused |= frame["x"].between(14, 16)
+        return np.where(refused, "no", "yes")
+
+    return model
+
+
+def _brute_force(session, model, k: int, distinct: bool) -> list[float]:
+    """The costs of the k least-cost states of the session's last problem that the model accepts
+    (distinct action sets when ``distinct``), every state of its candidate space tried."""
+    problem = session.problem
+    states = [a for s in itertools.product(*(range(len(f.values)) for f in problem.space.features)) if (a := problem.assess(tuple(s))) is not None]
+    states.sort(key=lambda a: (round(a.cost, 9), a.state))
+    rows = pd.DataFrame([{**session.row, **problem.describe(a.state)} for a in states], columns=TRAIN.columns)
+    accepted = [a for a, label in zip(states, model(rows)) if label == "yes"] if len(rows) else []
+    options = ActionSets()
+    return [a.cost for a in accepted if not distinct or options.admit(a)][:k]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(3, 20), st.integers(1, 10), st.sampled_from(["a", "b", "c"]), st.booleans(),
+    st.integers(1, 3), st.booleans(), st.integers(0, 1), st.booleans(), st.integers(0, 299),
+)  # fmt: skip
+def test_the_answer_is_the_k_cheapest_states_the_model_accepts_in_the_last_problem(tx, ty, cc, band, k, distinct, refine, local, pick) -> None:
+    model = _model(tx, ty, cc, band)
+    labels = model(TRAIN)
+    if len(set(labels)) < 2:
+        return
+    explainer = MC3G(model, desired_class="yes", k=k, distinct=distinct, refine=refine, local=local, max_states=5000).fit(TRAIN)
+    refused = TRAIN[labels == "no"]
+    person = refused.iloc[pick % len(refused)]
+    session = explainer.session(person)
+    answer = session.run(explainer.refuses_rows)
+    event(f"rules {answer.run.rules}, stopped {answer.run.stopped}")
+    assert answer.status in ("refused", "no_counterfactual")
+    frame = pd.DataFrame([cf.values for cf in answer], columns=TRAIN.columns)
+    assert (model(frame) == "yes").all()
+    assert [cf.cost for cf in answer] == sorted(cf.cost for cf in answer)
+    assert answer.run.stopped in ("found", "exhausted")  # the budget is far: the search went to its end
+    assert [cf.cost for cf in answer] == pytest.approx(_brute_force(session, model, k, distinct))
+
+
+def test_the_model_s_boundary_is_found_between_training_values() -> None:
+    """Training values of x are multiples of 5; the model accepts x >= 13: the rules' candidate
+    (11) is refused, the next training value (15) accepted, and sectioning finds 13."""
+    train = pd.DataFrame({"x": np.arange(0, 25, 5).repeat(20), "y": np.tile(np.arange(20), 5)})
+    model = lambda f: np.where(f["x"] < 13, "no", "yes")  # noqa: E731
+    explainer = MC3G(model, desired_class="yes", refine=0).fit(train)
+    answer = explainer.explain({"x": 0, "y": 3})
+    assert [cf.values["x"] for cf in answer] == [13] and answer.run.rules == "global"
+    leaky = MC3G(model, desired_class="yes", refine=0, plausible=True).fit(train)
+    assert [cf.values["x"] for cf in leaky.explain({"x": 0, "y": 3})] == [15]  # training values only: no sectioning
+
+
+def test_a_refused_person_the_rules_do_not_refuse_gets_rules_learned_near_them() -> None:
+    """The model also refuses y == 3 with c == 'b', which too few training rows show for the
+    surrogate to learn."""
+    train = TRAIN[~((TRAIN["y"] == 3) & (TRAIN["c"] == "b"))].iloc[:200]
+    train = pd.concat([train, pd.DataFrame({"x": [15], "y": [3], "c": ["b"]})], ignore_index=True)
+
+    def model(frame: pd.DataFrame) -> np.ndarray:
+        return np.where((frame["x"] < 10) | ((frame["y"] == 3) & (frame["c"] == "b")), "no", "yes")
+
+    explainer = MC3G(model, desired_class="yes", k=2, refine=0, tail=0.05).fit(train)
+    person = {"x": 15, "y": 3, "c": "b"}
+    assert not explainer.engine_.firing(explainer.engine_.instance(person))
+    answer = explainer.explain(person)
+    assert answer.run.rules == "local" and len(answer) == 2
+    assert (model(pd.DataFrame([cf.values for cf in answer])) == "yes").all()
+    assert sorted(a.feature for cf in answer for a in cf.direct_actions) == ["c", "y"]
+    # Without them, the model alone judges states of the features the global rules read (x): none helps.
+    without = MC3G(model, desired_class="yes", k=2, refine=0, tail=0.05, local=False).fit(train).explain(person)
+    assert without.run.rules == "none" and without.status == "no_counterfactual"
+
+
+def test_when_the_search_stops_the_answer_says_how_far_it_went() -> None:
+    """A model FOLD-SE cannot imitate: it accepts where (x + 2y) mod 13 is 6 and c is 'c'."""
+
+    def model(frame: pd.DataFrame) -> np.ndarray:
+        return np.where(((frame["x"] + 2 * frame["y"]) % 13 == 6) & (frame["c"] == "c"), "yes", "no")
+
+    explainer = MC3G(model, desired_class="yes", max_states=40, refine=0, local=False).fit(TRAIN)
+    answer = explainer.explain({"x": 20, "y": 10, "c": "b"})
+    assert answer.status == "no_counterfactual" and answer.run.stopped == "budget" and answer.run.judged_by_model == 40
+    assert answer.reasons == (
+        f"the model refused all {answer.run.rejected_by_model} of the {answer.run.judged_by_model} states it judged, searched with the surrogate rules; "
+        "it stopped at the limit of 40 states judged per person (max_states).",
+    )
+    assert MC3G(model, desired_class="yes", max_states=4000, refine=0).fit(TRAIN).explain({"x": 20, "y": 10, "c": "b"}).counterfactuals
+
+
+def test_refinement_keeps_a_round_only_when_it_agrees_better_near_refused_people() -> None:
+    model = _model(12, 6, "b", band=True)
+    first = MC3G(model, desired_class="yes", refine=0).fit(TRAIN)
+    assert first.surrogate_.rounds == 0 and first.surrogate_.near is None
+    refined = MC3G(model, desired_class="yes", refine=3).fit(TRAIN)
+    s = refined.surrogate_
+    assert s.first_near is not None and s.near >= s.first_near and 0 <= s.rounds <= 3
+    assert (s.rounds == 0) == (refined.rules_ == first.rules_)
+    if s.rounds:
+        assert s.near > s.first_near and s.counterexamples > 0 and s.first_fidelity == first.fidelity_
+
+
+def test_neighbours_keep_bounds_and_are_the_same_for_the_same_person() -> None:
+    explainer = MC3G(_model(12, 6, "b", False), desired_class="yes", refine=0, features_to_vary=["x", "c"]).fit(TRAIN)
+    engine, person = explainer.engine_, {"x": 4, "y": 2, "c": "a"}
+    drawn = neighbours(engine, person, 50, rng_for(person, 0))
+    assert drawn == neighbours(engine, person, 50, rng_for(dict(reversed(person.items())), 0))
+    assert all(1 <= len(change) <= 2 and set(change) <= {"x", "c"} and all(change[f] != person[f] for f in change) for change in drawn)
+
+
+def test_n_jobs_splits_a_small_batch_among_the_processes() -> None:
+    assert [len(c) for c in chunks(list(range(10)), 1)] == [10]
+    assert [len(c) for c in chunks(list(range(10)), 2)] == [5, 5]
+    assert [len(c) for c in chunks(list(range(100)), 2)] == [32, 32, 32, 4]
+    assert [len(c) for c in chunks(list(range(3)), 4)] == [1, 1, 1]
