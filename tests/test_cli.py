@@ -178,3 +178,14 @@ def test_bench_persist_loads_explainers_that_answer_the_same() -> None:
         ("german", "RandomForestClassifier"),
     ]
     assert all(r["same_answers"] and r["people"] == 3 and r["size_kib"] > 0 for r in rows)
+
+
+@pytest.mark.slow
+def test_bench_blackbox_compares_mc3g_and_dice_on_the_same_rows() -> None:
+    pytest.importorskip("dice_ml")
+    result = runner.invoke(app, ["bench", "blackbox", "--rows", "3", "--data", "german", "--model", "lr", "--json"])
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.stdout)
+    assert (row["dataset"], row["model"], row["profile"], row["rows"]) == ("german", "LogisticRegression", "product", 3)
+    assert row["mc3g_validity"] == 100.0 and row["mc3g_consistency"] == 100.0 and row["missed"] == 0
+    assert row["ratio"] > 0 and row["mc3g_pooled_seconds"] > 0 and row["fidelity"] is not None

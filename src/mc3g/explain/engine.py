@@ -152,6 +152,13 @@ class Engine:
         chosen = settings or self.settings
         return Engine(rules, self.causal, self.schema, self.unfavourable, self.observed, self.spreads, chosen, self.black_box, fidelity)
 
+    def open(self) -> Engine:
+        """The engine with no decision rule and every feature a person may change in play: where
+        rows the model accepted are priced whatever the rules said of them."""
+        engine = self.with_rules(RuleSet((), self.rules.label, self.rules.default), self.fidelity)
+        engine.features = list(dict.fromkeys(engine.features + self.varied))
+        return engine
+
     @property
     def varied(self) -> list[str]:
         """The features a person may change directly whose training values the engine holds:

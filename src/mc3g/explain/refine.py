@@ -52,7 +52,8 @@ def refine(engine: Engine, X: pd.DataFrame, labels: np.ndarray, surrogate: Surro
     def near(candidate: Engine) -> float:
         return float(np.mean(candidate.refuses(check) == check_refused)) if len(check) else 1.0
 
-    first_near = best_near = near(engine)
+    first, first_near = surrogate, near(engine)
+    best_near = first_near
     drawn: list[dict[str, Any]] = []
     verdicts: list[bool] = []
     done = wrong = 0
@@ -69,9 +70,8 @@ def refine(engine: Engine, X: pd.DataFrame, labels: np.ndarray, surrogate: Surro
         agreement = near(refined)
         if agreement <= best_near:
             break
-        engine, best_near, done, wrong = refined, agreement, done + 1, wrong + mistakes
-        surrogate = replace(candidate, first_fidelity=surrogate.first_fidelity if done > 1 else surrogate.fidelity)
-    return engine, replace(surrogate, near=best_near, first_near=first_near, rounds=done, counterexamples=wrong)
+        engine, surrogate, best_near, done, wrong = refined, candidate, agreement, done + 1, wrong + mistakes
+    return engine, replace(surrogate, near=best_near, first_fidelity=first.fidelity, first_near=first_near, rounds=done, counterexamples=wrong)
 
 
 def _pick(positions: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:

@@ -25,7 +25,7 @@ from .engine import Engine
 from .reasons import why_none
 from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse, Step
 from .steps import Draft, order
-from .verified import BUDGET, FOUND, Hunt, Outcome, Verdicts, verified
+from .verified import BUDGET, FOUND, READ, READ_ALL, Hunt, Outcome, Verdicts, verified
 
 Row = dict[str, Any]
 Steps = Generator[list[Row], list[bool], Recourse]
@@ -45,7 +45,8 @@ class Session:
         self.questions: list[Row] | None = None
         self.result: Recourse | None = None
         self.judged: list[tuple[Row, bool]] = []  # every row the model judged, and whether it refused it
-        self.problem: Problem | None = None  # the last problem searched: its rules and candidate values (an answer is exact over it)
+        self.problem: Problem | None = None  # the last problem searched: its rules and candidate values
+        self.outside: Problem | None = None  # a black box's: where the rows the model accepted outside the search are priced
         self._record = engine.record(k)
         self._steps = _search(engine, self.row, k, where, self)
         self._advance(None)
@@ -114,7 +115,7 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
     if box is None:
         problem = engine.problem(instance, k)
         found, _ = yield from verified(problem, StateStream(problem, engine.settings.max_states), k, engine.settings.distinct, None, engine.settings.max_states)
-        outcome: Outcome | None = Outcome(engine, problem, k, found, FOUND, "given") if firing else None
+        outcome: Outcome | None = Outcome(engine, problem, k, found, FOUND, "given", priced_in=[problem] * len(found)) if firing else None
     else:
         verdicts = Verdicts(row, clock.away)
         outcome = yield from Hunt(engine, row, k, verdicts).run(instance, bool(firing))
@@ -122,7 +123,7 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
         reason = f"the decision for this person is not {engine.unfavourable!r}, so it is already favourable."
         return Recourse(row, NOT_REFUSED, reasons=(reason,), run=record)
     problem, found = outcome.problem, outcome.found
-    session.problem = problem
+    session.problem, session.outside = problem, outcome.outside
     record = replace(record, n_regions=problem.space.n_regions, n_candidates=problem.space.n_candidates)
     if verdicts is not None:
         record = replace(
@@ -132,10 +133,10 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
     if not found:
         reasons = tuple(why_none(problem)) if verdicts is None or not verdicts.rejected else (_unanswered(engine, outcome, verdicts),)
         return Recourse(row, NO_COUNTERFACTUAL, reasons=reasons, decision=decision, run=record)
-    options = [changes_of(engine, row, problem, a) for a in found]
-    drafts = [order(problem, a, [d.feature for d in cf.direct_actions]) for a, cf in zip(found, options)]
+    options = [changes_of(engine, row, p, a) for p, a in zip(outcome.priced_in, found)]
+    drafts = [order(p, a, [d.feature for d in cf.direct_actions]) for p, a, cf in zip(outcome.priced_in, found, options)]
     if verdicts is not None:
-        refusals = iter([not ok for ok in (yield from verdicts.ask([draft.values for steps in drafts for draft in steps]))])
+        refusals = iter([not ok for ok in (yield from verdicts.ask([], [draft.values for steps in drafts for draft in steps]))])
     else:
         refusals = iter([any(problem.covers(r, draft.state) for r in engine.decision) for steps in drafts for draft in steps])
     counterfactuals = tuple(replace(cf, steps=tuple(_step(cf, draft, next(refusals)) for draft in steps)) for cf, steps in zip(options, drafts))
@@ -146,12 +147,12 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
 def _unanswered(engine: Engine, outcome: Outcome, verdicts: Verdicts) -> str:
     """Why a black box's search found nothing the model accepts: how far it went, and why it stopped."""
     searched = {"global": "the surrogate rules", "local": "rules learned near the person", "none": "no rules (the model alone)"}[outcome.rules]
-    why = (
-        f"it stopped at the limit of {engine.settings.max_states} states judged per person (max_states)"
-        if outcome.stopped == BUDGET
-        else "no candidate state was left"
-    )
-    return f"the model refused all {verdicts.rejected} of the {verdicts.judged} states it judged, searched with {searched}; {why}."
+    why = {
+        BUDGET: f"it stopped at the limit of {engine.settings.max_states} states judged per person (max_states)",
+        READ_ALL: f"it stopped after reading {READ * engine.settings.max_states} candidate states (10 × max_states), most of them adding actions to an option",
+    }.get(outcome.stopped, "no candidate state was left")
+    more = f" (and {verdicts.free} single changes and points sectioned, none a way out that keeps the knowledge)" if verdicts.free else ""
+    return f"the model refused all {verdicts.rejected} of the {verdicts.judged} states it judged, searched with {searched}{more}; {why}."
 
 
 def _step(option: Counterfactual, draft: Draft, refused: bool) -> Step:

@@ -28,11 +28,12 @@ last candidate space, in exact cost order (distinct action sets under ``distinct
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Mapping, Sequence
-from dataclasses import dataclass
-from fractions import Fraction
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..search import ActionSets, Assessment, Problem, StateStream, infer_step
+from ..exceptions import UnknownNameError
+from ..search import ActionSets, Assessment, Problem, StateStream
+from .boundary import Segment, grid_step, scan
 from .engine import Engine
 from .local import local_rules, neighbours, rng_for
 
@@ -41,12 +42,13 @@ BATCH = 1024  # states the model is asked about at once, at most, for one person
 PATIENCE = 48  # states the model may reject before the rules are learned again near the person
 LOCAL_ROUNDS = 3  # local rules learned at most, each with the counterexamples of the last
 SAMPLES = 200  # rows drawn around the person for the local rules
-FIRST, SECTION = 32, 256  # points of a numeric change judged at once to find the model's boundary: first, then each later round
+READ = 10  # states the solver hands out per search, at most, in max_states: the rest are not shown to the model
+KEPT = 64  # rows the model accepted outside the search that are priced for the answer
 
 Row = dict[str, Any]
 Asking = Generator[list[Row], list[bool], Any]
 
-FOUND, EXHAUSTED, BUDGET, STALLED = "found", "exhausted", "budget", "stalled"
+FOUND, EXHAUSTED, BUDGET, READ_ALL, STALLED = "found", "exhausted", "budget", "read", "stalled"
 
 
 class Verdicts:
@@ -57,8 +59,9 @@ class Verdicts:
     def __init__(self, row: Row, away: Callable[[list[Row]], Asking]) -> None:
         self.row = row
         self.away = away
-        self.judged = 0  # rows judged by the model, the person aside
+        self.judged = 0  # rows judged by the model, the person and the rows asked for free aside
         self.rejected = 0
+        self.free = 0  # rows asked for free: single changes, points sectioned, steps
         self._accepted: dict[tuple, bool] = {}
 
     def key(self, changes: Mapping[str, Any]) -> tuple:
@@ -67,19 +70,24 @@ class Verdicts:
     def known(self, changes: Mapping[str, Any]) -> bool | None:
         return self._accepted.get(self.key(changes))
 
-    def ask(self, changes: Sequence[Mapping[str, Any]]) -> Asking:
-        """Whether the model accepts each row (``row`` with ``changes``), asking it only about
-        those it has not judged, all in one call."""
+    def ask(self, changes: Sequence[Mapping[str, Any]], free: Sequence[Mapping[str, Any]] = ()) -> Asking:
+        """Whether the model accepts each row (``row`` with ``changes``, then with ``free``),
+        asking it only about those it has not judged, all in one call; rows of ``free`` (single
+        changes scanned, points sectioned) do not count as judged."""
         keys = [self.key(c) for c in changes]
-        unknown = list(dict.fromkeys(k for k in keys if k not in self._accepted))
+        extra = [self.key(c) for c in free]
+        unknown = list(dict.fromkeys(k for k in keys + extra if k not in self._accepted))
+        counted = set(keys)
         if unknown:
             refusals = yield from self.away([{**self.row, **dict(k)} for k in unknown])
             for key, refused in zip(unknown, refusals):
                 self._accepted[key] = not refused
-                if key:
+                if key and key in counted:
                     self.judged += 1
                     self.rejected += refused
-        return [self._accepted[k] for k in keys]
+                else:
+                    self.free += bool(key)
+        return [self._accepted[k] for k in keys + extra]
 
     def labelled(self) -> tuple[list[dict[str, Any]], list[bool]]:
         """Every row judged (as its changes) and whether the model refused it."""
@@ -90,7 +98,9 @@ class Verdicts:
 class Outcome:
     """Where the search ended: the engine and problem of the last search (with ``per_atom``
     values per atom), the states found, why it stopped, which rules it searched (``global``,
-    ``local``, or ``none``: the model alone) and how many local rule sets it learned."""
+    ``local``, or ``none``: the model alone) and how many local rule sets it learned; after the
+    merge, the problem each state found is priced in (``priced_in``), and ``outside``, the
+    problem that priced the rows the model accepted outside the search."""
 
     engine: Engine
     problem: Problem
@@ -99,6 +109,8 @@ class Outcome:
     stopped: str
     rules: str
     local_rounds: int = 0
+    priced_in: list[Problem] = field(default_factory=list)
+    outside: Problem | None = None
 
 
 def verified(
@@ -129,7 +141,7 @@ def verified(
             batch = stream.take(size if verdicts is None else min(size, budget - verdicts.judged))
             size = min(2 * size, BATCH)  # the model disagrees here, or the options repeat: read more at once
             if not batch:
-                return kept, BUDGET if stream.at_limit else EXHAUSTED
+                return kept, READ_ALL if stream.at_limit else EXHAUSTED
         if options is not None:  # a state that adds actions to an option cannot be one: the model need not see it
             batch = [state for state in batch if options.open(state)]
         accepted = [True] * len(batch) if verdicts is None else (yield from verdicts.ask([problem.describe(a.state) for a in batch]))
@@ -156,18 +168,17 @@ class Hunt:
         question to the model holds what the search will want next if it does: where the rules
         refuse the person, the first states (and the first points of each one's numeric
         actions, whose boundary is then sought without another call); where they do not, the
-        rows around the person that local rules learn from."""
+        rows around the person that local rules learn from; and the person's single changes."""
         e, k = self.engine, self.k
         local = e.settings.local
         problem = e.problem(instance, k) if firing else None
-        stream = StateStream(problem, self.budget) if problem is not None else None
+        stream = StateStream(problem, READ * self.budget) if problem is not None else None
         first = stream.take(4 * k) if stream is not None else []
-        ahead = [{**seg.changes, seg.name: p} for a in first for seg in self._segments(e, problem, a) for p in seg.points()] if self.sharp else []  # type: ignore[arg-type]
-        if problem is not None:
-            ahead = [problem.describe(a.state) for a in first] + ahead
-        elif local:
-            ahead = self._samples()
-        accepted = yield from self.verdicts.ask([{}] + ahead[: self.budget])
+        counted = [problem.describe(a.state) for a in first] if problem is not None else self._samples() if local else []  # type: ignore[union-attr]
+        singles, scans = scan(e, self.row) if self.sharp else ([], [])
+        free = singles + [s.row(p) for s in scans for p in s.points()]
+        free += [s.row(p) for a in first for s in self._segments(e, problem, a) for p in s.points()] if self.sharp else []  # type: ignore[arg-type]
+        accepted = yield from self.verdicts.ask([{}] + counted[: self.budget], free)
         if accepted[0]:
             return None
         outcome = None
@@ -182,9 +193,9 @@ class Hunt:
             outcome = yield from self._phase(e, instance, e.decision if firing else [], None, "global" if firing else "none")
         if outcome.stopped == STALLED:
             outcome.stopped = BUDGET
-        if self.sharp and outcome.found:
-            outcome = yield from self._sharpen(outcome)
-        return outcome
+        if self.sharp:
+            outcome = yield from self._sharpen(outcome, scans)
+        return self._merge(outcome)
 
     # -- one set of rules ------------------------------------------------------------------------
     def _phase(self, engine: Engine, instance: Mapping[str, Any], escape: list, patience: int | None, rules: str, start: tuple | None = None) -> Asking:
@@ -194,14 +205,14 @@ class Hunt:
         per_atom, limit = self.k, None if patience is None else self.verdicts.rejected + patience
         if start is None:
             problem = engine.problem(instance, per_atom, escape)
-            start = (problem, StateStream(problem, self.budget), [])
+            start = (problem, StateStream(problem, READ * self.budget), [])
         problem, stream, first = start
         found, stopped = yield from self._verified(problem, stream, first, limit)
         while stopped == EXHAUSTED and per_atom < WIDEST:
             wider = engine.problem(instance, per_atom * 8, escape)
             if wider.space.n_candidates == problem.space.n_candidates:
                 break  # every value of every atom is in already: nothing new to try
-            more, stopped = yield from self._verified(wider, StateStream(wider, self.budget), [], limit)
+            more, stopped = yield from self._verified(wider, StateStream(wider, READ * self.budget), [], limit)
             if len(more) < len(found):
                 break  # the wider round ran out of budget before the narrower one's answer
             problem, found, per_atom = wider, more, per_atom * 8
@@ -236,15 +247,16 @@ class Hunt:
         return neighbours(self.engine, self.row, n, rng_for(self.row, self.engine.settings.random_state)) if n > 0 else []
 
     # -- boundaries on the model -------------------------------------------------------------------
-    def _sharpen(self, outcome: Outcome) -> Asking:
-        """The found states' numeric actions sectioned back to the model's boundary; the values
-        found join the candidates and the search runs again (its answer is kept when it finds as
-        many states, each then no dearer than before)."""
+    def _sharpen(self, outcome: Outcome, scans: list[Segment]) -> Asking:
+        """The found states' numeric actions, and the person's single numeric changes, sectioned
+        back to the model's boundary; the found states' boundaries join the candidates and the
+        search runs again (its answer is kept when it finds as many states, each then no dearer
+        than before)."""
         problem, engine = outcome.problem, outcome.engine
         segments = [s for state in outcome.found for s in self._segments(engine, problem, state)]
-        while asked := [(s, p) for s in segments for p in s.points()]:
-            accepted = yield from self.verdicts.ask([{**s.changes, s.name: p} for s, p in asked])
-            for s in segments:
+        while asked := [(s, p) for s in segments + scans for p in s.points()]:
+            accepted = yield from self.verdicts.ask([], [s.row(p) for s, p in asked])
+            for s in segments + scans:
                 s.narrow([ok for (t, _), ok in zip(asked, accepted) if t is s])
         extra: dict[str, list[Any]] = {}
         for s in segments:
@@ -253,63 +265,59 @@ class Hunt:
         if not extra:
             return outcome
         sharper = engine.problem(engine.instance(self.row), outcome.per_atom, list(problem.decision), extra)
-        found, stopped = yield from self._verified(sharper, StateStream(sharper, self.budget), [], None)
+        found, stopped = yield from self._verified(sharper, StateStream(sharper, READ * self.budget), [], None)
         if len(found) < len(outcome.found):
             return outcome
         return Outcome(engine, sharper, outcome.per_atom, found, outcome.stopped, outcome.rules, outcome.local_rounds)
 
-    def _segments(self, engine: Engine, problem: Problem, state: Assessment) -> list[_Segment]:
+    def _merge(self, outcome: Outcome) -> Outcome:
+        """The found states together with every other row the model accepted (single changes,
+        rows drawn around the person, points sectioned), each priced under the causal knowledge
+        as it stands (:meth:`Engine.open`): the K least-cost of them (distinct action sets under
+        ``distinct``).  Of the rows outside the search, the ``KEPT`` cheapest by their L1 (every
+        change counted) are priced."""
+        changes, refusals = self.verdicts.labelled()
+        outside = sorted((c for c, refused in zip(changes, refusals) if c and not refused), key=self._rough)[:KEPT]
+        pool = [(a.cost, 0, a.state, outcome.problem, a) for a in outcome.found]
+        if outside:
+            engine = self.engine.open()
+            numeric = [n for n in engine.features if engine.schema.feature(n).is_numeric]
+            extra = {n: sorted({c[n] for c in outside if n in c}) for n in numeric}
+            priced = engine.problem(engine.instance(self.row), 1, [], extra)
+            states = [s for c in outside if (s := _state(priced, {**self.row, **c})) is not None]
+            pool += [(a.cost, 1, a.state, priced, a) for a in priced.assess_many(states) if a is not None]
+            outcome.outside = priced
+        pool.sort(key=lambda t: (round(t[0], 9), t[1], t[2]))
+        options = ActionSets() if self.distinct else None
+        chosen: dict[tuple, tuple[Problem, Assessment]] = {}
+        for _, _, _, problem, a in pool:
+            key = self.verdicts.key(problem.describe(a.state))
+            if len(chosen) < self.k and key not in chosen and (options is None or options.admit(a)):
+                chosen[key] = (problem, a)
+        outcome.priced_in = [p for p, _ in chosen.values()]
+        outcome.found = [a for _, a in chosen.values()]
+        if len(outcome.found) == self.k:
+            outcome.stopped = FOUND
+        return outcome
+
+    def _rough(self, changes: Mapping[str, Any]) -> float:
+        """A row's L1 with every change counted (numbers in spreads, categories 1, weighted)."""
+        total = 0.0
+        for name, value in changes.items():
+            f = self.engine.schema.feature(name)
+            step = abs(float(value) - float(self.row[name])) / self.engine.spreads.get(name, 1.0) if f.is_numeric else 1.0
+            total += f.weight * step
+        return total
+
+    def _segments(self, engine: Engine, problem: Problem, state: Assessment) -> list[Segment]:
         """A segment for each numeric direct action of ``state``."""
         changes = problem.describe(state.state)
-        out = []
-        for name in state.direct:
-            feature = problem.space[name].feature
-            if feature.is_numeric:
-                step = feature.step or infer_step(engine.observed.numbers.get(name, [changes[name]]))
-                out.append(_Segment(changes, name, self.row[name], changes[name], step))
-        return out
+        return [Segment(changes, n, self.row[n], changes[n], grid_step(engine, n)) for n in state.direct if problem.space[n].feature.is_numeric]
 
 
-class _Segment:
-    """A numeric action from the person's value to the one found, sectioned on the feature's grid
-    for the value nearest the person that the model accepts (``best``): every point when there
-    are at most ``SECTION``, else ``SECTION`` evenly spaced ones, then again between the last
-    refused and the first accepted.  Where the model is not monotone along the segment, the
-    nearest accepted point judged is taken all the same: every answer is judged by the model."""
-
-    def __init__(self, changes: Mapping[str, Any], name: str, origin: Any, value: Any, step: float) -> None:
-        self.changes, self.name, self.best = dict(changes), name, value
-        self.step, self.origin = _decimal(step), _decimal(origin)
-        self.sign = 1 if value > origin else -1
-        self.low = 0  # steps from the origin: the last known refused point (or the origin)
-        self.high = int(abs(_decimal(value) - self.origin) / self.step)  # steps to the nearest known accepted point
-        self._steps: list[int] = []
-        self._rounds = 0
-
-    def _value(self, steps: int) -> int | float:
-        v = self.origin + self.sign * steps * self.step
-        return int(v) if v.denominator == 1 else float(v)
-
-    def points(self) -> list[int | float]:
-        """The points to judge next (none: the boundary is found): ``FIRST`` of them in the first
-        round, which the search may have asked already with the state itself."""
-        inside, n = self.high - self.low - 1, SECTION if self._rounds else FIRST
-        if inside <= n:
-            self._steps = list(range(self.low + 1, self.high))
-        else:
-            self._steps = sorted({self.low + 1 + (i * inside) // n for i in range(n)})
-        return [self._value(s) for s in self._steps]
-
-    def narrow(self, accepted: list[bool]) -> None:
-        """Take the model's verdicts on the last :meth:`points`."""
-        yes = [s for s, ok in zip(self._steps, accepted) if ok]
-        if yes:
-            self.high = min(yes)
-            self.best = self._value(self.high)
-        self.low = max((s for s, ok in zip(self._steps, accepted) if not ok and s < self.high), default=self.low)
-        self._steps = []
-        self._rounds += 1
-
-
-def _decimal(x: Any) -> Fraction:
-    return Fraction(repr(float(x)))
+def _state(problem: Problem, values: Mapping[str, Any]) -> tuple[int, ...] | None:
+    """The candidate indices of ``values`` in ``problem`` (None if one is not a candidate)."""
+    try:
+        return tuple(problem.space[n].index(values[n]) for n in problem.names)
+    except UnknownNameError:
+        return None

@@ -1,0 +1,93 @@
+"""Where the model's own decision changes: numeric changes sectioned on a feature's grid, and
+every single change of a person scanned.
+
+The surrogate's thresholds are the rules', not the model's.  A numeric action the model accepts
+may go further than the model needs, and a single change the rules refuse may be one the model
+accepts.  Both are settled by asking the model about points of a segment of one feature, the
+other values held: ``FIRST`` evenly spaced points, then ``SECTION`` between the last point
+refused and the first accepted, every point once fewer are left, until the two are one grid step
+apart.  The model need not be monotone along a segment: the nearest accepted point judged is
+taken all the same, as every answer is judged by the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+from ..search import infer_step, numeric_bounds
+
+FIRST, SECTION = 32, 256  # points judged at once: in the first round (often asked ahead), then in each later one
+
+
+class Segment:
+    """One numeric feature moved from the person's value (``origin``) towards ``end`` on its grid,
+    the other values as in ``changes``; ``best`` is the accepted value nearest the origin known
+    (``end`` when ``accepted``; None while no point is known accepted)."""
+
+    def __init__(self, changes: Mapping[str, Any], name: str, origin: Any, end: Any, step: float, accepted: bool = True) -> None:
+        self.changes, self.name = dict(changes), name
+        self.best: Any = end if accepted else None
+        self.step, self.origin = _decimal(step), _decimal(origin)
+        self.sign = 1 if end > origin else -1
+        self.low = 0  # grid steps from the origin to the last point known refused (or the origin)
+        self.high = int(abs(_decimal(end) - self.origin) / self.step)  # steps to the nearest point known accepted, or to the end
+        self._open_end = not accepted  # the end itself is still to be judged
+        self._steps: list[int] = []
+        self._rounds = 0
+
+    def _value(self, steps: int) -> int | float:
+        v = self.origin + self.sign * steps * self.step
+        return int(v) if v.denominator == 1 else float(v)
+
+    def points(self) -> list[int | float]:
+        """The points to judge next (none: the boundary is found, or nothing was accepted)."""
+        if self._rounds and self.best is None:
+            return []
+        top = self.high + 1 if self._open_end else self.high  # exclusive
+        inside, n = top - self.low - 1, SECTION if self._rounds else FIRST
+        if inside <= n:
+            self._steps = list(range(self.low + 1, top))
+        else:
+            self._steps = sorted({self.low + 1 + (i * (inside - 1)) // (n - 1) for i in range(n)})
+        return [self._value(s) for s in self._steps]
+
+    def narrow(self, accepted: list[bool]) -> None:
+        """Take the model's verdicts on the last :meth:`points`."""
+        yes = [s for s, ok in zip(self._steps, accepted) if ok]
+        if yes:
+            self.high, self._open_end = min(yes), False
+            self.best = self._value(self.high)
+        self.low = max((s for s, ok in zip(self._steps, accepted) if not ok and s < self.high), default=self.low)
+        self._steps = []
+        self._rounds += 1
+
+    def row(self, value: Any) -> dict[str, Any]:
+        return {**self.changes, self.name: value}
+
+
+def grid_step(engine: Any, name: str) -> float:
+    """A numeric feature's grid step: declared, or read off the training values."""
+    return engine.schema.feature(name).step or infer_step(engine.observed.numbers[name])
+
+
+def scan(engine: Any, row: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[Segment]]:
+    """Every single change of ``row`` the person may make: each allowed category of a feature
+    (rows), and each numeric feature from the person's value to each end of its bounds
+    (segments, to section)."""
+    rows, segments = [], []
+    for name in engine.varied:
+        feature, original = engine.schema.feature(name), row[name]
+        if feature.is_numeric:
+            lo, hi = numeric_bounds(feature, original)
+            segments += [Segment({}, name, original, end, grid_step(engine, name), accepted=False) for end in (lo, hi) if end != original]
+        else:
+            allowed = set(feature.targets) if feature.targets is not None else None
+            rows += [{name: v} for v in engine.observed.tokens[name] if v != str(original) and (allowed is None or v in allowed)]
+    return rows, segments
+
+
+def _decimal(x: Any) -> Fraction:
+    """A number as the decimal it is written as, so grid points add up exactly."""
+    return Fraction(repr(float(x)))
