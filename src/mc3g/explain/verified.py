@@ -27,6 +27,7 @@ last candidate space, in exact cost order (distinct action sets under ``distinct
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -122,10 +123,12 @@ def verified(
     budget: int,
     first: Sequence[Assessment] = (),
     limit: int | None = None,
+    bound: float = math.inf,
 ) -> Asking:
     """The k least-cost states of ``problem`` the model accepts (every state, for plain rules:
     ``verdicts`` None), with distinct action sets under ``distinct``, reading ``first`` and then
-    ``stream``; and why the reading stopped.  ``budget`` bounds the rows the model judges, and
+    ``stream``, none dearer than ``bound`` (k options are known at that cost already); and why
+    the reading stopped.  ``budget`` bounds the rows the model judges, and
     ``limit`` the states it rejects, ``PATIENCE`` more for each state kept (then the reading
     stops ``stalled``)."""
     options = ActionSets() if distinct else None
@@ -142,6 +145,9 @@ def verified(
             size = min(2 * size, BATCH)  # the model disagrees here, or the options repeat: read more at once
             if not batch:
                 return kept, READ_ALL if stream.at_limit else EXHAUSTED
+        if batch[0].cost > bound + 1e-9:
+            return kept, FOUND  # what is left costs more than k options known: it cannot be one
+        batch = [state for state in batch if state.cost <= bound + 1e-9]
         if options is not None:  # a state that adds actions to an option cannot be one: the model need not see it
             batch = [state for state in batch if options.open(state)]
         accepted = [True] * len(batch) if verdicts is None else (yield from verdicts.ask([problem.describe(a.state) for a in batch]))
@@ -162,6 +168,8 @@ class Hunt:
         self.budget = engine.settings.max_states
         self.distinct = engine.settings.distinct
         self.sharp = engine.settings.scheme == "exact" and not engine.settings.plausible
+        self._open: Engine | None = None
+        self._bounded: tuple[int, float] = (-1, math.inf)  # the bound, and how many rows were judged when it was found
 
     def run(self, instance: Mapping[str, Any], firing: bool) -> Asking:
         """The :class:`Outcome`, or None when the model does not refuse the person.  The first
@@ -219,7 +227,16 @@ class Hunt:
         return Outcome(engine, problem, per_atom, found, FOUND if len(found) == self.k else stopped, rules)
 
     def _verified(self, problem: Problem, stream: StateStream, first: list[Assessment], limit: int | None) -> Asking:
-        return (yield from verified(problem, stream, self.k, self.distinct, self.verdicts, self.budget, first, limit))
+        return (yield from verified(problem, stream, self.k, self.distinct, self.verdicts, self.budget, first, limit, self._bound()))
+
+    def _bound(self) -> float:
+        """The cost of the k-th option among the rows the model accepted outside the search so
+        far (infinite when there are fewer): no state dearer than it can be in the answer."""
+        known = self.verdicts.judged + self.verdicts.free
+        if self._bounded[0] != known:
+            chosen = self._choose([(a.cost, 1, a.state, p, a) for p, a in self._outside()])
+            self._bounded = (known, chosen[-1][1].cost if len(chosen) == self.k else math.inf)
+        return self._bounded[1]
 
     # -- local rules -------------------------------------------------------------------------------
     def _local(self) -> Asking:
@@ -272,21 +289,37 @@ class Hunt:
 
     def _merge(self, outcome: Outcome) -> Outcome:
         """The found states together with every other row the model accepted (single changes,
-        rows drawn around the person, points sectioned), each priced under the causal knowledge
-        as it stands (:meth:`Engine.open`): the K least-cost of them (distinct action sets under
-        ``distinct``).  Of the rows outside the search, the ``KEPT`` cheapest by their L1 (every
-        change counted) are priced."""
-        changes, refusals = self.verdicts.labelled()
-        outside = sorted((c for c, refused in zip(changes, refusals) if c and not refused), key=self._rough)[:KEPT]
-        pool = [(a.cost, 0, a.state, outcome.problem, a) for a in outcome.found]
+        rows drawn around the person, points sectioned), priced under the causal knowledge as it
+        stands: the K least-cost of them (distinct action sets under ``distinct``)."""
+        outside = self._outside()
         if outside:
-            engine = self.engine.open()
-            numeric = [n for n in engine.features if engine.schema.feature(n).is_numeric]
-            extra = {n: sorted({c[n] for c in outside if n in c}) for n in numeric}
-            priced = engine.problem(engine.instance(self.row), 1, [], extra)
-            states = [s for c in outside if (s := _state(priced, {**self.row, **c})) is not None]
-            pool += [(a.cost, 1, a.state, priced, a) for a in priced.assess_many(states) if a is not None]
-            outcome.outside = priced
+            outcome.outside = outside[0][0]
+        chosen = self._choose([(a.cost, 0, a.state, outcome.problem, a) for a in outcome.found] + [(a.cost, 1, a.state, p, a) for p, a in outside])
+        outcome.priced_in = [p for p, _ in chosen]
+        outcome.found = [a for _, a in chosen]
+        if len(outcome.found) == self.k:
+            outcome.stopped = FOUND
+        return outcome
+
+    def _outside(self) -> list[tuple[Problem, Assessment]]:
+        """The rows the model accepted, priced with every feature the person may change in play
+        and no decision rule (:meth:`Engine.open`), those the knowledge forbids left out; of
+        them, the ``KEPT`` cheapest by their L1 with every change counted."""
+        changes, refusals = self.verdicts.labelled()
+        accepted = sorted((c for c, refused in zip(changes, refusals) if c and not refused), key=self._rough)[:KEPT]
+        if not accepted:
+            return []
+        if self._open is None:
+            self._open = self.engine.open()
+        engine = self._open
+        numeric = [n for n in engine.features if engine.schema.feature(n).is_numeric]
+        problem = engine.problem(engine.instance(self.row), 1, [], {n: sorted({c[n] for c in accepted if n in c}) for n in numeric})
+        states = [s for c in accepted if (s := _state(problem, {**self.row, **c})) is not None]
+        return [(problem, a) for a in problem.assess_many(states) if a is not None]
+
+    def _choose(self, pool: list[tuple[float, int, tuple[int, ...], Problem, Assessment]]) -> list[tuple[Problem, Assessment]]:
+        """The k least-cost of ``pool`` (cost, source, state, problem, assessment), each row once,
+        with distinct action sets under ``distinct``."""
         pool.sort(key=lambda t: (round(t[0], 9), t[1], t[2]))
         options = ActionSets() if self.distinct else None
         chosen: dict[tuple, tuple[Problem, Assessment]] = {}
@@ -294,11 +327,7 @@ class Hunt:
             key = self.verdicts.key(problem.describe(a.state))
             if len(chosen) < self.k and key not in chosen and (options is None or options.admit(a)):
                 chosen[key] = (problem, a)
-        outcome.priced_in = [p for p, _ in chosen.values()]
-        outcome.found = [a for _, a in chosen.values()]
-        if len(outcome.found) == self.k:
-            outcome.stopped = FOUND
-        return outcome
+        return list(chosen.values())
 
     def _rough(self, changes: Mapping[str, Any]) -> float:
         """A row's L1 with every change counted (numbers in spreads, categories 1, weighted)."""
