@@ -35,7 +35,7 @@ KINDS = ("gbm", "rf", "lr", "mlp", "xgb")
 @dataclass(frozen=True)
 class BlackBoxRun:
     dataset: str
-    model: str  # the classifier's class
+    model: str  # the classifier's class (xgboost's, behind its label adapter)
     profile: str
     rows: int  # refused test rows explained by both
     fidelity: float | None  # the surrogate's agreement with the model on held-out training rows, as first learned
@@ -120,7 +120,7 @@ def _run(name: str, kind: str, n_rows: int, k: int, profile: str, progress: Call
     ratios = np.array(t_theirs) / np.array(t_ours)
     judged = [a.run.judged_by_model or 0 for a in ours]
     return BlackBoxRun(
-        name, type(model[-1]).__name__, profile, len(refused),
+        name, type(getattr(model[-1], "estimator", model[-1])).__name__, profile, len(refused),
         surrogate.first_fidelity if surrogate else None, surrogate.fidelity if surrogate else None,
         surrogate.first_near if surrogate else None, surrogate.near if surrogate else None,
         mc3g.rules_.n_rules, fit_seconds,

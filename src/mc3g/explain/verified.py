@@ -2,8 +2,10 @@
 
 MC3G (Dasgupta et al., NeSy 2025) searches FOLD-SE rules of the model's predictions and checks
 every state with the model.  Where the rules imitate the model well near the person, the first
-states read are the answer.  Where they do not, this search does four things, each bounded:
+states read are the answer.  Where they do not, this search does more, each part bounded:
 
+- **Single changes.**  Every change of one feature is scanned, whatever the rules say
+  (:mod:`.boundary`), in the first question to the model.
 - **Local rules.**  When the global rules do not refuse the person, or the model rejects
   ``PATIENCE`` of the states they let through before K pass, rows around the person are drawn,
   judged by the model in one batch, and FOLD-SE learns rules of the model there
@@ -12,17 +14,19 @@ states read are the answer.  Where they do not, this search does four things, ea
   ``LOCAL_ROUNDS`` times).
 - **Widening.**  When the candidate values run out before K states pass, each atom takes 8×
   as many values (up to ``WIDEST``).
-- **Boundaries on the model.**  A numeric change the model accepts may be larger than the
-  model needs: its boundary lies between the candidate values.  It is found by sectioning the
-  change on the feature's grid (``FIRST`` points, then ``SECTION`` per call, every point when
-  the part left is that short), and the values found join the candidates of a last exact search.
-  The first points of the first states' changes go with the first question.
-- **Budget.**  The model judges at most ``max_states`` states per person (the person, the steps
-  and the section points aside); when it stops, the answer says why.
+- **Boundaries on the model.**  A numeric action the model accepts is sectioned back to the
+  model's own boundary (:mod:`.boundary`), and the values found join the candidates of a last
+  exact search.
+- **Every accepted row counts.**  The rows the model accepted outside the search are priced
+  under the knowledge and merged into the answer; a state dearer than the K-th of them is not
+  read at all.
+- **Budget.**  The model judges at most ``max_states`` states per person (the person, the
+  single changes, the points sectioned and the steps aside); when it stops, the answer says why.
 
 The model is never asked twice about the same values (:class:`Verdicts`).  What is exact: the
 answer is the K least-cost states the model accepts among those the last rules let through in the
-last candidate space, in exact cost order (distinct action sets under ``distinct``).
+last candidate space, read in exact cost order, and the rows the model was seen to accept
+(distinct action sets under ``distinct``).
 """
 
 from __future__ import annotations
