@@ -27,7 +27,7 @@ from ..datasets import load
 from ..explain import MC3G, Recourse, explainer, violations
 from ..reference import knowledge
 from ..search import spread
-from .table1 import SETTINGS, SURROGATE_TAIL, black_box, direct_cost
+from .table1 import SETTINGS, SURROGATE_TAIL, Labelled, black_box, direct_cost
 
 KINDS = ("gbm", "rf", "lr", "mlp", "xgb")
 
@@ -120,7 +120,7 @@ def _run(name: str, kind: str, n_rows: int, k: int, profile: str, progress: Call
     ratios = np.array(t_theirs) / np.array(t_ours)
     judged = [a.run.judged_by_model or 0 for a in ours]
     return BlackBoxRun(
-        name, type(getattr(model[-1], "estimator", model[-1])).__name__, profile, len(refused),
+        name, type(model[-1].estimator if isinstance(model[-1], Labelled) else model[-1]).__name__, profile, len(refused),
         surrogate.first_fidelity if surrogate else None, surrogate.fidelity if surrogate else None,
         surrogate.first_near if surrogate else None, surrogate.near if surrogate else None,
         mc3g.rules_.n_rules, fit_seconds,
