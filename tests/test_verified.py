@@ -62,7 +62,7 @@ def _brute_force(session, model, k: int, distinct: bool) -> list[float]:
     return costs[:k]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.integers(3, 20), st.integers(1, 10), st.sampled_from(["a", "b", "c"]), st.booleans(),
     st.integers(1, 3), st.booleans(), st.integers(0, 1), st.booleans(), st.integers(0, 299),

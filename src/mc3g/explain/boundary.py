@@ -30,6 +30,7 @@ class Segment:
         self.changes, self.name = dict(changes), name
         self.best: Any = end if accepted else None
         self.step, self.origin = _decimal(step), _decimal(origin)
+        self._whole = self.step.denominator == 1 and self.origin.denominator == 1  # whole numbers: no fractions needed
         self.sign = 1 if end > origin else -1
         self.low = 0  # grid steps from the origin to the last point known refused (or the origin)
         self.high = int(abs(_decimal(end) - self.origin) / self.step)  # steps to the nearest point known accepted, or to the end
@@ -38,6 +39,8 @@ class Segment:
         self._rounds = 0
 
     def _value(self, steps: int) -> int | float:
+        if self._whole:
+            return int(self.origin) + self.sign * steps * int(self.step)
         v = self.origin + self.sign * steps * self.step
         return int(v) if v.denominator == 1 else float(v)
 

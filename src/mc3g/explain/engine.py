@@ -203,16 +203,18 @@ class Engine:
         person = Table.from_frame(pd.DataFrame([instance]))
         return [r for r in self.decision if r.covers(person)[0]]
 
-    def problem(self, instance: Mapping[str, Any], per_atom: int, escape: list[Rule] | None = None, extra: Mapping[str, list[Any]] | None = None) -> Problem:
+    def problem(
+        self, instance: Mapping[str, Any], per_atom: int, escape: list[Rule] | None = None, extra: Mapping[str, list[Any]] | None = None, observed: bool = True
+    ) -> Problem:
         """The search for one person with ``per_atom`` candidate values per atom; ``escape`` are
         the rules a counterfactual must not fire (by default every decision rule); ``extra``
-        are more candidate values of numeric features (a black box's boundaries)."""
+        are more candidate values of numeric features (a black box's boundaries); ``observed``:
+        for a black box, training values besides the grid."""
         escape = self.decision if escape is None else escape
         features = [self.schema.feature(n) for n in self.features]
         s = self.settings
-        space_settings = SpaceSettings(
-            scheme=s.scheme, per_atom=per_atom, plausible=s.plausible, data_k=s.data_k, observed=self.black_box is not None, extra=dict(extra or {})
-        )
+        seen = observed and self.black_box is not None
+        space_settings = SpaceSettings(scheme=s.scheme, per_atom=per_atom, plausible=s.plausible, data_k=s.data_k, observed=seen, extra=dict(extra or {}))
         space = build_space(
             features, dict(instance), self._literals, self.observed, self.spreads, space_settings,
             RuleSet(tuple(escape), self.rules.label, self.rules.default), self.causal.forbidden,

@@ -173,7 +173,7 @@ class Hunt:
         self.distinct = engine.settings.distinct
         self.sharp = engine.settings.scheme == "exact" and not engine.settings.plausible
         self._open: Engine | None = None
-        self._bounded: tuple[int, float] = (-1, math.inf)  # the bound, and how many rows were judged when it was found
+        self._bound = math.inf
 
     def run(self, instance: Mapping[str, Any], firing: bool) -> Asking:
         """The :class:`Outcome`, or None when the model does not refuse the person.  The first
@@ -193,6 +193,7 @@ class Hunt:
         accepted = yield from self.verdicts.ask([{}] + counted[: self.budget], free)
         if accepted[0]:
             return None
+        self._bounded()
         outcome = None
         if problem is not None:
             outcome = yield from self._phase(e, instance, e.decision, PATIENCE if local else None, "global", (problem, stream, first))
@@ -231,22 +232,22 @@ class Hunt:
         return Outcome(engine, problem, per_atom, found, FOUND if len(found) == self.k else stopped, rules)
 
     def _verified(self, problem: Problem, stream: StateStream, first: list[Assessment], limit: int | None) -> Asking:
-        return (yield from verified(problem, stream, self.k, self.distinct, self.verdicts, self.budget, first, limit, self._bound()))
+        return (yield from verified(problem, stream, self.k, self.distinct, self.verdicts, self.budget, first, limit, self._bound))
 
-    def _bound(self) -> float:
+    def _bounded(self) -> None:
         """The cost of the k-th option among the rows the model accepted outside the search so
-        far (infinite when there are fewer): no state dearer than it can be in the answer."""
-        known = self.verdicts.judged + self.verdicts.free
-        if self._bounded[0] != known:
-            chosen = self._choose([(a.cost, 1, a.state, p, a) for p, a in self._outside()])
-            self._bounded = (known, chosen[-1][1].cost if len(chosen) == self.k else math.inf)
-        return self._bounded[1]
+        far (infinite when there are fewer): no state dearer than it can be in the answer.  Found
+        after the first question and after the rows drawn for local rules; what is judged later
+        only lowers it, so it stays a bound."""
+        chosen = self._choose([(a.cost, 1, a.state, p, a) for p, a in self._outside()])
+        self._bound = chosen[-1][1].cost if len(chosen) == self.k else math.inf
 
     # -- local rules -------------------------------------------------------------------------------
     def _local(self) -> Asking:
         """The search with rules learned around the person from the model's verdicts, learned
         again with each round's counterexamples; None when the model accepts no row judged."""
         yield from self.verdicts.ask(self._samples())
+        self._bounded()
         outcome = None
         for round_ in range(1, LOCAL_ROUNDS + 1):
             changes, refusals = self.verdicts.labelled()
@@ -317,7 +318,8 @@ class Hunt:
             self._open = self.engine.open()
         engine = self._open
         numeric = [n for n in engine.features if engine.schema.feature(n).is_numeric]
-        problem = engine.problem(engine.instance(self.row), 1, [], {n: sorted({c[n] for c in accepted if n in c}) for n in numeric})
+        values = {n: sorted({c[n] for c in accepted if n in c}) for n in numeric}
+        problem = engine.problem(engine.instance(self.row), 1, [], values, observed=False)  # the grid's nearest points and the rows' own values
         states = [s for c in accepted if (s := _state(problem, {**self.row, **c})) is not None]
         return [(problem, a) for a in problem.assess_many(states) if a is not None]
 
