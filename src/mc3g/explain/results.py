@@ -18,8 +18,8 @@ the test split: the number ``--row`` takes) and ``index`` that row's own index l
 - One writer at a time: the file is locked while it is open, and a second writer is refused.
 - Every line is flushed as it is written, so ``kill -9`` loses at most the line being written;
   a regular file is synced to disk at most once a second (:data:`SYNC_SECONDS`) and when it is
-  closed, so a power cut loses about a second of answers (a sync per line took longer than
-  explaining a person of ``loan``).
+  closed, so a power cut loses at most the answers written since the last sync (a sync per
+  line took longer than explaining a person of ``loan``).
 - A pipe or a device gets the header and the lines but is never read, so it is not resumed; a
   directory is refused.
 """
@@ -27,7 +27,6 @@ the test split: the number ``--row`` takes) and ``index`` that row's own index l
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -74,9 +73,7 @@ def batch_settings(explainer: MC3G, data: Mapping[str, Any], model_file: str | P
     SHA-256 of ``model_file`` (a black box's file), of the decision rules, of the causal
     knowledge and of the assembled schema, the run record's settings, the other parameters and
     the mc3g version.  Values are as JSON gives them back, so a header read later compares equal."""
-    record = explainer.run_record().to_dict()
-    measured = {"search_seconds", "n_regions", "n_candidates", "fidelity", "judged_by_model", "rejected_by_model"}
-    run = {name: value for name, value in record.items() if name not in measured}
+    run = explainer.run_record().settings()
     params = {name: value for name, value in explainer.get_params(deep=False).items() if name not in _NOT_SETTINGS and name not in run}
     settings = {
         "mc3g": __version__,
@@ -213,6 +210,8 @@ def _open_path(path: Path, labels: Sequence[Any], settings: Mapping[str, Any], o
 
 
 def _lock(fd: int, name: str) -> None:
+    import fcntl  # POSIX: imported here, so that importing mc3g does not need it
+
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
