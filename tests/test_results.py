@@ -191,6 +191,17 @@ def test_one_row_joins_a_results_file_and_is_read_back(clean, tmp_path) -> None:
     assert sorted(_positions(path)) == sorted([0, *_positions(clean)])
 
 
+def test_a_header_cut_off_mid_write_is_written_again(tmp_path) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"format": "mc3g.results", "vers', encoding="utf-8")
+    result = runner.invoke(app, ["explain", "loan", "--row", "1", "--out", str(path)])
+    assert result.exit_code == 0, result.output
+    header, answer = _lines(path)
+    assert header["format"] == "mc3g.results" and answer["position"] == 1
+    alone = runner.invoke(app, ["explain", "loan", "--row", "1", "--overwrite"])
+    assert alone.exit_code == 2 and "give it with --out" in alone.output
+
+
 def test_without_out_the_answers_go_to_stdout_after_the_header() -> None:
     result = runner.invoke(app, ["explain", "cars", "--all-refused"])
     assert result.exit_code == 0, result.output
@@ -222,6 +233,8 @@ def test_the_library_writes_to_a_stream_and_refuses_a_position_twice(explainer, 
     assert header["settings"] == settings and (line["position"], line["index"]) == (1, 4001) and not results.resumable
     with pytest.raises(ResultsFileError, match="already holds the answer for position 1"):
         results.write(1, answer)
+    with pytest.raises(ResultsFileError, match="position -1 is not one of the 1,000 rows"):
+        results.write(-1, answer)
     with open_results(tmp_path / "r.jsonl", settings, list(ds.test.index)) as file:
         file.write(1, answer)
     with open_results(tmp_path / "r.jsonl", settings, list(ds.test.index)) as file:

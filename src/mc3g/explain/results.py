@@ -135,6 +135,8 @@ class ResultsFile:
         refused, so nobody is in it twice."""
         if position in self.done:
             raise ResultsFileError(f"{self.name} already holds the answer for position {position}")
+        if not _is_position(position, len(self._labels)):
+            raise ResultsFileError(f"position {position!r} is not one of the {len(self._labels):,} rows the positions of {self.name} refer to")
         index = _label(self._labels[position])
         self._emit({"position": position, "index": index, **answer.to_dict()})
         self.done[position] = index
@@ -249,7 +251,7 @@ def _resume(fd: int, name: str, settings: Mapping[str, Any], labels: Sequence[An
             _check_header(record, name, settings)
             continue
         position = record.get("position")
-        if not isinstance(position, int) or isinstance(position, bool) or not 0 <= position < len(labels):
+        if not _is_position(position, len(labels)):
             raise ResultsFileError(f"{name}, line {number}: position {position!r} is not one of the {len(labels):,} rows; {OVERWRITE_HINT}")
         if position in done:
             raise ResultsFileError(f"{name}, line {number}: position {position} is in the file twice; {OVERWRITE_HINT}")
@@ -260,6 +262,10 @@ def _resume(fd: int, name: str, settings: Mapping[str, Any], labels: Sequence[An
             )
         done[position] = record["index"]
     return done, complete
+
+
+def _is_position(position: Any, rows: int) -> bool:
+    return isinstance(position, int) and not isinstance(position, bool) and 0 <= position < rows
 
 
 def _check_header(record: Mapping[str, Any], name: str, settings: Mapping[str, Any]) -> None:
