@@ -129,7 +129,8 @@ def test_a_second_writer_is_kept_out(clean, tmp_path) -> None:
     ("text", "problem"),
     [
         ('{"row": 4001, "status": "refused"}\n', "is not an mc3g results file"),
-        ("hello\n", "is not an mc3g results file"),
+        ("hello\n", "line 1: not a JSON object, not a line of a results file (the first line of a results file is its header)"),
+        ("hello", "is not an mc3g results file (its only line is not a results header)"),
     ],
 )
 def test_files_that_are_not_results_files_are_refused(tmp_path, text, problem) -> None:

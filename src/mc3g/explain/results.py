@@ -47,6 +47,7 @@ from .result import Recourse, plain
 FORMAT = "mc3g.results"
 VERSION = 1
 SYNC_SECONDS = 1.0
+LONGEST_LINE = 64 << 20
 
 _NOT_SETTINGS = frozenset({"model", "causal", "schema", "candidates", "total_CFs", "n_jobs"})
 """Parameters the settings hold in another form (the model, the knowledge and the schema by
@@ -220,14 +221,25 @@ def _lock(fd: int, name: str) -> None:
         raise ResultsFileError(f"another run is writing {name} (it holds the file's lock): wait for it to finish, or choose another file") from None
 
 
+_HEADER_START = json.dumps({"format": FORMAT})[:-1].encode("utf-8")
+
+
 def _records(fd: int, name: str) -> Iterator[tuple[int, dict[str, Any], int]]:
     """(line number, record, the offset just past the line) for each complete line of the file,
-    read one at a time from the start; a last line without its newline was cut off mid-write."""
+    read one at a time from the start; a last line without its newline was cut off mid-write
+    (when it is the first, it must be the start of a results header: a file that is not one is
+    not cut).
+    A line longer than :data:`LONGEST_LINE` is refused unread: no answer is that long."""
     end = 0
     with open(fd, "rb", closefd=False) as reader:
         reader.seek(0)
-        for number, line in enumerate(reader, 1):
+        for number, line in enumerate(iter(lambda: reader.readline(LONGEST_LINE + 1), b""), 1):
+            first = "" if number > 1 else " (the first line of a results file is its header)"
+            if len(line) > LONGEST_LINE:
+                raise ResultsFileError(f"{name}, line {number}: longer than {LONGEST_LINE >> 20} MiB, not a line of a results file{first}; {OVERWRITE_HINT}")
             if not line.endswith(b"\n"):
+                if number == 1 and not (line.startswith(_HEADER_START) or _HEADER_START.startswith(line)):
+                    raise ResultsFileError(f"{name} is not an mc3g results file (its only line is not a results header); {OVERWRITE_HINT}")
                 return
             end += len(line)
             try:
@@ -235,8 +247,7 @@ def _records(fd: int, name: str) -> Iterator[tuple[int, dict[str, Any], int]]:
             except (json.JSONDecodeError, UnicodeDecodeError):
                 record = None
             if not isinstance(record, dict):
-                what = "is not an mc3g results file (its first line is not JSON)" if number == 1 else f", line {number}: not a JSON object"
-                raise ResultsFileError(f"{name}{' ' if number == 1 else ''}{what}; {OVERWRITE_HINT}")
+                raise ResultsFileError(f"{name}, line {number}: not a JSON object, not a line of a results file{first}; {OVERWRITE_HINT}")
             yield number, record, end
 
 
