@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import typer
 from rich.table import Table
 
 from ..datasets import load
 from ..exceptions import InputError
 from ..explain import show
+from ..values import whole
 from .app import MODE_HELP, PROFILE_HELP, app, err, out, user_errors
 
 DATASET_HELP = (
@@ -63,50 +66,41 @@ def _model_params(model_file: str | None, trust_model: bool, trust_types: list[s
     return params | ({"desired_class": favourable} if favourable is not None else {})
 
 
-def _done_rows(path: Path) -> set[str]:
-    """Rows an earlier, interrupted run already wrote.  A last line cut off mid-write is removed,
-    so the lines appended next start on a line of their own."""
-    done: set[str] = set()
-    if not path.exists():
-        return done
-    text = path.read_text(encoding="utf-8")
-    complete = text if text.endswith("\n") or not text else text[: text.rfind("\n") + 1]
-    if complete != text:
-        path.write_text(complete, encoding="utf-8")
-    for line in complete.splitlines():
-        try:
-            done.add(str(json.loads(line)["row"]))
-        except (json.JSONDecodeError, KeyError):
-            continue
-    return done
+def _results(ds: Any, explainer: Any, out_file: str | None, model_file: str | None, overwrite: bool) -> Any:
+    """The results file of ``--out`` (standard output without it), resumed when its header holds
+    this run's settings: the data set with fingerprints of its rows, the profile, the model, the
+    rules, the knowledge and every setting.  A pipe or a device is written without resume."""
+    from ..explain import batch_settings, frame_sha256, open_results
+
+    data = {"name": ds.name, "split": ds.split, "train_sha256": frame_sha256(ds.train), "test_sha256": frame_sha256(ds.test)}
+    results = open_results(out_file or sys.stdout, batch_settings(explainer, data, model_file), list(ds.test.index), overwrite=overwrite)
+    if out_file and not results.resumable:
+        err.print(f"{out_file} is not a regular file (a pipe or a device): the answers are written to it without resume.", soft_wrap=True)
+    return results
 
 
-def _explain_all(ds: Any, explainer: Any, out_file: str | None) -> None:
-    """Every refused test row, one JSON line each, appended as they finish; rerunning the same
-    command skips the rows already in the file."""
+def _explain_all(ds: Any, explainer: Any, results: Any) -> None:
+    """Every refused test row, one JSON line each, written as they finish; the rows already in
+    the results file are skipped."""
     from collections import Counter
 
     X = ds.test[list(explainer.feature_names_in_)]
-    rows = X[explainer.refuses(X)]
-    path = Path(out_file) if out_file else None
-    done = _done_rows(path) if path else set()
-    todo = rows[[str(i) not in done for i in rows.index]]
+    refused = [int(p) for p in np.flatnonzero(explainer.refuses(X))]
+    todo = [p for p in refused if p not in results.done]
     counts: Counter[str] = Counter()
-    sink = path.open("a", encoding="utf-8") if path else sys.stdout
-    try:
-        for index, result in explainer.explain_each(todo, progress=True):
-            sink.write(json.dumps({"row": _plain_index(index), **result.to_dict()}) + "\n")
-            sink.flush()
-            counts[result.status] += 1
-    finally:
-        if path:
-            sink.close()
+    for position, result in explainer.explain_each(X.iloc[todo].set_axis(todo), progress=True):  # labelled by position: what --row takes
+        results.write(position, result)
+        counts[result.status] += 1
     summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "nothing new"
-    err.print(f"{len(rows):,} refused rows: {len(rows) - len(todo):,} already done, now {summary}.")
+    err.print(f"{len(refused):,} refused rows: {len(refused) - len(todo):,} already done, now {summary}.")
 
 
-def _plain_index(index: Any) -> Any:
-    return index.item() if hasattr(index, "item") else index
+def _n_jobs(n_jobs: int) -> int:
+    """--n-jobs: -1 (every core) or from 1 to the cores this process may use."""
+    from ..explain import usable_cores
+
+    cores = usable_cores()
+    return n_jobs if n_jobs == -1 else whole(n_jobs, "--n-jobs", 1, cores, f" (mc3g may use {cores} core(s) here; -1 uses them all)")
 
 
 def _test_row(ds: Any, row: int) -> Any:
@@ -146,7 +140,10 @@ def explain(
     dataset: str = typer.Argument(..., help=DATASET_HELP),
     row: int = typer.Option(None, "--row", min=0, help="Position of the person in the test split (0-based)."),
     all_refused: bool = typer.Option(False, "--all-refused", help="Explain every refused test row (JSON lines)."),
-    out: str = typer.Option(None, "--out", help="With --all-refused: append to this JSON-lines file; a rerun resumes."),
+    out: str = typer.Option(
+        None, "--out", help="Write the answers to this results file (JSON lines after a header of the settings); a rerun with the same settings resumes it."
+    ),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Start the --out file afresh, losing its answers (else a file of other settings is refused)."),
     split: str = typer.Option(None, help="paper, uci or default; by default the paper's split for its data sets."),
     mode: str = typer.Option("derived", help=MODE_HELP),
     norm: str = typer.Option("l1", help="l0, l1 or l2."),
@@ -165,26 +162,42 @@ def explain(
     trust_types: list[str] = TRUST_TYPES,
     favourable: str = FAVOURABLE,
     causal: str = typer.Option(None, "--causal", help="A causal-knowledge file."),
-    n_jobs: int = typer.Option(1, "--n-jobs", help="Processes for --all-refused."),
+    n_jobs: int = typer.Option(1, "--n-jobs", help="Processes for --all-refused: from 1 to the machine's cores, or -1 for all of them."),
     as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
 ) -> None:
     """The least-effort ways out of a refusal, respecting the causal knowledge."""
     with user_errors():
         if (row is None) == (not all_refused):
             raise InputError("give either --row N or --all-refused")
+        if overwrite and not out:
+            raise InputError("--overwrite starts the --out file afresh: give it with --out")
         ds, explainer = _explainer(
             dataset, split, rules, causal, model, mode=mode, norm=norm, k=k, candidates=candidates,
-            root=not squared, scaling=scaling, plausible=plausible, profile=profile, distinct=distinct, n_jobs=n_jobs,
+            root=not squared, scaling=scaling, plausible=plausible, profile=profile, distinct=distinct, n_jobs=_n_jobs(n_jobs),
             **_model_params(model, trust_model, trust_types, favourable),
         )  # fmt: skip
-        if all_refused:
-            _explain_all(ds, explainer, out)
-            return
-        result = explainer.explain(_test_row(ds, row)[list(explainer.feature_names_in_)])
+        person = None if all_refused else _test_row(ds, row)[list(explainer.feature_names_in_)]  # refused before any file is written
+        with _results(ds, explainer, out, model, overwrite) if out or all_refused else nullcontext() as results:
+            if person is None:
+                _explain_all(ds, explainer, results)
+                return
+            result = _one_row(explainer, row, person, results)
     if as_json:
         sys.stdout.write(result.to_json() + "\n")
         return
     _print_recourse(result, explainer, f"{ds.name} test row {row} ({ds.split} split)")
+
+
+def _one_row(explainer: Any, row: int, person: Any, results: Any) -> Any:
+    """The answer for test row ``row`` (``person``); with a results file, the one it holds, or
+    else a new one written to it."""
+    if results is not None and row in results.done:
+        err.print(f"test row {row} is already in {results.name}: its answer there is shown.", soft_wrap=True)
+        return results.stored(row)
+    result = explainer.explain(person)
+    if results is not None:
+        results.write(row, result)
+    return result
 
 
 @app.command()

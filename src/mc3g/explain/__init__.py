@@ -11,10 +11,13 @@ counterfactuals out.
 - :class:`Explainer` and :func:`explainer`: one interface for MC3G and the baselines.
 - :data:`PROFILES`: ``product`` (the default: advice for an applicant) and ``paper`` (the MC3G
   paper's settings, to reproduce its tables).
+- :func:`open_results`: a results file of a batch, resumed only under the settings
+  (:func:`batch_settings`) its answers were made under; :func:`usable_cores` bounds ``n_jobs``.
 - :func:`load_model`: a fitted model from a file (``.skops`` or ``.onnx`` freely, a pickle only
   when trusted); :class:`OnnxModel`: an ONNX graph as a classifier.
 """
 
+from .batch import usable_cores
 from .blackbox import BlackBox, typed_frame
 from .check import forbidden_in, violations
 from .engine import Engine, SearchSettings
@@ -23,6 +26,7 @@ from .modelfile import OnnxModel, load_model
 from .profile import PROFILES, Profile, profile
 from .protocol import Explainer, explainer
 from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse, RunRecord, show
+from .results import ResultsFile, batch_settings, frame_sha256, open_results, settings_hash
 from .session import Session
 from .surrogate import Surrogate, build_surrogate
 from .whatif import WhatIf
@@ -42,17 +46,23 @@ __all__ = [
     "Profile",
     "OnnxModel",
     "Recourse",
+    "ResultsFile",
     "RunRecord",
     "SearchSettings",
     "Session",
     "Surrogate",
     "WhatIf",
+    "batch_settings",
     "build_surrogate",
     "explainer",
     "forbidden_in",
+    "frame_sha256",
     "profile",
     "load_model",
+    "open_results",
+    "settings_hash",
     "show",
     "typed_frame",
+    "usable_cores",
     "violations",
 ]

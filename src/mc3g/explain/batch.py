@@ -58,8 +58,17 @@ def explain_chunk(explainer: Explains, rows: list[dict[str, Any]], k: int, label
     return [s.result if isinstance(s, Session) else s for s in sessions]  # type: ignore[misc]
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (joblib counts CPU affinity and container limits):
+    what ``n_jobs=-1`` means, and the most processes that do not just wait for each other."""
+    from joblib import cpu_count
+
+    return cpu_count()
+
+
 def explain_rows(explainer: Explains, rows: pd.DataFrame, k: int, *, n_jobs: int = 1, progress: bool = False) -> Iterator[tuple[Any, Recourse]]:
-    """(index, answer) for each row of ``rows``, in order, as soon as each is ready."""
+    """(index, answer) for each row of ``rows``, in order, as soon as each is ready; ``n_jobs``
+    beyond :func:`usable_cores` runs that many processes, no more."""
     if not isinstance(rows, pd.DataFrame):
         raise InputError(f"the rows to explain are a DataFrame, not {type(rows).__name__}; explain one person's row with explain")
     index = list(rows.index)
@@ -70,7 +79,7 @@ def explain_rows(explainer: Explains, rows: pd.DataFrame, k: int, *, n_jobs: int
     else:
         from joblib import Parallel, delayed
 
-        results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(explain_chunk)(explainer, c, k, labels) for c, labels in chunks)
+        results = Parallel(n_jobs=min(n_jobs, usable_cores()), return_as="generator")(delayed(explain_chunk)(explainer, c, k, labels) for c, labels in chunks)
     with _Bar(len(records), progress) as advance:
         position = 0
         for answers in results:
@@ -81,7 +90,8 @@ def explain_rows(explainer: Explains, rows: pd.DataFrame, k: int, *, n_jobs: int
 
 
 class _Bar:
-    """A progress bar (rich, imported only when one is shown) that counts people."""
+    """A progress bar (rich, imported only when one is shown) that counts people, on standard
+    error when it is a terminal: standard output may be where the answers go."""
 
     def __init__(self, total: int, shown: bool) -> None:
         self.total, self.shown = total, shown
@@ -89,9 +99,12 @@ class _Bar:
     def __enter__(self):
         if not self.shown:
             return lambda n: None
+        from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-        self._bar = Progress(TextColumn("explaining"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=True)
+        columns = (TextColumn("explaining"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+        console = Console(stderr=True)
+        self._bar = Progress(*columns, console=console, transient=True, disable=not console.is_terminal)
         self._bar.__enter__()
         task = self._bar.add_task("explaining", total=self.total)
         return lambda n: self._bar.update(task, advance=n)
