@@ -119,16 +119,18 @@ def _search(engine: Engine, row: Row, k: int, where: str) -> Steps:
     verdicts: dict[tuple, bool] = {}
     per_atom = k
     problem = engine.problem(instance, per_atom, escape)
-    found, rejected, exhausted = yield from _verified(engine, problem, row, k, verdicts, clock)
+    found, rejected, exhausted, doubted = yield from _verified(engine, problem, row, k, verdicts, clock)
     max_states = engine.settings.max_states
-    while box is not None and len(found) < k and exhausted and per_atom < WIDEST and len(verdicts) < max_states:
+    while box is not None and len(found) < k and exhausted and doubted and per_atom < WIDEST and len(verdicts) < max_states:
         # The model's boundary lies past the values tried: take more values per atom (the
-        # states the model has judged count against max_states across the rounds).  A wider
-        # round holds the narrower one's states, so its answer replaces the narrower one's,
-        # unless it ran out of budget before finding as many.
+        # states the model has judged count against max_states across the rounds).  Only a
+        # refused state that moves a number, and could still be an answer, makes this worth it:
+        # k values per atom already hold the k cheapest states (and options) the rules allow,
+        # and more values per atom add numbers only.  A wider round holds the narrower one's
+        # states, so its answer replaces the narrower one's, unless it ran out of budget first.
         per_atom *= 8
         wider = engine.problem(instance, per_atom, escape)
-        more_found, more, exhausted = yield from _verified(engine, wider, row, k, verdicts, clock)
+        more_found, more, exhausted, doubted = yield from _verified(engine, wider, row, k, verdicts, clock)
         rejected += more
         if len(more_found) < len(found):
             break
@@ -167,22 +169,26 @@ def _step(option: Counterfactual, draft: Draft, refused: bool) -> Step:
 
 def _verified(
     engine: Engine, problem: Problem, row: Row, k: int, verdicts: dict[tuple, bool], clock: _Clock
-) -> Generator[list[Row], list[bool], tuple[list[Assessment], int, bool]]:
+) -> Generator[list[Row], list[bool], tuple[list[Assessment], int, bool, bool]]:
     """The k least-cost states that the black box accepts (all, for plain rules) and, with
-    ``distinct``, whose action sets truly differ; how many the model newly rejected; and whether
-    the candidate space ran out.  The model is asked in batches and never twice about the same
-    values (``verdicts`` remembers)."""
+    ``distinct``, whose action sets truly differ; how many the model newly rejected; whether the
+    candidate space ran out; and whether the model refused a state read here that moves a
+    numeric feature and could still be an answer (more values per atom might then help).  The
+    model is asked in batches and never twice about the same values (``verdicts`` remembers)."""
     candidates = StateStream(problem, max(engine.settings.max_states - len(verdicts), 1))
     box = engine.black_box
     options = ActionSets() if engine.settings.distinct else None
     kept: list[Assessment] = []
     rejected = 0
+    refused: list[Assessment] = []
+    numeric = [i for i, f in enumerate(problem.space.features) if f.feature.is_numeric]
     size = k if box is None else 4 * k
     while len(kept) < k:
         batch = candidates.take(size)
         size = min(2 * size, BATCH)  # the model disagrees here, or the options repeat: read more at once
         if not batch:
-            return kept, rejected, True
+            doubted = any(any(a.state[i] for i in numeric) and (options is None or options.open(a)) for a in refused)
+            return kept, rejected, True, doubted
         accepted = [True] * len(batch)
         if box is not None:
             if options is not None:  # a state that adds actions to an option cannot be one: the model need not see it
@@ -195,12 +201,13 @@ def _verified(
                     verdicts[keys[i]] = not refuses
                     rejected += refuses
             accepted = [verdicts[key] for key in keys]
+            refused += [state for state, ok in zip(batch, accepted) if not ok]
         for state, ok in zip(batch, accepted):
             if len(kept) < k and ok and (options is None or options.admit(state)):
                 kept.append(state)
                 if options is not None:
                     candidates.exclude(frozenset(state.direct))
-    return kept, rejected, False
+    return kept, rejected, False, True
 
 
 def changes_of(engine: Engine, row: Row, problem: Problem, found: Assessment) -> Counterfactual:
