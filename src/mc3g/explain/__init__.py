@@ -22,7 +22,7 @@ from .mc3g import MC3G
 from .modelfile import OnnxModel, load_model
 from .profile import PROFILES, Profile, profile
 from .protocol import Explainer, explainer
-from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse, RunRecord, show
+from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse, RunRecord, plain, show
 from .session import Session
 from .surrogate import Surrogate, build_surrogate
 from .whatif import WhatIf
@@ -52,6 +52,7 @@ __all__ = [
     "forbidden_in",
     "profile",
     "load_model",
+    "plain",
     "show",
     "typed_frame",
     "violations",
