@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model, model_validator
 
 from ..explain import MC3G
 from ..schema import Feature
@@ -124,10 +124,15 @@ def request_models(inputs: list[Input], k: int, max_k: int) -> RequestModels:
     applicant = create_model("Applicant", __base__=_Closed, **fields(inputs, True))
     changes = create_model("Changes", __base__=_Changes, **fields([x for x in inputs if x.in_play], False))
     closed = ConfigDict(extra="forbid")
-    count = Annotated[int, Field(strict=True, ge=1, le=max_k, description=f"How many options, least effort first (1 to {max_k}).")]
+    count = Annotated[int, Field(strict=True, ge=1, le=max_k, description=f"How many options, least effort first (1 to {max_k})."), BeforeValidator(_whole)]
     explain = create_model("ExplainRequest", __config__=closed, applicant=(applicant, ...), k=(count, k))
     whatif = create_model("WhatIfRequest", __config__=closed, applicant=(applicant, ...), changes=(changes, ...))
     return RequestModels(applicant, changes, explain, whatif)
+
+
+def _whole(value: Any) -> Any:
+    """3.0 is the whole number JSON Schema says it is; "3" and true stay refused."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def schema_document(explainer: MC3G, inputs: list[Input], title: str, k: int, limits: Any, example: dict[str, Any] | None) -> dict[str, Any]:

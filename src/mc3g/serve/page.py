@@ -132,14 +132,15 @@ def page_router(service: Service, inputs: list[Input], models: RequestModels, se
         }  # fmt: skip
         return HTMLResponse(template.render(context), status_code=status)
 
-    async def answer(values: dict[str, Any], k: int, changes: dict[str, Any] | None = None) -> HTMLResponse:
-        """The page with the person's options and, when they tried changes, what those do."""
+    async def answer(values: dict[str, Any], k: int, changes: dict[str, Any] | None = None, change_errors: dict[str, str] | None = None) -> HTMLResponse:
+        """The page with the person's options and, when they tried changes, what those do (or
+        what is wrong with the changes)."""
         try:
             result = await searches.explain(values, k)
-            whatif = await searches.whatif(values, changes) if changes else None
+            whatif = await searches.whatif(values, changes) if changes and not change_errors else None
         except (TimeLimit, InputError) as exc:
             return await render(values, k, {"": str(exc)}, 503 if isinstance(exc, TimeLimit) else 422, changes)
-        return await render(values, k, {}, 200, changes, result=result, whatif=whatif)
+        return await render(values, k, {}, 422 if change_errors else 200, changes, change_errors, result=result, whatif=whatif)
 
     async def read(request: Request) -> tuple[dict[str, str], dict[str, Any], int, dict[str, str]]:
         """The posted form, the applicant's values, K and the errors found in them."""
@@ -182,8 +183,8 @@ def page_router(service: Service, inputs: list[Input], models: RequestModels, se
             changes = models.changes.model_validate(changes).values()
         except ValidationError as exc:
             change_errors = _errors(exc)
-        if errors or change_errors:
+        if errors:
             return await render(values, k, errors, 422, changes, change_errors)
-        return await answer(values, k, changes)
+        return await answer(values, k, changes, change_errors)
 
     return router
