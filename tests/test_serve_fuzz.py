@@ -1,7 +1,7 @@
 """Schemathesis over the service's ``/openapi.json``, on 127.0.0.1: requests generated from the
 schema (valid ones must be answered, invalid ones refused with a 4xx), every check Schemathesis
-has, no 5xx, and every answer valid under the shipped JSON Schemas.  The fast tier sends about a
-hundred requests; the deep run, marked slow, more than five hundred."""
+has, no 5xx, and every answer valid under the shipped JSON Schemas.  The fast tier sends about sixty
+requests; the deep run, marked slow, more than five hundred."""
 
 from __future__ import annotations
 
@@ -55,10 +55,10 @@ def _check(url: str, operation: schemathesis.APIOperation, mode: schemathesis.Ge
 
 
 def test_generated_requests_are_answered_or_refused_by_the_schema(api: tuple[str, schemathesis.BaseSchema]) -> None:
-    statuses = fuzz(*api, examples=25)
+    statuses = fuzz(*api, examples=15)
     assert not [key for key in statuses if key[2] >= 500]
-    assert statuses["POST /v1/explain", "positive", 200] >= 20 and statuses["POST /v1/whatif", "positive", 200] >= 20
-    assert sum(n for (label, mode, status), n in statuses.items() if mode == "negative" and 400 <= status < 500) >= 40
+    assert statuses["POST /v1/explain", "positive", 200] >= 12 and statuses["POST /v1/whatif", "positive", 200] >= 12
+    assert sum(n for (label, mode, status), n in statuses.items() if mode == "negative" and 400 <= status < 500) >= 24
 
 
 @pytest.mark.slow

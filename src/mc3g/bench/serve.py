@@ -94,7 +94,7 @@ def started_server(args: Sequence[str], startup_seconds: float = 180.0) -> Itera
                 process.wait()
 
 
-def _comparable(answer: dict[str, Any]) -> dict[str, Any]:
+def comparable(answer: dict[str, Any]) -> dict[str, Any]:
     """An answer without its measured search time, the one field two equal answers differ in."""
     return {**answer, "run": {k: v for k, v in answer["run"].items() if k != "search_seconds"}}
 
@@ -128,7 +128,7 @@ def load(url: str, bodies: Sequence[dict[str, Any]], expected: Sequence[dict[str
                     elapsed = time.perf_counter() - start
                     if response.status_code != 200:
                         failed += 1
-                    elif _comparable(response.json()) != expected[i % len(bodies)]:
+                    elif comparable(response.json()) != expected[i % len(bodies)]:
                         wrong += 1
                     else:
                         latencies.append(elapsed)
@@ -157,9 +157,16 @@ def _case(name: str, folder: Path, people: int) -> tuple[str, str, Any, list[dic
     config = folder / f"{name}.toml"
     config.write_text("[explainer]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in settings.items()), encoding="utf-8")
     ds, explainer = fitted_explainer(settings["dataset"], settings.get("split"), model_file=settings.get("model"), trusted_types=settings.get("trusted_types"))
-    X = ds.test[list(explainer.feature_names_in_)]
-    refused = X[explainer.refuses(X)].iloc[:people]
-    return str(config), model_name, explainer, [{k: v.item() if hasattr(v, "item") else v for k, v in row.items()} for _, row in refused.iterrows()]
+    return str(config), model_name, explainer, refused_applicants(explainer, ds.test, people)
+
+
+def refused_applicants(explainer: Any, test: Any, people: int) -> list[dict[str, Any]]:
+    """The first ``people`` rows of the frame ``test`` that the explainer's model refuses, as the
+    plain values a JSON request carries."""
+    from ..explain import plain
+
+    X = test[list(explainer.feature_names_in_)]
+    return [{name: plain(value) for name, value in row.items()} for _, row in X[explainer.refuses(X)].iloc[:people].iterrows()]
 
 
 def _adult_black_box(folder: Path) -> Path:
@@ -183,7 +190,7 @@ def serve_benchmark(
         for name in cases:
             config, model_name, explainer, applicants = _case(name, Path(folder), people)
             bodies = [{"applicant": person, "k": k} for person in applicants]
-            expected = [_comparable(explainer.explain(person, k).to_dict()) for person in applicants]
+            expected = [comparable(explainer.explain(person, k).to_dict()) for person in applicants]
             with started_server(["--config", config, "--workers", str(workers)]) as url:
                 for clients in concurrency:
                     if on_case:
