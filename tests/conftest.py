@@ -52,3 +52,22 @@ def live_server(app: Any) -> Iterator[str]:
         server.should_exit = True
         thread.join(30)
         sock.close()
+
+
+@pytest.fixture(scope="session")
+def loan() -> Any:
+    """The service ``mc3g serve`` starts with no arguments: the loan example, John first."""
+    from mc3g.serve import embedded
+
+    return embedded()
+
+
+@pytest.fixture(scope="module")
+def client(loan: Any) -> Iterator[Any]:
+    """An HTTP client of the loan service, served on 127.0.0.1 for one test module."""
+    import httpx
+
+    from mc3g.serve import create_app
+
+    with live_server(create_app(loan)) as url, httpx.Client(base_url=url, timeout=30) as c:
+        yield c

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -17,21 +16,10 @@ from conftest import live_server
 
 from mc3g.datasets import JOHN
 from mc3g.serialization import json_schema
-from mc3g.serve import Limits, Service, create_app, embedded
+from mc3g.serve import Limits, Service, create_app
 
 RECOURSE = jsonschema.Draft202012Validator(json_schema("mc3g.recourse"))
 WHATIF = jsonschema.Draft202012Validator(json_schema("mc3g.whatif"))
-
-
-@pytest.fixture(scope="module")
-def loan() -> Service:
-    return embedded()
-
-
-@pytest.fixture(scope="module")
-def client(loan: Service) -> Iterator[httpx.Client]:
-    with live_server(create_app(loan)) as url, httpx.Client(base_url=url, timeout=30) as c:
-        yield c
 
 
 def explain(client: httpx.Client, applicant: dict[str, Any], **body: Any) -> dict[str, Any]:

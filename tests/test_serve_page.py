@@ -5,27 +5,14 @@ a person types shown as text, never run."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import replace
 from html.parser import HTMLParser
 
 import httpx
-import pytest
 from conftest import live_server
 
 from mc3g.datasets import JOHN
-from mc3g.serve import Service, create_app, embedded
-
-
-@pytest.fixture(scope="module")
-def loan() -> Service:
-    return embedded()
-
-
-@pytest.fixture(scope="module")
-def page(loan: Service) -> Iterator[httpx.Client]:
-    with live_server(create_app(loan)) as url, httpx.Client(base_url=url, timeout=30) as client:
-        yield client
+from mc3g.serve import Service, create_app
 
 
 class Form(HTMLParser):
@@ -59,8 +46,8 @@ def john_form(**changes: str) -> dict[str, str]:
     return {name: str(value) for name, value in JOHN.items()} | {"k": "3"} | changes
 
 
-def test_a_newcomer_sees_john_and_his_answer_at_once(page: httpx.Client) -> None:
-    response = page.get("/")
+def test_a_newcomer_sees_john_and_his_answer_at_once(client: httpx.Client) -> None:
+    response = client.get("/")
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/html")
     form = Form(response.text)
     values = {a["name"]: a.get("value") for tag, a in form.controls.values() if tag == "input"}
@@ -77,22 +64,22 @@ def test_a_newcomer_sees_john_and_his_answer_at_once(page: httpx.Client) -> None
     assert f"Step by step {first} {second}" in words
 
 
-def test_every_field_has_a_label_and_the_page_needs_nothing_from_outside(page: httpx.Client) -> None:
-    form = Form(page.get("/").text)
+def test_every_field_has_a_label_and_the_page_needs_nothing_from_outside(client: httpx.Client) -> None:
+    form = Form(client.get("/").text)
     assert form.controls and set(form.controls) <= form.labelled
     assert "script" not in form.tags
     assert all(link.startswith(("/", "#")) for link in form.links), form.links
-    assert 'name="viewport"' in page.get("/").text
+    assert 'name="viewport"' in client.get("/").text
 
 
-def test_posting_the_form_explains_the_values_given(page: httpx.Client) -> None:
-    response = page.post("/", data=john_form(bank_balance="59000", k="1"))
+def test_posting_the_form_explains_the_values_given(client: httpx.Client) -> None:
+    response = client.post("/", data=john_form(bank_balance="59000", k="1"))
     assert response.status_code == 200
     assert "Raise your bank balance from 59,000 to 60,000." in text(response.text)
 
 
-def test_a_bad_value_is_named_beside_its_field(page: httpx.Client) -> None:
-    response = page.post("/", data=john_form(bank_balance="lots", debt="paid off", k="99"))
+def test_a_bad_value_is_named_beside_its_field(client: httpx.Client) -> None:
+    response = client.post("/", data=john_form(bank_balance="lots", debt="paid off", k="99"))
     assert response.status_code == 422
     form = Form(response.text)
     balance = next(a for tag, a in form.controls.values() if a.get("name") == "bank_balance")
@@ -102,23 +89,23 @@ def test_a_bad_value_is_named_beside_its_field(page: httpx.Client) -> None:
     assert "How many options: a whole number from 1 to 10." in words and f'href="#{balance["id"]}"' in response.text
 
 
-def test_whatif_shows_the_new_decision_and_what_follows(page: httpx.Client) -> None:
-    response = page.post("/whatif", data=john_form(**{"change:debt": "none", "change:bank_balance": ""}))
+def test_whatif_shows_the_new_decision_and_what_follows(client: httpx.Client) -> None:
+    response = client.post("/whatif", data=john_form(**{"change:debt": "none", "change:bank_balance": ""}))
     assert response.status_code == 200
     panel = text(response.text.split('id="whatif"', 1)[1])
     assert "Still refused. What you do Change your debt from over_10000 to none." in panel
     assert "Your credit score rises from 599 to 620." in panel and "Still refused because bank balance is below 60,000." in panel
-    both = text(page.post("/whatif", data=john_form(**{"change:debt": "none", "change:bank_balance": "60000"})).text)
+    both = text(client.post("/whatif", data=john_form(**{"change:debt": "none", "change:bank_balance": "60000"})).text)
     assert "No longer refused." in both and "Effort: 1.24." in both
 
 
-def test_whatif_without_a_change_asks_for_one(page: httpx.Client) -> None:
-    response = page.post("/whatif", data=john_form(**{"change:debt": "", "change:bank_balance": ""}))
+def test_whatif_without_a_change_asks_for_one(client: httpx.Client) -> None:
+    response = client.post("/whatif", data=john_form(**{"change:debt": "", "change:bank_balance": ""}))
     assert response.status_code == 422 and "Choose at least one change to try." in response.text
 
 
-def test_what_a_person_types_is_shown_as_text(page: httpx.Client) -> None:
-    response = page.post("/", data=john_form(debt="<script>alert(1)</script>", bank_balance="<img src=x>"))
+def test_what_a_person_types_is_shown_as_text(client: httpx.Client) -> None:
+    response = client.post("/", data=john_form(debt="<script>alert(1)</script>", bank_balance="<img src=x>"))
     assert response.status_code == 422
     assert "<script>" not in response.text and "<img src=x>" not in response.text
     assert "&lt;script&gt;" in response.text or "&lt;img src=x&gt;" in response.text
