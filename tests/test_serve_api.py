@@ -79,6 +79,20 @@ def test_whatif_shows_the_decision_and_what_follows(client: httpx.Client) -> Non
     assert not both["refused"] and both["cost"] == pytest.approx(explain(client, JOHN)["counterfactuals"][0]["cost"])
 
 
+def test_requests_neither_fit_nor_load_an_explainer(client: httpx.Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The explainer is fitted or loaded once, at start-up; serving a request does neither."""
+    from mc3g import MC3G
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("fitted or loaded while serving a request")
+
+    for name in ("fit", "load"):
+        monkeypatch.setattr(MC3G, name, refuse)
+    explain(client, JOHN)
+    assert client.post("/v1/whatif", json={"applicant": JOHN, "changes": {"debt": "none"}}).status_code == 200
+    assert client.get("/").status_code == 200 and client.get("/v1/schema").status_code == 200
+
+
 BAD = [
     ({"applicant": {**JOHN, "debt": "lots"}}, ["body", "applicant", "debt"], "'none', 'up_to_10000' or 'over_10000'"),
     ({"applicant": {**JOHN, "bank_balance": "40000"}}, ["body", "applicant", "bank_balance"], "valid number"),

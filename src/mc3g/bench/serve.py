@@ -40,7 +40,7 @@ class LoadRun:
     concurrency: int
     requests: int
     answered: int  # 200 and the same answer as the explainer gives alone
-    errors: int  # no response, or a status other than 200
+    errors: int  # no response, or a status other than 200 (a 503 past the time limit included)
     wrong: int  # a 200 whose answer differs from the explainer's own
     p50_ms: float
     p95_ms: float
@@ -141,9 +141,11 @@ def load(url: str, bodies: Sequence[dict[str, Any]], expected: Sequence[dict[str
     return asyncio.run(run())
 
 
-def _case(name: str, folder: Path, people: int) -> tuple[str, str, Any, list[dict[str, Any]]]:
-    """A case's configuration file, its model's name, the explainer the server will build, and
-    the refused applicants (at most ``people``)."""
+def _case(name: str, folder: Path, people: int, timeout: float | None) -> tuple[str, str, Any, list[dict[str, Any]]]:
+    """A case's configuration file (with ``timeout`` seconds per request, else the service's
+    default), its model's name, the explainer the server will build, and the refused applicants
+    (at most ``people``)."""
+    from ..exceptions import InputError
     from ..reference import fitted_explainer
 
     if name == "loan":
@@ -153,9 +155,10 @@ def _case(name: str, folder: Path, people: int) -> tuple[str, str, Any, list[dic
         settings = {"dataset": "adult", "split": "paper", "model": str(_adult_black_box(folder)), "trusted_types": ["sklearn.tree._tree.Tree"]}
         model_name = "adult, GradientBoosting (black box)"
     else:
-        raise ValueError(f"unknown case {name!r}; the cases are {list(CASES)}")
+        raise InputError(f"unknown case {name!r}; the cases are {list(CASES)}")
     config = folder / f"{name}.toml"
-    config.write_text("[explainer]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in settings.items()), encoding="utf-8")
+    text = "[explainer]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in settings.items())
+    config.write_text(text + (f"[service]\ntimeout_seconds = {timeout}\n" if timeout else ""), encoding="utf-8")
     ds, explainer = fitted_explainer(settings["dataset"], settings.get("split"), model_file=settings.get("model"), trusted_types=settings.get("trusted_types"))
     return str(config), model_name, explainer, refused_applicants(explainer, ds.test, people)
 
@@ -182,13 +185,21 @@ def _adult_black_box(folder: Path) -> Path:
 
 
 def serve_benchmark(
-    cases: Sequence[str] = CASES, requests: int = 2000, concurrency: Sequence[int] = (16,), workers: int = 2, k: int = 3, people: int = 200, on_case: Any = None
+    cases: Sequence[str] = CASES,
+    requests: int = 2000,
+    concurrency: Sequence[int] = (16,),
+    workers: int = 2,
+    k: int = 3,
+    people: int = 200,
+    timeout: float | None = None,
+    on_case: Any = None,
 ) -> list[LoadRun]:
-    """Each case at each concurrency, against ``mc3g serve --workers WORKERS``."""
+    """Each case at each concurrency, against ``mc3g serve --workers WORKERS`` (``timeout``: the
+    seconds a request may take, else the service's default)."""
     runs = []
     with tempfile.TemporaryDirectory() as folder:
         for name in cases:
-            config, model_name, explainer, applicants = _case(name, Path(folder), people)
+            config, model_name, explainer, applicants = _case(name, Path(folder), people, timeout)
             bodies = [{"applicant": person, "k": k} for person in applicants]
             expected = [comparable(explainer.explain(person, k).to_dict()) for person in applicants]
             with started_server(["--config", config, "--workers", str(workers)]) as url:

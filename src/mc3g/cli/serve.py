@@ -41,6 +41,7 @@ def bench_serve(
     concurrency: list[int] = typer.Option([16], "--concurrency", "-c", min=1, max=256, help="Concurrent clients; repeat for several runs."),
     workers: int = typer.Option(2, "--workers", min=1, max=64, help="Server processes."),
     k: int = typer.Option(3, "-k", "--k", min=1, max=10, help="Options per request."),
+    timeout: float = typer.Option(None, "--timeout", min=0.1, max=3600, help="Seconds a request may take (default: the service's, 10)."),
     markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:
@@ -55,5 +56,6 @@ def bench_serve(
         return (r.case, r.model, *(f"{n:,}" for n in counts), f"{r.p50_ms:.1f}", f"{r.p95_ms:.1f}", f"{r.p99_ms:.1f}", f"{r.requests_per_second:.0f}")
 
     with user_errors(), err.status("starting...") as status:
-        results = serve_benchmark(cases, requests=requests, concurrency=concurrency, workers=workers, k=k, on_case=status.update)
-    print_results(results, columns, row, f"mc3g serve under load (POST /v1/explain, K = {k})", as_json, markdown)
+        results = serve_benchmark(cases, requests=requests, concurrency=concurrency, workers=workers, k=k, timeout=timeout, on_case=status.update)
+    limit = f"{timeout:g} s" if timeout else "the default time limit"
+    print_results(results, columns, row, f"mc3g serve under load (POST /v1/explain, K = {k}, {limit})", as_json, markdown)
