@@ -88,6 +88,7 @@ def test_a_black_box_from_a_skops_file(tmp_path: Path) -> None:
         ('[explainer]\ndataset = "loan"\nsaved = "x.json"\n', "not both"),
         ('[explainer]\nsaved = "x.json"\nmode = "none"\n', "['mode'] are fixed in the saved explainer"),
         ('[explainer]\ndataset = "loan"\nmodel = "missing.skops"\n', "missing.skops: no such model file"),
+        ('[explainer]\ndataset = "loan"\ntrusted_types = [1]\n', "trusted_types must list type names as text"),
         ('[explainer]\ndataset = "loan"\nmodel = "m.pkl"\nrules = "r.json"\n', "not both"),
         ("[explainer\n", "not TOML"),
     ],

@@ -115,3 +115,9 @@ def test_without_an_example_the_form_starts_empty(loan: Service) -> None:
     with live_server(create_app(replace(loan, example=None))) as url:
         html = httpx.get(url).text
     assert "Enter your details and choose" in html and 'value="40000"' not in html
+
+
+def test_the_whatif_form_carries_every_digit_of_the_applicant(client: httpx.Client) -> None:
+    html = client.post("/", data=john_form(bank_balance="40000.123456")).text
+    assert '<input type="hidden" name="bank_balance" value="40000.123456">' in html
+    assert '<input type="hidden" name="credit_score" value="599">' in html

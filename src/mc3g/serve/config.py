@@ -131,6 +131,8 @@ def _explainer(settings: dict[str, Any], folder: Path) -> tuple[MC3G, str, dict[
     def path(key: str) -> str | None:
         return str(folder / settings[key]) if key in settings else None
 
+    if not all(isinstance(name, str) for name in settings.get("trusted_types", [])):
+        raise InputError(f"[explainer] trusted_types must list type names as text, not {settings['trusted_types']!r}")
     reading = {"trust_model": settings.get("trust_model", False), "trusted_types": settings.get("trusted_types")}
     params = {"desired_class": settings["favourable"]} if "favourable" in settings else {}
     if ("saved" in settings) == ("dataset" in settings):

@@ -61,11 +61,18 @@ def _fields(inputs: list[Input], values: dict[str, Any], errors: dict[str, str],
     return [
         FieldView(
             f"{'change' if prefix else 'field'}-{i}", prefix + x.name, x.label, _hint(x), list(x.feature.domain) if x.feature.domain is not None else None,
-            "" if values.get(x.name) is None else (str(values[x.name]) if x.feature.domain is not None else show(values[x.name]).replace(",", "")),
-            errors.get(x.name),
+            _text(values.get(x.name)), errors.get(x.name),
         )
         for i, x in enumerate(inputs)
     ]  # fmt: skip
+
+
+def _text(value: Any) -> str:
+    """A value as a form field holds it: whole numbers without ".0", every digit kept (the
+    what-if form sends the values back)."""
+    if value is None:
+        return ""
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
 
 def _typed(form: dict[str, str], inputs: list[Input], prefix: str = "") -> dict[str, Any]:
