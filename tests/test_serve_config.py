@@ -73,6 +73,9 @@ def test_a_black_box_from_a_skops_file(tmp_path: Path) -> None:
     assert service.explainer.black_box_ is not None and service.explainer.explain(JOHN).status == "refused"
     schema = create_app(service).openapi()["components"]["schemas"]["Applicant"]
     assert set(schema["required"]) == set(JOHN)  # a black box reads every column
+    service.explainer.save(tmp_path / "explainer.json", model_file=tmp_path / "tree.skops")  # one's own model, as the README serves it
+    saved = load_config(write(tmp_path, '[explainer]\nsaved = "explainer.json"\nmodel = "tree.skops"\ntrusted_types = ["sklearn.tree._tree.Tree"]\n'))
+    assert saved.explainer.explain(JOHN).to_dict(timing=False) == service.explainer.explain(JOHN).to_dict(timing=False)
 
 
 @pytest.mark.parametrize(

@@ -87,6 +87,7 @@ def test_a_bad_value_is_named_beside_its_field(client: httpx.Client) -> None:
     words = text(response.text)
     assert "Bank balance: Input should be a valid number" in words and "Debt: Input should be 'none', 'up_to_10000' or 'over_10000'" in words
     assert "How many options: a whole number from 1 to 10." in words and f'href="#{balance["id"]}"' in response.text
+    assert form.controls["k"][1]["aria-describedby"] == "k-error" and 'id="k-error"' in response.text
 
 
 def test_whatif_shows_the_new_decision_and_what_follows(client: httpx.Client) -> None:
