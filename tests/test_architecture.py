@@ -119,9 +119,16 @@ def _loaded_by(statement: str) -> set[str]:
 def test_the_core_does_not_load_data_sets_the_cli_or_rich() -> None:
     heavy = ("mc3g.datasets", "mc3g.cli", "mc3g.bench", "mc3g.baselines", "rich", "typer", "platformdirs", "sklearn.model_selection", "dice_ml")
     heavy += ("skops", "onnx")  # model files: read only when one is loaded
+    heavy += ("mc3g.serve", "fastapi", "starlette", "uvicorn", "jinja2", "pydantic", "httpx")  # the service: only with mc3g serve
     for statement in ("import mc3g", "import mc3g.causal, mc3g.rules, mc3g.search, mc3g.schema"):
         loaded = _loaded_by(statement)
         assert not {m for m in loaded if m.startswith(heavy)}, statement
+
+
+def test_the_command_line_loads_the_service_only_to_serve() -> None:
+    """``mc3g --help`` and the other commands start without FastAPI, uvicorn or Jinja2."""
+    loaded = _loaded_by("import mc3g.cli")
+    assert not {m for m in loaded if m.startswith(("mc3g.serve", "fastapi", "uvicorn", "jinja2", "httpx"))}
 
 
 def test_no_module_is_over_400_lines() -> None:

@@ -5,16 +5,15 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import nullcontext
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import typer
 from rich.table import Table
 
-from ..datasets import load
 from ..exceptions import InputError
 from ..explain import show
+from ..reference import fitted_explainer
 from ..values import whole
 from .app import MODE_HELP, PROFILE_HELP, app, err, out, user_errors
 
@@ -24,34 +23,6 @@ DATASET_HELP = (
 )
 
 
-def _explainer(
-    dataset: str, split: str | None, rules_file: str | None, causal_file: str | None, model_file: str | None = None, *, profile: str = "product", **params: Any
-):
-    """The data set and a fitted MC3G explainer: a black box loaded from ``model_file``, or the
-    decision rules of ``rules_file``, or the profile's rules for the data set
-    (:func:`mc3g.reference.decision_rules`); the causal knowledge of ``causal_file``, or the one
-    shipped for the data set (:func:`mc3g.reference.knowledge`)."""
-    from ..causal import CausalModel
-    from ..explain import MC3G
-    from ..reference import REFERENCES, decision_rules, knowledge
-    from ..rules import RuleSet
-
-    ref = REFERENCES.get(dataset)
-    ds = load(dataset, split=split or (ref.split if ref else "uci"))
-    reading = {name: params.pop(name) for name in ("trust_model", "trusted_types") if name in params}  # how to read --model, not MC3G settings
-    if model_file:
-        from ..explain import load_model
-
-        model: Any = load_model(model_file, **reading)
-    elif rules_file:
-        model = RuleSet.from_json(Path(rules_file).read_text(encoding="utf-8"))
-    else:
-        model = decision_rules(ds, profile)
-    causal = CausalModel.load(causal_file, schema=ds.schema) if causal_file else knowledge(ds, profile)
-    X_train = ds.train.drop(columns=[ds.schema.label]) if model_file else ds.X_train
-    return ds, MC3G(model, causal, schema=ds.schema, profile=profile, **params).fit(X_train)
-
-
 MODEL_HELP = "A fitted classifier: .skops or .onnx; a pickle (.pkl, .pickle, .joblib) only with --trust-model."
 TRUST_MODEL = typer.Option(False, "--trust-model", help="Load a pickled --model: loading a pickle runs code from the file, so only for files you trust.")
 TRUST_TYPES = typer.Option(None, "--trust-type", help="A type a .skops --model may hold beyond skops' trusted defaults; repeat for several.")
@@ -59,7 +30,7 @@ FAVOURABLE = typer.Option(None, "--favourable", help="The favourable label of --
 
 
 def _model_params(model_file: str | None, trust_model: bool, trust_types: list[str] | None, favourable: str | None) -> dict[str, Any]:
-    """The --model options as _explainer's parameters: how to read the file, which label is good."""
+    """The --model options as fitted_explainer's parameters: how to read the file, which label is good."""
     if favourable is not None and not model_file:
         raise InputError("--favourable names a label of --model's answers: give it with --model")
     params: dict[str, Any] = {"trust_model": trust_model, "trusted_types": trust_types or None}
@@ -171,8 +142,8 @@ def explain(
             raise InputError("give either --row N or --all-refused")
         if overwrite and not out:
             raise InputError("--overwrite starts the --out file afresh: give it with --out")
-        ds, explainer = _explainer(
-            dataset, split, rules, causal, model, mode=mode, norm=norm, k=k, candidates=candidates,
+        ds, explainer = fitted_explainer(
+            dataset, split, rules_file=rules, causal_file=causal, model_file=model, mode=mode, norm=norm, k=k, candidates=candidates,
             root=not squared, scaling=scaling, plausible=plausible, profile=profile, distinct=distinct, n_jobs=_n_jobs(n_jobs),
             **_model_params(model, trust_model, trust_types, favourable),
         )  # fmt: skip
@@ -225,8 +196,16 @@ def whatif(
             if not sep or not name.strip():
                 raise InputError(f"--set takes FEATURE=VALUE, not {change!r}")
             wanted[name.strip()] = value.strip()
-        ds, explainer = _explainer(
-            dataset, split, rules, causal, model, mode=mode, norm=norm, profile=profile, **_model_params(model, trust_model, trust_types, favourable)
+        ds, explainer = fitted_explainer(
+            dataset,
+            split,
+            rules_file=rules,
+            causal_file=causal,
+            model_file=model,
+            mode=mode,
+            norm=norm,
+            profile=profile,
+            **_model_params(model, trust_model, trust_types, favourable),
         )
         result = explainer.whatif(_test_row(ds, row)[list(explainer.feature_names_in_)], wanted)
     if as_json:
@@ -242,7 +221,7 @@ def demo(as_json: bool = typer.Option(False, "--json", help="Print the answer as
     from ..datasets import JOHN
 
     with user_errors():
-        explainers = {mode: _explainer("loan", None, None, None, mode=mode)[1] for mode in ("derived", "explained", "none")}
+        explainers = {mode: fitted_explainer("loan", mode=mode)[1] for mode in ("derived", "explained", "none")}
         results = {mode: e.explain(JOHN) for mode, e in explainers.items()}
     best = results["derived"]
     if as_json:
@@ -281,5 +260,5 @@ def export(
     with user_errors():
         if fmt != "asp":
             raise InputError(f"unknown format {fmt!r}; the only format is 'asp'")
-        ds, explainer = _explainer(dataset, split, rules, causal, mode=mode, norm=norm, candidates=candidates, profile=profile)
+        ds, explainer = fitted_explainer(dataset, split, rules_file=rules, causal_file=causal, mode=mode, norm=norm, candidates=candidates, profile=profile)
         sys.stdout.write(explainer.program(_test_row(ds, row)))

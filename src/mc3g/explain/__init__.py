@@ -25,7 +25,7 @@ from .mc3g import MC3G
 from .modelfile import OnnxModel, load_model
 from .profile import PROFILES, Profile, profile
 from .protocol import Explainer, explainer
-from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse, RunRecord, show
+from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse, RunRecord, plain, show
 from .results import ResultsFile, batch_settings, frame_sha256, open_results, settings_hash
 from .session import Session
 from .surrogate import Surrogate, build_surrogate
@@ -61,6 +61,7 @@ __all__ = [
     "load_model",
     "open_results",
     "settings_hash",
+    "plain",
     "show",
     "typed_frame",
     "usable_cores",
