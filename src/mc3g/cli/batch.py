@@ -1,0 +1,87 @@
+"""``mc3g batch``: a whole portfolio on Dask."""
+
+from __future__ import annotations
+
+import time
+
+import typer
+
+from ..exceptions import InputError
+from ..values import whole
+from .app import app, err, user_errors
+from .explain import (
+    CAUSAL,
+    DATASET_HELP,
+    DISTINCT,
+    FAVOURABLE,
+    MODE,
+    MODEL_HELP,
+    NORM,
+    PROFILE,
+    SPLIT,
+    TRUST_MODEL,
+    TRUST_TYPES,
+    K,
+    _explainer,
+    _model_params,
+)
+
+SCHEDULER_HELP = "The address of an existing Dask scheduler (tcp://HOST:PORT); without it a LocalCluster starts on 127.0.0.1."
+
+
+@app.command()
+def batch(
+    source: str = typer.Argument(..., help="The people: a CSV or Parquet file, a folder of them, or a glob (quoted)."),
+    dataset: str = typer.Option(..., "--dataset", help=DATASET_HELP),
+    out_dir: str = typer.Option(..., "--out", help="The results folder: one Parquet file per partition; a rerun with the same settings resumes it."),
+    workers: int = typer.Option(None, "--workers", help="Worker processes of the LocalCluster: from 1 to the cores (default: one per core)."),
+    scheduler: str = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+    partition_rows: int = typer.Option(256, "--partition-rows", min=1, max=1_000_000, help="People per partition (one file, the unit of resume)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Start the --out folder afresh, losing its partitions (else other settings are refused)."),
+    split: str = SPLIT,
+    mode: str = MODE,
+    norm: str = NORM,
+    k: int = K,
+    profile: str = PROFILE,
+    distinct: bool = DISTINCT,
+    rules: str = typer.Option(None, "--rules", help="Decision rules as JSON."),
+    causal: str = CAUSAL,
+    model: str = typer.Option(None, "--model", help=MODEL_HELP),
+    trust_model: bool = TRUST_MODEL,
+    trust_types: list[str] = TRUST_TYPES,
+    favourable: str = FAVOURABLE,
+) -> None:
+    """Explain every person of SOURCE on Dask, into a folder of Parquet files (one row per person)."""
+    from ..batch import Batch, dask_client
+    from ..explain import PeopleBar, frame_sha256
+
+    with user_errors():
+        if scheduler and workers is not None:
+            raise InputError("--workers sizes the LocalCluster mc3g starts; a cluster given by --scheduler has its own workers")
+        n = None if workers is None else _workers(workers)
+        ds, explainer = _explainer(
+            dataset, split, rules, causal, model, mode=mode, norm=norm, k=k, profile=profile, distinct=distinct,
+            **_model_params(model, trust_model, trust_types, favourable),
+        )  # fmt: skip
+        data = {"name": ds.name, "split": ds.split, "train_sha256": frame_sha256(ds.train)}
+        started = time.perf_counter()
+        with dask_client(scheduler, n) as client:
+            with Batch(explainer, source, out_dir, client, data=data, model_file=model, partition_rows=partition_rows, overwrite=overwrite) as run:
+                summary = run.summary
+                with PeopleBar(summary.people, True, summary.skipped_people) as advance:
+                    run.run(advance)
+        seconds = time.perf_counter() - started
+    done = ", ".join(f"{n:,} {status}" for status, n in sorted(summary.statuses.items())) or "nothing new"
+    explained = sum(summary.statuses.values())
+    err.print(
+        f"{summary.people:,} people in {summary.partitions:,} partitions: {summary.skipped_people:,} already done, now {done} "
+        f"in {seconds:.1f} s ({explained / seconds:,.1f} people/s). Results in {out_dir}.",
+        soft_wrap=True,
+    )
+
+
+def _workers(workers: int) -> int:
+    from ..explain import usable_cores
+
+    cores = usable_cores()
+    return whole(workers, "--workers", 1, cores, f" (mc3g may use {cores} core(s) here)")
