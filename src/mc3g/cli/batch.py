@@ -1,14 +1,19 @@
-"""``mc3g batch``: a whole portfolio on Dask."""
+"""``mc3g batch`` and ``mc3g audit``: a whole portfolio on Dask, and who bears what burden of recourse."""
 
 from __future__ import annotations
 
+import json
+import sys
 import time
+from pathlib import Path
 
 import typer
+from rich import box
+from rich.table import Table
 
 from ..exceptions import InputError
 from ..values import whole
-from .app import app, err, user_errors
+from .app import app, err, out, user_errors
 from .explain import (
     CAUSAL,
     DATASET_HELP,
@@ -26,6 +31,8 @@ from .explain import (
     _model_params,
 )
 
+REFUSALS = ("people", "errors", "refused", "recourse", "refused_ratio")
+BURDEN = ("mean", "median", "p90", "burden_ratio")  # a terminal shows the audit in two tables of these, then the actions
 SCHEDULER_HELP = "The address of an existing Dask scheduler (tcp://HOST:PORT); without it a LocalCluster starts on 127.0.0.1."
 
 
@@ -85,3 +92,37 @@ def _workers(workers: int) -> int:
 
     cores = usable_cores()
     return whole(workers, "--workers", 1, cores, f" (mc3g may use {cores} core(s) here)")
+
+
+@app.command()
+def audit(
+    folder: str = typer.Argument(..., help="The results folder of mc3g batch."),
+    by: str = typer.Option(..., "--by", help="Columns to group by, separated by commas; join columns with + to group by both (sex,race,sex+race)."),
+    bands: list[str] = typer.Option(None, "--band", help="Cut a numeric column into bands, as age=25,35,50,65: group by age_band; repeat for several."),
+    report_dir: str = typer.Option(None, "--out", help="Folder for audit.md and its PNG plots (default: FOLDER/_audit)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the tables as JSON."),
+) -> None:
+    """Recourse by group: share refused, share with recourse, its cost (mean, median, p90), the features acted on, and each group against the best-off."""
+    from ..audit import Band, audit, cells, headings, parse_groupings, summary_rows, write_report
+    from ..batch import AUDIT
+
+    with user_errors():
+        result = audit(folder, parse_groupings(by), [Band.parse(b) for b in bands or ()])
+        path = write_report(result, Path(report_dir) if report_dir else Path(folder) / AUDIT)
+    if as_json:
+        sys.stdout.write(json.dumps({name: summary_rows(t) for name, t in result.tables.items()}, indent=2, default=str) + "\n")
+        return
+    if result.planned > result.people:
+        err.print(f"[bold]The batch is unfinished:[/] {result.people:,} of its {result.planned:,} people are in the results.")
+    for name, table in result.tables.items():
+        rows = summary_rows(table)
+        for title, keys in ((f"Refusals by {name}", REFUSALS), (f"The cost of recourse by {name}", BURDEN)):
+            shown = Table(*headings(name, keys), title=f"{title} ({result.people:,} people)", title_justify="left", box=box.SIMPLE_HEAD)
+            shown.columns[0].overflow = "fold"  # a long group name wraps, never cut
+            for row in rows:
+                shown.add_row(*cells(row, keys))
+            out.print(shown)
+        out.print("Acted on most (share of best options):", markup=False)
+        for row in rows:
+            out.print(f"  {row['group']}: {row['actions'] or '-'}", markup=False, soft_wrap=True)
+    out.print(f"Wrote {path} and its plots.")
