@@ -108,7 +108,7 @@ def test_the_cli_prints_the_tables_and_writes_the_report(tmp_path) -> None:
     folder = _folder(tmp_path)
     result = runner.invoke(app, ["audit", str(folder), "--by", "sex,age_band", "--band", "age=30,50"])
     assert result.exit_code == 0, result.output
-    assert "Recourse by sex (8 people)" in result.output and "66.7%" in result.output and "Recourse by age_band" in result.output
+    assert "Refusals by sex (8 people)" in result.output and "66.7%" in result.output and "The cost of recourse by age_band" in result.output
     assert "  F: capital_gain 100%, hours 50%" in result.output
     assert (folder / "_audit" / "audit.md").exists() and (folder / "_audit" / "cost-by-age_band.png").exists()
     shown = runner.invoke(app, ["audit", str(folder), "--by", "sex", "--json"])
