@@ -237,7 +237,8 @@ def test_a_failing_model_call_stays_in_its_row_and_the_explainer_travels_once(cl
 def test_a_worker_killed_mid_run_loses_and_repeats_nobody(client, loan, tmp_path) -> None:
     ds = load("adult", split="paper")
     explainer = MC3G(decision_rules(ds, "product"), knowledge(ds, "product"), schema=ds.schema).fit(ds.X_train)
-    ds.test.to_parquet(tmp_path / "adult.parquet", row_group_size=1000)
+    rows = ds.test.iloc[:2000]
+    rows.to_parquet(tmp_path / "adult.parquet", row_group_size=1000)
     victim = min(client.run(os.getpid).values())
     killed = []
 
@@ -249,15 +250,16 @@ def test_a_worker_killed_mid_run_loses_and_repeats_nobody(client, loan, tmp_path
     with Batch(explainer, tmp_path / "adult.parquet", tmp_path / "out", client, partition_rows=128) as batch:
         summary = batch.run(advance)
     assert killed and victim not in client.run(os.getpid).values() and summary.failed == []
+    assert not list((tmp_path / "out").glob(".part-*"))  # a write the kill cut short is gone
     people = _people(tmp_path / "out")
-    assert list(people["position"]) == list(range(len(ds.test)))
-    _same_answers(people, _expected(explainer, ds.test))
+    assert list(people["position"]) == list(range(2000))
+    _same_answers(people, _expected(explainer, rows))
 
 
 @pytest.mark.slow
 def test_killing_the_whole_run_loses_and_repeats_nobody(tmp_path) -> None:
     ds = load("adult", split="paper")
-    ds.test.to_csv(tmp_path / "adult.csv", index=False)
+    ds.test.iloc[:3000].to_csv(tmp_path / "adult.csv", index=False)
     command = [sys.executable, "-m", "mc3g.cli", "batch", str(tmp_path / "adult.csv"), "--dataset", "adult", "--workers", "2"]
     run = subprocess.Popen([*command, "--out", str(tmp_path / "out")], start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
@@ -266,7 +268,7 @@ def test_killing_the_whole_run_loses_and_repeats_nobody(tmp_path) -> None:
     os.killpg(run.pid, signal.SIGKILL)
     run.wait()
     written = len(list((tmp_path / "out").glob("part-*.parquet")))
-    assert 3 <= written < 26, "the run was killed while partitions were left"
+    assert 3 <= written < 12, "the run was killed while partitions were left"
     _wait_until_gone(run.pid)
     kept = len(pd.read_parquet(tmp_path / "out"))
     resumed = subprocess.run([*command, "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=900)
@@ -274,7 +276,7 @@ def test_killing_the_whole_run_loses_and_repeats_nobody(tmp_path) -> None:
     clean = subprocess.run([*command, "--out", str(tmp_path / "clean")], capture_output=True, text=True, timeout=900)
     assert clean.returncode == 0, clean.stderr
     pd.testing.assert_frame_equal(_people(tmp_path / "out"), _people(tmp_path / "clean"))
-    assert list(_people(tmp_path / "out")["position"]) == list(range(len(ds.test)))
+    assert list(_people(tmp_path / "out")["position"]) == list(range(3000))
 
 
 def _wait_until_gone(group: int) -> None:

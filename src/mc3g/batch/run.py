@@ -60,8 +60,9 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> Ite
             yield client
         return
     n = workers or usable_cores()
+    local = {"host": "127.0.0.1", "dashboard_address": "127.0.0.1:0"}  # the scheduler serves HTTP whatever the dashboard: loopback, a free port
     with (
-        LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR) as cluster,
+        LocalCluster(n_workers=n, threads_per_worker=1, processes=True, silence_logs=logging.ERROR, **local) as cluster,
         Client(cluster) as client,
     ):
         yield client
@@ -135,6 +136,7 @@ class Batch:
                 advance(result["rows"])
         finally:
             self.client.cancel([*futures, shipped])
+        self.folder.remove_temporaries()  # every task has finished: what a worker killed mid-write left is no one's
         if self.summary.failed:
             raise BatchError(
                 f"{len(self.summary.failed)} of {len(self.todo)} partition(s) failed, the first {self.summary.failed[0]}; "

@@ -89,12 +89,8 @@ class ResultsFolder:
 
         expected = {p.file_name: p for p in partitions}
         done = set()
-        for path in sorted(self.out.iterdir()):
-            if path.name.startswith(".part-"):
-                path.unlink()
-                continue
-            if not path.name.startswith("part-"):
-                continue
+        self.remove_temporaries()
+        for path in sorted(self.out.glob("part-*")):
             part = expected.get(path.name)
             try:
                 metadata = pq.read_metadata(path)
@@ -106,6 +102,12 @@ class ResultsFolder:
             else:
                 path.unlink()
         return done
+
+    def remove_temporaries(self) -> None:
+        """Remove the temporary files of partitions whose writer died: call it only while no task
+        of this folder's runs can still be writing."""
+        for path in self.out.glob(".part-*"):
+            path.unlink(missing_ok=True)
 
 
 def _ours(name: str) -> bool:

@@ -1,4 +1,5 @@
-"""``mc3g batch`` and ``mc3g audit``: a whole portfolio on Dask, and who bears what burden of recourse."""
+"""``mc3g batch``, ``mc3g audit`` and ``mc3g bench batch``: a whole portfolio on Dask, and who
+bears what burden of recourse."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich import box
@@ -13,7 +15,7 @@ from rich.table import Table
 
 from ..exceptions import InputError
 from ..values import whole
-from .app import app, err, out, user_errors
+from .app import app, bench_app, err, out, print_results, user_errors
 from .explain import (
     CAUSAL,
     DATASET_HELP,
@@ -126,3 +128,41 @@ def audit(
         for row in rows:
             out.print(f"  {row['group']}: {row['actions'] or '-'}", markup=False, soft_wrap=True)
     out.print(f"Wrote {path} and its plots.")
+
+
+@bench_app.command("batch")
+def bench_batch(
+    workers: list[int] = typer.Option([1, 2], "--workers", help="LocalCluster sizes to measure; repeat for several."),
+    profile: str = PROFILE,
+    k: int = K,
+    model: str = typer.Option("gbm", "--model", help="The black box of Table 1 to explain: gbm, rf or mlp."),
+    joblib: bool = typer.Option(False, "--joblib", help="Also time the refused rows through joblib processes (mc3g explain --all-refused --n-jobs)."),
+    markdown: bool = typer.Option(False, help="Print Markdown tables (for the docs)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
+) -> None:
+    """mc3g batch over every adult test row (paper split) with a black box on 1 and 2 workers:
+    people per second, speed-up, peak memory per worker, and a projection to a million people."""
+    from ..bench.batch import batch_benchmark, projection
+
+    with user_errors():
+        for n in workers:
+            _workers(n)
+        results = batch_benchmark(tuple(workers), profile=profile, k=k, model=model, joblib=joblib, progress=lambda text: err.print(text))
+    projected = projection(results)
+    if as_json:
+        sys.stdout.write(json.dumps({"runs": [r.to_dict() for r in results], "projection": [p.to_dict() for p in projected]}, indent=2) + "\n")
+        return
+    base = results[0]
+    columns = ("runner", "workers", "people", "refused", "seconds", "people/s", "refused/s", "speed-up", "CPU ms / person", "busy", "peak MiB", "start s")
+
+    def row(r: Any) -> list[str]:
+        rates = (f"{r.people / r.seconds:.1f}", f"{r.refused / r.seconds:.1f}", f"{base.seconds / r.seconds:.2f}x" if r.runner == "dask" else "")
+        busy = f"{r.cpu_seconds / (r.seconds * r.workers):.0%}"  # below 100 %: the workers waited, or other work had the cores
+        dask_only = (f"{1000 * r.cpu_seconds / r.people:.1f}", busy, f"{max(r.peak_mib):.0f}", f"{r.start_seconds:.1f}") if r.runner == "dask" else ("",) * 4
+        return [r.runner, str(r.workers), f"{r.people:,}", f"{r.refused:,}", f"{r.seconds:.1f}", *rates, *dask_only]
+
+    print_results(results, columns, row, f"mc3g batch: adult, {base.model}, profile {profile}, K = {k}", False, markdown)
+    if markdown:
+        sys.stdout.write("\n")
+    title = "Projection from the measured cost per person"
+    print_results(projected, ("workers", "hours for 1,000,000 people"), lambda p: (str(p.workers), f"{p.hours:.2f}"), title, False, markdown)
