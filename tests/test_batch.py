@@ -89,6 +89,7 @@ def test_every_person_once_with_the_answers_of_one_process(client, explainer, pe
         seen = []
         summary = run.run(seen.append)
     assert summary.partitions == 5 and summary.people == 300 and sum(seen) == 300 and summary.failed == []
+    assert all(address.startswith("tcp://127.0.0.1:") for address in [client.scheduler.address, *client.scheduler_info()["workers"]])
     found = _people(tmp_path)
     assert list(found["position"]) == list(range(300))
     assert list(found["source"]) == ["a.csv"] * 180 + ["b.csv"] * 120

@@ -54,6 +54,7 @@ def write_report(audit: Audit, out: Path) -> Path:
         "- **cost** (the burden): the cost of the best option of each person with recourse.",
         "- **÷ best**: the group's share refused, or its mean cost, over the lowest among the groups (1.00 is the best-off group).",
         "- **acted on most**: the features the best options act on, with the share of the group's people with recourse whose best option does.",
+        "- The box plots show the quartiles of the cost, whiskers at the 5th and 95th percentiles and the mean as a triangle.",
         "",
     ]
     if audit.planned > audit.people:
