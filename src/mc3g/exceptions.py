@@ -75,6 +75,11 @@ class BlackBoxError(MC3GError, RuntimeError):
     row; the message says what it did."""
 
 
+class BatchError(MC3GError, RuntimeError):
+    """Partitions of a batch could not be explained or written (a worker lost too often, a full
+    disk); the finished ones are kept, and a rerun does the others."""
+
+
 class InternalError(MC3GError, RuntimeError):
     """A self-check failed: a bug in mc3g, reported rather than hidden (never a user's fault)."""
 

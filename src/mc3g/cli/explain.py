@@ -27,6 +27,15 @@ MODEL_HELP = "A fitted classifier: .skops or .onnx; a pickle (.pkl, .pickle, .jo
 TRUST_MODEL = typer.Option(False, "--trust-model", help="Load a pickled --model: loading a pickle runs code from the file, so only for files you trust.")
 TRUST_TYPES = typer.Option(None, "--trust-type", help="A type a .skops --model may hold beyond skops' trusted defaults; repeat for several.")
 FAVOURABLE = typer.Option(None, "--favourable", help="The favourable label of --model, when its labels are not the data set's classes (e.g. 1 or True).")
+SPLIT = typer.Option(None, help="paper, uci or default; by default the paper's split for its data sets.")
+MODE = typer.Option("derived", help=MODE_HELP)
+NORM = typer.Option("l1", help="l0, l1 or l2.")
+K = typer.Option(1, "-k", "--k", min=1, help="How many counterfactuals, least cost first.")
+PROFILE = typer.Option("product", "--profile", help=PROFILE_HELP)
+DISTINCT = typer.Option(
+    None, "--distinct/--near", help="Options whose actions truly differ, or the K nearest states; by default the profile's choice.", show_default=False
+)
+CAUSAL = typer.Option(None, "--causal", help="A causal-knowledge file.")
 
 
 def _model_params(model_file: str | None, trust_model: bool, trust_types: list[str] | None, favourable: str | None) -> dict[str, Any]:
@@ -115,15 +124,13 @@ def explain(
         None, "--out", help="Write the answers to this results file (JSON lines after a header of the settings); a rerun with the same settings resumes it."
     ),
     overwrite: bool = typer.Option(False, "--overwrite", help="Start the --out file afresh, losing its answers (else a file of other settings is refused)."),
-    split: str = typer.Option(None, help="paper, uci or default; by default the paper's split for its data sets."),
-    mode: str = typer.Option("derived", help=MODE_HELP),
-    norm: str = typer.Option("l1", help="l0, l1 or l2."),
-    k: int = typer.Option(1, "-k", "--k", min=1, help="How many counterfactuals, least cost first."),
+    split: str = SPLIT,
+    mode: str = MODE,
+    norm: str = NORM,
+    k: int = K,
     candidates: str = typer.Option("exact", help="exact (the optimum over each domain) or data (the authors' scheme)."),
-    profile: str = typer.Option("product", "--profile", help=PROFILE_HELP),
-    distinct: bool = typer.Option(
-        None, "--distinct/--near", help="Options whose actions truly differ, or the K nearest states; by default the profile's choice.", show_default=False
-    ),
+    profile: str = PROFILE,
+    distinct: bool = DISTINCT,
     squared: bool = typer.Option(False, help="L2 without the square root (the paper's Algorithm 4)."),
     scaling: str = typer.Option("std", help="Numeric changes in units of the training std or mad."),
     plausible: bool = typer.Option(False, help="Only values seen in the training data."),
@@ -132,7 +139,7 @@ def explain(
     trust_model: bool = TRUST_MODEL,
     trust_types: list[str] = TRUST_TYPES,
     favourable: str = FAVOURABLE,
-    causal: str = typer.Option(None, "--causal", help="A causal-knowledge file."),
+    causal: str = CAUSAL,
     n_jobs: int = typer.Option(1, "--n-jobs", help="Processes for --all-refused: from 1 to the machine's cores, or -1 for all of them."),
     as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
 ) -> None:
@@ -176,16 +183,16 @@ def whatif(
     dataset: str = typer.Argument(..., help=DATASET_HELP),
     row: int = typer.Option(..., "--row", min=0, help="Position of the person in the test split (0-based)."),
     changes: list[str] = typer.Option(..., "--set", help="A change the person makes, as FEATURE=VALUE; repeat for several."),
-    split: str = typer.Option(None, help="paper, uci or default; by default the paper's split for its data sets."),
-    mode: str = typer.Option("derived", help=MODE_HELP),
-    norm: str = typer.Option("l1", help="l0, l1 or l2."),
-    profile: str = typer.Option("product", "--profile", help=PROFILE_HELP),
+    split: str = SPLIT,
+    mode: str = MODE,
+    norm: str = NORM,
+    profile: str = PROFILE,
     rules: str = typer.Option(None, "--rules", help="Decision rules as JSON."),
     model: str = typer.Option(None, "--model", help=MODEL_HELP),
     trust_model: bool = TRUST_MODEL,
     trust_types: list[str] = TRUST_TYPES,
     favourable: str = FAVOURABLE,
-    causal: str = typer.Option(None, "--causal", help="A causal-knowledge file."),
+    causal: str = CAUSAL,
     as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
 ) -> None:
     """Try a plan of one's own: what it forces, what it breaks, the decision and the cost."""
@@ -249,12 +256,12 @@ def export(
     row: int = typer.Option(..., "--row", min=0, help="Position of the person in the test split (0-based)."),
     fmt: str = typer.Option("asp", "--format", help="asp: the clingo program (decision rules, causal knowledge, the person, the query)."),
     split: str = typer.Option(None, help="paper, uci or default."),
-    mode: str = typer.Option("derived", help=MODE_HELP),
-    norm: str = typer.Option("l1", help="l0, l1 or l2."),
+    mode: str = MODE,
+    norm: str = NORM,
     candidates: str = typer.Option("exact", help="exact or data."),
-    profile: str = typer.Option("product", "--profile", help=PROFILE_HELP),
+    profile: str = PROFILE,
     rules: str = typer.Option(None, "--rules", help="Decision rules as JSON."),
-    causal: str = typer.Option(None, "--causal", help="A causal-knowledge file."),
+    causal: str = CAUSAL,
 ) -> None:
     """Print the logic program behind an answer; `clingo` runs it as it is."""
     with user_errors():

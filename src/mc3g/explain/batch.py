@@ -7,7 +7,7 @@ Everything here drives the public seams: :meth:`MC3G.session` for each person's 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Protocol
 
 import pandas as pd
@@ -80,7 +80,7 @@ def explain_rows(explainer: Explains, rows: pd.DataFrame, k: int, *, n_jobs: int
         from joblib import Parallel, delayed
 
         results = Parallel(n_jobs=min(n_jobs, usable_cores()), return_as="generator")(delayed(explain_chunk)(explainer, c, k, labels) for c, labels in chunks)
-    with _Bar(len(records), progress) as advance:
+    with PeopleBar(len(records), progress) as advance:
         position = 0
         for answers in results:
             for answer in answers:
@@ -89,24 +89,30 @@ def explain_rows(explainer: Explains, rows: pd.DataFrame, k: int, *, n_jobs: int
             advance(len(answers))
 
 
-class _Bar:
-    """A progress bar (rich, imported only when one is shown) that counts people, on standard
-    error when it is a terminal: standard output may be where the answers go."""
+class PeopleBar:
+    """A progress bar (rich, imported only when one is shown) that counts people and their rate,
+    on standard error when it is a terminal: standard output may be where the answers go.
+    ``done`` people are counted as finished from the start, and not in the rate."""
 
-    def __init__(self, total: int, shown: bool) -> None:
-        self.total, self.shown = total, shown
+    def __init__(self, total: int, shown: bool, done: int = 0) -> None:
+        self.total, self.shown, self.done = total, shown, done
 
-    def __enter__(self):
+    def __enter__(self) -> Callable[[int], None]:
         if not self.shown:
             return lambda n: None
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeRemainingColumn
+        from rich.text import Text
 
-        columns = (TextColumn("explaining"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+        class Rate(ProgressColumn):
+            def render(self, task: Any) -> Text:
+                return Text(f"{task.speed or 0:,.1f} people/s")
+
+        columns = (TextColumn("explaining"), BarColumn(), MofNCompleteColumn(), Rate(), TimeRemainingColumn())
         console = Console(stderr=True)
         self._bar = Progress(*columns, console=console, transient=True, disable=not console.is_terminal)
         self._bar.__enter__()
-        task = self._bar.add_task("explaining", total=self.total)
+        task = self._bar.add_task("explaining", total=self.total, completed=self.done)
         return lambda n: self._bar.update(task, advance=n)
 
     def __exit__(self, *exc: object) -> None:

@@ -200,7 +200,7 @@ def _open_path(path: Path, labels: Sequence[Any], settings: Mapping[str, Any], o
     except OSError as exc:
         raise ResultsFileError(f"cannot open {name} for results: {exc.strerror or exc}") from None
     try:
-        _lock(fd, name)
+        lock_file(fd, name)
         if overwrite:
             os.ftruncate(fd, 0)
         done, complete = _resume(fd, name, settings, labels)
@@ -212,7 +212,8 @@ def _open_path(path: Path, labels: Sequence[Any], settings: Mapping[str, Any], o
     return ResultsFile(name, open(fd, "a", encoding="utf-8", newline="\n"), labels, done, fd, owned=True), complete == 0
 
 
-def _lock(fd: int, name: str) -> None:
+def lock_file(fd: int, name: str) -> None:
+    """Hold an exclusive lock on ``fd`` (released when it is closed): one writer at a time."""
     import fcntl  # POSIX: imported here, so that importing mc3g does not need it
 
     try:
@@ -286,7 +287,13 @@ def _check_header(record: Mapping[str, Any], name: str, settings: Mapping[str, A
         raise ResultsFileError(f"{name} is not an mc3g results file (its first line is not a results header); {OVERWRITE_HINT}")
     if record.get("version") != VERSION:
         raise ResultsFileError(f"{name} is a results file of version {record.get('version')!r}; this mc3g reads version {VERSION}; {OVERWRITE_HINT}")
-    differences = _differences(record.get("settings"), dict(settings))
+    check_settings(name, record.get("settings"), settings)
+
+
+def check_settings(name: str, recorded: Any, settings: Mapping[str, Any]) -> None:
+    """Refuse to add to answers made under ``recorded`` settings unless they equal ``settings``,
+    naming each setting that differs (the recorded value first)."""
+    differences = _differences(recorded, dict(settings))
     if differences:
         shown = "; ".join(f"{key}: {old} in the file, {new} now" for key, old, new in differences)
         raise ResultsFileError(f"{name} holds answers made under other settings ({shown}). Rerun with the file's settings to resume it, or {OVERWRITE_HINT}")
