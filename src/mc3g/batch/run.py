@@ -93,7 +93,11 @@ class Batch:
         settings = batch_settings(explainer, {**(data or {}), "input": self.input.settings()}, model_file)
         plan = {"partitions": len(self.input.partitions), "people": self.input.rows}
         self.folder = ResultsFolder(Path(out), settings, plan, overwrite)
-        done = self.folder.finished(self.input.partitions)
+        try:
+            done = self.folder.finished(self.input.partitions)
+        except BaseException:
+            self.folder.__exit__()
+            raise
         self.todo = [p for p in self.input.partitions if p.number not in done]
         skipped = sum(p.rows for p in self.input.partitions if p.number in done)
         self.summary = Summary(len(self.input.partitions), self.input.rows, len(done), skipped)
