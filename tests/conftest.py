@@ -1,11 +1,14 @@
 """Point the loaders at the shared data: ``$MC3G_DATA_DIR`` if set (CI sets it), else the
-``shared/data`` folder next to the checkout (``<repo>/../shared/data``); and make hypothesis
-draw the same examples everywhere."""
+``shared/data`` folder next to the checkout (``<repo>/../shared/data``); make hypothesis draw the
+same examples everywhere; and serve an app on the loopback for the service's tests."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -21,3 +24,50 @@ os.environ.setdefault("MC3G_DATA_DIR", str(Path(__file__).resolve().parents[2] /
 def shared_data() -> Path:
     """The directory with the UCI originals and the paper splits."""
     return Path(os.environ["MC3G_DATA_DIR"])
+
+
+@contextmanager
+def live_server(app: Any) -> Iterator[str]:
+    """Serve an ASGI ``app`` with uvicorn in a thread on 127.0.0.1 (a port the system picks);
+    yields its URL and stops the server afterwards."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # a TCP socket: replies leave without Nagle's wait
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(30)
+        sock.close()
+
+
+@pytest.fixture(scope="session")
+def loan() -> Any:
+    """The service ``mc3g serve`` starts with no arguments: the loan example, John first."""
+    from mc3g.serve import embedded
+
+    return embedded()
+
+
+@pytest.fixture(scope="module")
+def client(loan: Any) -> Iterator[Any]:
+    """An HTTP client of the loan service, served on 127.0.0.1 for one test module."""
+    import httpx
+
+    from mc3g.serve import create_app
+
+    with live_server(create_app(loan)) as url, httpx.Client(base_url=url, timeout=30) as c:
+        yield c

@@ -117,13 +117,28 @@ def _loaded_by(statement: str) -> set[str]:
 
 
 def test_the_core_does_not_load_data_sets_the_cli_or_rich() -> None:
+    """Nor Dask, Parquet files or plots.  pandas 3 loads pyarrow's core itself when it is
+    installed, so only the parts mc3g would add are named."""
     heavy = ("mc3g.datasets", "mc3g.cli", "mc3g.bench", "mc3g.baselines", "rich", "typer", "platformdirs", "sklearn.model_selection", "dice_ml")
     heavy += ("skops", "onnx")  # model files: read only when one is loaded
+    heavy += ("mc3g.serve", "fastapi", "starlette", "uvicorn", "jinja2", "pydantic", "httpx")  # the service: only with mc3g serve
+    heavy += ("mc3g.batch", "mc3g.audit", "dask", "distributed", "pyarrow.parquet", "pyarrow.dataset", "matplotlib")  # batches and audits
     for statement in ("import mc3g", "import mc3g.causal, mc3g.rules, mc3g.search, mc3g.schema"):
         loaded = _loaded_by(statement)
         assert not {m for m in loaded if m.startswith(heavy)}, statement
 
 
+def test_the_command_line_loads_the_service_only_to_serve() -> None:
+    """``mc3g --help`` and the other commands start without FastAPI, uvicorn or Jinja2."""
+    loaded = _loaded_by("import mc3g.cli")
+    assert not {m for m in loaded if m.startswith(("mc3g.serve", "fastapi", "uvicorn", "jinja2", "httpx"))}
+
+
 def test_no_module_is_over_400_lines() -> None:
     long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py") if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400}
     assert long == {}
+
+
+def test_the_batch_and_the_audit_load_dask_parquet_and_plots_only_when_they_run() -> None:
+    loaded = _loaded_by("import mc3g.batch, mc3g.audit")
+    assert not {m for m in loaded if m.startswith(("dask", "distributed", "pyarrow.parquet", "matplotlib"))}

@@ -199,16 +199,16 @@ def test_cli_explains_every_refused_row_and_resumes(loan, boosted, tmp_path) -> 
     args = ["explain", "loan", "--model", str(model), "--trust-model", "--all-refused", "--out", str(out)]
     first = runner.invoke(app, args)
     assert first.exit_code == 0, first.output
-    lines = [json.loads(line) for line in out.read_text().splitlines()]
-    assert lines and all({"row", "status", "counterfactuals"} <= set(line) for line in lines)
-    # An interrupted run: keep half the lines (and a cut-off one); the rerun adds only the rest.
-    kept = out.read_text().splitlines()[: len(lines) // 2]
-    out.write_text("\n".join(kept) + '\n{"row": 1')
+    header, *lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert header["settings"]["model_sha256"] and lines and all({"position", "index", "status", "counterfactuals"} <= set(line) for line in lines)
+    # An interrupted run: keep the header and half the answers (and a cut-off one); the rerun adds only the rest.
+    kept = out.read_text().splitlines()[: 1 + len(lines) // 2]
+    out.write_text("\n".join(kept) + '\n{"position": 1')
     second = runner.invoke(app, args)
     assert second.exit_code == 0, second.output
-    assert f"{len(kept):,} already done" in second.output
-    again = [json.loads(line) for line in out.read_text().splitlines() if line.endswith("}")]
-    assert sorted(line["row"] for line in again) == sorted(line["row"] for line in lines)
+    assert f"{len(kept) - 1:,} already done" in second.output
+    again = [json.loads(line) for line in out.read_text().splitlines()[1:]]
+    assert sorted(line["position"] for line in again) == sorted(line["position"] for line in lines)
 
 
 @pytest.mark.slow

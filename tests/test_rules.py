@@ -196,3 +196,12 @@ def test_decision_list_takes_the_first_rule() -> None:
     assert rs.predict(frame).tolist() == ["A", "B", "C"]
     with pytest.raises(KeyError, match=r"lacks column\(s\) \['a'\]"):
         rs.predict(pd.DataFrame({"b": [1]}))
+
+
+def test_a_column_of_extreme_numbers_gets_the_tokens_each_cell_gets(recwarn) -> None:
+    """Whole numbers past what int64 holds, and infinities, are read as one cell at a time reads them."""
+    from mc3g.rules.table import _tokens
+
+    values = np.array([1.0, 2.5, np.nan, np.inf, -np.inf, 1e20, -3.0, 1e308, -(2.0**63)])
+    assert list(_tokens(values)) == [token(v) for v in values]
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]

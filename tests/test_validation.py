@@ -290,7 +290,7 @@ def test_a_broken_rule_set_document_is_refused(text, message) -> None:
         (["whatif", "loan", "--row", "0", "--set", "debt=Klingon"], "feature 'debt' is 'Klingon', not one of its values"),
         (["explain", "loan", "--row", "0", "--rules", "pyproject.toml"], "the rule set is not JSON"),
         (["explain", "loan", "--row", "0", "--model", "pyproject.toml"], "pyproject.toml: unknown kind of model file .toml"),
-        (["explain", "loan", "--row", "0", "--n-jobs", "0"], "n_jobs must not be 0"),
+        (["explain", "loan", "--row", "0", "--n-jobs", "0"], "--n-jobs must be from 1 to"),
     ],
 )
 def test_the_cli_names_a_refused_option_and_exits_2(args, message) -> None:

@@ -4,7 +4,6 @@ from .causal import CausalModel
 from .explain import MC3G, Counterfactual, Recourse, load_model
 from .foldse import FoldSE
 from .rules import Literal, Rule, RuleSet
-
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = ["MC3G", "CausalModel", "Counterfactual", "FoldSE", "Literal", "Recourse", "Rule", "RuleSet", "__version__", "load_model"]

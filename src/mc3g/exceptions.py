@@ -52,6 +52,12 @@ class ModelFileError(InputError):
         super().__init__(f"{path}: {problem}")
 
 
+class ResultsFileError(InputError):
+    """A results file mc3g will not write to: a directory, a file that is not a results file or
+    holds answers made under other settings, one another run is writing, or one the system
+    refuses to take more of (a full disk, a pipe nobody reads); the message names the file."""
+
+
 class DataNotFoundError(MC3GError, FileNotFoundError):
     """A data file is missing; the message says where it was looked for and how to get it."""
 
@@ -67,6 +73,11 @@ class ChecksumError(DownloadError):
 class BlackBoxError(MC3GError, RuntimeError):
     """The model's own ``predict`` failed, or answered something that is not one known label per
     row; the message says what it did."""
+
+
+class BatchError(MC3GError, RuntimeError):
+    """Partitions of a batch could not be explained or written (a worker lost too often, a full
+    disk); the finished ones are kept, and a rerun does the others."""
 
 
 class InternalError(MC3GError, RuntimeError):

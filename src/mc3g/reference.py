@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -67,6 +68,40 @@ def decision_rules(ds: Dataset, profile: str = "product") -> RuleSet:
         )
     learner = FoldSE(target=ds.schema.unfavourable, numeric=ds.schema.numeric)
     return learner.fit(ds.X_train, ds.y_train).rules_
+
+
+def fitted_explainer(
+    dataset: str,
+    split: str | None = None,
+    *,
+    rules_file: str | Path | None = None,
+    causal_file: str | Path | None = None,
+    model_file: str | Path | None = None,
+    trust_model: bool = False,
+    trusted_types: list[str] | None = None,
+    profile: str = "product",
+    **params: Any,
+) -> tuple[Dataset, Any]:
+    """The data set and an MC3G explainer fitted on its training split, as the CLI and the service
+    assemble them: a black box read from ``model_file`` (through :func:`~mc3g.explain.load_model`,
+    with ``trust_model`` and ``trusted_types``), or the decision rules of ``rules_file``, or the
+    profile's rules for the data set (:func:`decision_rules`); the causal knowledge of
+    ``causal_file``, or the one shipped for the data set (:func:`knowledge`).  ``split`` defaults
+    to the reference's split (the paper's, where it has one)."""
+    from .explain import MC3G, load_model
+
+    ref = REFERENCES.get(dataset)
+    ds = load(dataset, split=split or (ref.split if ref else "uci"))
+    model: Any
+    if model_file:
+        model = load_model(model_file, trust_model=trust_model, trusted_types=trusted_types)
+    elif rules_file:
+        model = RuleSet.from_json(Path(rules_file).read_text(encoding="utf-8"))
+    else:
+        model = decision_rules(ds, profile)
+    causal = CausalModel.load(causal_file, schema=ds.schema) if causal_file else knowledge(ds, profile)
+    X_train = ds.train.drop(columns=[ds.schema.label]) if model_file else ds.X_train  # a black box may read every column
+    return ds, MC3G(model, causal, schema=ds.schema, profile=profile, **params).fit(X_train)
 
 
 @dataclass(frozen=True)

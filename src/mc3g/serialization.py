@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from importlib import resources
 from typing import Any
 
 from .exceptions import InputError
@@ -18,3 +20,15 @@ def check_header(data: Mapping[str, Any], fmt: str, version: int, what: str) -> 
         raise InputError(f"not an mc3g {what}: 'format' is {data.get('format')!r}, expected {fmt!r}")
     if data.get("version") != version:
         raise InputError(f"{what} version {data.get('version')!r} is not supported (this mc3g reads {version})")
+
+
+SCHEMA_FILES = {"mc3g.recourse": "recourse.schema.json", "mc3g.whatif": "whatif.schema.json"}
+"""The JSON Schema (draft 2020-12) shipped for each document a person receives."""
+
+
+def json_schema(fmt: str) -> dict[str, Any]:
+    """The JSON Schema of documents of format ``fmt`` (``mc3g.recourse`` or ``mc3g.whatif``), as
+    shipped in ``mc3g/resources``: the contract the CLI's ``--json`` and the service keep."""
+    if fmt not in SCHEMA_FILES:
+        raise InputError(f"no JSON Schema ships for format {fmt!r}; there are {list(SCHEMA_FILES)}")
+    return json.loads(resources.files("mc3g.resources").joinpath(SCHEMA_FILES[fmt]).read_text(encoding="utf-8"))

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
+from contextlib import nullcontext
 from typing import Any
 
+import numpy as np
 import typer
 from rich.table import Table
 
-from ..datasets import load
 from ..exceptions import InputError
 from ..explain import show
+from ..reference import fitted_explainer
+from ..values import whole
 from .app import MODE_HELP, PROFILE_HELP, app, err, out, user_errors
 
 DATASET_HELP = (
@@ -21,92 +23,64 @@ DATASET_HELP = (
 )
 
 
-def _explainer(
-    dataset: str, split: str | None, rules_file: str | None, causal_file: str | None, model_file: str | None = None, *, profile: str = "product", **params: Any
-):
-    """The data set and a fitted MC3G explainer: a black box loaded from ``model_file``, or the
-    decision rules of ``rules_file``, or the profile's rules for the data set
-    (:func:`mc3g.reference.decision_rules`); the causal knowledge of ``causal_file``, or the one
-    shipped for the data set (:func:`mc3g.reference.knowledge`)."""
-    from ..causal import CausalModel
-    from ..explain import MC3G
-    from ..reference import REFERENCES, decision_rules, knowledge
-    from ..rules import RuleSet
-
-    ref = REFERENCES.get(dataset)
-    ds = load(dataset, split=split or (ref.split if ref else "uci"))
-    reading = {name: params.pop(name) for name in ("trust_model", "trusted_types") if name in params}  # how to read --model, not MC3G settings
-    if model_file:
-        from ..explain import load_model
-
-        model: Any = load_model(model_file, **reading)
-    elif rules_file:
-        model = RuleSet.from_json(Path(rules_file).read_text(encoding="utf-8"))
-    else:
-        model = decision_rules(ds, profile)
-    causal = CausalModel.load(causal_file, schema=ds.schema) if causal_file else knowledge(ds, profile)
-    X_train = ds.train.drop(columns=[ds.schema.label]) if model_file else ds.X_train
-    return ds, MC3G(model, causal, schema=ds.schema, profile=profile, **params).fit(X_train)
-
-
 MODEL_HELP = "A fitted classifier: .skops or .onnx; a pickle (.pkl, .pickle, .joblib) only with --trust-model."
 TRUST_MODEL = typer.Option(False, "--trust-model", help="Load a pickled --model: loading a pickle runs code from the file, so only for files you trust.")
 TRUST_TYPES = typer.Option(None, "--trust-type", help="A type a .skops --model may hold beyond skops' trusted defaults; repeat for several.")
 FAVOURABLE = typer.Option(None, "--favourable", help="The favourable label of --model, when its labels are not the data set's classes (e.g. 1 or True).")
+SPLIT = typer.Option(None, help="paper, uci or default; by default the paper's split for its data sets.")
+MODE = typer.Option("derived", help=MODE_HELP)
+NORM = typer.Option("l1", help="l0, l1 or l2.")
+K = typer.Option(1, "-k", "--k", min=1, help="How many counterfactuals, least cost first.")
+PROFILE = typer.Option("product", "--profile", help=PROFILE_HELP)
+DISTINCT = typer.Option(
+    None, "--distinct/--near", help="Options whose actions truly differ, or the K nearest states; by default the profile's choice.", show_default=False
+)
+CAUSAL = typer.Option(None, "--causal", help="A causal-knowledge file.")
 
 
 def _model_params(model_file: str | None, trust_model: bool, trust_types: list[str] | None, favourable: str | None) -> dict[str, Any]:
-    """The --model options as _explainer's parameters: how to read the file, which label is good."""
+    """The --model options as fitted_explainer's parameters: how to read the file, which label is good."""
     if favourable is not None and not model_file:
         raise InputError("--favourable names a label of --model's answers: give it with --model")
     params: dict[str, Any] = {"trust_model": trust_model, "trusted_types": trust_types or None}
     return params | ({"desired_class": favourable} if favourable is not None else {})
 
 
-def _done_rows(path: Path) -> set[str]:
-    """Rows an earlier, interrupted run already wrote.  A last line cut off mid-write is removed,
-    so the lines appended next start on a line of their own."""
-    done: set[str] = set()
-    if not path.exists():
-        return done
-    text = path.read_text(encoding="utf-8")
-    complete = text if text.endswith("\n") or not text else text[: text.rfind("\n") + 1]
-    if complete != text:
-        path.write_text(complete, encoding="utf-8")
-    for line in complete.splitlines():
-        try:
-            done.add(str(json.loads(line)["row"]))
-        except (json.JSONDecodeError, KeyError):
-            continue
-    return done
+def _results(ds: Any, explainer: Any, out_file: str | None, model_file: str | None, overwrite: bool) -> Any:
+    """The results file of ``--out`` (standard output without it), resumed when its header holds
+    this run's settings: the data set with fingerprints of its rows, the profile, the model, the
+    rules, the knowledge and every setting.  A pipe or a device is written without resume."""
+    from ..explain import batch_settings, frame_sha256, open_results
+
+    data = {"name": ds.name, "split": ds.split, "train_sha256": frame_sha256(ds.train), "test_sha256": frame_sha256(ds.test)}
+    results = open_results(out_file or sys.stdout, batch_settings(explainer, data, model_file), list(ds.test.index), overwrite=overwrite)
+    if out_file and not results.resumable:
+        err.print(f"{out_file} is not a regular file (a pipe or a device): the answers are written to it without resume.", soft_wrap=True)
+    return results
 
 
-def _explain_all(ds: Any, explainer: Any, out_file: str | None) -> None:
-    """Every refused test row, one JSON line each, appended as they finish; rerunning the same
-    command skips the rows already in the file."""
+def _explain_all(ds: Any, explainer: Any, results: Any) -> None:
+    """Every refused test row, one JSON line each, written as they finish; the rows already in
+    the results file are skipped."""
     from collections import Counter
 
     X = ds.test[list(explainer.feature_names_in_)]
-    rows = X[explainer.refuses(X)]
-    path = Path(out_file) if out_file else None
-    done = _done_rows(path) if path else set()
-    todo = rows[[str(i) not in done for i in rows.index]]
+    refused = [int(p) for p in np.flatnonzero(explainer.refuses(X))]
+    todo = [p for p in refused if p not in results.done]
     counts: Counter[str] = Counter()
-    sink = path.open("a", encoding="utf-8") if path else sys.stdout
-    try:
-        for index, result in explainer.explain_each(todo, progress=True):
-            sink.write(json.dumps({"row": _plain_index(index), **result.to_dict()}) + "\n")
-            sink.flush()
-            counts[result.status] += 1
-    finally:
-        if path:
-            sink.close()
+    for position, result in explainer.explain_each(X.iloc[todo].set_axis(todo), progress=True):  # labelled by position: what --row takes
+        results.write(position, result)
+        counts[result.status] += 1
     summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "nothing new"
-    err.print(f"{len(rows):,} refused rows: {len(rows) - len(todo):,} already done, now {summary}.")
+    err.print(f"{len(refused):,} refused rows: {len(refused) - len(todo):,} already done, now {summary}.")
 
 
-def _plain_index(index: Any) -> Any:
-    return index.item() if hasattr(index, "item") else index
+def _n_jobs(n_jobs: int) -> int:
+    """--n-jobs: -1 (every core) or from 1 to the cores this process may use."""
+    from ..explain import usable_cores
+
+    cores = usable_cores()
+    return n_jobs if n_jobs == -1 else whole(n_jobs, "--n-jobs", 1, cores, f" (mc3g may use {cores} core(s) here; -1 uses them all)")
 
 
 def _test_row(ds: Any, row: int) -> Any:
@@ -146,16 +120,17 @@ def explain(
     dataset: str = typer.Argument(..., help=DATASET_HELP),
     row: int = typer.Option(None, "--row", min=0, help="Position of the person in the test split (0-based)."),
     all_refused: bool = typer.Option(False, "--all-refused", help="Explain every refused test row (JSON lines)."),
-    out: str = typer.Option(None, "--out", help="With --all-refused: append to this JSON-lines file; a rerun resumes."),
-    split: str = typer.Option(None, help="paper, uci or default; by default the paper's split for its data sets."),
-    mode: str = typer.Option("derived", help=MODE_HELP),
-    norm: str = typer.Option("l1", help="l0, l1 or l2."),
-    k: int = typer.Option(1, "-k", "--k", min=1, help="How many counterfactuals, least cost first."),
-    candidates: str = typer.Option("exact", help="exact (the optimum over each domain) or data (the authors' scheme)."),
-    profile: str = typer.Option("product", "--profile", help=PROFILE_HELP),
-    distinct: bool = typer.Option(
-        None, "--distinct/--near", help="Options whose actions truly differ, or the K nearest states; by default the profile's choice.", show_default=False
+    out: str = typer.Option(
+        None, "--out", help="Write the answers to this results file (JSON lines after a header of the settings); a rerun with the same settings resumes it."
     ),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Start the --out file afresh, losing its answers (else a file of other settings is refused)."),
+    split: str = SPLIT,
+    mode: str = MODE,
+    norm: str = NORM,
+    k: int = K,
+    candidates: str = typer.Option("exact", help="exact (the optimum over each domain) or data (the authors' scheme)."),
+    profile: str = PROFILE,
+    distinct: bool = DISTINCT,
     squared: bool = typer.Option(False, help="L2 without the square root (the paper's Algorithm 4)."),
     scaling: str = typer.Option("std", help="Numeric changes in units of the training std or mad."),
     plausible: bool = typer.Option(False, help="Only values seen in the training data."),
@@ -164,27 +139,43 @@ def explain(
     trust_model: bool = TRUST_MODEL,
     trust_types: list[str] = TRUST_TYPES,
     favourable: str = FAVOURABLE,
-    causal: str = typer.Option(None, "--causal", help="A causal-knowledge file."),
-    n_jobs: int = typer.Option(1, "--n-jobs", help="Processes for --all-refused."),
+    causal: str = CAUSAL,
+    n_jobs: int = typer.Option(1, "--n-jobs", help="Processes for --all-refused: from 1 to the machine's cores, or -1 for all of them."),
     as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
 ) -> None:
     """The least-effort ways out of a refusal, respecting the causal knowledge."""
     with user_errors():
         if (row is None) == (not all_refused):
             raise InputError("give either --row N or --all-refused")
-        ds, explainer = _explainer(
-            dataset, split, rules, causal, model, mode=mode, norm=norm, k=k, candidates=candidates,
-            root=not squared, scaling=scaling, plausible=plausible, profile=profile, distinct=distinct, n_jobs=n_jobs,
+        if overwrite and not out:
+            raise InputError("--overwrite starts the --out file afresh: give it with --out")
+        ds, explainer = fitted_explainer(
+            dataset, split, rules_file=rules, causal_file=causal, model_file=model, mode=mode, norm=norm, k=k, candidates=candidates,
+            root=not squared, scaling=scaling, plausible=plausible, profile=profile, distinct=distinct, n_jobs=_n_jobs(n_jobs),
             **_model_params(model, trust_model, trust_types, favourable),
         )  # fmt: skip
-        if all_refused:
-            _explain_all(ds, explainer, out)
-            return
-        result = explainer.explain(_test_row(ds, row)[list(explainer.feature_names_in_)])
+        person = None if all_refused else _test_row(ds, row)[list(explainer.feature_names_in_)]  # refused before any file is written
+        with _results(ds, explainer, out, model, overwrite) if out or all_refused else nullcontext() as results:
+            if person is None:
+                _explain_all(ds, explainer, results)
+                return
+            result = _one_row(explainer, row, person, results)
     if as_json:
         sys.stdout.write(result.to_json() + "\n")
         return
     _print_recourse(result, explainer, f"{ds.name} test row {row} ({ds.split} split)")
+
+
+def _one_row(explainer: Any, row: int, person: Any, results: Any) -> Any:
+    """The answer for test row ``row`` (``person``); with a results file, the one it holds, or
+    else a new one written to it."""
+    if results is not None and row in results.done:
+        err.print(f"test row {row} is already in {results.name}: its answer there is shown.", soft_wrap=True)
+        return results.stored(row)
+    result = explainer.explain(person)
+    if results is not None:
+        results.write(row, result)
+    return result
 
 
 @app.command()
@@ -192,16 +183,16 @@ def whatif(
     dataset: str = typer.Argument(..., help=DATASET_HELP),
     row: int = typer.Option(..., "--row", min=0, help="Position of the person in the test split (0-based)."),
     changes: list[str] = typer.Option(..., "--set", help="A change the person makes, as FEATURE=VALUE; repeat for several."),
-    split: str = typer.Option(None, help="paper, uci or default; by default the paper's split for its data sets."),
-    mode: str = typer.Option("derived", help=MODE_HELP),
-    norm: str = typer.Option("l1", help="l0, l1 or l2."),
-    profile: str = typer.Option("product", "--profile", help=PROFILE_HELP),
+    split: str = SPLIT,
+    mode: str = MODE,
+    norm: str = NORM,
+    profile: str = PROFILE,
     rules: str = typer.Option(None, "--rules", help="Decision rules as JSON."),
     model: str = typer.Option(None, "--model", help=MODEL_HELP),
     trust_model: bool = TRUST_MODEL,
     trust_types: list[str] = TRUST_TYPES,
     favourable: str = FAVOURABLE,
-    causal: str = typer.Option(None, "--causal", help="A causal-knowledge file."),
+    causal: str = CAUSAL,
     as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
 ) -> None:
     """Try a plan of one's own: what it forces, what it breaks, the decision and the cost."""
@@ -212,8 +203,16 @@ def whatif(
             if not sep or not name.strip():
                 raise InputError(f"--set takes FEATURE=VALUE, not {change!r}")
             wanted[name.strip()] = value.strip()
-        ds, explainer = _explainer(
-            dataset, split, rules, causal, model, mode=mode, norm=norm, profile=profile, **_model_params(model, trust_model, trust_types, favourable)
+        ds, explainer = fitted_explainer(
+            dataset,
+            split,
+            rules_file=rules,
+            causal_file=causal,
+            model_file=model,
+            mode=mode,
+            norm=norm,
+            profile=profile,
+            **_model_params(model, trust_model, trust_types, favourable),
         )
         result = explainer.whatif(_test_row(ds, row)[list(explainer.feature_names_in_)], wanted)
     if as_json:
@@ -229,7 +228,7 @@ def demo(as_json: bool = typer.Option(False, "--json", help="Print the answer as
     from ..datasets import JOHN
 
     with user_errors():
-        explainers = {mode: _explainer("loan", None, None, None, mode=mode)[1] for mode in ("derived", "explained", "none")}
+        explainers = {mode: fitted_explainer("loan", mode=mode)[1] for mode in ("derived", "explained", "none")}
         results = {mode: e.explain(JOHN) for mode, e in explainers.items()}
     best = results["derived"]
     if as_json:
@@ -257,16 +256,16 @@ def export(
     row: int = typer.Option(..., "--row", min=0, help="Position of the person in the test split (0-based)."),
     fmt: str = typer.Option("asp", "--format", help="asp: the clingo program (decision rules, causal knowledge, the person, the query)."),
     split: str = typer.Option(None, help="paper, uci or default."),
-    mode: str = typer.Option("derived", help=MODE_HELP),
-    norm: str = typer.Option("l1", help="l0, l1 or l2."),
+    mode: str = MODE,
+    norm: str = NORM,
     candidates: str = typer.Option("exact", help="exact or data."),
-    profile: str = typer.Option("product", "--profile", help=PROFILE_HELP),
+    profile: str = PROFILE,
     rules: str = typer.Option(None, "--rules", help="Decision rules as JSON."),
-    causal: str = typer.Option(None, "--causal", help="A causal-knowledge file."),
+    causal: str = CAUSAL,
 ) -> None:
     """Print the logic program behind an answer; `clingo` runs it as it is."""
     with user_errors():
         if fmt != "asp":
             raise InputError(f"unknown format {fmt!r}; the only format is 'asp'")
-        ds, explainer = _explainer(dataset, split, rules, causal, mode=mode, norm=norm, candidates=candidates, profile=profile)
+        ds, explainer = fitted_explainer(dataset, split, rules_file=rules, causal_file=causal, mode=mode, norm=norm, candidates=candidates, profile=profile)
         sys.stdout.write(explainer.program(_test_row(ds, row)))

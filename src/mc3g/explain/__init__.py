@@ -11,23 +11,32 @@ counterfactuals out.
 - :class:`Explainer` and :func:`explainer`: one interface for MC3G and the baselines.
 - :data:`PROFILES`: ``product`` (the default: advice for an applicant) and ``paper`` (the MC3G
   paper's settings, to reproduce its tables).
+- :func:`open_results`: a results file of a batch, resumed only under the settings
+  (:func:`batch_settings`) its answers were made under (:func:`check_settings` names what
+  differs, :func:`lock_file` keeps out a second writer); :func:`usable_cores` bounds ``n_jobs``.
+- :func:`explain_chunk`: many people's searches with their questions to the model pooled;
+  :class:`PeopleBar`: a progress bar of people and people per second.
 - :func:`load_model`: a fitted model from a file (``.skops`` or ``.onnx`` freely, a pickle only
   when trusted); :class:`OnnxModel`: an ONNX graph as a classifier.
 """
 
+from .batch import PeopleBar, explain_chunk, usable_cores
 from .blackbox import BlackBox, typed_frame
 from .check import forbidden_in, violations
 from .engine import Engine, SearchSettings
 from .mc3g import MC3G
 from .modelfile import OnnxModel, load_model
+from .persist import file_sha256
 from .profile import PROFILES, Profile, profile
 from .protocol import Explainer, explainer
-from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse, RunRecord, show
+from .result import ERROR, NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse, RunRecord, plain, show
+from .results import ResultsFile, batch_settings, check_settings, frame_sha256, lock_file, open_results, settings_hash
 from .session import Session
 from .surrogate import Surrogate, build_surrogate
 from .whatif import WhatIf
 
 __all__ = [
+    "ERROR",
     "MC3G",
     "NOT_REFUSED",
     "NO_COUNTERFACTUAL",
@@ -41,18 +50,30 @@ __all__ = [
     "Explainer",
     "Profile",
     "OnnxModel",
+    "PeopleBar",
     "Recourse",
+    "ResultsFile",
     "RunRecord",
     "SearchSettings",
     "Session",
     "Surrogate",
     "WhatIf",
+    "batch_settings",
     "build_surrogate",
+    "check_settings",
+    "explain_chunk",
     "explainer",
+    "file_sha256",
     "forbidden_in",
+    "frame_sha256",
     "profile",
     "load_model",
+    "lock_file",
+    "open_results",
+    "settings_hash",
+    "plain",
     "show",
     "typed_frame",
+    "usable_cores",
     "violations",
 ]

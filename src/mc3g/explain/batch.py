@@ -7,7 +7,7 @@ Everything here drives the public seams: :meth:`MC3G.session` for each person's 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Protocol
 
 import pandas as pd
@@ -58,21 +58,30 @@ def explain_chunk(explainer: Explains, rows: list[dict[str, Any]], k: int, label
     return [s.result if isinstance(s, Session) else s for s in sessions]  # type: ignore[misc]
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (joblib counts CPU affinity and container limits):
+    what ``n_jobs=-1`` means, and the most processes that do not just wait for each other."""
+    from joblib import cpu_count
+
+    return cpu_count()
+
+
 def explain_rows(explainer: Explains, rows: pd.DataFrame, k: int, *, n_jobs: int = 1, progress: bool = False) -> Iterator[tuple[Any, Recourse]]:
-    """(index, answer) for each row of ``rows``, in order, as soon as each is ready."""
+    """(index, answer) for each row of ``rows``, in order, as soon as each is ready; ``n_jobs``
+    beyond :func:`usable_cores` runs that many processes, no more."""
     if not isinstance(rows, pd.DataFrame):
         raise InputError(f"the rows to explain are a DataFrame, not {type(rows).__name__}; explain one person's row with explain")
     index = list(rows.index)
     records = [dict(r.items()) for _, r in rows.iterrows()]
-    processes = 1 if n_jobs == 1 else _processes(n_jobs)
+    processes = 1 if n_jobs == 1 else min(n_jobs if n_jobs > 0 else usable_cores(), usable_cores())
     parts = [([r for r, _ in part], [i for _, i in part]) for part in chunks(list(zip(records, index)), processes)]
     if processes == 1 or len(parts) <= 1:
         results: Iterator[list[Recourse]] = (explain_chunk(explainer, c, k, labels) for c, labels in parts)
     else:
         from joblib import Parallel, delayed
 
-        results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(explain_chunk)(explainer, c, k, labels) for c, labels in parts)
-    with _Bar(len(records), progress) as advance:
+        results = Parallel(n_jobs=processes, return_as="generator")(delayed(explain_chunk)(explainer, c, k, labels) for c, labels in parts)
+    with PeopleBar(len(records), progress) as advance:
         position = 0
         for answers in results:
             for answer in answers:
@@ -88,26 +97,30 @@ def chunks(items: list[Any], processes: int) -> list[list[Any]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-def _processes(n_jobs: int) -> int:
-    from joblib import effective_n_jobs
+class PeopleBar:
+    """A progress bar (rich, imported only when one is shown) that counts people and their rate,
+    on standard error when it is a terminal: standard output may be where the answers go.
+    ``done`` people are counted as finished from the start, and not in the rate."""
 
-    return effective_n_jobs(n_jobs)
+    def __init__(self, total: int, shown: bool, done: int = 0) -> None:
+        self.total, self.shown, self.done = total, shown, done
 
-
-class _Bar:
-    """A progress bar (rich, imported only when one is shown) that counts people."""
-
-    def __init__(self, total: int, shown: bool) -> None:
-        self.total, self.shown = total, shown
-
-    def __enter__(self):
+    def __enter__(self) -> Callable[[int], None]:
         if not self.shown:
             return lambda n: None
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeRemainingColumn
+        from rich.text import Text
 
-        self._bar = Progress(TextColumn("explaining"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=True)
+        class Rate(ProgressColumn):
+            def render(self, task: Any) -> Text:
+                return Text(f"{task.speed or 0:,.1f} people/s")
+
+        columns = (TextColumn("explaining"), BarColumn(), MofNCompleteColumn(), Rate(), TimeRemainingColumn())
+        console = Console(stderr=True)
+        self._bar = Progress(*columns, console=console, transient=True, disable=not console.is_terminal)
         self._bar.__enter__()
-        task = self._bar.add_task("explaining", total=self.total)
+        task = self._bar.add_task("explaining", total=self.total, completed=self.done)
         return lambda n: self._bar.update(task, advance=n)
 
     def __exit__(self, *exc: object) -> None:

@@ -86,7 +86,7 @@ def load(path: Path, model: Any = None) -> Saved:
         )
     if box_doc is None and model is not None:
         raise InputError(f"{path} explains decision rules, not a black box: load it without model=")
-    if box_doc is not None and box_doc["file"] and Path(box_doc["file"]).is_file() and _sha256(Path(box_doc["file"])) != box_doc["sha256"]:
+    if box_doc is not None and box_doc["file"] and Path(box_doc["file"]).is_file() and file_sha256(Path(box_doc["file"])) != box_doc["sha256"]:
         raise InputError(f"the model file {box_doc['file']} has changed since {path} was saved (its SHA-256 differs)")
     params = document["params"]
     columns = document["columns"]
@@ -121,7 +121,7 @@ def _black_box_to_dict(box: BlackBox | None, surrogate: Surrogate | None, model_
         raise InputError(f"model_file {model_file} is not a file")
     return {
         "file": str(file) if file else None,
-        "sha256": _sha256(file) if file else None,
+        "sha256": file_sha256(file) if file else None,
         "type": f"{type(box.model).__module__}.{type(box.model).__qualname__}",
         "dtypes": {c: str(d) for c, d in box.dtypes.items()},
         "labels": list(box.labels or ()),
@@ -135,7 +135,8 @@ def _black_box_to_dict(box: BlackBox | None, surrogate: Surrogate | None, model_
 _REFINED = ("near", "first_fidelity", "first_near", "rounds", "counterexamples")
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes, read in pieces: model files and results headers name files by it."""
     digest = hashlib.sha256()
     with path.open("rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):

@@ -210,7 +210,7 @@ class RunRecord:
     the model was asked about and refused, ``rules`` says which rules the answer was searched
     with (``global``: the surrogate; ``local``: rules learned near the person; ``none``: the
     model alone) and ``stopped`` why the search ended (``found``: K options; ``exhausted``: no
-    candidate left; ``budget``: ``max_states`` states judged)."""
+    candidate left; ``budget``: ``max_states`` states judged; ``read``: ten times as many read)."""
 
     method: str = "mc3g"
     profile: str | None = None
@@ -234,10 +234,18 @@ class RunRecord:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def settings(self) -> dict[str, Any]:
+        """The method and the settings, without the measurements: what answers made alike share."""
+        return {name: value for name, value in asdict(self).items() if name not in MEASUREMENTS}
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RunRecord:
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
+
+
+MEASUREMENTS = frozenset({"search_seconds", "n_regions", "n_candidates", "fidelity", "judged_by_model", "rejected_by_model"})
+"""The fields of a :class:`RunRecord` that measure what an answer took (the rest are settings)."""
 
 
 @dataclass(frozen=True)

@@ -114,7 +114,8 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
     verdicts = None
     if box is None:
         problem = engine.problem(instance, k)
-        found, _ = yield from verified(problem, StateStream(problem, engine.settings.max_states), k, engine.settings.distinct, None, engine.settings.max_states)
+        budget = engine.settings.max_states
+        found, _, _ = yield from verified(problem, StateStream(problem, budget), k, engine.settings.distinct, None, budget)
         outcome: Outcome | None = Outcome(engine, problem, k, found, FOUND, "given", priced_in=[problem] * len(found)) if firing else None
     else:
         verdicts = Verdicts(row, clock.away)

@@ -12,8 +12,9 @@ states read are the answer.  Where they do not, this search does more, each part
   (:mod:`.local`).  Every state the model then judges differently from those rules is a labelled
   counterexample: the rules are learned again with it and the search goes on (up to
   ``LOCAL_ROUNDS`` times).
-- **Widening.**  When the candidate values run out before K states pass, each atom takes 8×
-  as many values (up to ``WIDEST``).
+- **Widening.**  When the candidate values run out before K states pass, and the model refused
+  a state that moves a number and could still be an answer, each atom takes 8× as many values
+  (up to ``WIDEST``).
 - **Boundaries on the model.**  A numeric action the model accepts is sectioned back to the
   model's own boundary (:mod:`.boundary`), and the values found join the candidates of a last
   exact search.
@@ -134,34 +135,39 @@ def verified(
     ``stream``, none dearer than ``bound`` (k options are known at that cost already); and why
     the reading stopped.  ``budget`` bounds the rows the model judges, and
     ``limit`` the states it rejects, ``PATIENCE`` more for each state kept (then the reading
-    stops ``stalled``)."""
+    stops ``stalled``).  Third, whether widening could help: the model refused a state read here
+    that moves a number and could still be an answer (more values per atom add numbers only)."""
     options = ActionSets() if distinct else None
     kept: list[Assessment] = []
+    refused: list[Assessment] = []
+    numeric = [i for i, f in enumerate(problem.space.features) if f.feature.is_numeric]
     size = k if verdicts is None else 4 * k
     batch = list(first)
     while len(kept) < k:
         if verdicts is not None and verdicts.judged >= budget:
-            return kept, BUDGET
+            return kept, BUDGET, False
         if verdicts is not None and limit is not None and verdicts.rejected >= limit + PATIENCE * len(kept):
-            return kept, STALLED  # each option found shows the rules work here: it buys more patience
+            return kept, STALLED, False  # each option found shows the rules work here: it buys more patience
         if not batch:
             batch = stream.take(size if verdicts is None else min(size, budget - verdicts.judged))
             size = min(2 * size, BATCH)  # the model disagrees here, or the options repeat: read more at once
             if not batch:
-                return kept, READ_ALL if stream.at_limit else EXHAUSTED
+                doubted = any(any(a.state[i] for i in numeric) and (options is None or options.open(a)) for a in refused)
+                return kept, READ_ALL if stream.at_limit else EXHAUSTED, doubted
         if batch[0].cost > bound + 1e-9:
-            return kept, FOUND  # what is left costs more than k options known: it cannot be one
+            return kept, FOUND, False  # what is left costs more than k options known: it cannot be one
         batch = [state for state in batch if state.cost <= bound + 1e-9]
         if options is not None:  # a state that adds actions to an option cannot be one: the model need not see it
             batch = [state for state in batch if options.open(state)]
         accepted = [True] * len(batch) if verdicts is None else (yield from verdicts.ask([problem.describe(a.state) for a in batch]))
+        refused += [state for state, ok in zip(batch, accepted) if not ok]
         for state, ok in zip(batch, accepted):
             if len(kept) < k and ok and (options is None or options.admit(state)):
                 kept.append(state)
                 if options is not None:
                     stream.exclude(frozenset(state.direct))
         batch = []
-    return kept, FOUND
+    return kept, FOUND, False
 
 
 class Hunt:
@@ -220,12 +226,12 @@ class Hunt:
             problem = engine.problem(instance, per_atom, escape)
             start = (problem, StateStream(problem, READ * self.budget), [])
         problem, stream, first = start
-        found, stopped = yield from self._verified(problem, stream, first, limit)
-        while stopped == EXHAUSTED and per_atom < WIDEST:
+        found, stopped, doubted = yield from self._verified(problem, stream, first, limit)
+        while stopped == EXHAUSTED and doubted and per_atom < WIDEST:
             wider = engine.problem(instance, per_atom * 8, escape)
             if wider.space.n_candidates == problem.space.n_candidates:
                 break  # every value of every atom is in already: nothing new to try
-            more, stopped = yield from self._verified(wider, StateStream(wider, READ * self.budget), [], limit)
+            more, stopped, doubted = yield from self._verified(wider, StateStream(wider, READ * self.budget), [], limit)
             if len(more) < len(found):
                 break  # the wider round ran out of budget before the narrower one's answer
             problem, found, per_atom = wider, more, per_atom * 8
@@ -287,7 +293,7 @@ class Hunt:
         if not extra:
             return outcome
         sharper = engine.problem(engine.instance(self.row), outcome.per_atom, list(problem.decision), extra)
-        found, stopped = yield from self._verified(sharper, StateStream(sharper, READ * self.budget), [], None)
+        found, _, _ = yield from self._verified(sharper, StateStream(sharper, READ * self.budget), [], None)
         if len(found) < len(outcome.found):
             return outcome
         return Outcome(engine, sharper, outcome.per_atom, found, outcome.stopped, outcome.rules, outcome.local_rounds)

@@ -36,10 +36,13 @@ def _tokens(values: np.ndarray) -> np.ndarray:
         return values.astype(str).astype(object)
     if values.dtype.kind == "f":
         out = np.full(values.shape, MISSING, dtype=object)
-        finite = ~np.isnan(values)
-        integral = finite & (values == np.round(values))
-        out[integral] = values[integral].astype(np.int64).astype(str)
-        rest = finite & ~integral
+        present = ~np.isnan(values)
+        whole = present & np.isfinite(values) & (values == np.round(values))
+        small = whole & (np.abs(values) < 2.0**63)  # what int64 holds; larger whole numbers go one by one, as token does
+        out[small] = values[small].astype(np.int64).astype(str)
+        large = whole & ~small
+        out[large] = [token(v) for v in values[large]]
+        rest = present & ~whole
         out[rest] = values[rest].astype(str)
         return out
     return np.fromiter((token(v) for v in values), dtype=object, count=len(values))

@@ -1,0 +1,106 @@
+"""The audit written down: a Markdown report with one table per grouping and, for each, two PNG
+plots (the burden's distribution by group; the features acted on, by group).  matplotlib is
+imported only here, and only when a report is written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .table import REFUSED_WITH_OPTION, Audit, action_shares, group_label, summary_rows
+
+TOP_FEATURES = 8
+COLUMNS = (
+    ("people", "people", "{:,}"),
+    ("errors", "errors", "{:,}"),
+    ("refused", "refused", "{:.1%}"),
+    ("recourse", "with recourse", "{:.1%}"),
+    ("mean", "mean cost", "{:.3f}"),
+    ("median", "median cost", "{:.3f}"),
+    ("p90", "p90 cost", "{:.3f}"),
+    ("refused_ratio", "refused ÷ best", "{:.2f}"),
+    ("burden_ratio", "burden ÷ best", "{:.2f}"),
+    ("actions", "acted on most (share of best options)", "{}"),
+)
+"""The columns shown: the table's name, the heading, the format."""
+
+
+def cells(row: dict[str, Any], keys: tuple[str, ...] | None = None) -> list[str]:
+    """A table row as text: the group's name, then the columns named by ``keys`` (all of :data:`COLUMNS`)."""
+    return [row["group"], *("-" if row.get(key) is None else shape.format(row[key]) for key, _, shape in COLUMNS if keys is None or key in keys)]
+
+
+def headings(grouping: str, keys: tuple[str, ...] | None = None) -> list[str]:
+    return [grouping, *(heading for key, heading, _ in COLUMNS if keys is None or key in keys)]
+
+
+def write_report(audit: Audit, out: Path) -> Path:
+    """Write ``audit.md`` and its plots into ``out``; returns the report's path."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out.mkdir(parents=True, exist_ok=True)
+    lines = [
+        "# Recourse audit",
+        "",
+        f"{audit.people:,} people from `{audit.folder}` (settings {audit.settings_hash[:19]}…).",
+        "",
+        "- **refused**: the share of people with a decision whom the model refuses; **errors** had no decision.",
+        "- **with recourse**: the share of refused people who have an option that flips the decision.",
+        "- **cost** (the burden): the cost of the best option of each person with recourse.",
+        "- **÷ best**: the group's share refused, or its mean cost, over the lowest among the groups (1.00 is the best-off group).",
+        "- **acted on most**: the features the best options act on, with the share of the group's people with recourse whose best option does.",
+        "- The box plots show the quartiles of the cost, whiskers at the 5th and 95th percentiles and the mean as a triangle.",
+        "",
+    ]
+    if audit.planned > audit.people:
+        lines += [f"**The batch is unfinished:** {audit.people:,} of its {audit.planned:,} people are in the results.", ""]
+    for grouping, table in audit.tables.items():
+        columns = grouping.split("+")
+        slug = grouping.replace("+", "-")
+        lines += [f"## By {grouping.replace('+', ' and ')}", "", "| " + " | ".join(headings(grouping)) + " |", "|" + "---|" * (len(COLUMNS) + 1)]
+        lines += ["| " + " | ".join(cells(row)) + " |" for row in summary_rows(table)]
+        answered = audit.frame[audit.frame["status"] == REFUSED_WITH_OPTION]
+        _plot_costs(plt, answered, columns, out / f"cost-by-{slug}.png")
+        _plot_actions(plt, answered, columns, out / f"actions-by-{slug}.png")
+        lines += ["", f"![cost of recourse by {grouping}](cost-by-{slug}.png)", "", f"![actions by {grouping}](actions-by-{slug}.png)", ""]
+    path = out / "audit.md"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def _plot_costs(plt: Any, answered: pd.DataFrame, columns: list[str], path: Path) -> None:
+    """A box per group of the cost of recourse (whiskers at the 5th and 95th percentiles, the mean as a dot)."""
+    groups = [(group_label(g), part["cost"].to_numpy()) for g, part in answered.groupby(columns, observed=True)]
+    fig, ax = plt.subplots(figsize=(max(5.0, 0.9 * len(groups) + 2), 4))
+    ax.boxplot([costs for _, costs in groups], whis=(5, 95), showfliers=False, showmeans=True)
+    tilted = len(groups) > 4
+    names = [f"{name}\n(n={len(costs):,})" for name, costs in groups]
+    ax.set_xticks(range(1, len(groups) + 1), names, rotation=30 if tilted else 0, ha="right" if tilted else "center")
+    ax.set_ylabel("cost of the best option")
+    ax.set_title(f"Cost of recourse by {' and '.join(columns)}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def _plot_actions(plt: Any, answered: pd.DataFrame, columns: list[str], path: Path) -> None:
+    """A heat map: for each group (rows) and each of the most used features (columns), the share
+    of the group's people with recourse whose best option acts on the feature."""
+    shares = action_shares(answered, columns).fillna(0.0)
+    shares = shares[shares.mean().nlargest(TOP_FEATURES).index] if not shares.empty else shares
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.1 * shares.shape[1] + 2.5), max(3.2, 0.5 * shares.shape[0] + 1.8)))
+    image = ax.imshow(shares.to_numpy(), cmap="Blues", vmin=0, vmax=1, aspect="auto")
+    ax.set_xticks(range(shares.shape[1]), list(shares.columns), rotation=30, ha="right")
+    ax.set_yticks(range(shares.shape[0]), [group_label(g) for g in shares.index])
+    for (i, j), value in pd.DataFrame(shares.to_numpy()).stack().items():
+        ax.text(j, i, f"{value:.0%}", ha="center", va="center", color="white" if value > 0.6 else "black", fontsize=8)
+    fig.colorbar(image, ax=ax, label="share")
+    ax.set_title(f"Features acted on, by {' and '.join(columns)}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

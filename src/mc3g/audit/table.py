@@ -1,0 +1,180 @@
+"""Recourse by group: who is refused, who has a way out, and what it costs them.
+
+A batch's results folder holds one row per person (:mod:`mc3g.batch`): the person's input
+columns, whether they were refused, the status of their answer, the cost of their best option
+and the features it acts on.  For each group of a grouping (one input column, a numeric band of
+one, or several joined), :func:`audit` gives:
+
+- ``people`` in the group, and ``errors`` (people whose answer failed: no decision is known);
+- ``refused``: the share of people with a decision whom the model refuses;
+- ``recourse``: the share of refused people who have an option (a counterfactual);
+- the cost of their best option, the burden: ``mean``, ``median`` and ``p90`` (90th percentile);
+- ``actions``: the features the best options act on most often, each with its share;
+- ``refused_ratio`` and ``burden_ratio``: the group's refusal share and mean cost over the
+  lowest among the groups (1.0 is the best-off group; 1.5 means half as much again).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..batch import partition_files, read_manifest
+from ..exceptions import InputError
+
+REFUSED_WITH_OPTION = "refused"
+ERROR = "error"
+TOP_ACTIONS = 3
+
+
+@dataclass(frozen=True)
+class Band:
+    """A numeric column cut into bands at ``edges`` (each band holds its lower edge), as the
+    column ``name``."""
+
+    column: str
+    edges: tuple[float, ...]
+
+    @property
+    def name(self) -> str:
+        return f"{self.column}_band"
+
+    @classmethod
+    def parse(cls, text: str) -> Band:
+        """``age=25,35,50,65``: the bands below 25, 25 to 35, ..., 65 and above, as ``age_band``."""
+        column, sep, cuts = text.partition("=")
+        try:
+            edges = tuple(float(c) for c in cuts.split(","))
+        except ValueError:
+            edges = ()
+        if not sep or not column.strip() or not edges or any(not math.isfinite(e) for e in edges) or list(edges) != sorted(set(edges)):
+            raise InputError(f"a band is COLUMN=EDGES with increasing numbers, as age=25,35,50,65; not {text!r}")
+        return cls(column.strip(), edges)
+
+    def labels(self) -> list[str]:
+        shown = [f"{e:g}" for e in self.edges]
+        return [f"<{shown[0]}", *(f"{a}-{b}" for a, b in zip(shown, shown[1:])), f">={shown[-1]}"]
+
+    def cut(self, values: pd.Series) -> pd.Series:
+        if not pd.api.types.is_numeric_dtype(values):
+            raise InputError(f"column {self.column!r} is not numeric ({values.dtype}): it cannot be cut into bands")
+        return pd.cut(values, [-math.inf, *self.edges, math.inf], right=False, labels=self.labels())
+
+
+@dataclass
+class Audit:
+    """The audit of a results folder: the people read, and one table per grouping (named by its
+    columns joined with ``+``), one row per group."""
+
+    folder: str
+    people: int
+    planned: int  # people the batch's input holds: more than ``people`` if the batch is unfinished
+    settings_hash: str
+    tables: dict[str, pd.DataFrame]
+    frame: pd.DataFrame  # the people, with the grouping columns (for the plots)
+
+
+def read_people(folder: str | Path, columns: Sequence[str]) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The results' rows with only ``columns`` and what the audit needs, read by pandas from the
+    folder's partition files, and the folder's manifest; a row of other settings is refused."""
+    files = partition_files(folder)
+    manifest = read_manifest(folder)
+    needed = ["position", "status", "refused", "cost", "actions", "settings_hash"]
+    if not files:
+        raise InputError(f"{folder} holds no partition yet: run mc3g batch first")
+    available = pd.read_parquet(files[0]).columns
+    unknown = [c for c in columns if c not in available]
+    if unknown:
+        raise InputError(f"the results have no column(s) {unknown}; the people's columns are {[c for c in available if c not in needed]}")
+    frame = pd.read_parquet(files, columns=list(dict.fromkeys([*needed, *columns])))
+    foreign = frame["settings_hash"] != manifest.get("settings_hash")
+    if foreign.any():
+        raise InputError(f"{folder}: {int(foreign.sum())} row(s) were made under settings other than the folder's manifest")
+    if frame["position"].duplicated().any():
+        raise InputError(f"{folder}: a person is in the results twice (position {int(frame['position'][frame['position'].duplicated()].iloc[0])})")
+    return frame, manifest
+
+
+def audit(folder: str | Path, groupings: Sequence[Sequence[str]], bands: Sequence[Band] = ()) -> Audit:
+    """The per-group table of each grouping (a list of columns; a band's column is its ``name``)."""
+    by_name = {b.name: b for b in bands}
+    sources = [by_name[c].column if c in by_name else c for g in groupings for c in g]
+    frame, manifest = read_people(folder, list(dict.fromkeys(sources)))
+    for band in bands:
+        if band.column not in frame.columns:
+            raise InputError(f"the band {band.name} cuts column {band.column!r}, which no grouping uses")
+        frame[band.name] = band.cut(frame[band.column])
+    tables = {"+".join(g): group_table(frame, list(g)) for g in groupings}
+    planned = int(manifest.get("plan", {}).get("people", len(frame)))
+    return Audit(str(folder), len(frame), planned, str(manifest.get("settings_hash")), tables, frame)
+
+
+def group_table(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """One row per group of ``columns``: the measures described in this module's docstring."""
+    answered = frame["status"] == REFUSED_WITH_OPTION
+    marks = pd.DataFrame(
+        {
+            "error": frame["status"] == ERROR,
+            "decided": frame["status"] != ERROR,
+            "refused": frame["refused"].fillna(False).astype(bool),
+            "answered": answered,
+            "burden": frame["cost"].where(answered),
+        }
+    )
+    grouped = pd.concat([frame[columns], marks], axis=1).groupby(columns, observed=True, dropna=False)
+    sums = grouped[["error", "decided", "refused", "answered"]].sum()
+    table = pd.DataFrame(
+        {
+            "people": grouped.size(),
+            "errors": sums["error"],
+            "refused": sums["refused"] / sums["decided"],
+            "recourse": sums["answered"] / sums["refused"],
+            "mean": grouped["burden"].mean(),
+            "median": grouped["burden"].median(),
+            "p90": grouped["burden"].quantile(0.9),
+        }
+    )
+    table["actions"] = _top_actions(frame[answered], columns).reindex(table.index)
+    table["refused_ratio"] = table["refused"] / table["refused"][table["refused"] > 0].min()
+    table["burden_ratio"] = table["mean"] / table["mean"].min()
+    return table
+
+
+def _top_actions(answered: pd.DataFrame, columns: list[str]) -> pd.Series:
+    """Per group, the features the best options act on most often, with the share of the
+    group's people with an option whose best option acts on each."""
+    shares = action_shares(answered, columns)
+    return pd.Series(
+        {group: ", ".join(f"{f} {s:.0%}" for f, s in row.nlargest(TOP_ACTIONS).items() if s > 0) for group, row in shares.iterrows()}, dtype=object
+    ).rename_axis(shares.index.names)
+
+
+def action_shares(answered: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """A group by feature table: the share of the group's people with an option whose best option acts on the feature."""
+    acted = answered[[*columns, "actions"]].explode("actions").dropna(subset=["actions"])
+    counts = acted.groupby([*columns, "actions"], observed=True).size().unstack("actions", fill_value=0)
+    people = answered.groupby(columns, observed=True, dropna=False).size()
+    return counts.div(people.reindex(counts.index), axis=0)
+
+
+def parse_groupings(text: str) -> list[list[str]]:
+    """``sex,race,sex+race``: three groupings, the last by both columns together."""
+    groupings = [[c.strip() for c in item.split("+")] for item in text.split(",") if item.strip()]
+    if not groupings or any(not c for g in groupings for c in g):
+        raise InputError(f"--by takes column names separated by commas, joined with + to group by several at once; not {text!r}")
+    return groupings
+
+
+def group_label(group: Any) -> str:
+    """A group's name in tables and plots: its values joined with ``/``."""
+    return " / ".join(str(v) for v in group) if isinstance(group, tuple) else str(group)
+
+
+def summary_rows(table: pd.DataFrame) -> list[Mapping[str, Any]]:
+    """The table's rows as plain values (for JSON and Markdown), groups named by :func:`group_label`."""
+    return [{"group": group_label(g), **{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}} for g, row in table.iterrows()]

@@ -1,0 +1,168 @@
+"""``mc3g batch``, ``mc3g audit`` and ``mc3g bench batch``: a whole portfolio on Dask, and who
+bears what burden of recourse."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich import box
+from rich.table import Table
+
+from ..exceptions import InputError
+from ..reference import fitted_explainer
+from ..values import whole
+from .app import app, bench_app, err, out, print_results, user_errors
+from .explain import (
+    CAUSAL,
+    DATASET_HELP,
+    DISTINCT,
+    FAVOURABLE,
+    MODE,
+    MODEL_HELP,
+    NORM,
+    PROFILE,
+    SPLIT,
+    TRUST_MODEL,
+    TRUST_TYPES,
+    K,
+    _model_params,
+)
+
+REFUSALS = ("people", "errors", "refused", "recourse", "refused_ratio")
+BURDEN = ("mean", "median", "p90", "burden_ratio")  # a terminal shows the audit in two tables of these, then the actions
+SCHEDULER_HELP = "The address of an existing Dask scheduler (tcp://HOST:PORT); without it a LocalCluster starts on 127.0.0.1."
+
+
+@app.command()
+def batch(
+    source: str = typer.Argument(..., help="The people: a CSV or Parquet file, a folder of them, or a glob (quoted)."),
+    dataset: str = typer.Option(..., "--dataset", help=DATASET_HELP),
+    out_dir: str = typer.Option(..., "--out", help="The results folder: one Parquet file per partition; a rerun with the same settings resumes it."),
+    workers: int = typer.Option(None, "--workers", help="Worker processes of the LocalCluster: from 1 to the cores (default: one per core)."),
+    scheduler: str = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+    partition_rows: int = typer.Option(256, "--partition-rows", min=1, max=1_000_000, help="People per partition (one file, the unit of resume)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Start the --out folder afresh, losing its partitions (else other settings are refused)."),
+    split: str = SPLIT,
+    mode: str = MODE,
+    norm: str = NORM,
+    k: int = K,
+    profile: str = PROFILE,
+    distinct: bool = DISTINCT,
+    rules: str = typer.Option(None, "--rules", help="Decision rules as JSON."),
+    causal: str = CAUSAL,
+    model: str = typer.Option(None, "--model", help=MODEL_HELP),
+    trust_model: bool = TRUST_MODEL,
+    trust_types: list[str] = TRUST_TYPES,
+    favourable: str = FAVOURABLE,
+) -> None:
+    """Explain every person of SOURCE on Dask, into a folder of Parquet files (one row per person)."""
+    from ..batch import Batch, dask_client
+    from ..explain import PeopleBar, frame_sha256
+
+    with user_errors():
+        if scheduler and workers is not None:
+            raise InputError("--workers sizes the LocalCluster mc3g starts; a cluster given by --scheduler has its own workers")
+        n = None if workers is None else _workers(workers)
+        ds, explainer = fitted_explainer(
+            dataset, split, rules_file=rules, causal_file=causal, model_file=model, mode=mode, norm=norm, k=k, profile=profile, distinct=distinct,
+            **_model_params(model, trust_model, trust_types, favourable),
+        )  # fmt: skip
+        data = {"name": ds.name, "split": ds.split, "train_sha256": frame_sha256(ds.train)}
+        started = time.perf_counter()
+        with dask_client(scheduler, n) as client:
+            with Batch(explainer, source, out_dir, client, data=data, model_file=model, partition_rows=partition_rows, overwrite=overwrite) as run:
+                summary = run.summary
+                with PeopleBar(summary.people, True, summary.skipped_people) as advance:
+                    run.run(advance)
+        seconds = time.perf_counter() - started
+    done = ", ".join(f"{n:,} {status}" for status, n in sorted(summary.statuses.items())) or "nothing new"
+    explained = sum(summary.statuses.values())
+    err.print(
+        f"{summary.people:,} people in {summary.partitions:,} partitions: {summary.skipped_people:,} already done, now {done} "
+        f"in {seconds:.1f} s ({explained / seconds:,.1f} people/s). Results in {out_dir}.",
+        soft_wrap=True,
+    )
+
+
+def _workers(workers: int) -> int:
+    from ..explain import usable_cores
+
+    cores = usable_cores()
+    return whole(workers, "--workers", 1, cores, f" (mc3g may use {cores} core(s) here)")
+
+
+@app.command()
+def audit(
+    folder: str = typer.Argument(..., help="The results folder of mc3g batch."),
+    by: str = typer.Option(..., "--by", help="Columns to group by, separated by commas; join columns with + to group by both (sex,race,sex+race)."),
+    bands: list[str] = typer.Option(None, "--band", help="Cut a numeric column into bands, as age=25,35,50,65: group by age_band; repeat for several."),
+    report_dir: str = typer.Option(None, "--out", help="Folder for audit.md and its PNG plots (default: FOLDER/_audit)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the tables as JSON."),
+) -> None:
+    """Recourse by group: share refused, share with recourse, its cost (mean, median, p90), the features acted on, and each group against the best-off."""
+    from ..audit import Band, audit, cells, headings, parse_groupings, summary_rows, write_report
+    from ..batch import AUDIT
+
+    with user_errors():
+        result = audit(folder, parse_groupings(by), [Band.parse(b) for b in bands or ()])
+        path = write_report(result, Path(report_dir) if report_dir else Path(folder) / AUDIT)
+    if as_json:
+        sys.stdout.write(json.dumps({name: summary_rows(t) for name, t in result.tables.items()}, indent=2, default=str) + "\n")
+        return
+    if result.planned > result.people:
+        err.print(f"[bold]The batch is unfinished:[/] {result.people:,} of its {result.planned:,} people are in the results.")
+    for name, table in result.tables.items():
+        rows = summary_rows(table)
+        for title, keys in ((f"Refusals by {name}", REFUSALS), (f"The cost of recourse by {name}", BURDEN)):
+            shown = Table(*headings(name, keys), title=f"{title} ({result.people:,} people)", title_justify="left", box=box.SIMPLE_HEAD)
+            shown.columns[0].overflow = "fold"  # a long group name wraps, never cut
+            for row in rows:
+                shown.add_row(*cells(row, keys))
+            out.print(shown)
+        out.print("Acted on most (share of best options):", markup=False)
+        for row in rows:
+            out.print(f"  {row['group']}: {row['actions'] or '-'}", markup=False, soft_wrap=True)
+    out.print(f"Wrote {path} and its plots.")
+
+
+@bench_app.command("batch")
+def bench_batch(
+    workers: list[int] = typer.Option([1, 2], "--workers", help="LocalCluster sizes to measure; repeat for several."),
+    profile: str = PROFILE,
+    k: int = K,
+    model: str = typer.Option("gbm", "--model", help="The black box of Table 1 to explain: gbm, rf or mlp."),
+    joblib: bool = typer.Option(False, "--joblib", help="Also time the refused rows through joblib processes (mc3g explain --all-refused --n-jobs)."),
+    markdown: bool = typer.Option(False, help="Print Markdown tables (for the docs)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
+) -> None:
+    """mc3g batch over every adult test row (paper split) with a black box on 1 and 2 workers:
+    people per second, speed-up, peak memory per worker, and a projection to a million people."""
+    from ..bench.batch import batch_benchmark, projection
+
+    with user_errors():
+        for n in workers:
+            _workers(n)
+        results = batch_benchmark(tuple(workers), profile=profile, k=k, model=model, joblib=joblib, progress=lambda text: err.print(text))
+    projected = projection(results)
+    if as_json:
+        sys.stdout.write(json.dumps({"runs": [r.to_dict() for r in results], "projection": [p.to_dict() for p in projected]}, indent=2) + "\n")
+        return
+    base = results[0]
+    columns = ("runner", "workers", "people", "refused", "seconds", "people/s", "refused/s", "speed-up", "CPU ms / person", "busy", "peak MiB", "start s")
+
+    def row(r: Any) -> list[str]:
+        rates = (f"{r.people / r.seconds:.1f}", f"{r.refused / r.seconds:.1f}", f"{base.seconds / r.seconds:.2f}x" if r.runner == "dask" else "")
+        busy = f"{r.cpu_seconds / (r.seconds * r.workers):.0%}"  # below 100 %: the workers waited, or other work had the cores
+        dask_only = (f"{1000 * r.cpu_seconds / r.people:.1f}", busy, f"{max(r.peak_mib):.0f}", f"{r.start_seconds:.1f}") if r.runner == "dask" else ("",) * 4
+        return [r.runner, str(r.workers), f"{r.people:,}", f"{r.refused:,}", f"{r.seconds:.1f}", *rates, *dask_only]
+
+    print_results(results, columns, row, f"mc3g batch: adult, {base.model}, profile {profile}, K = {k}", False, markdown)
+    if markdown:
+        sys.stdout.write("\n")
+    title = "Projection from the measured cost per person"
+    print_results(projected, ("workers", "hours for 1,000,000 people"), lambda p: (str(p.workers), f"{p.hours:.2f}"), title, False, markdown)

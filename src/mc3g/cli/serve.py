@@ -1,0 +1,61 @@
+"""``mc3g serve``: the recourse service and the applicant's page."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import typer
+
+from ..exceptions import InputError
+from .app import app, bench_app, err, print_results, user_errors
+
+
+@app.command()
+def serve(
+    config: str = typer.Option(
+        None, "--config", help="A TOML file: data set or saved explainer, model, knowledge, profile, defaults, limits. Default: the loan example."
+    ),
+    host: str = typer.Option(None, "--host", help="Address to bind; 127.0.0.1 (loopback) unless the file or this option says otherwise."),
+    port: int = typer.Option(None, "--port", min=1, max=65535, help="Port; 8000 unless the file or this option says otherwise."),
+    workers: int = typer.Option(1, "--workers", min=1, max=64, help="Processes; each fits or loads the explainer once at start-up."),
+) -> None:
+    """Serve the JSON API (/v1/explain, /v1/whatif, /v1/schema, /openapi.json) and the page at /."""
+    with user_errors():
+        try:
+            from ..serve import LOOPBACK, run, service_of
+        except ImportError as exc:
+            raise InputError(f"mc3g serve needs the serve extra: pip install 'mc3g[serve]' ({exc})") from None
+        service = service_of(config)
+        service = replace(service, host=host or service.host, port=port or service.port)
+        if service.host != LOOPBACK:
+            err.print(f"[bold yellow]note:[/] binding to {service.host}, not loopback: the service is reachable from other machines.")
+        err.print(f"Serving {service.title} on http://{service.host}:{service.port}/ (the page), API under /v1/, OpenAPI at /openapi.json")
+    run(service, config, workers)
+
+
+@bench_app.command("serve")
+def bench_serve(
+    cases: list[str] = typer.Option(["loan", "adult"], "--case", help="loan (the paper's rules) or adult (a gradient-boosted black box); repeat for several."),
+    requests: int = typer.Option(2000, "--requests", min=1, max=100_000, help="Requests per run."),
+    concurrency: list[int] = typer.Option([16], "--concurrency", "-c", min=1, max=256, help="Concurrent clients; repeat for several runs."),
+    workers: int = typer.Option(2, "--workers", min=1, max=64, help="Server processes."),
+    k: int = typer.Option(3, "-k", "--k", min=1, max=10, help="Options per request."),
+    timeout: float = typer.Option(None, "--timeout", min=0.1, max=3600, help="Seconds a request may take (default: the service's, 10)."),
+    markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
+) -> None:
+    """The service under a bounded load on 127.0.0.1: latency percentiles and requests per second,
+    every answer checked against the explainer's own."""
+    from ..bench.serve import serve_benchmark
+
+    columns = ("case", "model", "workers", "clients", "requests", "answered", "errors", "wrong", "p50 ms", "p95 ms", "p99 ms", "requests/s")
+
+    def row(r: Any) -> tuple[str, ...]:
+        counts = (r.workers, r.concurrency, r.requests, r.answered, r.errors, r.wrong)
+        return (r.case, r.model, *(f"{n:,}" for n in counts), f"{r.p50_ms:.1f}", f"{r.p95_ms:.1f}", f"{r.p99_ms:.1f}", f"{r.requests_per_second:.0f}")
+
+    with user_errors(), err.status("starting...") as status:
+        results = serve_benchmark(cases, requests=requests, concurrency=concurrency, workers=workers, k=k, timeout=timeout, on_case=status.update)
+    limit = f"{timeout:g} s" if timeout else "the default time limit"
+    print_results(results, columns, row, f"mc3g serve under load (POST /v1/explain, K = {k}, {limit})", as_json, markdown)

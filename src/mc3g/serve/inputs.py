@@ -1,0 +1,155 @@
+"""What a request may hold, generated from the explainer's schema at start-up.
+
+Each feature becomes a field of the ``Applicant`` model: a finite number within mc3g's bounds
+for a numeric feature (a person may lie outside the training range: it is their own state), one
+of the domain's values for a categorical one.  Unknown features, wrong types, values outside a
+domain and non-finite numbers are refused with a 422 that names the field before any search
+starts.  The same description, as plain JSON, is ``GET /v1/schema``: enough to build a form.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model, model_validator
+
+from ..explain import MC3G
+from ..schema import Feature
+from ..values import LARGEST
+
+MAX_TEXT = 200  # characters of a category whose domain is open
+
+
+@dataclass(frozen=True)
+class Input:
+    """One feature a request may give: ``required`` when the explainer cannot answer without it
+    (every column a black box reads; the features in play for rules), ``in_play`` when a
+    counterfactual may touch it, ``changeable`` when the person may change it themselves."""
+
+    feature: Feature
+    required: bool
+    in_play: bool
+
+    @property
+    def name(self) -> str:
+        return self.feature.name
+
+    @property
+    def changeable(self) -> bool:
+        return self.in_play and not self.feature.immutable and not self.feature.consequence_only
+
+    @property
+    def label(self) -> str:
+        return self.name.replace("_", " ").replace("-", " ").capitalize()
+
+    def describe(self) -> dict[str, Any]:
+        f = self.feature
+        return {
+            "name": self.name, "label": self.label, "kind": f.kind, "description": f.description, "required": self.required, "in_play": self.in_play,
+            "changeable": self.changeable, "values": list(f.domain) if f.domain is not None else None, "range": list(f.range) if f.range else None,
+            "step": f.step, "immutable": f.immutable, "consequence_only": f.consequence_only, "direction": f.direction,
+        }  # fmt: skip
+
+
+def inputs_of(explainer: MC3G) -> list[Input]:
+    """The features a request may give, in the order the explainer was fitted on."""
+    schema = explainer.schema_
+    in_play = set(explainer.features_in_play_)
+    box = explainer.black_box_
+    needed = set(box.columns) if box is not None else in_play
+    return [Input(schema.feature(name), name in needed, name in in_play) for name in explainer.feature_names_in_ if name in schema]
+
+
+def _value_type(feature: Feature) -> Any:
+    if feature.is_numeric:
+        return Annotated[float, Field(strict=True, allow_inf_nan=False, ge=-LARGEST, le=LARGEST)]
+    if feature.domain is not None:
+        return Literal[feature.domain]  # type: ignore[valid-type]
+    return Annotated[str, Field(strict=True, min_length=1, max_length=MAX_TEXT)]
+
+
+def _without_defaults(schema: dict[str, Any]) -> None:
+    """An optional field has no value until given (``null`` is refused), so its JSON Schema shows
+    no ``default: null``."""
+    for prop in schema.get("properties", {}).values():
+        prop.pop("default", None)
+
+
+class _Closed(BaseModel):
+    """Features are named by alias, so any column name works; anything unnamed is refused."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=False, json_schema_extra=_without_defaults)
+
+    def values(self) -> dict[str, Any]:
+        """The fields given, by feature name."""
+        return self.model_dump(by_alias=True, exclude_unset=True)
+
+
+def _at_least_one(schema: dict[str, Any]) -> None:
+    _without_defaults(schema)
+    schema["minProperties"] = 1
+
+
+class _Changes(_Closed):
+    """The person's own changes: at least one."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=False, json_schema_extra=_at_least_one)
+
+    @model_validator(mode="after")
+    def _some(self) -> _Changes:
+        if not self.model_fields_set:
+            raise ValueError("name at least one change (feature: new value)")
+        return self
+
+
+@dataclass(frozen=True)
+class RequestModels:
+    """The models FastAPI validates bodies with: ``Explain`` (``applicant``, ``k``) and ``WhatIf``
+    (``applicant``, ``changes`` of the features in play)."""
+
+    applicant: type[_Closed]
+    changes: type[_Closed]
+    explain: type[BaseModel]
+    whatif: type[BaseModel]
+
+
+def request_models(inputs: list[Input], k: int, max_k: int) -> RequestModels:
+    def fields(chosen: list[Input], required: bool) -> dict[str, Any]:
+        return {
+            f"f{i}": (_value_type(x.feature), Field(... if required and x.required else None, alias=x.name, title=x.name, description=x.feature.description))
+            for i, x in enumerate(chosen)
+        }
+
+    applicant = create_model("Applicant", __base__=_Closed, **fields(inputs, True))
+    changes = create_model("Changes", __base__=_Changes, **fields([x for x in inputs if x.in_play], False))
+    closed = ConfigDict(extra="forbid")
+    count = Annotated[int, Field(strict=True, ge=1, le=max_k, description=f"How many options, least effort first (1 to {max_k})."), BeforeValidator(_whole)]
+    explain = create_model("ExplainRequest", __config__=closed, applicant=(applicant, ...), k=(count, k))
+    whatif = create_model("WhatIfRequest", __config__=closed, applicant=(applicant, ...), changes=(changes, ...))
+    return RequestModels(applicant, changes, explain, whatif)
+
+
+def _whole(value: Any) -> Any:
+    """3.0 is the whole number JSON Schema says it is; "3" and true stay refused."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def schema_document(explainer: MC3G, inputs: list[Input], title: str, k: int, limits: Any, example: dict[str, Any] | None) -> dict[str, Any]:
+    """``GET /v1/schema``: the features with their kinds, allowed values, ranges seen in training
+    and protections, the defaults and limits of a request, and the page's example applicant."""
+    run = explainer.run_record(k)
+    schema = explainer.schema_
+    return {
+        "format": "mc3g.service-schema",
+        "version": 1,
+        "title": title,
+        "label": schema.label,
+        "classes": list(schema.classes),
+        "unfavourable": explainer.unfavourable_,
+        "model": "black box" if explainer.black_box_ is not None else "decision rules",
+        "defaults": {"k": k, "profile": run.profile, "mode": run.mode, "norm": run.norm},
+        "limits": {"max_k": limits.max_k, "timeout_seconds": limits.timeout_seconds, "max_body_bytes": limits.max_body_bytes},
+        "features": [x.describe() for x in inputs],
+        "example": example,
+    }

@@ -1,0 +1,197 @@
+"""The applicant's page at ``/``: plain HTML forms, rendered on the server, no script.
+
+The form is the one ``/v1/schema`` describes (a label, a hint and the current value for each
+feature; a list of the allowed values for a category).  Posting it shows the decision in words
+and the options as cards; the what-if form posts the person's own changes and shows the new
+decision and what follows.  Form text goes through the same generated models as the JSON API, so
+a bad value is named beside its field.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse
+from jinja2 import Environment, PackageLoader, select_autoescape
+from pydantic import ValidationError
+
+from ..exceptions import InputError
+from ..explain import show
+from .config import Service
+from .inputs import Input, RequestModels
+from .runner import Searches, TimeLimit
+
+CHANGE = "change:"  # the what-if form's fields: change:FEATURE
+_COMPARISONS = {"<=": "is at most", ">=": "is at least", "<": "is below", ">": "is above", "==": "is", "!=": "is not"}
+
+
+@dataclass(frozen=True)
+class FieldView:
+    """One form field: its id, name and label, a hint, the allowed values of a category, the
+    value shown and the error to show beside it."""
+
+    id: str
+    name: str
+    label: str
+    hint: str
+    values: list[str] | None
+    value: str
+    error: str | None = None
+
+
+def _hint(x: Input) -> str:
+    f = x.feature
+    notes = [sentence_case(f.description.rstrip(".")) + "."] if f.description else []
+    if f.immutable:
+        notes.append("You cannot change this.")
+    elif f.consequence_only:
+        notes.append("This changes only as a consequence of other changes.")
+    elif f.direction:
+        notes.append(f"This can only {f.direction}.")
+    if not x.required:
+        notes.append("Optional.")
+    return " ".join(notes)
+
+
+def _fields(inputs: list[Input], values: dict[str, Any], errors: dict[str, str], prefix: str = "") -> list[FieldView]:
+    return [
+        FieldView(
+            f"{'change' if prefix else 'field'}-{i}", prefix + x.name, x.label, _hint(x), list(x.feature.domain) if x.feature.domain is not None else None,
+            _text(values.get(x.name)), errors.get(x.name),
+        )
+        for i, x in enumerate(inputs)
+    ]  # fmt: skip
+
+
+def _text(value: Any) -> str:
+    """A value as a form field holds it: whole numbers without ".0", every digit kept (the
+    what-if form sends the values back)."""
+    if value is None:
+        return ""
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def _typed(form: dict[str, str], inputs: list[Input], prefix: str = "") -> dict[str, Any]:
+    """The form's text as a request would give it: numbers as numbers (text that is not one stays
+    text, so the model names the field), empty fields left out."""
+    typed: dict[str, Any] = {}
+    for x in inputs:
+        text = form.get(prefix + x.name, "").strip()
+        if not text:
+            continue
+        if x.feature.is_numeric:
+            try:
+                typed[x.name] = float(text.replace(",", ""))
+            except ValueError:
+                typed[x.name] = text
+        else:
+            typed[x.name] = text
+    return typed
+
+
+def _errors(error: ValidationError) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for problem in error.errors():
+        where = str(problem["loc"][0]) if problem["loc"] else ""
+        found.setdefault(where, problem["msg"].removeprefix("Value error, "))
+    return found
+
+
+def plain_words(rule: str) -> str:
+    """A decision rule as people read it: "bank_balance < 60000" → "bank balance is below 60,000"."""
+    spaced = re.sub(
+        r"\s*(<=|>=|==|!=|<|>)\s*(-?\d+(?:\.\d+)?)?", lambda m: f" {_COMPARISONS[m.group(1)]} {show(float(m.group(2))) if m.group(2) else ''}", rule
+    )
+    return spaced.replace("_", " ")
+
+
+def sentence_case(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def page_router(service: Service, inputs: list[Input], models: RequestModels, searches: Searches) -> APIRouter:
+    """The page's routes; they are not part of the OpenAPI document."""
+    environment = Environment(loader=PackageLoader("mc3g.serve", "templates"), autoescape=select_autoescape(default=True))
+    environment.filters.update(words=plain_words, sentence=sentence_case, show=show)
+    template = environment.get_template("page.html")
+    changeable = [x for x in inputs if x.changeable]
+    router = APIRouter(include_in_schema=False)
+
+    async def render(
+        values: dict[str, Any],
+        k: int,
+        errors: dict[str, str],
+        status: int = 200,
+        changes: dict[str, Any] | None = None,
+        change_errors: dict[str, str] | None = None,
+        **shown: Any,
+    ) -> HTMLResponse:
+        """The page; ``errors`` and ``change_errors`` map a feature (or '' for the whole form) to a message."""
+        change_errors = change_errors or {}
+        context = {
+            "title": service.title, "fields": _fields(inputs, values, errors), "k": k, "max_k": service.limits.max_k, "k_error": errors.get("k"),
+            "change_fields": _fields(changeable, changes or {}, change_errors, CHANGE), "problem": errors.get(""),
+            "change_problem": "Choose at least one change to try." if "" in change_errors else None, **shown,
+        }  # fmt: skip
+        return HTMLResponse(template.render(context), status_code=status)
+
+    async def answer(values: dict[str, Any], k: int, changes: dict[str, Any] | None = None, change_errors: dict[str, str] | None = None) -> HTMLResponse:
+        """The page with the person's options and, when they tried changes, what those do (or
+        what is wrong with the changes)."""
+        try:
+            result = await searches.explain(values, k)
+            whatif = await searches.whatif(values, changes) if changes and not change_errors else None
+        except (TimeLimit, InputError) as exc:
+            return await render(values, k, {"": str(exc)}, 503 if isinstance(exc, TimeLimit) else 422, changes)
+        return await render(values, k, {}, 422 if change_errors else 200, changes, change_errors, result=result, whatif=whatif)
+
+    async def read(request: Request) -> tuple[dict[str, str], dict[str, Any], int, dict[str, str]]:
+        """The posted form, the applicant's values, K and the errors found in them."""
+        form = dict(parse_qsl((await request.body()).decode("utf-8", errors="replace"), keep_blank_values=True))
+        values = _typed(form, inputs)
+        errors: dict[str, str] = {}
+        try:
+            values = models.applicant.model_validate(values).values()
+        except ValidationError as exc:
+            errors = _errors(exc)
+        k = service.k
+        try:
+            k = int(form.get("k", service.k))
+            if not 1 <= k <= service.limits.max_k:
+                raise ValueError
+        except ValueError:
+            errors["k"] = f"How many options: a whole number from 1 to {service.limits.max_k}."
+            k = service.k
+        return form, values, k, errors
+
+    @router.get("/", response_class=HTMLResponse)
+    async def start() -> HTMLResponse:
+        if service.example is None:
+            return await render({}, service.k, {})
+        return await answer(dict(service.example), service.k)
+
+    @router.post("/", response_class=HTMLResponse)
+    async def explain(request: Request) -> HTMLResponse:
+        _, values, k, errors = await read(request)
+        if errors:
+            return await render(values, k, errors, 422)
+        return await answer(values, k)
+
+    @router.post("/whatif", response_class=HTMLResponse)
+    async def whatif(request: Request) -> HTMLResponse:
+        form, values, k, errors = await read(request)
+        changes = _typed(form, changeable, CHANGE)
+        change_errors: dict[str, str] = {}
+        try:
+            changes = models.changes.model_validate(changes).values()
+        except ValidationError as exc:
+            change_errors = _errors(exc)
+        if errors:
+            return await render(values, k, errors, 422, changes, change_errors)
+        return await answer(values, k, changes, change_errors)
+
+    return router

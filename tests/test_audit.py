@@ -1,0 +1,120 @@
+"""mc3g audit on a results folder whose every number is known: eight people in two partitions,
+each group's shares, costs, actions and ratios checked exactly; bands, joined groupings, the
+report and its plots, and the folders it refuses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+pytest.importorskip("pyarrow")
+
+from mc3g.audit import Band, audit, parse_groupings, write_report  # noqa: E402
+from mc3g.batch import MANIFEST  # noqa: E402
+from mc3g.cli import app  # noqa: E402
+from mc3g.exceptions import InputError, ResultsFileError  # noqa: E402
+
+runner = CliRunner()
+HASH = "sha256:" + "ab" * 32
+PEOPLE = pd.DataFrame(
+    {
+        "position": range(8),
+        "status": ["refused", "refused", "not_refused", "error", "refused", "no_counterfactual", "not_refused", "not_refused"],
+        "refused": [True, True, False, None, True, True, False, False],
+        "cost": [1.0, 3.0, None, None, 1.0, None, None, None],
+        "actions": [["capital_gain"], ["capital_gain", "hours"], [], [], ["hours"], [], [], []],
+        "settings_hash": [HASH] * 8,
+        "sex": ["F", "F", "F", "F", "M", "M", "M", "M"],
+        "race": ["A", "B", "A", "B", "A", "A", "B", "B"],
+        "age": [25, 35, 60, 45, 20, 52, 33, 70],
+    }
+)
+
+
+def _folder(path: Path, people: pd.DataFrame = PEOPLE, planned: int = 8) -> Path:
+    """A results folder as mc3g batch writes it: a manifest and the people in two partitions."""
+    path.mkdir(exist_ok=True)
+    (path / MANIFEST).write_text(json.dumps({"format": "mc3g.batch", "version": 1, "settings": {}, "settings_hash": HASH, "plan": {"people": planned}}))
+    people.iloc[:5].to_parquet(path / "part-00000.parquet", index=False)
+    people.iloc[5:].to_parquet(path / "part-00001.parquet", index=False)
+    return path
+
+
+def test_each_group_has_its_shares_costs_actions_and_ratios(tmp_path) -> None:
+    result = audit(_folder(tmp_path), [["sex"]])
+    by_sex = result.tables["sex"]
+    women, men = by_sex.loc["F"], by_sex.loc["M"]
+    assert (women["people"], women["errors"], men["people"], men["errors"]) == (4, 1, 4, 0)
+    assert women["refused"] == pytest.approx(2 / 3) and men["refused"] == 0.5  # the error has no decision
+    assert women["recourse"] == 1.0 and men["recourse"] == 0.5  # one refused man has no option
+    assert (women["mean"], women["median"], women["p90"]) == pytest.approx((2.0, 2.0, 2.8))
+    assert (men["mean"], men["median"], men["p90"]) == (1.0, 1.0, 1.0)
+    assert women["actions"] == "capital_gain 100%, hours 50%" and men["actions"] == "hours 100%"
+    assert women["refused_ratio"] == pytest.approx(4 / 3) and men["refused_ratio"] == 1.0
+    assert women["burden_ratio"] == 2.0 and men["burden_ratio"] == 1.0
+    assert result.people == result.planned == 8 and result.settings_hash == HASH
+
+
+def test_bands_and_joined_groupings(tmp_path) -> None:
+    result = audit(_folder(tmp_path), parse_groupings("age_band, sex+race"), [Band.parse("age=30,50")])
+    bands = result.tables["age_band"]
+    assert list(bands.index) == ["<30", "30-50", ">=50"] and list(bands["people"]) == [2, 3, 3]
+    assert list(bands["mean"].fillna(-1)) == [1.0, 3.0, -1]  # nobody of 50 and over has an option
+    assert list(bands["burden_ratio"].fillna(-1)) == [1.0, 3.0, -1]
+    joined = result.tables["sex+race"]
+    assert joined.loc[("F", "A"), "people"] == 2 and joined.loc[("M", "B"), "refused"] == 0.0
+    assert Band.parse("age=25,35.5").labels() == ["<25", "25-35.5", ">=35.5"]
+
+
+@pytest.mark.parametrize("text", ["age", "age=", "age=50,30", "age=1,1", "=30", "age=a,b", "age=1,inf"])
+def test_a_band_needs_increasing_finite_edges(text) -> None:
+    with pytest.raises(InputError, match="COLUMN=EDGES"):
+        Band.parse(text)
+
+
+def test_what_the_audit_refuses(tmp_path) -> None:
+    folder = _folder(tmp_path / "a")
+    with pytest.raises(InputError, match=r"no column\(s\) \['income'\]; the people's columns are \['sex', 'race', 'age'\]"):
+        audit(folder, [["income"]])
+    with pytest.raises(InputError, match="'sex' is not numeric"):
+        audit(folder, [["sex_band"]], [Band.parse("sex=1")])
+    with pytest.raises(InputError, match="--by takes column names"):
+        parse_groupings("sex,+race")
+    foreign = _folder(tmp_path / "b", PEOPLE.assign(settings_hash=["sha256:other"] + [HASH] * 7))
+    with pytest.raises(InputError, match=r"1 row\(s\) were made under settings other than"):
+        audit(foreign, [["sex"]])
+    twice = _folder(tmp_path / "c", PEOPLE.assign(position=[0, 1, 2, 3, 4, 5, 6, 1]))
+    with pytest.raises(InputError, match=r"twice \(position 1\)"):
+        audit(twice, [["sex"]])
+    with pytest.raises(ResultsFileError, match="has no _batch.json"):
+        audit(tmp_path, [["sex"]])
+
+
+def test_the_report_has_its_tables_and_plots(tmp_path) -> None:
+    result = audit(_folder(tmp_path / "results", planned=10), parse_groupings("sex,race"))
+    path = write_report(result, tmp_path / "report")
+    text = path.read_text()
+    assert "**The batch is unfinished:** 8 of its 10 people" in text
+    assert "| F | 4 | 1 | 66.7% | 100.0% | 2.000 | 2.000 | 2.800 | 1.33 | 2.00 | capital_gain 100%, hours 50% |" in text
+    for name in ("cost-by-sex.png", "actions-by-sex.png", "cost-by-race.png", "actions-by-race.png"):
+        assert f"]({name})" in text and (tmp_path / "report" / name).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_the_cli_prints_the_tables_and_writes_the_report(tmp_path) -> None:
+    folder = _folder(tmp_path)
+    result = runner.invoke(app, ["audit", str(folder), "--by", "sex,age_band", "--band", "age=30,50"])
+    assert result.exit_code == 0, result.output
+    assert "Refusals by sex (8 people)" in result.output and "66.7%" in result.output and "The cost of recourse by age_band" in result.output
+    assert "  F: capital_gain 100%, hours 50%" in result.output
+    assert (folder / "_audit" / "audit.md").exists() and (folder / "_audit" / "cost-by-age_band.png").exists()
+    shown = runner.invoke(app, ["audit", str(folder), "--by", "sex", "--json"])
+    assert json.loads(shown.output)["sex"][1] | {"actions": None} == {
+        "group": "M", "people": 4, "errors": 0, "refused": 0.5, "recourse": 0.5, "mean": 1.0, "median": 1.0, "p90": 1.0,
+        "actions": None, "refused_ratio": 1.0, "burden_ratio": 1.0,
+    }  # fmt: skip
+    missing = runner.invoke(app, ["audit", str(folder), "--by", "income"])
+    assert missing.exit_code == 2 and "no column(s) ['income']" in missing.output

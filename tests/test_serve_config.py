@@ -1,0 +1,115 @@
+"""What ``mc3g serve`` serves, set at start-up only: the embedded loan example, a TOML file naming
+a data set with rules or a model file and knowledge, or a saved explainer; and the errors that
+name the file, the table and the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from mc3g.cli import app
+from mc3g.datasets import JOHN, load
+from mc3g.exceptions import InputError
+from mc3g.reference import decision_rules, fitted_explainer
+from mc3g.serve import LOOPBACK, create_app, embedded, load_config
+
+
+def write(folder: Path, text: str, name: str = "service.toml") -> Path:
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def plan(service, person=JOHN) -> list[tuple[str, object]]:
+    best = service.explainer.explain(person, k=service.k).best
+    return [(a.feature, a.after) for a in best.direct_actions] if best else []
+
+
+def test_the_embedded_example_is_john_s_loan_on_loopback() -> None:
+    service = embedded()
+    assert (service.host, service.port, service.title, service.k) == (LOOPBACK, 8000, "loan", 3)
+    assert service.example == JOHN and plan(service) == [("debt", "none"), ("bank_balance", 60000)]
+
+
+def test_a_file_names_the_data_rules_knowledge_defaults_and_limits(tmp_path: Path) -> None:
+    (tmp_path / "rules.json").write_text(decision_rules(load("loan", split="default")).to_json(), encoding="utf-8")
+    (tmp_path / "plain.causal").write_text("credit_score: numeric [300, 850], consequence-only\n", encoding="utf-8")  # no way to lift the score
+    config = write(
+        tmp_path,
+        '[explainer]\ndataset = "loan"\nrules = "rules.json"\ncausal = "plain.causal"\nnorm = "l2"\nk = 2\n'
+        '[service]\ntitle = "Loans"\nmax_k = 4\ntimeout_seconds = 2.5\nthreads = 3\nport = 8123\n'
+        '[example]\ndebt = "none"\nbank_balance = 1000\ncredit_score = 700\n',
+    )
+    service = load_config(config)
+    assert (service.title, service.k, service.port, service.host) == ("Loans", 2, 8123, LOOPBACK)
+    assert (service.limits.max_k, service.limits.timeout_seconds, service.limits.threads) == (4, 2.5, 3)
+    assert service.example == {"debt": "none", "bank_balance": 1000, "credit_score": 700}
+    assert service.explainer.run_record().norm == "l2"
+    assert service.explainer.explain(JOHN).status == "no_counterfactual"  # the file's knowledge, not the shipped one
+
+
+def test_a_saved_explainer_serves_the_same_answers(tmp_path: Path) -> None:
+    _, fitted = fitted_explainer("loan")
+    fitted.save(tmp_path / "loan.json")
+    service = load_config(write(tmp_path, '[explainer]\nsaved = "loan.json"\nk = 1\n[example]\ndebt = "over_10000"\nbank_balance = 1\ncredit_score = 300\n'))
+    assert service.title == "loan" and service.explainer.explain(JOHN).to_dict(timing=False) == fitted.explain(JOHN).to_dict(timing=False)
+    create_app(service)
+
+
+def test_a_black_box_from_a_skops_file(tmp_path: Path) -> None:
+    skops_io = pytest.importorskip("skops.io")
+    from sklearn.compose import make_column_transformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+    from sklearn.tree import DecisionTreeClassifier
+
+    ds = load("loan", split="default")
+    encode = make_column_transformer((OneHotEncoder(), ["debt"]), remainder="passthrough")
+    model = make_pipeline(encode, DecisionTreeClassifier(max_depth=3, random_state=0)).fit(ds.X_train, ds.y_train)
+    skops_io.dump(model, tmp_path / "tree.skops")
+    service = load_config(write(tmp_path, '[explainer]\ndataset = "loan"\nmodel = "tree.skops"\ntrusted_types = ["sklearn.tree._tree.Tree"]\n'))
+    assert service.explainer.black_box_ is not None and service.explainer.explain(JOHN).status == "refused"
+    schema = create_app(service).openapi()["components"]["schemas"]["Applicant"]
+    assert set(schema["required"]) == set(JOHN)  # a black box reads every column
+    service.explainer.save(tmp_path / "explainer.json", model_file=tmp_path / "tree.skops")  # one's own model, as the README serves it
+    saved = load_config(write(tmp_path, '[explainer]\nsaved = "explainer.json"\nmodel = "tree.skops"\ntrusted_types = ["sklearn.tree._tree.Tree"]\n'))
+    assert saved.explainer.explain(JOHN).to_dict(timing=False) == service.explainer.explain(JOHN).to_dict(timing=False)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[explainer]\ndataset = "loan"\n[server]\nport = 1\n', "unknown table(s) ['server']"),
+        ('[explainer]\ndataset = "loan"\nmodle = "m.skops"\n', "[explainer] has an unknown key 'modle'"),
+        ('[explainer]\ndataset = "loan"\nk = "3"\n', "[explainer] k is '3', which is not a whole number"),
+        ('[explainer]\ndataset = "loan"\nk = 11\n', "k must be a whole number from 1 to max_k = 10"),
+        ('[explainer]\ndataset = "loan"\n[service]\ntimeout_seconds = 0\n', "timeout_seconds must be a number of seconds above 0"),
+        ('[explainer]\ndataset = "loan"\n[service]\nthreads = true\n', "[service] threads is True"),
+        ("[explainer]\n", "needs either dataset = NAME"),
+        ('[explainer]\ndataset = "loan"\nsaved = "x.json"\n', "not both"),
+        ('[explainer]\nsaved = "x.json"\nmode = "none"\n', "['mode'] are fixed in the saved explainer"),
+        ('[explainer]\ndataset = "loan"\nmodel = "missing.skops"\n', "missing.skops: no such model file"),
+        ('[explainer]\ndataset = "loan"\ntrusted_types = [1]\n', "trusted_types must list type names as text"),
+        ('[explainer]\ndataset = "loan"\nmodel = "m.pkl"\nrules = "r.json"\n', "not both"),
+        ("[explainer\n", "not TOML"),
+    ],
+)
+def test_a_bad_file_is_named_with_its_table_and_key(tmp_path: Path, text: str, message: str) -> None:
+    config = write(tmp_path, text)
+    with pytest.raises(InputError) as refused:
+        load_config(config)
+    assert str(refused.value).startswith(str(config)) and message in str(refused.value)
+
+
+def test_a_bad_example_stops_the_start(tmp_path: Path) -> None:
+    service = load_config(write(tmp_path, '[explainer]\ndataset = "loan"\n[example]\ndebt = "lots"\nbank_balance = 1\ncredit_score = 600\n'))
+    with pytest.raises(InputError, match=r"\[example\] is not an applicant this explainer takes: debt: Input should be 'none'"):
+        create_app(service)
+
+
+def test_the_command_says_what_is_wrong_and_exits_2(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["serve", "--config", str(write(tmp_path, '[explainer]\ndataset = "loan"\nk = 0\n'))])
+    assert result.exit_code == 2 and "k must be a whole number from 1 to max_k = 10" in result.output
+    assert CliRunner().invoke(app, ["serve", "--config", str(tmp_path / "none.toml")]).exit_code == 2
