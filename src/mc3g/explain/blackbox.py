@@ -83,8 +83,10 @@ class BlackBox:
     # -- rows as the model knows them ----------------------------------------------------------
     def frame(self, rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
         """Rows as the model saw its data: its columns, in its order, with its dtypes."""
+        names = set(self.columns)
         for row in rows:
-            self.check_columns(row)
+            if row.keys() != names:
+                self.check_columns(row)
         return typed_frame(rows, self.dtypes)
 
     def check_columns(self, row: Mapping[str, Any]) -> None:
@@ -99,15 +101,30 @@ class BlackBox:
 
 def typed_frame(rows: Sequence[Mapping[str, Any]] | Sequence[Sequence[Any]], dtypes: Mapping[str, Any]) -> pd.DataFrame:
     """Rows (mappings, or lists in column order) as a frame of the training columns, each column
-    cast to its training dtype where its values fit (otherwise the values stay as they are, and
-    the model decides what to make of them)."""
-    frame = pd.DataFrame(list(rows), columns=list(dtypes))
-    for column, dtype in dtypes.items():
-        try:
-            frame[column] = frame[column].astype(dtype)
-        except (TypeError, ValueError):
-            pass
-    return frame
+    built with its training dtype where its values fit (otherwise the values stay as they are, and
+    the model decides what to make of them).  Built column by column: the model is asked often,
+    and a frame of records cast afterwards costs more than the model's own ``predict``."""
+    names = list(dtypes)
+    rows = list(rows)
+    if rows and isinstance(rows[0], Mapping):
+        values = [[r.get(c, np.nan) for r in rows] for c in names]  # type: ignore[union-attr]
+    else:
+        values = [list(column) for column in zip(*rows)] if rows else [[] for _ in names]
+    return pd.DataFrame({c: _column(v, dtypes[c]) for c, v in zip(names, values)}, columns=names)
+
+
+def _column(values: list[Any], dtype: Any) -> np.ndarray | pd.Series:
+    """``values`` as a column of ``dtype`` when they fit it (numbers of an integer column must be
+    whole), else as they are."""
+    if isinstance(dtype, np.dtype) and dtype.kind in "biuf":
+        column = np.asarray(values)
+        if column.dtype.kind in "biuf" and (dtype.kind not in "iu" or column.dtype.kind != "f" or bool(np.all(np.mod(column, 1) == 0))):
+            return column.astype(dtype)
+        return pd.Series(values)
+    try:
+        return pd.Series(values, dtype=dtype)
+    except (TypeError, ValueError):
+        return pd.Series(values)
 
 
 def label_text(value: Any) -> str:
