@@ -19,6 +19,7 @@ from mc3g.cli import app
 from mc3g.datasets import load
 from mc3g.datasets.loan import JOHN
 from mc3g.exceptions import BlackBoxError, InputError
+from mc3g.explain import typed_frame
 from mc3g.reference import reference
 
 
@@ -135,6 +136,15 @@ def test_what_the_model_answers_is_checked(loan, answer, message) -> None:
     model.fitted = True
     with pytest.raises(BlackBoxError, match=message):
         explainer.explain(JOHN)
+
+
+def test_rows_reach_the_model_in_its_training_dtypes_and_values_that_do_not_fit_stay_as_they_are() -> None:
+    dtypes = {"age": np.dtype("int64"), "income": np.dtype("float64"), "job": np.dtype("O")}
+    frame = typed_frame([{"age": 30.0, "income": 5, "job": "clerk"}, {"age": 41, "income": 2.5, "job": "smith"}], dtypes)
+    assert frame.dtypes.tolist() == list(dtypes.values()) and frame["age"].tolist() == [30, 41] and frame["income"].tolist() == [5.0, 2.5]
+    assert typed_frame([[30.5, 1.0, "clerk"]], dtypes)["age"].tolist() == [30.5]  # not cut to 30
+    assert typed_frame([{"age": "thirty", "income": 1.0, "job": "clerk"}], dtypes)["age"].tolist() == ["thirty"]
+    assert typed_frame([], dtypes).columns.tolist() == list(dtypes) and len(typed_frame([], dtypes)) == 0
 
 
 def test_labels_in_a_column_or_of_another_type_are_read_as_text(loan) -> None:
