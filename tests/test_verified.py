@@ -140,6 +140,29 @@ def test_when_the_search_stops_the_answer_says_how_far_it_went() -> None:
     )
 
 
+def test_a_person_the_search_leaves_short_gets_a_last_draw_around_them() -> None:
+    """Once fitted, the model accepts only x >= 18 with y == 0, two changes its surrogate never
+    learned; the search stops at its budget, and the rows drawn last hold the way out."""
+
+    def model(frame: pd.DataFrame) -> np.ndarray:
+        accepted = (frame["x"] >= 18) & (frame["y"] == 0) if model.fitted else (frame["x"] >= 10) & (frame["y"] >= 5)
+        return np.where(accepted, "yes", "no")
+
+    model.fitted = False
+    explainer = MC3G(model, desired_class="yes", k=1, max_states=30, refine=0).fit(TRAIN)
+    model.fitted = True
+    person = {"x": 5, "y": 2, "c": "b"}
+    answer = explainer.explain(person)
+    assert answer.status == "refused" and answer.run.judged_by_model <= 30
+    (option,) = answer
+    assert option.values["x"] >= 18 and option.values["y"] == 0
+    without = MC3G(model, desired_class="yes", k=1, max_states=30, refine=0, local=False)
+    model.fitted = False
+    without.fit(TRAIN)
+    model.fitted = True
+    assert without.explain(person).status == "no_counterfactual"
+
+
 def test_refinement_keeps_a_round_only_when_it_agrees_better_near_refused_people() -> None:
     model = _model(12, 6, "b", band=True)
     first = MC3G(model, desired_class="yes", refine=0).fit(TRAIN)

@@ -18,11 +18,13 @@ states read are the answer.  Where they do not, this search does more, each part
 - **Boundaries on the model.**  A numeric action the model accepts is sectioned back to the
   model's own boundary (:mod:`.boundary`), and the values found join the candidates of a last
   exact search.
+- **A last draw.**  A person left with fewer than K options gets ``LAST_DRAW`` rows drawn around
+  them, as DiCE random draws, judged in one last call.
 - **Every accepted row counts.**  The rows the model accepted outside the search are priced
   under the knowledge and merged into the answer; a state dearer than the K-th of them is not
   read at all.
 - **Budget.**  The model judges at most ``max_states`` states per person (the person, the
-  single changes, the points sectioned and the steps aside); when it stops, the answer says why.
+  single changes, the points sectioned, the last draw and the steps aside); when it stops, the answer says why.
 
 The model is never asked twice about the same values (:class:`Verdicts`).  What is exact: the
 answer is the K least-cost states the model accepts among those the last rules let through in the
@@ -33,6 +35,7 @@ last candidate space, read in exact cost order, and the rows the model was seen 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,8 +51,10 @@ BATCH = 1024  # states the model is asked about at once, at most, for one person
 PATIENCE = 48  # states the model may reject before the rules are learned again near the person
 LOCAL_ROUNDS = 3  # local rules learned at most, each with the counterexamples of the last
 SAMPLES = 200  # rows drawn around the person for the local rules
+LAST_DRAW = 1000  # rows drawn around a person left with fewer than K options, judged in one last call
 READ = 10  # states the solver hands out per search, at most, in max_states: the rest are not shown to the model
 KEPT = 64  # rows the model accepted outside the search that are priced for the answer
+PER_SET = 4  # of those, rows changing the same set of features, under distinct
 
 Row = dict[str, Any]
 Asking = Generator[list[Row], list[bool], Any]
@@ -208,12 +213,18 @@ class Hunt:
             # let through: learn rules near the person (and keep the global answer if it has more).
             near = yield from self._local()
             outcome = near if outcome is None or (near is not None and len(near.found) >= len(outcome.found)) else outcome
-        if outcome is None:  # the model accepts no row near the person: nothing to learn from
-            outcome = yield from self._phase(e, instance, e.decision if firing else [], None, "global" if firing else "none")
-        if outcome.stopped == STALLED:
-            outcome.stopped = BUDGET
+        if outcome is None or outcome.stopped == STALLED:
+            # The model accepts no row near the person (nothing to learn from), or the local rules
+            # did no better: the global rules (or none) go on to the budget, the states judged
+            # already read again without asking the model.
+            rest = yield from self._phase(e, instance, e.decision if firing else [], None, "global" if firing else "none")
+            outcome = rest if outcome is None or len(rest.found) >= len(outcome.found) else outcome
         if self.sharp:
             outcome = yield from self._sharpen(outcome, scans)
+        if local and len(outcome.found) < k and len(self._choose(self._pool(outcome)[0])) < k:
+            # Fewer than K options: one last, wider draw around the person, as DiCE random draws
+            # (the rows it accepts join the merge below when the knowledge allows them).
+            yield from self.verdicts.ask([], neighbours(e, self.row, LAST_DRAW, rng_for(self.row, e.settings.random_state)))
         return self._merge(outcome)
 
     # -- one set of rules ------------------------------------------------------------------------
@@ -302,22 +313,32 @@ class Hunt:
         """The found states together with every other row the model accepted (single changes,
         rows drawn around the person, points sectioned), priced under the causal knowledge as it
         stands: the K least-cost of them (distinct action sets under ``distinct``)."""
-        outside = self._outside()
+        pool, outside = self._pool(outcome)
         if outside:
-            outcome.outside = outside[0][0]
-        chosen = self._choose([(a.cost, 0, a.state, outcome.problem, a) for a in outcome.found] + [(a.cost, 1, a.state, p, a) for p, a in outside])
+            outcome.outside = outside
+        chosen = self._choose(pool)
         outcome.priced_in = [p for p, _ in chosen]
         outcome.found = [a for _, a in chosen]
         if len(outcome.found) == self.k:
             outcome.stopped = FOUND
         return outcome
 
+    def _pool(self, outcome: Outcome) -> tuple[list[tuple[float, int, tuple[int, ...], Problem, Assessment]], Problem | None]:
+        """The states found and the rows accepted outside the search, as :meth:`_choose` takes
+        them, and the problem that priced the latter (None when there are none)."""
+        outside = self._outside()
+        pool = [(a.cost, 0, a.state, outcome.problem, a) for a in outcome.found] + [(a.cost, 1, a.state, p, a) for p, a in outside]
+        return pool, outside[0][0] if outside else None
+
     def _outside(self) -> list[tuple[Problem, Assessment]]:
         """The rows the model accepted, priced with every feature the person may change in play
         and no decision rule (:meth:`Engine.open`), those the knowledge forbids left out; of
-        them, the ``KEPT`` cheapest by their L1 with every change counted."""
+        them, the ``KEPT`` cheapest by their L1 with every change counted (under ``distinct``, at
+        most ``PER_SET`` of each set of features changed: one set's near-copies would crowd out
+        the other sets, and only its cheapest can be an option)."""
         changes, refusals = self.verdicts.labelled()
-        accepted = sorted((c for c, refused in zip(changes, refusals) if c and not refused), key=self._rough)[:KEPT]
+        accepted = sorted((c for c, refused in zip(changes, refusals) if c and not refused), key=self._rough)
+        accepted = (_few_of_each_set(accepted, PER_SET) if self.distinct else accepted)[:KEPT]
         if not accepted:
             return []
         if self._open is None:
@@ -354,6 +375,17 @@ class Hunt:
         """A segment for each numeric direct action of ``state``."""
         changes = problem.describe(state.state)
         return [Segment(changes, n, self.row[n], changes[n], grid_step(engine, n)) for n in state.direct if problem.space[n].feature.is_numeric]
+
+
+def _few_of_each_set(rows: list[dict[str, Any]], most: int) -> list[dict[str, Any]]:
+    """``rows`` (changes) in their order, at most ``most`` of each set of features changed."""
+    counts: Counter[frozenset[str]] = Counter()
+    kept = []
+    for changes in rows:
+        counts[frozenset(changes)] += 1
+        if counts[frozenset(changes)] <= most:
+            kept.append(changes)
+    return kept
 
 
 def _state(problem: Problem, values: Mapping[str, Any]) -> tuple[int, ...] | None:
