@@ -42,14 +42,15 @@ def _brute_force(session, model, k: int, distinct: bool) -> list[float]:
     for state in itertools.product(*(range(len(f.values)) for f in problem.space.features)):
         if (a := problem.assess(tuple(state))) is not None:
             pool.append((a, {**session.row, **problem.describe(a.state)}))
-    outside = session.outside
-    for row, refused in session.judged if outside is not None else ():
-        try:
-            state = tuple(outside.space[n].index(row[n]) for n in outside.names)
-        except Exception:
-            continue
-        if not refused and (a := outside.assess(state)) is not None:
-            pool.append((a, {**session.row, **outside.describe(a.state)}))
+    for row, refused in session.judged:
+        for outside in session.outside:
+            try:
+                state = tuple(outside.space[n].index(row[n]) for n in outside.names)
+            except Exception:
+                continue
+            if not refused and (a := outside.assess(state)) is not None:
+                pool.append((a, {**session.row, **outside.describe(a.state)}))
+                break
     rows = pd.DataFrame([values for _, values in pool], columns=TRAIN.columns)
     accepted = [(a, values) for (a, values), label in zip(pool, model(rows)) if label == "yes"] if pool else []
     accepted.sort(key=lambda t: round(t[0].cost, 9))

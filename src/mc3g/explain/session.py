@@ -46,7 +46,7 @@ class Session:
         self.result: Recourse | None = None
         self.judged: list[tuple[Row, bool]] = []  # every row the model judged, and whether it refused it
         self.problem: Problem | None = None  # the last problem searched: its rules and candidate values
-        self.outside: Problem | None = None  # a black box's: where the rows the model accepted outside the search are priced
+        self.outside: tuple[Problem, ...] = ()  # a black box's: where the rows the model accepted outside the search are priced
         self._record = engine.record(k)
         self._steps = _search(engine, self.row, k, where, self)
         self._advance(None)

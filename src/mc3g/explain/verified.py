@@ -100,6 +100,10 @@ class Verdicts:
                     self.free += bool(key)
         return [self._accepted[k] for k in keys + extra]
 
+    def accepted(self) -> list[tuple]:
+        """The rows the model accepted, as their changes (keys), the person's own row aside."""
+        return [key for key, ok in self._accepted.items() if ok and key]
+
     def labelled(self) -> tuple[list[dict[str, Any]], list[bool]]:
         """Every row judged (as its changes) and whether the model refused it."""
         return [dict(k) for k in self._accepted], [not v for v in self._accepted.values()]
@@ -111,7 +115,7 @@ class Outcome:
     values per atom), the states found, why it stopped, which rules it searched (``global``,
     ``local``, or ``none``: the model alone) and how many local rule sets it learned; after the
     merge, the problem each state found is priced in (``priced_in``), and ``outside``, the
-    problem that priced the rows the model accepted outside the search."""
+    problems that priced the rows the model accepted outside the search."""
 
     engine: Engine
     problem: Problem
@@ -121,7 +125,7 @@ class Outcome:
     rules: str
     local_rounds: int = 0
     priced_in: list[Problem] = field(default_factory=list)
-    outside: Problem | None = None
+    outside: tuple[Problem, ...] = ()
 
 
 def verified(
@@ -185,6 +189,8 @@ class Hunt:
         self.sharp = engine.settings.scheme == "exact" and not engine.settings.plausible
         self._open: Engine | None = None
         self._bound = math.inf
+        self._priced: dict[tuple, tuple[Problem, Assessment] | None] = {}  # accepted rows priced, by their changes
+        self._rough: dict[tuple, float] = {}
 
     def run(self, instance: Mapping[str, Any], firing: bool) -> Asking:
         """The :class:`Outcome`, or None when the model does not refuse the person.  The first
@@ -314,8 +320,7 @@ class Hunt:
         rows drawn around the person, points sectioned), priced under the causal knowledge as it
         stands: the K least-cost of them (distinct action sets under ``distinct``)."""
         pool, outside = self._pool(outcome)
-        if outside:
-            outcome.outside = outside
+        outcome.outside = outside
         chosen = self._choose(pool)
         outcome.priced_in = [p for p, _ in chosen]
         outcome.found = [a for _, a in chosen]
@@ -323,32 +328,38 @@ class Hunt:
             outcome.stopped = FOUND
         return outcome
 
-    def _pool(self, outcome: Outcome) -> tuple[list[tuple[float, int, tuple[int, ...], Problem, Assessment]], Problem | None]:
+    def _pool(self, outcome: Outcome) -> tuple[list[tuple[float, int, tuple[int, ...], Problem, Assessment]], tuple[Problem, ...]]:
         """The states found and the rows accepted outside the search, as :meth:`_choose` takes
-        them, and the problem that priced the latter (None when there are none)."""
+        them, and the problems that priced the latter."""
         outside = self._outside()
         pool = [(a.cost, 0, a.state, outcome.problem, a) for a in outcome.found] + [(a.cost, 1, a.state, p, a) for p, a in outside]
-        return pool, outside[0][0] if outside else None
+        return pool, tuple({id(p): p for p, _ in outside}.values())
 
     def _outside(self) -> list[tuple[Problem, Assessment]]:
         """The rows the model accepted, priced with every feature the person may change in play
         and no decision rule (:meth:`Engine.open`), those the knowledge forbids left out; of
         them, the ``KEPT`` cheapest by their L1 with every change counted (under ``distinct``, at
         most ``PER_SET`` of each set of features changed: one set's near-copies would crowd out
-        the other sets, and only its cheapest can be an option)."""
-        changes, refusals = self.verdicts.labelled()
-        accepted = sorted((c for c, refused in zip(changes, refusals) if c and not refused), key=self._rough)
+        the other sets, and only its cheapest can be an option).  Each row is priced once, the
+        rows new since the last call together, in a problem of their own: a state's price does
+        not depend on the other candidates."""
+        accepted = sorted(self.verdicts.accepted(), key=self._rough_of)
         accepted = (_few_of_each_set(accepted, PER_SET) if self.distinct else accepted)[:KEPT]
-        if not accepted:
-            return []
-        if self._open is None:
-            self._open = self.engine.open()
-        engine = self._open
-        numeric = [n for n in engine.features if engine.schema.feature(n).is_numeric]
-        values = {n: sorted({c[n] for c in accepted if n in c}) for n in numeric}
-        problem = engine.problem(engine.instance(self.row), 1, [], values, observed=False)  # the grid's nearest points and the rows' own values
-        states = [s for c in accepted if (s := _state(problem, {**self.row, **c})) is not None]
-        return [(problem, a) for a in problem.assess_many(states) if a is not None]
+        new = [key for key in accepted if key not in self._priced]
+        if new:
+            if self._open is None:
+                self._open = self.engine.open()
+            engine = self._open
+            rows = [dict(key) for key in new]
+            numeric = [n for n in engine.features if engine.schema.feature(n).is_numeric]
+            values = {n: sorted({c[n] for c in rows if n in c}) for n in numeric}
+            problem = engine.problem(engine.instance(self.row), 1, [], values, observed=False)  # the grid's nearest points and the rows' own values
+            states = [_state(problem, {**self.row, **c}) for c in rows]
+            priced = iter(problem.assess_many([st for st in states if st is not None]))
+            for key, st in zip(new, states):
+                a = next(priced) if st is not None else None
+                self._priced[key] = (problem, a) if a is not None else None
+        return [pa for key in accepted if (pa := self._priced[key]) is not None]
 
     def _choose(self, pool: list[tuple[float, int, tuple[int, ...], Problem, Assessment]]) -> list[tuple[Problem, Assessment]]:
         """The k least-cost of ``pool`` (cost, source, state, problem, assessment), each row once,
@@ -362,14 +373,17 @@ class Hunt:
                 chosen[key] = (problem, a)
         return list(chosen.values())
 
-    def _rough(self, changes: Mapping[str, Any]) -> float:
-        """A row's L1 with every change counted (numbers in spreads, categories 1, weighted)."""
-        total = 0.0
-        for name, value in changes.items():
-            f = self.engine.schema.feature(name)
-            step = abs(float(value) - float(self.row[name])) / self.engine.spreads.get(name, 1.0) if f.is_numeric else 1.0
-            total += f.weight * step
-        return total
+    def _rough_of(self, key: tuple) -> float:
+        """A row's L1 with every change counted (numbers in spreads, categories 1, weighted),
+        by its changes (``key``), computed once."""
+        if key not in self._rough:
+            total = 0.0
+            for name, value in key:
+                f = self.engine.schema.feature(name)
+                step = abs(float(value) - float(self.row[name])) / self.engine.spreads.get(name, 1.0) if f.is_numeric else 1.0
+                total += f.weight * step
+            self._rough[key] = total
+        return self._rough[key]
 
     def _segments(self, engine: Engine, problem: Problem, state: Assessment) -> list[Segment]:
         """A segment for each numeric direct action of ``state``."""
