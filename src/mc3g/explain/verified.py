@@ -391,14 +391,16 @@ class Hunt:
         return [Segment(changes, n, self.row[n], changes[n], grid_step(engine, n)) for n in state.direct if problem.space[n].feature.is_numeric]
 
 
-def _few_of_each_set(rows: list[dict[str, Any]], most: int) -> list[dict[str, Any]]:
-    """``rows`` (changes) in their order, at most ``most`` of each set of features changed."""
+def _few_of_each_set(keys: list[tuple], most: int) -> list[tuple]:
+    """Rows (as their changes, :meth:`Verdicts.key`) in their order, at most ``most`` of each set
+    of features changed."""
     counts: Counter[frozenset[str]] = Counter()
     kept = []
-    for changes in rows:
-        counts[frozenset(changes)] += 1
-        if counts[frozenset(changes)] <= most:
-            kept.append(changes)
+    for key in keys:
+        features = frozenset(name for name, _ in key)
+        counts[features] += 1
+        if counts[features] <= most:
+            kept.append(key)
     return kept
 
 
