@@ -4,7 +4,8 @@ Each reference names its data set and split, the decision rules the MC3G paper p
 (``resources/NAME.rules.json``), the causal knowledge (``resources/NAME.causal``) and the
 person the paper explains.  The paper's own feature settings (sex may change, German's
 employment must) are kept apart in ``resources/NAME.paper.causal`` and join the knowledge only
-under the ``paper`` profile.  ``PAPER_TABLE2`` holds the numbers the paper published, so that
+under the ``paper`` profile; the product's (adult's capital gain may only rise) in
+``resources/NAME.product.causal``, only under ``product``.  ``PAPER_TABLE2`` holds the numbers the paper published, so that
 ``mc3g reproduce table2`` can print them beside the recomputed ones.
 """
 
@@ -32,15 +33,17 @@ def _resource(filename: str) -> bool:
     return resources.files("mc3g.resources").joinpath(filename).is_file()
 
 
-def knowledge(ds: Dataset, profile: str = "product") -> CausalModel | None:
-    """The causal knowledge shipped for ``ds``'s data set (any split), with the paper's feature
-    settings under the ``paper`` profile; None when none ships."""
+def knowledge(ds: Dataset, profile: str | None = "product") -> CausalModel | None:
+    """The causal knowledge shipped for ``ds``'s data set (any split), with the profile's own
+    feature settings laid over it (``NAME.PROFILE.causal``: the paper's experimental settings, or
+    the product's advice a lender may give; ``profile=None``: neither, the knowledge the peers of
+    Table 1 are judged by); None when none ships."""
     if not _resource(f"{ds.name}.causal"):
         return None
     model = CausalModel.parse(resource_text(f"{ds.name}.causal"), file=f"mc3g/resources/{ds.name}.causal", schema=ds.schema)
-    if known_profile(profile).name == "paper" and _resource(f"{ds.name}.paper.causal"):
-        paper = f"{ds.name}.paper.causal"
-        model = model.combined(CausalModel.parse(resource_text(paper), file=f"mc3g/resources/{paper}", schema=ds.schema))
+    settings = f"{ds.name}.{known_profile(profile).name}.causal" if profile is not None else ""
+    if settings and _resource(settings):
+        model = model.combined(CausalModel.parse(resource_text(settings), file=f"mc3g/resources/{settings}", schema=ds.schema))
     return model
 
 
@@ -120,7 +123,7 @@ class Reference:
     def data(self) -> Dataset:
         return load(self.dataset, split=self.split)
 
-    def causal(self, ds: Dataset | None = None, *, profile: str = "product") -> CausalModel:
+    def causal(self, ds: Dataset | None = None, *, profile: str | None = "product") -> CausalModel:
         return knowledge(ds or self.data(), profile) or CausalModel()
 
     def person_row(self, ds: Dataset | None = None) -> pd.Series:

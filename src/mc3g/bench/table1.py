@@ -242,7 +242,7 @@ def run_dataset(
     ds = load(dataset, split=split)
     X_train, X_test = _features(ds, ds.train), _features(ds, ds.test)
     model = black_box(ds, BLACK_BOXES[name])
-    causal = knowledge(ds) or CausalModel()  # the data's metadata with the paper's constraints and causal rules
+    causal = knowledge(ds, None) or CausalModel()  # the data's metadata with the paper's constraints and causal rules
     schema = causal.schema(ds.schema)
     refused = X_test[model.predict(X_test).astype(str) == ds.schema.unfavourable].iloc[:n_rows]
     immutable = [f.name for f in schema.features if f.immutable]

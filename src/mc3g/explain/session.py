@@ -25,7 +25,8 @@ from .engine import Engine
 from .reasons import why_none
 from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse, Step
 from .steps import Draft, order
-from .verified import BUDGET, FOUND, READ, READ_ALL, Hunt, Outcome, Verdicts, verified
+from .verdicts import Verdicts
+from .verified import BUDGET, FOUND, READ, READ_ALL, Hunt, Outcome, verified
 
 Row = dict[str, Any]
 Steps = Generator[list[Row], list[bool], Recourse]

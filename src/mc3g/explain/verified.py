@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +45,7 @@ from ..search import ActionSets, Assessment, Problem, StateStream
 from .boundary import Segment, grid_step, scan
 from .engine import Engine
 from .local import local_rules, neighbours, rng_for
+from .verdicts import Asking, Row, Verdicts
 
 WIDEST = 512  # candidate values per atom at most, when widening
 BATCH = 1024  # states the model is asked about at once, at most, for one person
@@ -56,57 +57,7 @@ READ = 10  # states the solver hands out per search, at most, in max_states: the
 KEPT = 64  # rows the model accepted outside the search that are priced for the answer
 PER_SET = 4  # of those, rows changing the same set of features, under distinct
 
-Row = dict[str, Any]
-Asking = Generator[list[Row], list[bool], Any]
-
 FOUND, EXHAUSTED, BUDGET, READ_ALL, STALLED = "found", "exhausted", "budget", "read", "stalled"
-
-
-class Verdicts:
-    """The model's verdicts on one person's rows, remembered by the changes each makes, so no
-    rows are judged twice whichever rules or candidates led to them.  ``away(rows)`` hands rows to
-    the model and returns its refusals (the driver's round trip)."""
-
-    def __init__(self, row: Row, away: Callable[[list[Row]], Asking]) -> None:
-        self.row = row
-        self.away = away
-        self.judged = 0  # rows judged by the model, the person and the rows asked for free aside
-        self.rejected = 0
-        self.free = 0  # rows asked for free: single changes, points sectioned, steps
-        self._accepted: dict[tuple, bool] = {}
-
-    def key(self, changes: Mapping[str, Any]) -> tuple:
-        return tuple(sorted((n, v) for n, v in changes.items() if v != self.row[n]))
-
-    def known(self, changes: Mapping[str, Any]) -> bool | None:
-        return self._accepted.get(self.key(changes))
-
-    def ask(self, changes: Sequence[Mapping[str, Any]], free: Sequence[Mapping[str, Any]] = ()) -> Asking:
-        """Whether the model accepts each row (``row`` with ``changes``, then with ``free``),
-        asking it only about those it has not judged, all in one call; rows of ``free`` (single
-        changes scanned, points sectioned) do not count as judged."""
-        keys = [self.key(c) for c in changes]
-        extra = [self.key(c) for c in free]
-        unknown = list(dict.fromkeys(k for k in keys + extra if k not in self._accepted))
-        counted = set(keys)
-        if unknown:
-            refusals = yield from self.away([{**self.row, **dict(k)} for k in unknown])
-            for key, refused in zip(unknown, refusals):
-                self._accepted[key] = not refused
-                if key and key in counted:
-                    self.judged += 1
-                    self.rejected += refused
-                else:
-                    self.free += bool(key)
-        return [self._accepted[k] for k in keys + extra]
-
-    def accepted(self) -> list[tuple]:
-        """The rows the model accepted, as their changes (keys), the person's own row aside."""
-        return [key for key, ok in self._accepted.items() if ok and key]
-
-    def labelled(self) -> tuple[list[dict[str, Any]], list[bool]]:
-        """Every row judged (as its changes) and whether the model refused it."""
-        return [dict(k) for k in self._accepted], [not v for v in self._accepted.values()]
 
 
 @dataclass
