@@ -35,6 +35,7 @@ class BlackBox:
     ) -> None:
         self.model = model
         self.columns = list(columns)
+        self._names = set(self.columns)  # a row whose keys are these needs no closer look
         self.dtypes = dict(dtypes)
         self.labels = tuple(labels) if labels is not None else None
         self.unfavourable = unfavourable
@@ -83,9 +84,8 @@ class BlackBox:
     # -- rows as the model knows them ----------------------------------------------------------
     def frame(self, rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
         """Rows as the model saw its data: its columns, in its order, with its dtypes."""
-        names = set(self.columns)
         for row in rows:
-            if row.keys() != names:
+            if row.keys() != self._names:
                 self.check_columns(row)
         return typed_frame(rows, self.dtypes)
 

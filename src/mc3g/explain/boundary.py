@@ -13,10 +13,9 @@ taken all the same, as every answer is judged by the model.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from fractions import Fraction
 from typing import Any
 
-from ..search import infer_step, numeric_bounds
+from ..search import decimal, infer_step, numeric_bounds
 
 FIRST, SECTION = 32, 256  # points judged at once: in the first round (often asked ahead), then in each later one
 
@@ -29,11 +28,11 @@ class Segment:
     def __init__(self, changes: Mapping[str, Any], name: str, origin: Any, end: Any, step: float, accepted: bool = True) -> None:
         self.changes, self.name = dict(changes), name
         self.best: Any = end if accepted else None
-        self.step, self.origin = _decimal(step), _decimal(origin)
+        self.step, self.origin = decimal(step), decimal(origin)
         self._whole = self.step.denominator == 1 and self.origin.denominator == 1  # whole numbers: no fractions needed
         self.sign = 1 if end > origin else -1
         self.low = 0  # grid steps from the origin to the last point known refused (or the origin)
-        self.high = int(abs(_decimal(end) - self.origin) / self.step)  # steps to the nearest point known accepted, or to the end
+        self.high = int(abs(decimal(end) - self.origin) / self.step)  # steps to the nearest point known accepted, or to the end
         self._open_end = not accepted  # the end itself is still to be judged
         self._steps: list[int] = []
         self._rounds = 0
@@ -89,8 +88,3 @@ def scan(engine: Any, row: Mapping[str, Any]) -> tuple[list[dict[str, Any]], lis
             allowed = set(feature.targets) if feature.targets is not None else None
             rows += [{name: v} for v in engine.observed.tokens[name] if v != str(original) and (allowed is None or v in allowed)]
     return rows, segments
-
-
-def _decimal(x: Any) -> Fraction:
-    """A number as the decimal it is written as, so grid points add up exactly."""
-    return Fraction(repr(float(x)))

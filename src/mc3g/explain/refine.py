@@ -46,7 +46,7 @@ def refine(engine: Engine, X: pd.DataFrame, labels: np.ndarray, surrogate: Surro
     records = X.to_dict("records")
     check_rows = _around(engine, records, checks, rng)
     check = typed_frame(check_rows, box.dtypes)
-    check_refused = np.array(box.refuses(check_rows))
+    check_refused = box.labels_of(check) == engine.unfavourable
     other = next(label for label in box.labels if label != engine.unfavourable)
 
     def near(candidate: Engine) -> float:
@@ -59,12 +59,13 @@ def refine(engine: Engine, X: pd.DataFrame, labels: np.ndarray, surrogate: Surro
     done = wrong = 0
     for _ in range(rounds):
         rows = _around(engine, records, _pick(pool, PROBES, rng), rng)
-        refusals = box.refuses(rows)
-        mistakes = int(np.sum(engine.refuses(typed_frame(rows, box.dtypes)) != np.array(refusals, dtype=bool)))
+        frame = typed_frame(rows, box.dtypes)  # built once: the model and the rules both read it
+        refusals = box.labels_of(frame) == engine.unfavourable
+        mistakes = int(np.sum(engine.refuses(frame) != refusals))
         if not mistakes:
             break
         drawn += rows
-        verdicts += refusals
+        verdicts += refusals.tolist()
         candidate = learn((typed_frame(drawn, box.dtypes), np.array([engine.unfavourable if v else other for v in verdicts], dtype=object)))
         refined = engine.with_rules(candidate.rules, candidate.fidelity)
         agreement = near(refined)

@@ -114,7 +114,7 @@ def infer_step(values: Iterable[float]) -> float:
     return 1e-6
 
 
-def _decimal(x: float) -> Fraction:
+def decimal(x: float) -> Fraction:
     """A number as the decimal it was written as (its shortest repr): 0.1 is 1/10, not the binary
     fraction nearest to it.  The grid is computed in these exact terms, so a threshold that sits on
     a grid point is found on it, however many steps from zero it is."""
@@ -122,12 +122,12 @@ def _decimal(x: float) -> Fraction:
 
 
 def _units(x: float, step: float) -> Fraction:
-    return _decimal(x) / _decimal(step)
+    return decimal(x) / decimal(step)
 
 
 def _grid_value(k: int, step: float) -> float | int:
     """Grid point ``k`` as a number: the float nearest the exact decimal (an int for whole steps)."""
-    v = k * _decimal(step)
+    v = k * decimal(step)
     return int(v) if v.denominator == 1 and float(step).is_integer() else float(v)
 
 
