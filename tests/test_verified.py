@@ -198,3 +198,22 @@ def test_n_jobs_splits_a_small_batch_among_the_processes() -> None:
     assert [len(c) for c in chunks(list(range(10)), 2)] == [5, 5]
     assert [len(c) for c in chunks(list(range(100)), 2)] == [32, 32, 32, 4]
     assert [len(c) for c in chunks(list(range(3)), 4)] == [1, 1, 1]
+
+
+def test_a_single_change_dearer_than_the_options_known_is_not_sectioned() -> None:
+    """The model accepts x >= 300 or y >= 900 (both spread alike): once x's boundary is found,
+    raising y costs more wherever its boundary lies, so y is judged only in the first question."""
+    rng = np.random.default_rng(1)
+    train = pd.DataFrame({"x": rng.integers(0, 1001, 400), "y": rng.integers(0, 1001, 400)})
+    calls: list[pd.DataFrame] = []
+
+    def model(frame: pd.DataFrame) -> np.ndarray:
+        calls.append(frame)
+        return np.where((frame["x"] >= 300) | (frame["y"] >= 900), "yes", "no")
+
+    explainer = MC3G(model, desired_class="yes", k=1, refine=0, local=False).fit(train)
+    calls.clear()
+    answer = explainer.explain({"x": 0, "y": 0})
+    assert [cf.values["x"] for cf in answer] == [300]
+    later = pd.concat(calls[1:])  # after the first question
+    assert ((later["x"] > 0) & (later["y"] == 0)).sum() > 0 and not ((later["x"] == 0) & (later["y"] > 0)).any()

@@ -55,6 +55,10 @@ class Segment:
             self._steps = sorted({self.low + 1 + (i * (inside - 1)) // (n - 1) for i in range(n)})
         return [self._value(s) for s in self._steps]
 
+    def nearest(self) -> int | float:
+        """The point nearest the origin that may still be the boundary: one step past the last refused."""
+        return self._value(self.low + 1)
+
     def narrow(self, accepted: list[bool]) -> None:
         """Take the model's verdicts on the last :meth:`points`."""
         yes = [s for s, ok in zip(self._steps, accepted) if ok]

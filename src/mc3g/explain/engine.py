@@ -200,7 +200,7 @@ class Engine:
 
     def firing(self, instance: Mapping[str, Any]) -> list[Rule]:
         """The decision rules that cover the person."""
-        person = Table.from_frame(pd.DataFrame([instance]))
+        person = Table.from_frame(instance)
         return [r for r in self.decision if r.covers(person)[0]]
 
     def problem(

@@ -13,11 +13,14 @@ Asking = Generator[list[Row], list[bool], Any]
 class Verdicts:
     """The model's verdicts on one person's rows, remembered by the changes each makes, so no
     rows are judged twice whichever rules or candidates led to them.  ``away(rows)`` hands rows to
-    the model and returns its refusals (the driver's round trip)."""
+    the model and returns its refusals (the driver's round trip); ``along()``, when set, gives
+    rows to ask for free with whatever the model is next asked (a search waiting on its own
+    verdicts need not cost a call of its own)."""
 
     def __init__(self, row: Row, away: Callable[[list[Row]], Asking]) -> None:
         self.row = row
         self.away = away
+        self.along: Callable[[], list[Row]] | None = None
         self.judged = 0  # rows judged by the model, the person and the rows asked for free aside
         self.rejected = 0
         self.free = 0  # rows asked for free: single changes, points sectioned, steps
@@ -31,12 +34,14 @@ class Verdicts:
 
     def ask(self, changes: Sequence[Mapping[str, Any]], free: Sequence[Mapping[str, Any]] = ()) -> Asking:
         """Whether the model accepts each row (``row`` with ``changes``, then with ``free``),
-        asking it only about those it has not judged, all in one call; rows of ``free`` (single
-        changes scanned, points sectioned) do not count as judged."""
+        asking it only about those it has not judged, all in one call (with the rows ``along``
+        gives); rows of ``free`` (single changes scanned, points sectioned) do not count as judged."""
         keys = [self.key(c) for c in changes]
         extra = [self.key(c) for c in free]
         unknown = list(dict.fromkeys(k for k in keys + extra if k not in self._accepted))
         counted = set(keys)
+        if unknown and self.along is not None:
+            unknown = list(dict.fromkeys(unknown + [k for k in map(self.key, self.along()) if k not in self._accepted]))
         if unknown:
             refusals = yield from self.away([{**self.row, **dict(k)} for k in unknown])
             for key, refused in zip(unknown, refusals):

@@ -142,6 +142,7 @@ class Hunt:
         self._bound = math.inf
         self._priced: dict[tuple, tuple[Problem, Assessment] | None] = {}  # accepted rows priced, by their changes
         self._rough: dict[tuple, float] = {}
+        self._scans: list[Segment] = []  # the person's single numeric changes, sectioned along with every call
 
     def run(self, instance: Mapping[str, Any], firing: bool) -> Asking:
         """The :class:`Outcome`, or None when the model does not refuse the person.  The first
@@ -162,6 +163,8 @@ class Hunt:
         if accepted[0]:
             return None
         self._bounded()
+        self._scans = scans
+        self.verdicts.along = self._ride
         outcome = None
         if problem is not None:
             outcome = yield from self._phase(e, instance, e.decision, PATIENCE if local else None, "global", (problem, stream, first))
@@ -177,7 +180,7 @@ class Hunt:
             rest = yield from self._phase(e, instance, e.decision if firing else [], None, "global" if firing else "none")
             outcome = rest if outcome is None or len(rest.found) >= len(outcome.found) else outcome
         if self.sharp:
-            outcome = yield from self._sharpen(outcome, scans)
+            outcome = yield from self._sharpen(outcome)
         if local and len(outcome.found) < k and len(self._choose(self._pool(outcome)[0])) < k:
             # Fewer than K options: one last, wider draw around the person, as DiCE random draws
             # (the rows it accepts join the merge below when the knowledge allows them).
@@ -211,8 +214,8 @@ class Hunt:
     def _bounded(self) -> None:
         """The cost of the k-th option among the rows the model accepted outside the search so
         far (infinite when there are fewer): no state dearer than it can be in the answer.  Found
-        after the first question and after the rows drawn for local rules; what is judged later
-        only lowers it, so it stays a bound."""
+        after the first question, after the rows drawn for local rules and before every later
+        call; what is judged later only lowers it, so it stays a bound."""
         chosen = self._choose([(a.cost, 1, a.state, p, a) for p, a in self._outside()])
         self._bound = chosen[-1][1].cost if len(chosen) == self.k else math.inf
 
@@ -243,17 +246,42 @@ class Hunt:
         return neighbours(self.engine, self.row, n, rng_for(self.row, self.engine.settings.random_state)) if n > 0 else []
 
     # -- boundaries on the model -------------------------------------------------------------------
-    def _sharpen(self, outcome: Outcome, scans: list[Segment]) -> Asking:
-        """The found states' numeric actions, and the person's single numeric changes, sectioned
-        back to the model's boundary; the found states' boundaries join the candidates and the
-        search runs again (its answer is kept when it finds as many states, each then no dearer
-        than before)."""
+    def _ride(self) -> list[Row]:
+        """The next points of the person's single numeric changes, asked along with the model's
+        next call, once the last ones are judged; a change whose nearest point left costs more
+        than K options already known is not sectioned further (it cannot be one)."""
+        self._bounded()
+        rows: list[Row] = []
+        for s in self._scans:
+            while (points := s.points()) and not self._beyond(s):
+                known = [self.verdicts.known(s.row(p)) for p in points]
+                if None in known:
+                    rows += [s.row(p) for p in points]
+                    break
+                s.narrow(known)  # type: ignore[arg-type]
+        return rows
+
+    def _beyond(self, s: Segment) -> bool:
+        """Whether the single change ``s`` costs more than the K-th option known wherever its
+        boundary lies (the price of one feature's change grows with its size)."""
+        e = self.engine
+        delta = abs(float(s.nearest()) - float(s.origin)) / e.spreads.get(s.name, 1.0)
+        distance = e.settings.distance
+        return distance.total(distance.term(delta, e.schema.feature(s.name).weight)) > self._bound + 1e-9
+
+    def _sharpen(self, outcome: Outcome) -> Asking:
+        """The found states' numeric actions sectioned back to the model's boundary (and the
+        person's single numeric changes to theirs, along); the found states' boundaries join the
+        candidates and the search runs again (its answer is kept when it finds as many states,
+        each then no dearer than before)."""
         problem, engine = outcome.problem, outcome.engine
         segments = [s for state in outcome.found for s in self._segments(engine, problem, state)]
-        while asked := [(s, p) for s in segments + scans for p in s.points()]:
+        while asked := [(s, p) for s in segments for p in s.points()]:
             accepted = yield from self.verdicts.ask([], [s.row(p) for s, p in asked])
-            for s in segments + scans:
+            for s in segments:
                 s.narrow([ok for (t, _), ok in zip(asked, accepted) if t is s])
+        while rows := self._ride():
+            yield from self.verdicts.ask([], rows)
         extra: dict[str, list[Any]] = {}
         for s in segments:
             if s.best != s.changes[s.name]:

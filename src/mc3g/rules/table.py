@@ -148,8 +148,11 @@ class Table(Mapping[str, Column]):
             return cls({str(k): Column.from_values(np.array([v], dtype=object)) for k, v in frame.items()})
         columns = {}
         for name, values in frame.items():
-            arr = values if isinstance(values, (pd.Series, np.ndarray, list, tuple)) else [values]
-            columns[str(name)] = Column.from_values(np.asarray(arr, dtype=None if not isinstance(arr, list) else object))
+            if isinstance(values, (pd.Series, np.ndarray, list, tuple)):
+                columns[str(name)] = Column.from_values(np.asarray(values, dtype=None if not isinstance(values, list) else object))
+            else:  # one row's cell: a number keeps a numeric column (no parsing of text per literal)
+                number = isinstance(values, (int, float, np.integer, np.floating)) and not isinstance(values, (bool, np.bool_))
+                columns[str(name)] = Column(np.array([values], dtype=None if number else object))
         return cls(columns)
 
     def __getitem__(self, name: str) -> Column:
