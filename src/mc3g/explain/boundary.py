@@ -35,6 +35,7 @@ class Segment:
         self.high = int(abs(decimal(end) - self.origin) / self.step)  # steps to the nearest point known accepted, or to the end
         self._open_end = not accepted  # the end itself is still to be judged
         self._steps: list[int] = []
+        self._points: list[int | float] | None = None  # the next points, until they are judged
         self._rounds = 0
 
     def _value(self, steps: int) -> int | float:
@@ -45,6 +46,8 @@ class Segment:
 
     def points(self) -> list[int | float]:
         """The points to judge next (none: the boundary is found, or nothing was accepted)."""
+        if self._points is not None:
+            return self._points
         if self._rounds and self.best is None:
             return []
         top = self.high + 1 if self._open_end else self.high  # exclusive
@@ -53,7 +56,8 @@ class Segment:
             self._steps = list(range(self.low + 1, top))
         else:
             self._steps = sorted({self.low + 1 + (i * (inside - 1)) // (n - 1) for i in range(n)})
-        return [self._value(s) for s in self._steps]
+        self._points = [self._value(s) for s in self._steps]
+        return self._points
 
     def nearest(self) -> int | float:
         """The point nearest the origin that may still be the boundary: one step past the last refused."""
@@ -66,7 +70,7 @@ class Segment:
             self.high, self._open_end = min(yes), False
             self.best = self._value(self.high)
         self.low = max((s for s, ok in zip(self._steps, accepted) if not ok and s < self.high), default=self.low)
-        self._steps = []
+        self._steps, self._points = [], None
         self._rounds += 1
 
     def row(self, value: Any) -> dict[str, Any]:

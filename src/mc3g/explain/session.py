@@ -120,7 +120,7 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
         outcome: Outcome | None = Outcome(engine, problem, k, found, FOUND, "given", priced_in=[problem] * len(found)) if firing else None
     else:
         verdicts = Verdicts(row, clock.away)
-        outcome = yield from Hunt(engine, row, k, verdicts).run(instance, bool(firing))
+        outcome = yield from Hunt(engine, row, k, verdicts, lambda p, a: [d.values for d in drafts_of(engine, row, p, a)[1]]).run(instance, bool(firing))
     if outcome is None:
         reason = f"the decision for this person is not {engine.unfavourable!r}, so it is already favourable."
         return Recourse(row, NOT_REFUSED, reasons=(reason,), run=record)
@@ -135,8 +135,8 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
     if not found:
         reasons = tuple(why_none(problem)) if verdicts is None or not verdicts.rejected else (_unanswered(engine, outcome, verdicts),)
         return Recourse(row, NO_COUNTERFACTUAL, reasons=reasons, decision=decision, run=record)
-    options = [changes_of(engine, row, p, a) for p, a in zip(outcome.priced_in, found)]
-    drafts = [order(p, a, [d.feature for d in cf.direct_actions]) for p, a, cf in zip(outcome.priced_in, found, options)]
+    drafted = [drafts_of(engine, row, p, a) for p, a in zip(outcome.priced_in, found)]
+    options, drafts = [option for option, _ in drafted], [steps for _, steps in drafted]
     if verdicts is not None:
         refusals = iter([not ok for ok in (yield from verdicts.ask([], [draft.values for steps in drafts for draft in steps]))])
     else:
@@ -161,6 +161,12 @@ def _step(option: Counterfactual, draft: Draft, refused: bool) -> Step:
     direct = {a.feature: a for a in option.direct_actions}
     caused = {c.feature: c for c in option.caused_changes}
     return Step(tuple(direct[n] for n in draft.actions), tuple(caused[n] for n in draft.caused), draft.values, refused)
+
+
+def drafts_of(engine: Engine, row: Row, problem: Problem, found: Assessment) -> tuple[Counterfactual, list[Draft]]:
+    """A priced state as the person reads it, and its steps."""
+    option = changes_of(engine, row, problem, found)
+    return option, order(problem, found, [d.feature for d in option.direct_actions])
 
 
 def changes_of(engine: Engine, row: Row, problem: Problem, found: Assessment) -> Counterfactual:

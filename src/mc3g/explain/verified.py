@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,8 +133,8 @@ def verified(
 class Hunt:
     """The search for one person (``row``, refused or not) with ``engine``'s black box."""
 
-    def __init__(self, engine: Engine, row: Row, k: int, verdicts: Verdicts) -> None:
-        self.engine, self.row, self.k, self.verdicts = engine, row, k, verdicts
+    def __init__(self, engine: Engine, row: Row, k: int, verdicts: Verdicts, steps: Callable[[Problem, Assessment], list[Row]] | None = None) -> None:
+        self.engine, self.row, self.k, self.verdicts, self.steps = engine, row, k, verdicts, steps
         self.budget = engine.settings.max_states
         self.distinct = engine.settings.distinct
         self.sharp = engine.settings.scheme == "exact" and not engine.settings.plausible
@@ -143,6 +143,8 @@ class Hunt:
         self._priced: dict[tuple, tuple[Problem, Assessment] | None] = {}  # accepted rows priced, by their changes
         self._rough: dict[tuple, float] = {}
         self._scans: list[Segment] = []  # the person's single numeric changes, sectioned along with every call
+        self._chosen: list[tuple[Problem, Assessment]] = []  # the K options among the rows accepted, when last bounded
+        self._steps: dict[tuple, list[Row]] = {}  # their steps, by their changes
 
     def run(self, instance: Mapping[str, Any], firing: bool) -> Asking:
         """The :class:`Outcome`, or None when the model does not refuse the person.  The first
@@ -214,9 +216,10 @@ class Hunt:
     def _bounded(self) -> None:
         """The cost of the k-th option among the rows the model accepted outside the search so
         far (infinite when there are fewer): no state dearer than it can be in the answer.  Found
-        after the first question, after the rows drawn for local rules and before every later
-        call; what is judged later only lowers it, so it stays a bound."""
-        chosen = self._choose([(a.cost, 1, a.state, p, a) for p, a in self._outside()])
+        after the first question, after the rows drawn for local rules and before each round of
+        the single changes' last sectioning; what is judged later only lowers it, so it stays a
+        bound."""
+        self._chosen = chosen = self._choose([(a.cost, 1, a.state, p, a) for p, a in self._outside()])
         self._bound = chosen[-1][1].cost if len(chosen) == self.k else math.inf
 
     # -- local rules -------------------------------------------------------------------------------
@@ -247,15 +250,28 @@ class Hunt:
 
     # -- boundaries on the model -------------------------------------------------------------------
     def _ride(self) -> list[Row]:
-        """The next points of the person's single numeric changes, asked along with the model's
-        next call, once the last ones are judged; a change whose nearest point left costs more
-        than K options already known is not sectioned further (it cannot be one)."""
-        self._bounded()
+        """Rows asked along with the model's next call: the steps of the K options known (often
+        the answer's: its steps then need no call of their own), and the single changes' next
+        points (:meth:`_scanned`)."""
+        rows: list[Row] = []
+        if self.steps is not None:
+            for problem, a in self._chosen:
+                key = self.verdicts.key(problem.describe(a.state))
+                if key not in self._steps:
+                    self._steps[key] = self.steps(problem, a)
+                rows += [r for r in self._steps[key] if self.verdicts.known(r) is None]
+        return rows + self._scanned()
+
+    def _scanned(self) -> list[Row]:
+        """The next points of the person's single numeric changes, once the last ones are
+        judged; a change whose nearest point left costs more than the K-th option known
+        (:meth:`_bounded`) is not sectioned further (it cannot be one)."""
         rows: list[Row] = []
         for s in self._scans:
             while (points := s.points()) and not self._beyond(s):
-                known = [self.verdicts.known(s.row(p)) for p in points]
-                if None in known:
+                # A segment's points are asked together: its last one unjudged, they all are.
+                known = [] if self.verdicts.known(s.row(points[-1])) is None else [self.verdicts.known(s.row(p)) for p in points]
+                if not known or None in known:
                     rows += [s.row(p) for p in points]
                     break
                 s.narrow(known)  # type: ignore[arg-type]
@@ -276,12 +292,15 @@ class Hunt:
         each then no dearer than before)."""
         problem, engine = outcome.problem, outcome.engine
         segments = [s for state in outcome.found for s in self._segments(engine, problem, state)]
+        self._bounded()  # before each round: the options known (whose steps ride along) and the bound
         while asked := [(s, p) for s in segments for p in s.points()]:
             accepted = yield from self.verdicts.ask([], [s.row(p) for s, p in asked])
             for s in segments:
                 s.narrow([ok for (t, _), ok in zip(asked, accepted) if t is s])
-        while rows := self._ride():
+            self._bounded()
+        while rows := self._scanned():
             yield from self.verdicts.ask([], rows)
+            self._bounded()
         extra: dict[str, list[Any]] = {}
         for s in segments:
             if s.best != s.changes[s.name]:
