@@ -69,6 +69,8 @@ def test_the_profile_decides_distinct_options_unless_told(adult) -> None:
 def test_the_papers_feature_settings_join_the_knowledge_only_under_paper(adult) -> None:
     product, paper = knowledge(adult), knowledge(adult, "paper")
     assert "sex" not in product.features and paper.features["sex"] == {"immutable": False}
+    # No advice to take a capital loss, nor to change the census's sampling weight.
+    assert product.features == {"capital_gain": {"direction": "increase"}, "fnlwgt": {"immutable": True}}
     assert paper.features["education_num"] == {"direction": "any"}
     assert (product.rules, product.constraints) == (paper.rules, paper.constraints) and product.rules
     loan = knowledge(load("loan"))  # knowledge, not an experimental setting: it holds in both profiles

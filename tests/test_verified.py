@@ -217,3 +217,37 @@ def test_a_single_change_dearer_than_the_options_known_is_not_sectioned() -> Non
     assert [cf.values["x"] for cf in answer] == [300]
     later = pd.concat(calls[1:])  # after the first question
     assert ((later["x"] > 0) & (later["y"] == 0)).sum() > 0 and not ((later["x"] == 0) & (later["y"] > 0)).any()
+
+
+def test_an_option_is_judged_without_each_of_its_actions() -> None:
+    """Once fitted, the model accepts x >= 10 with y >= 5, whatever c; its surrogate learned that c
+    must not be "a" too.  The option the rules lead to changes c for nothing."""
+
+    def model(frame: pd.DataFrame) -> np.ndarray:
+        accepted = (frame["x"] >= 10) & (frame["y"] >= 5) & ((frame["c"] != "a") | model.fitted)
+        return np.where(accepted, "yes", "no")
+
+    model.fitted = False
+    explainer = MC3G(model, desired_class="yes", k=1, refine=0, local=False).fit(TRAIN)
+    model.fitted = True
+    (option,) = explainer.explain({"x": 5, "y": 2, "c": "a"})
+    assert sorted(a.feature for a in option.direct_actions) == ["x", "y"]
+
+
+def test_the_last_draw_holds_rows_of_many_changes() -> None:
+    """Once fitted, the model accepts only people with four numbers raised together, which rows of
+    one to three changes never hold."""
+    rng = np.random.default_rng(2)
+    train = pd.DataFrame({n: rng.integers(0, 11, 300) for n in "abcde"})
+
+    def model(frame: pd.DataFrame) -> np.ndarray:
+        accepted = (frame[list("abcd")] >= 5).all(axis=1) if model.fitted else frame["a"] >= 5
+        return np.where(accepted, "yes", "no")
+
+    model.fitted = False
+    explainer = MC3G(model, desired_class="yes", k=1, max_states=30, refine=0).fit(train)
+    model.fitted = True
+    answer = explainer.explain({n: 0 for n in "abcde"})
+    assert answer.status == "refused"
+    (option,) = answer
+    assert all(option.values[n] >= 5 for n in "abcd")

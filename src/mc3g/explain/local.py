@@ -32,8 +32,8 @@ def rng_for(row: Mapping[str, Any], seed: int) -> np.random.Generator:
     return np.random.default_rng([seed, zlib.crc32(text.encode())])
 
 
-def neighbours(engine: Any, row: Mapping[str, Any], n: int, rng: np.random.Generator) -> list[dict[str, Any]]:
-    """``n`` changes around ``row`` (feature -> new value), each of one to three features of
+def neighbours(engine: Any, row: Mapping[str, Any], n: int, rng: np.random.Generator, most: int = MOST_CHANGED) -> list[dict[str, Any]]:
+    """``n`` changes around ``row`` (feature -> new value), each of one to ``most`` features of
     ``engine.varied`` set to a training value its bounds allow (numbers within range and
     direction, categories among their targets)."""
     choices: dict[str, np.ndarray] = {}
@@ -51,7 +51,7 @@ def neighbours(engine: Any, row: Mapping[str, Any], n: int, rng: np.random.Gener
     names = list(choices)
     out = []
     for _ in range(n if names else 0):
-        picked = rng.choice(len(names), size=min(int(rng.integers(1, MOST_CHANGED + 1)), len(names)), replace=False)
+        picked = rng.choice(len(names), size=min(int(rng.integers(1, most + 1)), len(names)), replace=False)
         out.append({names[i]: plain(choices[names[i]][int(rng.integers(len(choices[names[i]])))]) for i in picked})
     return out
 

@@ -25,6 +25,7 @@ class Verdicts:
         self.rejected = 0
         self.free = 0  # rows asked for free: single changes, points sectioned, steps
         self._accepted: dict[tuple, bool] = {}
+        self._along: set[tuple] = set()  # rows asked only because ``along`` gave them
 
     def key(self, changes: Mapping[str, Any]) -> tuple:
         return tuple(sorted((n, v) for n, v in changes.items() if v != self.row[n]))
@@ -41,7 +42,9 @@ class Verdicts:
         unknown = list(dict.fromkeys(k for k in keys + extra if k not in self._accepted))
         counted = set(keys)
         if unknown and self.along is not None:
-            unknown = list(dict.fromkeys(unknown + [k for k in map(self.key, self.along()) if k not in self._accepted]))
+            along = [k for k in map(self.key, self.along()) if k not in self._accepted and k not in unknown]
+            self._along.update(along)
+            unknown += list(dict.fromkeys(along))
         if unknown:
             refusals = yield from self.away([{**self.row, **dict(k)} for k in unknown])
             for key, refused in zip(unknown, refusals):
@@ -58,5 +61,7 @@ class Verdicts:
         return [key for key, ok in self._accepted.items() if ok and key]
 
     def labelled(self) -> tuple[list[dict[str, Any]], list[bool]]:
-        """Every row judged (as its changes) and whether the model refused it."""
-        return [dict(k) for k in self._accepted], [not v for v in self._accepted.values()]
+        """Every row judged (as its changes) and whether the model refused it, but those asked
+        along: the points of one feature's sections would weigh rules learned from them."""
+        rows = [(k, v) for k, v in self._accepted.items() if k not in self._along]
+        return [dict(k) for k, _ in rows], [not v for _, v in rows]

@@ -19,7 +19,9 @@ states read are the answer.  Where they do not, this search does more, each part
   model's own boundary (:mod:`.boundary`), and the values found join the candidates of a last
   exact search.
 - **A last draw.**  A person left with fewer than K options gets ``LAST_DRAW`` rows drawn around
-  them, as DiCE random draws, judged in one last call.
+  them, as DiCE random draws, and as many changing up to every feature, judged in one last call.
+- **Pared options.**  Each found state of several actions is also judged without each one of
+  them, with the first points sectioned: the rules may demand an action the model does not need.
 - **Every accepted row counts.**  The rows the model accepted outside the search are priced
   under the knowledge and merged into the answer; a state dearer than the K-th of them is not
   read at all.
@@ -55,6 +57,7 @@ SAMPLES = 200  # rows drawn around the person for the local rules
 LAST_DRAW = 1000  # rows drawn around a person left with fewer than K options, judged in one last call
 READ = 10  # states the solver hands out per search, at most, in max_states: the rest are not shown to the model
 KEPT = 64  # rows the model accepted outside the search that are priced for the answer
+LAST_KEPT = 256  # as many, after a last draw (its rows of many changes, caused ones counted, would crowd out others)
 PER_SET = 4  # of those, rows changing the same set of features, under distinct
 
 FOUND, EXHAUSTED, BUDGET, READ_ALL, STALLED = "found", "exhausted", "budget", "read", "stalled"
@@ -142,6 +145,7 @@ class Hunt:
         self._bound = math.inf
         self._priced: dict[tuple, tuple[Problem, Assessment] | None] = {}  # accepted rows priced, by their changes
         self._rough: dict[tuple, float] = {}
+        self._kept = KEPT
         self._scans: list[Segment] = []  # the person's single numeric changes, sectioned along with every call
         self._chosen: list[tuple[Problem, Assessment]] = []  # the K options among the rows accepted, when last bounded
         self._steps: dict[tuple, list[Row]] = {}  # their steps, by their changes
@@ -186,7 +190,11 @@ class Hunt:
         if local and len(outcome.found) < k and len(self._choose(self._pool(outcome)[0])) < k:
             # Fewer than K options: one last, wider draw around the person, as DiCE random draws
             # (the rows it accepts join the merge below when the knowledge allows them).
-            yield from self.verdicts.ask([], neighbours(e, self.row, LAST_DRAW, rng_for(self.row, e.settings.random_state)))
+            # As many again change up to every feature, as DiCE random's rows may: a model can
+            # want three changes or more together, which rows of one to three rarely hold.
+            rng = rng_for(self.row, e.settings.random_state)
+            yield from self.verdicts.ask([], neighbours(e, self.row, LAST_DRAW, rng) + neighbours(e, self.row, LAST_DRAW, rng, most=len(e.varied)))
+            self._kept = LAST_KEPT
         return self._merge(outcome)
 
     # -- one set of rules ------------------------------------------------------------------------
@@ -292,9 +300,13 @@ class Hunt:
         each then no dearer than before)."""
         problem, engine = outcome.problem, outcome.engine
         segments = [s for state in outcome.found for s in self._segments(engine, problem, state)]
+        # Each found state of several actions without one of them, asked with the first points:
+        # the rules may demand an action the model does not need.
+        pared = [{n: v for n, v in problem.describe(a.state).items() if n != d} for a in outcome.found if len(a.direct) > 1 for d in a.direct]
         self._bounded()  # before each round: the options known (whose steps ride along) and the bound
-        while asked := [(s, p) for s in segments for p in s.points()]:
-            accepted = yield from self.verdicts.ask([], [s.row(p) for s, p in asked])
+        while (asked := [(s, p) for s in segments for p in s.points()]) or pared:
+            accepted = yield from self.verdicts.ask([], [s.row(p) for s, p in asked] + pared)
+            pared = []
             for s in segments:
                 s.narrow([ok for (t, _), ok in zip(asked, accepted) if t is s])
             self._bounded()
@@ -336,13 +348,13 @@ class Hunt:
     def _outside(self) -> list[tuple[Problem, Assessment]]:
         """The rows the model accepted, priced with every feature the person may change in play
         and no decision rule (:meth:`Engine.open`), those the knowledge forbids left out; of
-        them, the ``KEPT`` cheapest by their L1 with every change counted (under ``distinct``, at
+        them, the ``KEPT`` (after a last draw ``LAST_KEPT``) cheapest by their L1 with every change counted (under ``distinct``, at
         most ``PER_SET`` of each set of features changed: one set's near-copies would crowd out
         the other sets, and only its cheapest can be an option).  Each row is priced once, the
         rows new since the last call together, in a problem of their own: a state's price does
         not depend on the other candidates."""
         accepted = sorted(self.verdicts.accepted(), key=self._rough_of)
-        accepted = (_few_of_each_set(accepted, PER_SET) if self.distinct else accepted)[:KEPT]
+        accepted = (_few_of_each_set(accepted, PER_SET) if self.distinct else accepted)[: self._kept]
         new = [key for key in accepted if key not in self._priced]
         if new:
             if self._open is None:
