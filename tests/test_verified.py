@@ -167,10 +167,10 @@ def test_a_person_the_search_leaves_short_gets_a_last_draw_around_them() -> None
 def test_the_merge_keeps_a_few_rows_of_each_set_of_features_changed() -> None:
     """Under distinct, near-copies of one option must not crowd the other sets out of the rows
     priced for the merge."""
-    from mc3g.explain.verified import _few_of_each_set
+    from mc3g.explain.accepted import few_of_each_set
 
     keys = [(("x", i),) for i in range(6)] + [(("x", 1), ("y", 2)), (("y", 3),)]
-    assert _few_of_each_set(keys, 4) == keys[:4] + keys[6:]
+    assert few_of_each_set(keys, 4) == keys[:4] + keys[6:]
 
 
 def test_refinement_keeps_a_round_only_when_it_agrees_better_near_refused_people() -> None:

@@ -37,13 +37,12 @@ last candidate space, read in exact cost order, and the rows the model was seen 
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..exceptions import UnknownNameError
 from ..search import ActionSets, Assessment, Problem, StateStream
+from .accepted import LAST_KEPT, Accepted
 from .boundary import Segment, grid_step, scan
 from .engine import Engine
 from .local import local_rules, neighbours, rng_for
@@ -56,9 +55,6 @@ LOCAL_ROUNDS = 3  # local rules learned at most, each with the counterexamples o
 SAMPLES = 200  # rows drawn around the person for the local rules
 LAST_DRAW = 1000  # rows drawn around a person left with fewer than K options, judged in one last call
 READ = 10  # states the solver hands out per search, at most, in max_states: the rest are not shown to the model
-KEPT = 64  # rows the model accepted outside the search that are priced for the answer
-LAST_KEPT = 256  # as many, after a last draw (its rows of many changes, caused ones counted, would crowd out others)
-PER_SET = 4  # of those, rows changing the same set of features, under distinct
 
 FOUND, EXHAUSTED, BUDGET, READ_ALL, STALLED = "found", "exhausted", "budget", "read", "stalled"
 
@@ -141,11 +137,8 @@ class Hunt:
         self.budget = engine.settings.max_states
         self.distinct = engine.settings.distinct
         self.sharp = engine.settings.scheme == "exact" and not engine.settings.plausible
-        self._open: Engine | None = None
         self._bound = math.inf
-        self._priced: dict[tuple, tuple[Problem, Assessment] | None] = {}  # accepted rows priced, by their changes
-        self._rough: dict[tuple, float] = {}
-        self._kept = KEPT
+        self.accepted = Accepted(engine, row, k, verdicts)
         self._scans: list[Segment] = []  # the person's single numeric changes, sectioned along with every call
         self._chosen: list[tuple[Problem, Assessment]] = []  # the K options among the rows accepted, when last bounded
         self._steps: dict[tuple, list[Row]] = {}  # their steps, by their changes
@@ -187,14 +180,14 @@ class Hunt:
             outcome = rest if outcome is None or len(rest.found) >= len(outcome.found) else outcome
         if self.sharp:
             outcome = yield from self._sharpen(outcome)
-        if local and len(outcome.found) < k and len(self._choose(self._pool(outcome)[0])) < k:
+        if local and len(outcome.found) < k and len(self.accepted.choose(self.accepted.pool(outcome.problem, outcome.found)[0])) < k:
             # Fewer than K options: one last, wider draw around the person, as DiCE random draws
             # (the rows it accepts join the merge below when the knowledge allows them).
             # As many again change up to every feature, as DiCE random's rows may: a model can
             # want three changes or more together, which rows of one to three rarely hold.
             rng = rng_for(self.row, e.settings.random_state)
             yield from self.verdicts.ask([], neighbours(e, self.row, LAST_DRAW, rng) + neighbours(e, self.row, LAST_DRAW, rng, most=len(e.varied)))
-            self._kept = LAST_KEPT
+            self.accepted.kept = LAST_KEPT
         return self._merge(outcome)
 
     # -- one set of rules ------------------------------------------------------------------------
@@ -227,7 +220,7 @@ class Hunt:
         after the first question, after the rows drawn for local rules and before each round of
         the single changes' last sectioning; what is judged later only lowers it, so it stays a
         bound."""
-        self._chosen = chosen = self._choose([(a.cost, 1, a.state, p, a) for p, a in self._outside()])
+        self._chosen = chosen = self.accepted.choose(self.accepted.pool()[0])
         self._bound = chosen[-1][1].cost if len(chosen) == self.k else math.inf
 
     # -- local rules -------------------------------------------------------------------------------
@@ -329,94 +322,15 @@ class Hunt:
         """The found states together with every other row the model accepted (single changes,
         rows drawn around the person, points sectioned), priced under the causal knowledge as it
         stands: the K least-cost of them (distinct action sets under ``distinct``)."""
-        pool, outside = self._pool(outcome)
-        outcome.outside = outside
-        chosen = self._choose(pool)
+        pool, outcome.outside = self.accepted.pool(outcome.problem, outcome.found)
+        chosen = self.accepted.choose(pool)
         outcome.priced_in = [p for p, _ in chosen]
         outcome.found = [a for _, a in chosen]
         if len(outcome.found) == self.k:
             outcome.stopped = FOUND
         return outcome
 
-    def _pool(self, outcome: Outcome) -> tuple[list[tuple[float, int, tuple[int, ...], Problem, Assessment]], tuple[Problem, ...]]:
-        """The states found and the rows accepted outside the search, as :meth:`_choose` takes
-        them, and the problems that priced the latter."""
-        outside = self._outside()
-        pool = [(a.cost, 0, a.state, outcome.problem, a) for a in outcome.found] + [(a.cost, 1, a.state, p, a) for p, a in outside]
-        return pool, tuple({id(p): p for p, _ in outside}.values())
-
-    def _outside(self) -> list[tuple[Problem, Assessment]]:
-        """The rows the model accepted, priced with every feature the person may change in play
-        and no decision rule (:meth:`Engine.open`), those the knowledge forbids left out; of
-        them, the ``KEPT`` (after a last draw ``LAST_KEPT``) cheapest by their L1 with every change counted (under ``distinct``, at
-        most ``PER_SET`` of each set of features changed: one set's near-copies would crowd out
-        the other sets, and only its cheapest can be an option).  Each row is priced once, the
-        rows new since the last call together, in a problem of their own: a state's price does
-        not depend on the other candidates."""
-        accepted = sorted(self.verdicts.accepted(), key=self._rough_of)
-        accepted = (_few_of_each_set(accepted, PER_SET) if self.distinct else accepted)[: self._kept]
-        new = [key for key in accepted if key not in self._priced]
-        if new:
-            if self._open is None:
-                self._open = self.engine.open()
-            engine = self._open
-            rows = [dict(key) for key in new]
-            numeric = [n for n in engine.features if engine.schema.feature(n).is_numeric]
-            values = {n: sorted({c[n] for c in rows if n in c}) for n in numeric}
-            problem = engine.problem(engine.instance(self.row), 1, [], values, observed=False)  # the grid's nearest points and the rows' own values
-            states = [_state(problem, {**self.row, **c}) for c in rows]
-            priced = iter(problem.assess_many([st for st in states if st is not None]))
-            for key, st in zip(new, states):
-                a = next(priced) if st is not None else None
-                self._priced[key] = (problem, a) if a is not None else None
-        return [pa for key in accepted if (pa := self._priced[key]) is not None]
-
-    def _choose(self, pool: list[tuple[float, int, tuple[int, ...], Problem, Assessment]]) -> list[tuple[Problem, Assessment]]:
-        """The k least-cost of ``pool`` (cost, source, state, problem, assessment), each row once,
-        with distinct action sets under ``distinct``."""
-        pool.sort(key=lambda t: (round(t[0], 9), t[1], t[2]))
-        options = ActionSets() if self.distinct else None
-        chosen: dict[tuple, tuple[Problem, Assessment]] = {}
-        for _, _, _, problem, a in pool:
-            key = self.verdicts.key(problem.describe(a.state))
-            if len(chosen) < self.k and key not in chosen and (options is None or options.admit(a)):
-                chosen[key] = (problem, a)
-        return list(chosen.values())
-
-    def _rough_of(self, key: tuple) -> float:
-        """A row's L1 with every change counted (numbers in spreads, categories 1, weighted),
-        by its changes (``key``), computed once."""
-        if key not in self._rough:
-            total = 0.0
-            for name, value in key:
-                f = self.engine.schema.feature(name)
-                step = abs(float(value) - float(self.row[name])) / self.engine.spreads.get(name, 1.0) if f.is_numeric else 1.0
-                total += f.weight * step
-            self._rough[key] = total
-        return self._rough[key]
-
     def _segments(self, engine: Engine, problem: Problem, state: Assessment) -> list[Segment]:
         """A segment for each numeric direct action of ``state``."""
         changes = problem.describe(state.state)
         return [Segment(changes, n, self.row[n], changes[n], grid_step(engine, n)) for n in state.direct if problem.space[n].feature.is_numeric]
-
-
-def _few_of_each_set(keys: list[tuple], most: int) -> list[tuple]:
-    """Rows (as their changes, :meth:`Verdicts.key`) in their order, at most ``most`` of each set
-    of features changed."""
-    counts: Counter[frozenset[str]] = Counter()
-    kept = []
-    for key in keys:
-        features = frozenset(name for name, _ in key)
-        counts[features] += 1
-        if counts[features] <= most:
-            kept.append(key)
-    return kept
-
-
-def _state(problem: Problem, values: Mapping[str, Any]) -> tuple[int, ...] | None:
-    """The candidate indices of ``values`` in ``problem`` (None if one is not a candidate)."""
-    try:
-        return tuple(problem.space[n].index(values[n]) for n in problem.names)
-    except UnknownNameError:
-        return None

@@ -1,0 +1,115 @@
+"""The rows a black box accepted for one person, priced under the causal knowledge, and the K
+options among them and the states a search found.
+
+Every row the model accepts is a possible answer, whatever led to it (a single change scanned, a
+point sectioned, a row drawn around the person): it is priced with every feature the person may
+change in play and no decision rule (:meth:`Engine.open`), so the answer can take it over a
+dearer state the rules led to.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..exceptions import UnknownNameError
+from ..search import ActionSets, Assessment, Problem
+from .engine import Engine
+from .verdicts import Row, Verdicts
+
+KEPT = 64  # rows the model accepted outside the search that are priced for the answer
+LAST_KEPT = 256  # as many, after a last draw (its rows of many changes, caused ones counted, would crowd out others)
+PER_SET = 4  # of those, rows changing the same set of features, under distinct
+
+Pool = list[tuple[float, int, tuple[int, ...], Problem, Assessment]]  # cost, source (0: found, 1: accepted), state, problem, assessment
+
+
+class Accepted:
+    """The rows ``verdicts`` holds accepted for the person ``row``, priced once each."""
+
+    def __init__(self, engine: Engine, row: Row, k: int, verdicts: Verdicts) -> None:
+        self.engine, self.row, self.k, self.verdicts = engine, row, k, verdicts
+        self.distinct = engine.settings.distinct
+        self.kept = KEPT
+        self._open: Engine | None = None
+        self._priced: dict[tuple, tuple[Problem, Assessment] | None] = {}  # by their changes
+        self._rough: dict[tuple, float] = {}
+
+    def priced(self) -> list[tuple[Problem, Assessment]]:
+        """The rows the model accepted, priced, those the knowledge forbids left out; of them,
+        the ``kept`` cheapest by their L1 with every change counted (under ``distinct``, at most
+        ``PER_SET`` of each set of features changed: one set's near-copies would crowd out the
+        other sets, and only its cheapest can be an option).  Each row is priced once, the rows
+        new since the last call together, in a problem of their own: a state's price does not
+        depend on the other candidates."""
+        accepted = sorted(self.verdicts.accepted(), key=self._rough_of)
+        accepted = (few_of_each_set(accepted, PER_SET) if self.distinct else accepted)[: self.kept]
+        new = [key for key in accepted if key not in self._priced]
+        if new:
+            if self._open is None:
+                self._open = self.engine.open()
+            engine = self._open
+            rows = [dict(key) for key in new]
+            numeric = [n for n in engine.features if engine.schema.feature(n).is_numeric]
+            values = {n: sorted({c[n] for c in rows if n in c}) for n in numeric}
+            problem = engine.problem(engine.instance(self.row), 1, [], values, observed=False)  # the grid's nearest points and the rows' own values
+            states = [_state(problem, {**self.row, **c}) for c in rows]
+            priced = iter(problem.assess_many([st for st in states if st is not None]))
+            for key, st in zip(new, states):
+                a = next(priced) if st is not None else None
+                self._priced[key] = (problem, a) if a is not None else None
+        return [pa for key in accepted if (pa := self._priced[key]) is not None]
+
+    def pool(self, problem: Problem | None = None, found: Sequence[Assessment] = ()) -> tuple[Pool, tuple[Problem, ...]]:
+        """The states ``found`` in ``problem`` and the rows accepted, as :meth:`choose` takes
+        them, and the problems that priced the latter."""
+        outside = self.priced()
+        pool: Pool = [(a.cost, 0, a.state, problem, a) for a in found if problem is not None]
+        pool += [(a.cost, 1, a.state, p, a) for p, a in outside]
+        return pool, tuple({id(p): p for p, _ in outside}.values())
+
+    def choose(self, pool: Pool) -> list[tuple[Problem, Assessment]]:
+        """The k least-cost of ``pool``, each row once, with distinct action sets under
+        ``distinct`` (found states first among equals)."""
+        pool.sort(key=lambda t: (round(t[0], 9), t[1], t[2]))
+        options = ActionSets() if self.distinct else None
+        chosen: dict[tuple, tuple[Problem, Assessment]] = {}
+        for _, _, _, problem, a in pool:
+            key = self.verdicts.key(problem.describe(a.state))
+            if len(chosen) < self.k and key not in chosen and (options is None or options.admit(a)):
+                chosen[key] = (problem, a)
+        return list(chosen.values())
+
+    def _rough_of(self, key: tuple) -> float:
+        """A row's L1 with every change counted (numbers in spreads, categories 1, weighted),
+        by its changes (``key``), computed once."""
+        if key not in self._rough:
+            total = 0.0
+            for name, value in key:
+                f = self.engine.schema.feature(name)
+                step = abs(float(value) - float(self.row[name])) / self.engine.spreads.get(name, 1.0) if f.is_numeric else 1.0
+                total += f.weight * step
+            self._rough[key] = total
+        return self._rough[key]
+
+
+def few_of_each_set(keys: list[tuple], most: int) -> list[tuple]:
+    """Rows (as their changes, :meth:`Verdicts.key`) in their order, at most ``most`` of each set
+    of features changed."""
+    counts: Counter[frozenset[str]] = Counter()
+    kept = []
+    for key in keys:
+        features = frozenset(name for name, _ in key)
+        counts[features] += 1
+        if counts[features] <= most:
+            kept.append(key)
+    return kept
+
+
+def _state(problem: Problem, values: Mapping[str, Any]) -> tuple[int, ...] | None:
+    """The candidate indices of ``values`` in ``problem`` (None if one is not a candidate)."""
+    try:
+        return tuple(problem.space[n].index(values[n]) for n in problem.names)
+    except UnknownNameError:
+        return None
