@@ -42,9 +42,10 @@ class Verdicts:
         unknown = list(dict.fromkeys(k for k in keys + extra if k not in self._accepted))
         counted = set(keys)
         if unknown and self.along is not None:
-            along = [k for k in map(self.key, self.along()) if k not in self._accepted and k not in unknown]
+            asked = set(unknown)
+            along = [k for k in dict.fromkeys(map(self.key, self.along())) if k not in self._accepted and k not in asked]
             self._along.update(along)
-            unknown += list(dict.fromkeys(along))
+            unknown += along
         if unknown:
             refusals = yield from self.away([{**self.row, **dict(k)} for k in unknown])
             for key, refused in zip(unknown, refusals):
