@@ -4,8 +4,8 @@ Each reference names its data set and split, the decision rules the MC3G paper p
 (``resources/NAME.rules.json``), the causal knowledge (``resources/NAME.causal``) and the
 person the paper explains.  The paper's own feature settings (sex may change, German's
 employment must) are kept apart in ``resources/NAME.paper.causal`` and join the knowledge only
-under the ``paper`` profile; the product's (adult's capital gain may only rise) in
-``resources/NAME.product.causal``, only under ``product``.  ``PAPER_TABLE2`` holds the numbers the paper published, so that
+under the ``paper`` profile; the product's (adult's capital gain may only rise, its census weight
+may not change) in ``resources/NAME.product.causal``, only under ``product``.  ``PAPER_TABLE2`` holds the numbers the paper published, so that
 ``mc3g reproduce table2`` can print them beside the recomputed ones.
 """
 

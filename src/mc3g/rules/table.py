@@ -73,6 +73,12 @@ class Column:
             values = values.to_numpy()
         return cls(np.asarray(values))
 
+    @classmethod
+    def cell(cls, value: Any) -> Column:
+        """One row's cell: a number keeps a numeric column (no parsing of text per literal)."""
+        number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+        return cls(np.array([value], dtype=None if number else object))
+
     def __len__(self) -> int:
         return len(self._values)
 
@@ -145,14 +151,13 @@ class Table(Mapping[str, Column]):
         if isinstance(frame, pd.DataFrame):
             return cls({str(c): Column.from_values(frame[c]) for c in frame.columns}, n_rows=len(frame))
         if isinstance(frame, pd.Series):
-            return cls({str(k): Column.from_values(np.array([v], dtype=object)) for k, v in frame.items()})
+            return cls({str(k): Column.cell(v) for k, v in frame.items()})
         columns = {}
         for name, values in frame.items():
             if isinstance(values, (pd.Series, np.ndarray, list, tuple)):
                 columns[str(name)] = Column.from_values(np.asarray(values, dtype=None if not isinstance(values, list) else object))
-            else:  # one row's cell: a number keeps a numeric column (no parsing of text per literal)
-                number = isinstance(values, (int, float, np.integer, np.floating)) and not isinstance(values, (bool, np.bool_))
-                columns[str(name)] = Column(np.array([values], dtype=None if number else object))
+            else:
+                columns[str(name)] = Column.cell(values)
         return cls(columns)
 
     def __getitem__(self, name: str) -> Column:
