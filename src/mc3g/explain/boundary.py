@@ -4,10 +4,12 @@ every single change of a person scanned.
 The surrogate's thresholds are the rules', not the model's.  A numeric action the model accepts
 may go further than the model needs, and a single change the rules refuse may be one the model
 accepts.  Both are settled by asking the model about points of a segment of one feature, the
-other values held: ``FIRST`` evenly spaced points, then ``SECTION`` between the last point
-refused and the first accepted, every point once fewer are left, until the two are one grid step
-apart.  The model need not be monotone along a segment: the nearest accepted point judged is
-taken all the same, as every answer is judged by the model.
+other values held: ``FIRST`` evenly spaced points, then, between the last point refused and the
+first accepted, every point once ``SECTION`` or fewer are left, else the fewest evenly spaced
+points that need no more rounds than ``SECTION`` would (about the square root of the points left
+where two rounds do), until the two are one grid step apart.  The model need not be monotone
+along a segment: the nearest accepted point judged is taken all the same, as every answer is
+judged by the model.
 """
 
 from __future__ import annotations
@@ -51,7 +53,8 @@ class Segment:
         if self._rounds and self.best is None:
             return []
         top = self.high + 1 if self._open_end else self.high  # exclusive
-        inside, n = top - self.low - 1, SECTION if self._rounds else FIRST
+        inside = top - self.low - 1
+        n = fewest(inside) if self._rounds else FIRST
         if inside <= n:
             self._steps = list(range(self.low + 1, top))
         else:
@@ -75,6 +78,28 @@ class Segment:
 
     def row(self, value: Any) -> dict[str, Any]:
         return {**self.changes, self.name: value}
+
+
+def rounds(inside: int, n: int) -> int:
+    """Rounds of ``n`` evenly spaced points that find a boundary among ``inside`` grid points at
+    worst (the last round takes every point left)."""
+    count = 1
+    while inside > n:
+        inside, count = -(-(inside - 1) // (n - 1)) - 1, count + 1  # the widest gap left between two points
+    return count
+
+
+def fewest(inside: int) -> int:
+    """Points for a later round among ``inside``: the fewest that find the boundary in as many
+    rounds as ``SECTION`` points do, at worst.  Rows cost the model and the search's
+    book-keeping; rounds cost a call each, when no other call carries them."""
+    if inside <= SECTION:
+        return SECTION
+    goal, low, high = rounds(inside, SECTION), 2, SECTION
+    while low < high:
+        middle = (low + high) // 2
+        low, high = (low, middle) if rounds(inside, middle) <= goal else (middle + 1, high)
+    return low
 
 
 def grid_step(engine: Any, name: str) -> float:

@@ -16,6 +16,8 @@ import pandas as pd
 
 from ..exceptions import UnknownNameError
 
+SMALL = 64  # cells up to which a column is tokenized one by one: hashing through pandas costs more (a search's candidates)
+
 MISSING = "?"
 """The token of a missing cell (NaN, None) — the same token the UCI files use."""
 
@@ -99,6 +101,12 @@ class Column:
         return self._numbers
 
     def _tokenize(self) -> None:
+        if self._values.dtype == object and len(self._values) <= SMALL:
+            tokens = [token(v) for v in self._values]
+            self._categories = np.array(sorted(set(tokens)), dtype=object)
+            code = {t: i for i, t in enumerate(self._categories)}
+            self._codes = np.array([code[t] for t in tokens], dtype=np.int32)
+            return
         # Hash the cells once, then canonicalise only the distinct ones ('2', 2 and 2.0 merge).
         first, distinct = pd.factorize(self._values, use_na_sentinel=False)
         self._categories, merged = np.unique(_tokens(np.asarray(distinct)), return_inverse=True)

@@ -78,7 +78,10 @@ class Problem:
         if hit is None:
             column = self._columns.get(lit.feature)
             if column is None:  # one column per feature: its numbers and codes are read once
-                column = self._columns[lit.feature] = Column.from_values(np.array(self.space[lit.feature].values, dtype=object))
+                fv = self.space[lit.feature]
+                values = np.array(fv.values, dtype=object)
+                numbers = np.array(fv.values, dtype=np.float64) if fv.feature.is_numeric else None  # candidates of a number are numbers
+                column = self._columns[lit.feature] = Column(values, numbers=numbers)
             hit = self._truth[lit] = lit.mask(column)
         return hit
 

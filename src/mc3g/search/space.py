@@ -15,6 +15,7 @@ values nearest to it; categorical features take the values seen in training.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -114,6 +115,7 @@ def infer_step(values: Iterable[float]) -> float:
     return 1e-6
 
 
+@functools.lru_cache(maxsize=1 << 16)  # steps, thresholds and a person's values recur across people
 def decimal(x: float) -> Fraction:
     """A number as the decimal it was written as (its shortest repr): 0.1 is 1/10, not the binary
     fraction nearest to it.  The grid is computed in these exact terms, so a threshold that sits on
@@ -127,15 +129,17 @@ def _units(x: float, step: float) -> Fraction:
 
 def _grid_value(k: int, step: float) -> float | int:
     """Grid point ``k`` as a number: the float nearest the exact decimal (an int for whole steps)."""
-    v = k * decimal(step)
-    return int(v) if v.denominator == 1 and float(step).is_integer() else float(v)
+    if float(step).is_integer():
+        return k * int(step)
+    return float(k * decimal(step))
 
 
 HALF = Fraction(1, 2)
 
 
-def _boundaries(literals: Sequence[Literal], step: float) -> set[Fraction]:
-    """Positions (in grid units, at half steps) where some literal changes truth value."""
+@functools.lru_cache(maxsize=1 << 12)  # the same rules' literals, person after person
+def _boundaries(literals: tuple[Literal, ...], step: float) -> tuple[Fraction, ...]:
+    """Positions (in grid units, at half steps) where some literal changes truth value, in order."""
     cuts: set[Fraction] = set()
     for lit in literals:
         if not lit.is_numeric:
@@ -149,7 +153,7 @@ def _boundaries(literals: Sequence[Literal], step: float) -> set[Fraction]:
                 cuts.add(math.ceil(u) - HALF)
             elif u.denominator == 1:  # equality with a grid point
                 cuts.update((u - HALF, u + HALF))
-    return cuts
+    return tuple(sorted(cuts))
 
 
 def _atoms(lo: float, hi: float, step: float, literals: Sequence[Literal]) -> list[tuple[int, int]]:
@@ -157,7 +161,7 @@ def _atoms(lo: float, hi: float, step: float, literals: Sequence[Literal]) -> li
     ka, kb = math.ceil(_units(lo, step)), math.floor(_units(hi, step))
     if ka > kb:
         return []
-    cuts = sorted(c for c in _boundaries(literals, step) if ka < c < kb)
+    cuts = [c for c in _boundaries(tuple(literals), step) if ka < c < kb]
     edges = [ka - HALF] + cuts + [kb + HALF]
     return [(math.ceil(left), math.floor(right)) for left, right in zip(edges, edges[1:]) if math.ceil(left) <= math.floor(right)]
 

@@ -1,0 +1,44 @@
+"""Sectioning one feature back to the model's boundary: exact on a monotone model, in as few
+rounds as ``SECTION`` points a round would take, with fewer rows."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mc3g.explain.boundary import FIRST, SECTION, Segment, fewest, rounds
+
+
+def _section(width: int, boundary: int) -> tuple[int, int, int]:
+    """A segment from 0 up to ``width`` (unjudged) on a model that accepts from ``boundary`` on:
+    the boundary found, the rounds and the points judged."""
+    segment = Segment({}, "x", 0, width, 1, accepted=False)
+    judged = count = 0
+    while points := segment.points():
+        segment.narrow([p >= boundary for p in points])
+        judged, count = judged + len(points), count + 1
+    return segment.best, count, judged
+
+
+@given(st.integers(1, 10_000_000))
+def test_the_fewest_points_need_no_more_rounds_than_section_points(inside: int) -> None:
+    n = fewest(inside)
+    assert rounds(inside, n) <= rounds(inside, SECTION)
+    if inside > SECTION:
+        assert n <= SECTION and (n == 2 or rounds(inside, n - 1) > rounds(inside, SECTION))
+
+
+@given(st.data(), st.integers(2, 2_000_000))
+def test_a_segment_finds_a_monotone_model_s_boundary(data: st.DataObject, width: int) -> None:
+    boundary = data.draw(st.integers(1, width))
+    found, count, _ = _section(width, boundary)
+    after_first = -(-(width - 1) // (FIRST - 1))  # the widest gap the first round leaves
+    assert found == boundary
+    assert count <= 1 + rounds(after_first, SECTION)
+
+
+def test_a_wide_segment_takes_about_the_square_root_of_its_points_a_round() -> None:
+    """100,000 grid points (a capital gain): 32 first, then about 56 and 55, where 256 a round
+    judged about 300."""
+    found, count, judged = _section(100_000, 33_595)
+    assert (found, count) == (33_595, 3) and judged < 160
