@@ -190,6 +190,7 @@ def test_neighbours_keep_bounds_and_are_the_same_for_the_same_person() -> None:
     engine, person = explainer.engine_, {"x": 4, "y": 2, "c": "a"}
     drawn = neighbours(engine, person, 50, rng_for(person, 0))
     assert drawn == neighbours(engine, person, 50, rng_for(dict(reversed(person.items())), 0))
+    assert drawn == neighbours(engine, person, 50, rng_for({**person, "x": 4.0, "y": 2.0}, 0))  # numbers as JSON and the service give them
     assert all(1 <= len(change) <= 2 and set(change) <= {"x", "c"} and all(change[f] != person[f] for f in change) for change in drawn)
 
 

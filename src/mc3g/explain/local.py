@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..foldse import FoldSE
-from ..rules import RuleSet
+from ..rules import RuleSet, token
 from ..search import numeric_bounds, plain
 from .blackbox import typed_frame
 
@@ -27,8 +27,9 @@ MOST_CHANGED = 3  # features a sample changes at most
 
 def rng_for(row: Mapping[str, Any], seed: int) -> np.random.Generator:
     """A generator seeded by the person's values: the same person gets the same samples, alone or
-    in a batch, in any process."""
-    text = repr(sorted((str(k), str(v)) for k, v in row.items()))
+    in a batch, in any process, their numbers written as ints or floats (38 or 38.0, as JSON and
+    the service give them)."""
+    text = repr(sorted((str(k), token(v)) for k, v in row.items()))
     return np.random.default_rng([seed, zlib.crc32(text.encode())])
 
 
