@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mc3g.rules import Column, Literal, Rule, RuleSet, Table, merge_literals, token
+from mc3g.rules.table import SMALL
 
 FEATURES = {"a": "num", "b": "cat", "c": "num"}
 TOKENS = ["x", "y", "z", "?"]
@@ -205,3 +206,15 @@ def test_a_column_of_extreme_numbers_gets_the_tokens_each_cell_gets(recwarn) -> 
     values = np.array([1.0, 2.5, np.nan, np.inf, -np.inf, 1e20, -3.0, 1e308, -(2.0**63)])
     assert list(_tokens(values)) == [token(v) for v in values]
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+CELLS = st.one_of(st.integers(-5, 5), st.floats(-5, 5), st.sampled_from(["a", "b", "2", "2.0", "?", None, float("nan"), 1e300]))
+
+
+@given(st.lists(CELLS, min_size=1, max_size=SMALL))
+def test_a_small_column_gets_the_tokens_a_large_one_gets(cells: list) -> None:
+    """Up to SMALL cells are tokenized one by one, more through pandas: the same tokens."""
+    small = Column.from_values(np.array(cells, dtype=object))
+    large = Column.from_values(np.array(cells * (SMALL // len(cells) + 1), dtype=object))
+    assert list(small.categories) == list(large.categories)
+    assert small.codes.tolist() == large.codes[: len(cells)].tolist()
