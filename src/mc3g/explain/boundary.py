@@ -94,7 +94,7 @@ def fewest(inside: int) -> int:
     rounds as ``SECTION`` points do, at worst.  Rows cost the model and the search's
     book-keeping; rounds cost a call each, when no other call carries them."""
     if inside <= SECTION:
-        return SECTION
+        return inside  # every point: one round
     goal, low, high = rounds(inside, SECTION), 2, SECTION
     while low < high:
         middle = (low + high) // 2
