@@ -189,3 +189,6 @@ def test_bench_blackbox_compares_mc3g_and_dice_on_the_same_rows() -> None:
     assert (row["dataset"], row["model"], row["profile"], row["rows"]) == ("german", "LogisticRegression", "product", 3)
     assert row["mc3g_validity"] == 100.0 and row["mc3g_consistency"] == 100.0 and row["missed"] == 0
     assert row["ratio"] > 0 and row["mc3g_pooled_seconds"] > 0 and row["fidelity"] is not None
+    # every query asks the model at least once (MC3G: is the person refused?); the bound is the
+    # ratio with MC3G's calls alone, so it is above the ratio measured
+    assert row["mc3g_calls"] >= 1 and row["dice_calls"] >= 1 and row["call_seconds"] > 0 and row["bound"] > row["ratio"]

@@ -10,10 +10,15 @@ of both is judged again with the model's own ``predict`` and checked with the in
 The cost compared is Table 1's L1 of the direct actions (numbers in training standard
 deviations, a category 1; MC3G's caused changes are free): per row, MC3G's cheapest option
 against DiCE's cheapest valid and consistent one, on the rows where both have one.
+
+Both ask the model through a counter, so the run also says how many ``predict`` calls each makes
+per query, and what one call of one row costs: a verified search pays at least that per call,
+which bounds the ratio MC3G could reach even if its own work cost nothing.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -63,6 +68,10 @@ class BlackBoxRun:
     dice_seconds: float  # per query
     ratio: float  # DiCE's mean seconds per query / MC3G's, one row per call
     median_ratio: float  # the median of the per-row ratios
+    mc3g_calls: float  # the model's predict calls per query, one row per call
+    dice_calls: float
+    call_seconds: float  # the least time one predict call of one row took
+    bound: float  # DiCE's mean seconds per query / (MC3G's calls x call_seconds): the ratio if MC3G's own work cost nothing
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -92,15 +101,17 @@ def _run(name: str, kind: str, n_rows: int, k: int, profile: str, progress: Call
     model = black_box(ds, kind)
     causal = knowledge(ds, profile) or CausalModel()
     schema = causal.schema(ds.schema)
+    ours_box, their_box = _Counted(model), _Counted(model)
     start = time.perf_counter()
-    mc3g = MC3G(model, causal, schema=ds.schema, k=k, tail=SURROGATE_TAIL[name], profile=profile).fit(X_train)
+    mc3g = MC3G(ours_box, causal, schema=ds.schema, k=k, tail=SURROGATE_TAIL[name], profile=profile).fit(X_train)
     fit_seconds = time.perf_counter() - start
     numeric = [c for c in X_train.columns if c in ds.schema.numeric]
     vary = [c for c in X_train.columns if not schema.feature(c).immutable]
-    dice = explainer("dice", model, causal, k=k, method="random", timeout=60, continuous=numeric, features_to_vary=vary).fit(X_train)
+    dice = explainer("dice", their_box, causal, k=k, method="random", timeout=60, continuous=numeric, features_to_vary=vary).fit(X_train)
     refused = X_test[model.predict(X_test).astype(str) == ds.schema.unfavourable].iloc[:n_rows]
     spreads = {c: spread(X_train[c]) for c in numeric}
     ours, theirs, t_ours, t_theirs = [], [], [], []
+    ours_box.calls = their_box.calls = 0
     for i, (_, row) in enumerate(refused.iterrows()):
         if progress:
             progress(f"{name}, {kind}: row {i + 1} of {len(refused)}")
@@ -110,6 +121,8 @@ def _run(name: str, kind: str, n_rows: int, k: int, profile: str, progress: Call
         start = time.perf_counter()
         theirs.append(dice.explain(row))
         t_theirs.append(time.perf_counter() - start)
+    calls = (ours_box.calls / max(len(refused), 1), their_box.calls / max(len(refused), 1))
+    call_seconds = _one_call(model, refused.iloc[:1])
     start = time.perf_counter()
     pooled = mc3g.explain(refused)
     pooled_seconds = (time.perf_counter() - start) / max(len(refused), 1)
@@ -138,7 +151,35 @@ def _run(name: str, kind: str, n_rows: int, k: int, profile: str, progress: Call
         float(np.mean(judged)) if judged else 0.0, max(judged, default=0),
         float(np.mean(t_ours)), pooled_seconds, float(np.mean(t_theirs)),
         float(np.mean(t_theirs) / np.mean(t_ours)), float(np.median(ratios)),
+        *calls, call_seconds, float(np.mean(t_theirs)) / (calls[0] * call_seconds) if calls[0] else math.inf,
     )  # fmt: skip
+
+
+class _Counted:
+    """A classifier that counts the calls made to it (DiCE's sklearn backend needs
+    ``predict_proba`` and ``classes_``; MC3G calls ``predict``)."""
+
+    def __init__(self, model: Any) -> None:
+        self.model, self.classes_, self.calls = model, model.classes_, 0
+
+    def predict(self, X: pd.DataFrame) -> np.ndarray:
+        self.calls += 1
+        return self.model.predict(X)
+
+    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
+        self.calls += 1
+        return self.model.predict_proba(X)
+
+
+def _one_call(model: Any, row: pd.DataFrame, repeats: int = 21) -> float:
+    """The least seconds one ``predict`` call of one row took: what any call costs at least (the
+    least of several, as a shared machine only adds time)."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        model.predict(row)
+        times.append(time.perf_counter() - start)
+    return min(times)
 
 
 def _share(flags: list[bool]) -> float | None:
