@@ -162,13 +162,33 @@ def test_no_counterfactual_gives_a_reason(setup) -> None:
     assert answer.instance == {c: row[c] for c in X.columns}
 
 
-def test_timeout_stops_a_hanging_call(setup) -> None:
-    """DiCE genetic loops forever looking for valid starting points when none exist."""
+class _Stalling:
+    """A classifier whose first call for probabilities once ``stalled`` (after fitting) hangs in
+    Python for 10 s, whatever DiCE's own loops do: long past the timeout, and over by itself
+    if the timeout fails."""
+
+    def __init__(self, model: Pipeline) -> None:
+        self.model, self.classes_, self.stalled = model, model.classes_, False
+
+    def predict(self, X: pd.DataFrame) -> np.ndarray:
+        return self.model.predict(X)
+
+    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
+        until = time.monotonic() + 10
+        while self.stalled and time.monotonic() < until:
+            time.sleep(0.01)
+        self.stalled = False
+        return self.model.predict_proba(X)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_timeout_stops_a_hanging_call(setup, method: str) -> None:
     model, X, refused = setup
-    row = refused.sort_values("income").iloc[0]
-    explainer = _dice(model, X, "genetic", features_to_vary=["years"], permitted_range={"years": [0, 1]}, timeout=1.0)
+    stalling = _Stalling(model)
+    explainer = _dice(stalling, X, method, timeout=1.0)
+    stalling.stalled = True
     start = time.monotonic()
-    answer = explainer.explain(row)
+    answer = explainer.explain(refused.iloc[0])
     assert time.monotonic() - start < 5
     assert answer.status == NO_COUNTERFACTUAL and "timeout of 1.0 s" in answer.reasons[0]
 
