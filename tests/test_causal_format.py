@@ -225,7 +225,9 @@ LOAN_SCHEMA_ERRORS = [
     ("bank_balance == lots <- debt == none", 1, 17, "expected a number for the numeric feature bank_balance, found 'lots'"),
     ("forbid debt == none,\n  bank_balance in {1, '2'}", 2, 23, "expected a number for the numeric feature bank_balance, found \"'2'\""),
     ("debt: targets {none, nothing}", 1, 22, "'nothing' is not a value of debt; its values are {'none', 'over_10000', 'up_to_10000'}"),
-    ("debt: categorical, step 1", 1, 1, "feature 'debt': a categorical feature has no range or step"),
+    ("debt: categorical, step 1", 1, 1, "feature 'debt': a categorical feature has no range, step or max-change"),
+    ("debt: categorical, max-change 2", 1, 1, "feature 'debt': a categorical feature has no range, step or max-change"),
+    ("bank_balance: max-change 0", 1, 1, "feature 'bank_balance': max-change must be > 0, not 0.0"),
     ("credit_score: weight -1", 1, 1, "feature 'credit_score': weight must be >= 0, not -1.0"),
 ]
 
@@ -259,7 +261,7 @@ SYNTAX_ERRORS = [
         "x: consequence_only",
         1,
         4,
-        "expected a feature item (numeric, categorical, range, domain, targets, step, weight, immutable, "
+        "expected a feature item (numeric, categorical, range, domain, targets, step, weight, max-change, immutable, "
         "consequence-only, must-change, increase-only, decrease-only, any-direction) after ':', found 'consequence_only'; did you mean 'consequence-only'?",
     ),
     ("x: increase-only, decrease-only", 1, 19, "'decrease-only' contradicts 'increase-only' in this declaration"),
@@ -375,6 +377,7 @@ def feature_settings(draw: st.DrawFn, kind: str | None) -> dict[str, Any]:
         "immutable": draw(FLAG),
         "consequence_only": draw(FLAG),
         "direction": draw(st.sampled_from([None, "increase", "decrease", "any"])),
+        "max_change": draw(st.none() | st.floats(1e-5, 1e6)) if kind != "categorical" else None,
         "weight": draw(st.none() | st.floats(0, 100)),
         "must_change": draw(FLAG),
     }

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -12,6 +14,7 @@ from mc3g import MC3G, CausalModel
 from mc3g.cli import app
 from mc3g.datasets import JOHN, load
 from mc3g.exceptions import InputError, UnknownNameError
+from mc3g.explain import violations
 from mc3g.reference import decision_rules, knowledge, reference
 
 runner = CliRunner()
@@ -69,13 +72,34 @@ def test_the_profile_decides_distinct_options_unless_told(adult) -> None:
 def test_the_papers_feature_settings_join_the_knowledge_only_under_paper(adult) -> None:
     product, paper = knowledge(adult), knowledge(adult, "paper")
     assert "sex" not in product.features and paper.features["sex"] == {"immutable": False}
-    # No advice to take a capital loss, nor to change the census's sampling weight.
-    assert product.features == {"capital_gain": {"direction": "increase"}, "fnlwgt": {"immutable": True}}
+    # No advice to take a capital loss, nor to change the census's sampling weight, nor to wait
+    # more than a decade.
+    assert product.features == {"capital_gain": {"direction": "increase"}, "fnlwgt": {"immutable": True}, "age": {"max_change": 10.0}}
     assert paper.features["education_num"] == {"direction": "any"}
     assert (product.rules, product.constraints) == (paper.rules, paper.constraints) and product.rules
     loan = knowledge(load("loan"))  # knowledge, not an experimental setting: it holds in both profiles
     assert loan.features["credit_score"]["consequence_only"] is True
     assert loan == knowledge(load("loan"), "paper")
+
+
+def test_product_tells_no_one_to_wait_more_than_a_decade(adult) -> None:
+    """A model that approves only people of 60 or more: under paper a person of 24 is told to
+    be 60; under product, where age may move by at most 10 years, nobody is told to wait more,
+    and the checker flags the paper's option against the product's knowledge."""
+
+    def only_the_old(X: pd.DataFrame) -> np.ndarray:
+        return np.where(X["age"] >= 60, ">50K", "<=50K")
+
+    X = adult.X_train.iloc[:3000]
+    young = dict(X[X["age"] == 24].iloc[0].items())
+    nearly = {**young, "age": 52}
+    product = MC3G(only_the_old, knowledge(adult), schema=adult.schema, k=1).fit(X)
+    paper = MC3G(only_the_old, knowledge(adult, "paper"), schema=adult.schema, k=1, profile="paper").fit(X)
+    far = paper.explain(young)
+    assert [cf.values["age"] for cf in far] == [60]
+    assert not product.explain(young).counterfactuals
+    assert [cf.values["age"] for cf in product.explain(nearly)] == [60]
+    assert violations(far.counterfactuals[0], young, [], product.causal_, product.schema_) == ["age moves by 36, more than its max-change of 10"]
 
 
 def test_decision_rules_describe_the_datas_refusal_under_product(adult, german) -> None:

@@ -61,6 +61,7 @@ def problems(draw, escapes: bool = False):
         }
         if n in NUMERIC:
             flags["direction"] = draw(st.sampled_from([None, None, "increase", "decrease"]))
+            flags["max_change"] = draw(st.sampled_from([None, None, None, 1.0, 2.0, 3.0]))
             features.append(Feature(n, "numeric", range=tuple(map(float, NUMERIC[n])), step=1.0, **flags))
         else:
             features.append(Feature(n, "categorical", domain=CATEGORICAL[n], **flags))
@@ -112,6 +113,8 @@ def _full_space(features, instance, spreads) -> CandidateSpace:
                 allowed = [v for v in allowed if v >= instance[f.name]]
             if f.direction == "decrease":
                 allowed = [v for v in allowed if v <= instance[f.name]]
+            if f.max_change is not None:
+                allowed = [v for v in allowed if abs(v - instance[f.name]) <= f.max_change]
         else:
             allowed = list(f.domain)
         if f.immutable:
@@ -417,7 +420,7 @@ def test_both_equally_near_landing_points_are_free() -> None:
 
 @pytest.mark.parametrize(
     "bound",
-    [{"direction": "decrease"}, {"range": (0.0, 4.0)}],
+    [{"direction": "decrease"}, {"range": (0.0, 4.0)}, {"max_change": 2.0}],
 )
 def test_directions_and_ranges_bind_caused_changes(bound) -> None:
     """y may only be caused (consequence-only) and its cause lifts it to 5 or more: a bound that

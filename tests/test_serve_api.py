@@ -63,6 +63,7 @@ def test_the_schema_describes_enough_to_build_a_form(client: httpx.Client) -> No
     assert features["debt"]["values"] == ["none", "up_to_10000", "over_10000"] and features["debt"]["kind"] == "categorical"
     assert features["credit_score"]["range"] == [300, 850] and features["credit_score"]["consequence_only"] and not features["credit_score"]["changeable"]
     assert features["age"]["direction"] == "increase" and not features["age"]["required"] and features["bank_balance"]["required"]
+    assert features["age"]["max_change"] is None
     assert schema["example"] == JOHN and schema["defaults"] == {"k": 3, "profile": "product", "mode": "derived", "norm": "l1"}
     assert schema["limits"]["max_k"] == 10 and client.get("/healthz").json() == {"status": "ok"}
 

@@ -11,7 +11,8 @@ from html.parser import HTMLParser
 import httpx
 from conftest import live_server
 
-from mc3g.datasets import JOHN
+from mc3g import MC3G, CausalModel
+from mc3g.datasets import JOHN, load
 from mc3g.serve import Service, create_app
 
 
@@ -116,6 +117,16 @@ def test_without_an_example_the_form_starts_empty(loan: Service) -> None:
     with live_server(create_app(replace(loan, example=None))) as url:
         html = httpx.get(url).text
     assert "Enter your details and choose" in html and 'value="40000"' not in html
+
+
+def test_a_field_says_how_far_advice_may_move_it(loan: Service, client: httpx.Client) -> None:
+    params = loan.explainer.get_params()
+    bounded = params["causal"].combined(CausalModel.parse("age: max-change 5"))
+    explainer = MC3G(**{**params, "causal": bounded}).fit(load("loan").X_train)
+    with live_server(create_app(replace(loan, explainer=explainer))) as url:
+        page = text(httpx.get(url).text)
+    assert "This can only increase. Advice moves it by at most 5." in page
+    assert "Advice moves it by at most" not in text(client.get("/").text)
 
 
 def test_the_whatif_form_carries_every_digit_of_the_applicant(client: httpx.Client) -> None:

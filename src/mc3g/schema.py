@@ -1,8 +1,8 @@
 """Feature metadata: the one description of a table's columns that every part of mc3g shares.
 
 The schema is the one place that says what a feature is (numeric or categorical, its domain)
-and how a person may change it (immutable, only as a consequence, one direction, a range, a
-weight).  The learner reads the kinds; the counterfactual engine reads the rest.
+and how a person may change it (immutable, only as a consequence, one direction, a range, how
+far one person may move it, a weight).  The learner reads the kinds; the counterfactual engine reads the rest.
 """
 
 from __future__ import annotations
@@ -26,7 +26,10 @@ class Feature:
 
     ``domain`` lists the categorical values and ``targets`` the ones a counterfactual may move to
     (default: all); ``range`` bounds a numeric feature; ``step`` is a numeric feature's
-    resolution (1 for integers), so "just past a threshold" is well defined.
+    resolution (1 for integers), so "just past a threshold" is well defined.  ``max_change`` is
+    the most one person may move a number from their own value, either way: ``range`` bounds what
+    anyone may have, ``max_change`` what one person may be asked to do (an applicant of 24 is
+    not told to be 87).
     """
 
     name: str
@@ -38,6 +41,7 @@ class Feature:
     immutable: bool = False
     consequence_only: bool = False
     direction: Direction | None = None
+    max_change: float | None = None
     weight: float = 1.0
     must_change: bool = False
     description: str = ""
@@ -55,8 +59,12 @@ class Feature:
                 number(end, f"feature {self.name!r}: an end of the range")
             if self.range[0] > self.range[1]:
                 raise InputError(f"feature {self.name!r}: empty range {self.range}")
-        if self.kind == "categorical" and (self.range is not None or self.step is not None):
-            raise InputError(f"feature {self.name!r}: a categorical feature has no range or step")
+        if self.max_change is not None:
+            number(self.max_change, f"feature {self.name!r}: the max-change")
+            if self.max_change <= 0:
+                raise InputError(f"feature {self.name!r}: max-change must be > 0, not {self.max_change}")
+        if self.kind == "categorical" and (self.range is not None or self.step is not None or self.max_change is not None):
+            raise InputError(f"feature {self.name!r}: a categorical feature has no range, step or max-change")
         if self.kind == "numeric" and (self.domain is not None or self.targets is not None):
             raise InputError(f"feature {self.name!r}: a numeric feature has a range, not a set of values")
         if self.step is not None:
@@ -82,7 +90,7 @@ class Feature:
         if changes.get("direction") == "any":
             changes["direction"] = None
         if changes.get("kind", self.kind) != self.kind:
-            cleared = ("range", "step") if changes["kind"] == "categorical" else ("domain", "targets")
+            cleared = ("range", "step", "max_change") if changes["kind"] == "categorical" else ("domain", "targets")
             for name in cleared:
                 changes.setdefault(name, None)
         return replace(self, **changes)

@@ -30,7 +30,7 @@ FLAGS: dict[str, tuple[str, Any]] = {
 NEGATABLE = ("immutable", "consequence-only", "must-change")
 """Flags that ``not`` turns off (to override the data's setting)."""
 
-ITEMS = ("numeric", "categorical", "range", "domain", "targets", "step", "weight", *FLAGS)
+ITEMS = ("numeric", "categorical", "range", "domain", "targets", "step", "weight", "max-change", *FLAGS)
 
 OPERATORS = ("==", "!=", "<", "<=", ">", ">=")
 SET_OPS = ("in", "not in")

@@ -80,6 +80,8 @@ def _items(settings: Mapping[str, Any]) -> list[str]:
         items.append(f"step {_number(settings['step'])}")
     if settings.get("weight") is not None:
         items.append(f"weight {_number(settings['weight'])}")
+    if settings.get("max_change") is not None:
+        items.append(f"max-change {_number(settings['max_change'])}")
     for word, (name, value) in FLAGS.items():
         setting = settings.get(name)
         if setting == value:

@@ -205,5 +205,5 @@ class StatementParser:
             put(word, tuple(v.word for v in values))
             if word == "targets":
                 targets.extend(values)
-        else:  # step, weight
-            put(word, float(self.take(("number",), "a number").value))
+        else:  # step, weight, max-change
+            put(word.replace("-", "_"), float(self.take(("number",), "a number").value))

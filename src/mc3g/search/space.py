@@ -207,13 +207,17 @@ class SpaceSettings:
     extra: Mapping[str, Sequence[Any]] = field(default_factory=dict)
 
 
-def numeric_bounds(feature: Feature, original: float) -> tuple[float, float]:
-    """Where a counterfactual may put a numeric feature: its range, cut by its direction."""
-    lo, hi = feature.range if feature.range is not None else (original, original)
+def numeric_bounds(feature: Feature, original: float, unbounded: bool = False) -> tuple[float, float]:
+    """Where a counterfactual may put a numeric feature: its range (without one, the person's
+    value, or anywhere when ``unbounded``), cut by its direction and by how far one person may
+    move it."""
+    lo, hi = feature.range if feature.range is not None else (-math.inf, math.inf) if unbounded else (original, original)
     if feature.direction == "increase":
         lo = max(lo, original)
     elif feature.direction == "decrease":
         hi = min(hi, original)
+    if feature.max_change is not None:
+        lo, hi = max(lo, original - feature.max_change), min(hi, original + feature.max_change)
     return lo, hi
 
 
@@ -343,7 +347,7 @@ def _data_space(features, instance, spreads, settings, decision, forbidden, seen
                 lists[f.name] = [original] if all(lit.holds(original) for lit in on_f) else []
                 pieces[f.name] = len(lists[f.name])
             elif f.is_numeric:
-                lo, hi = numeric_bounds(f, original) if f.range is not None else (-math.inf, math.inf)
+                lo, hi = numeric_bounds(f, original, unbounded=True)
                 lists[f.name], pieces[f.name] = _data_numeric(original, on_f, seen_numbers[f.name], settings.data_k, lo, hi)
             else:
                 values = _categorical_values(f, original, seen_tokens.get(f.name))

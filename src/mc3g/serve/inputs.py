@@ -48,7 +48,7 @@ class Input:
         return {
             "name": self.name, "label": self.label, "kind": f.kind, "description": f.description, "required": self.required, "in_play": self.in_play,
             "changeable": self.changeable, "values": list(f.domain) if f.domain is not None else None, "range": list(f.range) if f.range else None,
-            "step": f.step, "immutable": f.immutable, "consequence_only": f.consequence_only, "direction": f.direction,
+            "step": f.step, "immutable": f.immutable, "consequence_only": f.consequence_only, "direction": f.direction, "max_change": f.max_change,
         }  # fmt: skip
 
 

@@ -52,6 +52,8 @@ def _hint(x: Input) -> str:
         notes.append("This changes only as a consequence of other changes.")
     elif f.direction:
         notes.append(f"This can only {f.direction}.")
+    if f.max_change is not None and not f.immutable:
+        notes.append(f"Advice moves it by at most {f.max_change:g}.")
     if not x.required:
         notes.append("Optional.")
     return " ".join(notes)
