@@ -145,7 +145,7 @@ def test_no_product_answer_breaks_the_datas_metadata_for_a_black_box() -> None:
 
     paper, product = profile_audit("adult", every=16)
     assert product.profile == "product" and product.people == paper.people and product.answered == product.people
-    assert (product.protected, product.one_way, product.out_of_range, product.other) == (0, 0, 0, 0)
+    assert (product.protected, product.one_way, product.out_of_range, product.other, product.too_far) == (0, 0, 0, 0, 0)
     assert paper.profile == "paper" and paper.other == 0
     (rules,) = profile_audit("adult", model="rules", every=16, profiles=("paper",))
     assert rules.protected > 0

@@ -5,7 +5,9 @@ refused person is explained under ``paper`` and under ``product`` with K options
 option is checked with the independent checker (:func:`mc3g.explain.violations`) against the
 causal knowledge and the data set's own metadata, not the explainer's schema: a protected attribute
 changed (sex, race, native country; German's personal status and foreign worker), an
-increase-only feature lowered (age, education), a value outside the training range.
+increase-only feature lowered (age, education), a value outside the training range; and, for
+both profiles, a number moved further than ``product`` lets one person move it (adult's age by
+more than a decade).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class ProfileAudit:
     one_way: int  # options that move an increase-only (or decrease-only) feature the wrong way
     out_of_range: int  # options with a value outside the training range
     other: int  # options that break the causal knowledge (expected 0 under both profiles)
+    too_far: int  # options that move a number further than product's max-change allows
     first_harmful: int  # people whose first option does one of the first three
     features_touched: float  # mean over answered people of the distinct features their options change
     seconds: float  # explaining all the people, in one call
@@ -66,6 +69,7 @@ def profile_audit(
     ds = load(dataset, split=split)
     judge = None if model == "rules" else black_box(ds, model)
     X_train, X_test = ds.train.drop(columns=[ds.schema.label]), ds.test.drop(columns=[ds.schema.label])
+    reach = {f.name: f.max_change for f in (knowledge(ds, "product") or CausalModel()).schema(ds.schema).features if f.max_change is not None}
     out = []
     for name in profiles:
         if progress:
@@ -83,7 +87,7 @@ def profile_audit(
         answers = explainer.explain(rows)
         seconds = time.perf_counter() - start
         counts = dict.fromkeys((*_KINDS, "other"), 0)
-        first_harmful = touched = answered = n_options = 0
+        first_harmful = touched = answered = n_options = too_far = 0
         for (_, row), answer in zip(rows.iterrows(), answers):
             person = dict(row.items())
             for i, cf in enumerate(answer.counterfactuals):
@@ -93,6 +97,7 @@ def profile_audit(
                     counts[kind] += 1
                 counts["other"] += len(problems) > sum(any(words in p for words in _KINDS.values()) for p in problems)
                 first_harmful += i == 0 and bool(found)
+                too_far += any(abs(float(cf.values[n]) - float(person[n])) > m for n, m in reach.items())
             n_options += len(answer.counterfactuals)
             if answer.counterfactuals:
                 answered += 1
@@ -113,6 +118,7 @@ def profile_audit(
                 counts["one_way"],
                 counts["out_of_range"],
                 counts["other"],
+                too_far,
                 first_harmful,
                 touched / answered if answered else 0.0,
                 seconds,

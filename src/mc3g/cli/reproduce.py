@@ -174,10 +174,10 @@ def bench_profiles(
     from ..bench.profiles import profile_audit
 
     columns = ("data", "model", "profile", "refusal", "people", "answered", "options", "protected changed", "one-way reversed",
-               "out of range", "other", "first option harmful", "features touched", "seconds")  # fmt: skip
+               "out of range", "other", "moved further than product allows", "first option harmful", "features touched", "seconds")  # fmt: skip
 
     def row(r: Any) -> tuple[str, ...]:
-        counts = (r.people, r.answered, r.options, r.protected, r.one_way, r.out_of_range, r.other, r.first_harmful)
+        counts = (r.people, r.answered, r.options, r.protected, r.one_way, r.out_of_range, r.other, r.too_far, r.first_harmful)
         return (f"{r.dataset} ({r.split})", r.model, r.profile, r.refusal, *(f"{n:,}" for n in counts), f"{r.features_touched:.2f}", f"{r.seconds:.1f}")
 
     with user_errors(), err.status("explaining...") as status:
