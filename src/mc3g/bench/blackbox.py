@@ -122,7 +122,7 @@ def _run(name: str, kind: str, n_rows: int, k: int, profile: str, progress: Call
         theirs.append(dice.explain(row))
         t_theirs.append(time.perf_counter() - start)
     calls = (ours_box.calls / max(len(refused), 1), their_box.calls / max(len(refused), 1))
-    call_seconds = _one_call(model, refused.iloc[:1])
+    call_seconds = _one_call(model, refused.iloc[:1]) if len(refused) else math.nan
     start = time.perf_counter()
     pooled = mc3g.explain(refused)
     pooled_seconds = (time.perf_counter() - start) / max(len(refused), 1)
@@ -151,7 +151,7 @@ def _run(name: str, kind: str, n_rows: int, k: int, profile: str, progress: Call
         float(np.mean(judged)) if judged else 0.0, max(judged, default=0),
         float(np.mean(t_ours)), pooled_seconds, float(np.mean(t_theirs)),
         float(np.mean(t_theirs) / np.mean(t_ours)), float(np.median(ratios)),
-        *calls, call_seconds, float(np.mean(t_theirs)) / (calls[0] * call_seconds) if calls[0] else math.inf,
+        *calls, call_seconds, float(np.mean(t_theirs)) / (calls[0] * call_seconds) if calls[0] else math.nan,
     )  # fmt: skip
 
 

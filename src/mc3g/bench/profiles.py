@@ -69,7 +69,7 @@ def profile_audit(
     ds = load(dataset, split=split)
     judge = None if model == "rules" else black_box(ds, model)
     X_train, X_test = ds.train.drop(columns=[ds.schema.label]), ds.test.drop(columns=[ds.schema.label])
-    reach = {f.name: f.max_change for f in (knowledge(ds, "product") or CausalModel()).schema(ds.schema).features if f.max_change is not None}
+    bounded = (knowledge(ds, "product") or CausalModel()).schema(ds.schema)  # the data's metadata with product's settings
     out = []
     for name in profiles:
         if progress:
@@ -97,7 +97,7 @@ def profile_audit(
                     counts[kind] += 1
                 counts["other"] += len(problems) > sum(any(words in p for words in _KINDS.values()) for p in problems)
                 first_harmful += i == 0 and bool(found)
-                too_far += any(abs(float(cf.values[n]) - float(person[n])) > m for n, m in reach.items())
+                too_far += any("max-change" in p for p in violations(cf, person, [], CausalModel(), bounded))
             n_options += len(answer.counterfactuals)
             if answer.counterfactuals:
                 answered += 1
