@@ -30,7 +30,10 @@ FLAGS: dict[str, tuple[str, Any]] = {
 NEGATABLE = ("immutable", "consequence-only", "must-change")
 """Flags that ``not`` turns off (to override the data's setting)."""
 
-ITEMS = ("numeric", "categorical", "range", "domain", "targets", "step", "weight", "max-change", *FLAGS)
+NUMBERS: dict[str, str] = {"step": "step", "weight": "weight", "max-change": "max_change"}
+"""Feature items with a number: the :class:`~mc3g.schema.Feature` field each one sets."""
+
+ITEMS = ("numeric", "categorical", "range", "domain", "targets", *NUMBERS, *FLAGS)
 
 OPERATORS = ("==", "!=", "<", "<=", ">", ">=")
 SET_OPS = ("in", "not in")

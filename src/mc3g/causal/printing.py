@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from ..exceptions import InputError
 from ..rules import Literal, ProgramWriter, Value, predicate, token
-from .lexer import FLAGS, KEYWORDS, SET_OPS, classify
+from .lexer import FLAGS, KEYWORDS, NUMBERS, SET_OPS, classify
 from .statements import CausalRule, Constraint
 
 
@@ -76,12 +76,7 @@ def _items(settings: Mapping[str, Any]) -> list[str]:
         items.append(f"domain {_set(domain, True)}")
     if settings.get("targets") is not None:
         items.append(f"targets {_set(settings['targets'], True)}")
-    if settings.get("step") is not None:
-        items.append(f"step {_number(settings['step'])}")
-    if settings.get("weight") is not None:
-        items.append(f"weight {_number(settings['weight'])}")
-    if settings.get("max_change") is not None:
-        items.append(f"max-change {_number(settings['max_change'])}")
+    items += [f"{word} {_number(settings[name])}" for word, name in NUMBERS.items() if settings.get(name) is not None]
     for word, (name, value) in FLAGS.items():
         setting = settings.get(name)
         if setting == value:

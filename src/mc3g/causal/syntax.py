@@ -12,7 +12,7 @@ from typing import Any
 from ..exceptions import CausalSyntaxError
 from ..rules import NUMERIC_OPS
 from ..values import suggest
-from .lexer import FLAGS, ITEMS, NEGATABLE, OPERATORS, SET_OPS, Statement, Token
+from .lexer import FLAGS, ITEMS, NEGATABLE, NUMBERS, OPERATORS, SET_OPS, Statement, Token
 from .statements import Source
 
 
@@ -205,5 +205,5 @@ class StatementParser:
             put(word, tuple(v.word for v in values))
             if word == "targets":
                 targets.extend(values)
-        else:  # step, weight, max-change
-            put(word.replace("-", "_"), float(self.take(("number",), "a number").value))
+        else:
+            put(NUMBERS[word], float(self.take(("number",), "a number").value))

@@ -55,8 +55,9 @@ def violations(cf: Counterfactual, person: dict[str, Any], decision: list[Rule],
                 problems.append(f"{f.name} may only increase")
             if f.direction == "decrease" and float(after) > float(before):
                 problems.append(f"{f.name} may only decrease")
-            if f.max_change is not None and abs(float(after) - float(before)) > f.max_change:
-                problems.append(f"{f.name} moves by {abs(float(after) - float(before)):g}, more than its max-change of {f.max_change:g}")
+            moved = abs(float(after) - float(before))
+            if f.max_change is not None and moved > f.max_change:
+                problems.append(f"{f.name} moves by {moved:g}, more than its max-change of {f.max_change:g}")
         elif f.targets is not None and token(after) not in f.targets:
             problems.append(f"{f.name} = {after} is not one of the allowed targets")
     for change in cf.caused_changes:
