@@ -42,14 +42,23 @@ class DataFormatError(InputError):
         super().__init__(f"{path}, line {line}: {problem}")
 
 
-class ModelFileError(InputError):
-    """A model file mc3g will not or cannot load: missing, empty, corrupt, of an unknown kind,
-    or one whose loading could run code nobody allowed; the message names the file."""
+class FileRefusedError(InputError):
+    """A file mc3g will not read: not a regular file (a directory, a device, a pipe), larger
+    than mc3g reads of its kind, or not what its kind must be; the message names the file."""
 
     def __init__(self, path: str | Path, problem: str) -> None:
         self.path = Path(path)
         self.problem = problem
         super().__init__(f"{path}: {problem}")
+
+
+class MissingFileError(FileRefusedError, FileNotFoundError):
+    """A file that is not there; also a ``FileNotFoundError``."""
+
+
+class ModelFileError(FileRefusedError):
+    """A model file mc3g will not or cannot load: missing, empty, corrupt, of an unknown kind,
+    or one whose loading could run code nobody allowed; the message names the file."""
 
 
 class ResultsFileError(InputError):

@@ -22,6 +22,7 @@ from .causal import CausalModel
 from .datasets import JOHN, Dataset, load
 from .exceptions import InputError
 from .explain import profile as known_profile
+from .reading import read_text
 from .rules import RuleSet
 
 
@@ -99,7 +100,7 @@ def fitted_explainer(
     if model_file:
         model = load_model(model_file, trust_model=trust_model, trusted_types=trusted_types)
     elif rules_file:
-        model = RuleSet.from_json(Path(rules_file).read_text(encoding="utf-8"))
+        model = RuleSet.from_json(read_text(rules_file, "rules file"))
     else:
         model = decision_rules(ds, profile)
     causal = CausalModel.load(causal_file, schema=ds.schema) if causal_file else knowledge(ds, profile)

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..exceptions import InputError
 from ..explain import file_sha256
+from ..reading import regular_file
 
 SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 CSV_BLOCK_BYTES = 16 << 20  # a CSV block is parsed at once, and partitions are cut from it
@@ -82,8 +83,8 @@ def input_files(spec: str | Path) -> tuple[list[Path], str]:
     if path.is_dir():
         files = sorted(f for f in path.iterdir() if f.is_file() and f.suffix.lower() in SUFFIXES and not f.name.startswith((".", "_")))
         where = f"the folder {path}"
-    elif path.is_file():
-        files = [path]
+    elif path.exists():
+        files = [regular_file(path, "batch input")]
         where = str(path)
     elif glob.has_magic(str(spec)):
         matches = (Path(f) for f in glob.glob(str(spec)))
@@ -98,7 +99,7 @@ def input_files(spec: str | Path) -> tuple[list[Path], str]:
         raise InputError(f"{files[0]} is neither CSV nor Parquet (names ending in {', '.join(SUFFIXES)})")
     if len(kinds) > 1:
         raise InputError(f"{where} mixes CSV and Parquet files: give one kind at a time")
-    return files, kinds.pop()
+    return [regular_file(f, "batch input") for f in files], kinds.pop()
 
 
 def plan_input(spec: str | Path, partition_rows: int, features: list[str], client: Any) -> Input:
@@ -129,7 +130,7 @@ def plan_input(spec: str | Path, partition_rows: int, features: list[str], clien
             blocks.append(loader)
             first_row += size
     meta = _same_columns(metas, features)
-    return Input(kind, names, [file_sha256(f) for f in files], blocks, partitions, meta, integer_index, partition_rows)
+    return Input(kind, names, [file_sha256(f, "batch input") for f in files], blocks, partitions, meta, integer_index, partition_rows)
 
 
 def _csv_file(path: Path, client: Any) -> tuple[list[Any], list[int], Any, Any]:

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..exceptions import ResultsFileError
 from ..explain import check_settings, lock_file, settings_hash
+from ..reading import read_text, regular_file
 from .inputs import Partition
 from .work import METADATA_KEY, partition_metadata
 
@@ -68,8 +69,8 @@ class ResultsFolder:
                 raise ResultsFileError(f"{self.out} is not the results folder of a batch (it holds {strangers[:3]}): name a new or an empty folder")
         elif not overwrite:
             try:
-                recorded = json.loads(manifest.read_text(encoding="utf-8"))
-            except (json.JSONDecodeError, UnicodeDecodeError, OSError) as exc:
+                recorded = json.loads(read_text(manifest, "batch manifest"))
+            except json.JSONDecodeError as exc:
                 raise ResultsFileError(f"{manifest} cannot be read ({exc}); start the folder afresh with --overwrite (its answers are lost)") from None
             if not isinstance(recorded, dict) or recorded.get("format") != FORMAT or recorded.get("version") != VERSION:
                 raise ResultsFileError(f"{manifest} is not the manifest of an mc3g batch of version {VERSION}; start the folder afresh with --overwrite")
@@ -93,7 +94,7 @@ class ResultsFolder:
         for path in sorted(self.out.glob("part-*")):
             part = expected.get(path.name)
             try:
-                metadata = pq.read_metadata(path)
+                metadata = pq.read_metadata(regular_file(path, "results partition"))
                 mine = json.loads((metadata.metadata or {}).get(METADATA_KEY, b"null"))
             except (pa.ArrowException, OSError, json.JSONDecodeError):
                 mine = None
@@ -128,13 +129,13 @@ def partition_files(folder: str | Path) -> list[Path]:
     out = Path(folder)
     if not (out / MANIFEST).is_file():
         raise ResultsFileError(f"{out} is not the results folder of a batch (it has no {MANIFEST})")
-    return sorted(p for p in out.iterdir() if p.name.startswith("part-") and p.suffix == ".parquet")
+    return sorted(regular_file(p, "results partition") for p in out.iterdir() if p.name.startswith("part-") and p.suffix == ".parquet")
 
 
 def read_manifest(folder: str | Path) -> dict[str, Any]:
     """The manifest of a results folder: its format, settings and their hash."""
     path = Path(folder) / MANIFEST
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        return json.loads(read_text(path, "batch manifest"))
+    except json.JSONDecodeError as exc:
         raise ResultsFileError(f"{path} cannot be read: {exc}") from None

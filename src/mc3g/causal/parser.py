@@ -60,6 +60,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..exceptions import CausalSyntaxError
+from ..reading import read_bytes
 from ..rules import NUMERIC_OPS, Literal, format_value
 from ..schema import Feature, Schema
 from ..values import suggest
@@ -179,7 +180,7 @@ def read(text: str, file: str = "<string>", schema: Schema | None = None) -> Par
 def read_file(path: str | Path) -> str:
     """The text of a UTF-8 causal-knowledge file (a byte-order mark dropped)."""
     path = Path(path)
-    data = path.read_bytes()  # a missing file raises FileNotFoundError naming it
+    data = read_bytes(path, "causal knowledge file")  # a missing file is a MissingFileError, also a FileNotFoundError
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:

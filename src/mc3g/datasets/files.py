@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..exceptions import DataFormatError, DataNotFoundError
+from ..reading import regular_file
 from ..values import first_non_number
 from .download import ENV_VAR, UCI_FILES, default_data_dir
 
@@ -39,12 +40,13 @@ def _data_root(data_dir: Path | str | None) -> tuple[Path, str]:
 
 
 def locate(relpath: str, data_dir: Path | str | None) -> Path:
-    """The path of data file ``relpath`` (e.g. ``adult/adult.data``); DataNotFoundError if absent."""
+    """The path of data file ``relpath`` (e.g. ``adult/adult.data``): DataNotFoundError if
+    absent, FileRefusedError if it is no regular file or too large (see :mod:`mc3g.reading`)."""
     root, origin = _data_root(data_dir)
     path = root / relpath
-    if not path.is_file():
+    if not path.exists():
         raise _not_found(relpath, root, origin)
-    return path
+    return regular_file(path, "data file")
 
 
 def read_table(

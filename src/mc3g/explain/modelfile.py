@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..exceptions import InputError, ModelFileError
+from ..exceptions import FileRefusedError, InputError, ModelFileError
+from ..reading import regular_file
 
 SKOPS = ".skops"
 ONNX = ".onnx"
@@ -39,10 +40,10 @@ def load_model(path: str | Path, *, trust_model: bool = False, trusted_types: It
     ``trusted_types`` names the types beyond skops' defaults that a ``.skops`` file may hold."""
     file = Path(path)
     kind = file.suffix.lower()
-    if not file.exists():
-        raise ModelFileError(file, "no such model file")
-    if not file.is_file():
-        raise ModelFileError(file, "not a file")
+    try:
+        regular_file(file, "model file")
+    except FileRefusedError as exc:
+        raise ModelFileError(file, exc.problem) from None
     if kind not in (SKOPS, ONNX, *PICKLES):
         raise ModelFileError(
             file, f"unknown kind of model file {kind or '(no extension)'}: mc3g reads .skops and .onnx, and {', '.join(PICKLES)} with --trust-model"

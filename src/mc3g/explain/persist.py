@@ -23,6 +23,7 @@ import pandas as pd
 
 from ..causal import CausalModel, CausalRule, Constraint
 from ..exceptions import InputError
+from ..reading import read_text, regular_file
 from ..rules import Literal, RuleSet
 from ..schema import Feature, Schema
 from ..search import Observed
@@ -73,7 +74,7 @@ def save(path: Path, params: Mapping[str, Any], columns: Sequence[str], engine: 
 def load(path: Path, model: Any = None) -> Saved:
     """Read a document; a black box's needs the ``model`` (the caller loads it)."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = json.loads(read_text(path, "saved explainer"))
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not a saved explainer (not JSON: {exc})") from None
     check_header(document, JSON_FORMAT, JSON_VERSION, f"saved explainer ({path})")
@@ -135,10 +136,11 @@ def _black_box_to_dict(box: BlackBox | None, surrogate: Surrogate | None, model_
 _REFINED = ("near", "first_fidelity", "first_near", "rounds", "counterexamples")
 
 
-def file_sha256(path: Path) -> str:
-    """The SHA-256 of a file's bytes, read in pieces: model files and results headers name files by it."""
+def file_sha256(path: Path, kind: str = "model file") -> str:
+    """The SHA-256 of a file's bytes, read in pieces: model files and results headers name files
+    by it.  ``kind`` says what the file is, for its bound and a refusal (see :mod:`mc3g.reading`)."""
     digest = hashlib.sha256()
-    with path.open("rb") as f:
+    with regular_file(path, kind).open("rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()

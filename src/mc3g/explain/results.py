@@ -38,7 +38,8 @@ from typing import IO, Any
 
 import pandas as pd
 
-from ..exceptions import ResultsFileError
+from ..exceptions import FileRefusedError, ResultsFileError
+from ..reading import regular_file
 from ..version import __version__
 from .mc3g import MC3G
 from .persist import file_sha256
@@ -187,8 +188,12 @@ def _open_path(path: Path, labels: Sequence[Any], settings: Mapping[str, Any], o
     name = str(path)
     try:
         kind = os.stat(path).st_mode
+        if stat.S_ISREG(kind):
+            regular_file(path, "results file")  # it is read to resume: its size is bounded
     except FileNotFoundError:
         kind = stat.S_IFREG
+    except FileRefusedError as exc:
+        raise ResultsFileError(str(exc)) from None
     except OSError as exc:
         raise ResultsFileError(f"cannot use {name} for results: {exc.strerror or exc}") from None
     if stat.S_ISDIR(kind):

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..exceptions import InputError
 from ..explain import MC3G, load_model, plain
+from ..reading import read_text
 from ..reference import REFERENCES, fitted_explainer
 
 LOOPBACK = "127.0.0.1"
@@ -79,10 +80,8 @@ def load_config(path: str | Path) -> Service:
     :class:`InputError` that names the file, the table and the key."""
     file = Path(path)
     try:
-        document = tomllib.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{file}: no such configuration file") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        document = tomllib.loads(read_text(file, "configuration file"))
+    except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{file}: not TOML: {exc}") from None
     unknown = sorted(set(document) - {"explainer", "service", "example"})
     if unknown:
