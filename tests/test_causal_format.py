@@ -162,6 +162,12 @@ def test_features_that_are_never_declared_are_accepted_without_a_schema() -> Non
     assert model.features == {} and model.mentioned == ["credit_score", "debt"]
 
 
+def test_valid_declares_the_values_a_person_may_have_apart_from_the_range() -> None:
+    model = parse("age: valid [0, 120], range [18, 90]")
+    assert model.features["age"] == {"valid": (0.0, 120.0), "range": (18.0, 90.0)}
+    assert "age: range [18, 90], valid [0, 120]" in model.to_text() and parse(model.to_text()) == model
+
+
 def test_a_file_declares_a_feature_the_data_lacks_only_without_a_schema() -> None:
     assert parse("savings: numeric [0, 10]").features["savings"]["range"] == (0.0, 10.0)
     with pytest.raises(CausalSyntaxError, match="unknown feature 'savings'; the features are age, "):
@@ -225,9 +231,11 @@ LOAN_SCHEMA_ERRORS = [
     ("bank_balance == lots <- debt == none", 1, 17, "expected a number for the numeric feature bank_balance, found 'lots'"),
     ("forbid debt == none,\n  bank_balance in {1, '2'}", 2, 23, "expected a number for the numeric feature bank_balance, found \"'2'\""),
     ("debt: targets {none, nothing}", 1, 22, "'nothing' is not a value of debt; its values are {'none', 'over_10000', 'up_to_10000'}"),
-    ("debt: categorical, step 1", 1, 1, "feature 'debt': a categorical feature has no range, step or max-change"),
-    ("debt: categorical, max-change 2", 1, 1, "feature 'debt': a categorical feature has no range, step or max-change"),
+    ("debt: categorical, step 1", 1, 1, "feature 'debt': a categorical feature has no range, valid values, step or max-change"),
+    ("debt: categorical, max-change 2", 1, 1, "feature 'debt': a categorical feature has no range, valid values, step or max-change"),
     ("bank_balance: max-change 0", 1, 1, "feature 'bank_balance': max-change must be > 0, not 0.0"),
+    ("debt: valid [0, 1]", 1, 1, "feature 'debt': a categorical feature has no range, valid values, step or max-change"),
+    ("bank_balance: valid [10, 0]", 1, 1, "feature 'bank_balance': empty valid values (10.0, 0.0)"),
     ("credit_score: weight -1", 1, 1, "feature 'credit_score': weight must be >= 0, not -1.0"),
 ]
 
@@ -261,7 +269,7 @@ SYNTAX_ERRORS = [
         "x: consequence_only",
         1,
         4,
-        "expected a feature item (numeric, categorical, range, domain, targets, step, weight, max-change, immutable, "
+        "expected a feature item (numeric, categorical, range, valid, domain, targets, step, weight, max-change, immutable, "
         "consequence-only, must-change, increase-only, decrease-only, any-direction) after ':', found 'consequence_only'; did you mean 'consequence-only'?",
     ),
     ("x: increase-only, decrease-only", 1, 19, "'decrease-only' contradicts 'increase-only' in this declaration"),
@@ -373,6 +381,7 @@ def feature_settings(draw: st.DrawFn, kind: str | None) -> dict[str, Any]:
         "domain": domain,
         "targets": targets,
         "range": draw(st.none() | bounds) if kind != "categorical" else None,
+        "valid": draw(st.none() | bounds) if kind != "categorical" else None,
         "step": draw(st.none() | st.floats(1e-5, 1e6)) if kind != "categorical" else None,  # a grid of at most 1e15 steps
         "immutable": draw(FLAG),
         "consequence_only": draw(FLAG),

@@ -63,7 +63,7 @@ def test_the_schema_describes_enough_to_build_a_form(client: httpx.Client) -> No
     assert features["debt"]["values"] == ["none", "up_to_10000", "over_10000"] and features["debt"]["kind"] == "categorical"
     assert features["credit_score"]["range"] == [300, 850] and features["credit_score"]["consequence_only"] and not features["credit_score"]["changeable"]
     assert features["age"]["direction"] == "increase" and not features["age"]["required"] and features["bank_balance"]["required"]
-    assert features["age"]["max_change"] is None
+    assert features["age"]["max_change"] is None and features["age"]["valid"] == [0, 120] and features["bank_balance"]["valid"] is None
     assert schema["example"] == JOHN and schema["defaults"] == {"k": 3, "profile": "product", "mode": "derived", "norm": "l1"}
     assert schema["limits"]["max_k"] == 10 and client.get("/healthz").json() == {"status": "ok"}
 
@@ -99,6 +99,9 @@ BAD = [
     ({"applicant": {**JOHN, "bank_balance": "40000"}}, ["body", "applicant", "bank_balance"], "valid number"),
     ({"applicant": {**JOHN, "bank_balance": True}}, ["body", "applicant", "bank_balance"], "valid number"),
     ({"applicant": {**JOHN, "bank_balance": 1e16}}, ["body", "applicant", "bank_balance"], "less than or equal"),
+    ({"applicant": {**JOHN, "age": -5}}, ["body", "applicant", "age"], "greater than or equal to 0"),  # not a person's age
+    ({"applicant": {**JOHN, "credit_score": 900}}, ["body", "applicant", "credit_score"], "less than or equal to 850"),
+    ({"applicant": {**JOHN, "annual_income": -1}}, ["body", "applicant", "annual_income"], "greater than or equal to 0"),
     ({"applicant": {**JOHN, "salary": 1}}, ["body", "applicant", "salary"], "Extra inputs"),
     ({"applicant": {k: v for k, v in JOHN.items() if k != "debt"}}, ["body", "applicant", "debt"], "Field required"),
     ({"applicant": JOHN, "k": 0}, ["body", "k"], "greater than or equal to 1"),
@@ -132,6 +135,7 @@ def test_a_number_that_is_not_finite_is_named(client: httpx.Client, number: byte
         ({"age": 40}, ["body", "changes", "age"]),  # not in play: no counterfactual touches it
         ({"debt": None}, ["body", "changes", "debt"]),
         ({"debt": "paid"}, ["body", "changes", "debt"]),
+        ({"credit_score": 851}, ["body", "changes", "credit_score"]),
     ],
 )
 def test_whatif_names_a_bad_change(client: httpx.Client, changes: dict[str, Any], loc: list[str]) -> None:

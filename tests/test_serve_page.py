@@ -73,6 +73,13 @@ def test_every_field_has_a_label_and_the_page_needs_nothing_from_outside(client:
     assert 'name="viewport"' in client.get("/").text
 
 
+def test_an_impossible_value_is_named_beside_its_field(client: httpx.Client) -> None:
+    response = client.post("/", data=john_form(age="-5"))
+    assert response.status_code == 422
+    assert "Age: Input should be greater than or equal to 0" in text(response.text)
+    assert "Age in years; only grows. From 0 to 120." in text(client.get("/").text)  # the hint says so before
+
+
 def test_posting_the_form_explains_the_values_given(client: httpx.Client) -> None:
     response = client.post("/", data=john_form(bank_balance="59000", k="1"))
     assert response.status_code == 200

@@ -17,6 +17,7 @@ from mc3g import MC3G, CausalModel, FoldSE
 from mc3g.cli import app
 from mc3g.datasets import JOHN, load
 from mc3g.exceptions import CausalSyntaxError, InputError
+from mc3g.explain import explain_chunk
 from mc3g.reference import reference
 from mc3g.rules import Literal, Rule, RuleSet
 from mc3g.schema import Feature, Schema
@@ -91,26 +92,53 @@ def test_adult_marital_status_is_checked_against_its_domain() -> None:
     assert explainer.explain(person).best.cost == pytest.approx(0.9495, abs=1e-4)
 
 
-def test_every_entrance_of_a_row_checks_it(loan) -> None:
-    _, _, explainer = loan
-    bad = {**JOHN, "credit_score": math.inf}
-    message = "feature 'credit_score' is inf"
-    for call in (
+def entrances(explainer: MC3G, bad: dict) -> list:
+    """Every way a person's row comes in; an error names it "the row" (or "row 1" among rows)."""
+    return [
+        lambda: explainer.explain(bad),
         lambda: explainer.session(bad),
         lambda: explainer.problem(bad),
         lambda: explainer.program(bad),
         lambda: explainer.whatif(bad, {"debt": "none"}),
         lambda: explainer.refuses_rows([JOHN, bad]),
-        lambda: explainer.explain({k: v for k, v in JOHN.items() if k != "debt"}),
-    ):
-        with pytest.raises(InputError, match=message + "|row 1: feature 'credit_score' is inf|the row lacks feature\\(s\\) \\['debt'\\]"):
+    ]
+
+
+def test_every_entrance_of_a_row_checks_it(loan) -> None:
+    _, _, explainer = loan
+    for call in entrances(explainer, {**JOHN, "credit_score": math.inf}):
+        with pytest.raises(InputError, match="(the row|row 1): feature 'credit_score' is inf"):
             call()
+    with pytest.raises(InputError, match="the row lacks feature\\(s\\) \\['debt'\\]"):
+        explainer.explain({k: v for k, v in JOHN.items() if k != "debt"})
     with pytest.raises(InputError, match="the row with the changes: feature 'bank_balance' is -inf, not a finite number"):
         explainer.whatif(JOHN, {"bank_balance": -math.inf})
     with pytest.raises(InputError, match="a person's row is a mapping"):
         explainer.explain([1, 2, 3])
     with pytest.raises(InputError, match="the rows to explain are a DataFrame, not dict"):
         list(explainer.explain_each(JOHN))
+
+
+@pytest.mark.parametrize(
+    ("feature", "value", "span"), [("age", -5, "from 0 to 120"), ("credit_score", 900, "from 300 to 850"), ("annual_income", -1, "at least 0")]
+)
+def test_a_value_no_person_may_have_is_refused_on_every_route(loan, feature, value, span) -> None:
+    """The schema's valid values bound what a person may be, in play or not (annual_income is
+    read by no rule); the training range bounds only where advice may go."""
+    _, _, explainer = loan
+    bad = {**JOHN, feature: value}
+    why = f"feature '{feature}' is {value}, not a value a person may have \\({feature} is {span}\\)"
+    for call in entrances(explainer, bad):
+        with pytest.raises(InputError, match=f"(the row|row 1): {why}"):
+            call()
+    answers = explain_chunk(explainer, [JOHN, bad], 1, ["a", "b"])  # what a batch's worker does
+    assert [a.status for a in answers] == ["refused", "error"] and answers[1].reasons[0] == f"InputError: row b: {why}".replace("\\", "")
+
+
+def test_a_plan_to_an_impossible_value_is_refused(loan) -> None:
+    _, _, explainer = loan
+    with pytest.raises(InputError, match=r"the row with the changes: feature 'credit_score' is 851, not a value a person may have"):
+        explainer.whatif(JOHN, {"credit_score": 851})
 
 
 def test_a_bad_row_in_a_frame_gets_its_own_error_answer(loan) -> None:
@@ -128,6 +156,12 @@ def test_the_frame_entrance_refuses_bad_cells_with_their_row(loan) -> None:
     X = ds.X_test.iloc[:5].astype({"bank_balance": object})
     X.loc[X.index[3], "bank_balance"] = "lots"
     with pytest.raises(InputError, match=rf"row {X.index[3]}, column 'bank_balance' is 'lots', not a number"):
+        explainer.refuses(X)
+    X = ds.X_test.iloc[:5].copy()
+    X.loc[X.index[2], "credit_score"] = 900
+    with pytest.raises(
+        InputError, match=rf"^X, row {X.index[2]}, column 'credit_score' is 900, not a value a person may have \(credit_score is from 300 to 850\)"
+    ):
         explainer.refuses(X)
 
 
@@ -181,6 +215,41 @@ def test_training_data_outside_a_declared_domain_is_refused(loan) -> None:
     X.loc[X.index[3], "debt"] = "some"
     with pytest.raises(InputError, match=f"row {X.index[3]}, column 'debt' is 'some', not one of its values"):
         MC3G(ref.rules, ref.causal(ds), schema=ds.schema).fit(X)
+
+
+def test_training_data_no_person_may_have_is_refused(loan) -> None:
+    ds, ref, _ = loan
+    X = ds.X_train.copy()
+    X.loc[X.index[4], "age"] = -40
+    with pytest.raises(
+        InputError, match=rf"the training data \(X\), row {X.index[4]}, column 'age' is -40, not a value a person may have \(age is from 0 to 120\)"
+    ):
+        MC3G(ref.rules, ref.causal(ds), schema=ds.schema).fit(X)
+
+
+def test_knowledge_may_narrow_the_valid_values_but_not_widen_them_under_product(loan) -> None:
+    ds, ref, _ = loan
+    narrowed = ref.causal(ds).combined(CausalModel.parse("age: valid [18, 100]", schema=ds.schema))
+    explainer = MC3G(ref.rules, narrowed, schema=ds.schema).fit(ds.X_train)
+    assert explainer.schema_.feature("age").valid == (18, 100)
+    with pytest.raises(InputError, match=r"feature 'age' is 17, not a value a person may have \(age is from 18 to 100\)"):
+        explainer.explain({**JOHN, "age": 17})
+    widened = ref.causal(ds).combined(CausalModel.parse("age: valid [-10, 200]", file="wide.causal", schema=ds.schema))
+    with pytest.raises(InputError, match=r"wide.causal:1:1: the data declare 'age' valid only from 0 to 120, and the product profile keeps it so"):
+        MC3G(ref.rules, widened, schema=ds.schema).fit(ds.X_train)
+    paper = MC3G(ref.rules, widened, schema=ds.schema, profile="paper").fit(ds.X_train)
+    assert paper.explain({**JOHN, "age": 150}).instance["age"] == 150
+
+
+def test_advice_never_leaves_the_valid_values() -> None:
+    """A range wider than the valid values (a DiCE permitted_range) bounds advice only inside them."""
+    schema = Schema("s", (Feature("x", "numeric", valid=(0, 10), step=1),), "y", ("no", "yes"), "no")
+    X = pd.DataFrame({"x": [0, 4, 10]})
+    for threshold, expected in ((8, 8), (50, None)):
+        rules = RuleSet((Rule(Literal("y", "==", "no"), (Literal("x", "<", threshold),)),), "y", "yes")
+        explainer = MC3G(rules, schema=schema, permitted_range={"x": (0, 100)}).fit(X)
+        best = explainer.explain({"x": 4}).best
+        assert (best.values["x"] if best else None) == expected
 
 
 def test_a_column_of_numbers_with_a_text_cell_is_not_read_as_text(loan) -> None:

@@ -1,8 +1,10 @@
 """Feature metadata: the one description of a table's columns that every part of mc3g shares.
 
-The schema is the one place that says what a feature is (numeric or categorical, its domain)
-and how a person may change it (immutable, only as a consequence, one direction, a range, how
-far one person may move it, a weight).  The learner reads the kinds; the counterfactual engine reads the rest.
+The schema is the one place that says what a feature is (numeric or categorical, the values a
+person may have) and how a person may change it (immutable, only as a consequence, one
+direction, where advice may take it, how far one person may move it, a weight).  The learner
+reads the kinds; the counterfactual engine reads the rest; every entrance checks a person's
+values against it.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
+import numpy as np
 import pandas as pd
 
 from .exceptions import InputError, UnknownNameError
-from .values import check_grid, number, stray_text
+from .rules import Column, token
+from .values import LARGEST, category_problem, check_grid, first_non_number, number, stray_text
 
 Kind = Literal["numeric", "categorical"]
 Direction = Literal["increase", "decrease"]
@@ -24,12 +28,16 @@ Direction = Literal["increase", "decrease"]
 class Feature:
     """One column of a table and the rules for changing it.
 
-    ``domain`` lists the categorical values and ``targets`` the ones a counterfactual may move to
-    (default: all); ``range`` bounds a numeric feature; ``step`` is a numeric feature's
-    resolution (1 for integers), so "just past a threshold" is well defined.  ``max_change`` is
-    the most one person may move a number from their own value, either way: ``range`` bounds what
-    anyone may have, ``max_change`` what one person may be asked to do (an applicant of 24 is
-    not told to be 87).
+    What a person may have: ``domain`` lists a categorical feature's values, ``valid`` bounds a
+    numeric one (an age in [0, 120]; None: any number mc3g takes).  A value outside them is
+    refused wherever it comes in, and no advice leaves them.  Where advice may go: ``targets``
+    are the values a counterfactual may move a category to (default: all), ``range`` bounds
+    where it may put a number (by default what the training data shows).  A person outside the
+    range is still a person, and keeps their value.  ``step`` is a numeric feature's resolution
+    (1 for integers), so "just past a threshold" is well defined.  ``max_change`` is the most one
+    person may move a number from their own value, either way: ``range`` bounds where advice may
+    go for anyone, ``max_change`` what one person may be asked to do (an applicant of 24 is not
+    told to be 87).
     """
 
     name: str
@@ -37,6 +45,7 @@ class Feature:
     domain: tuple[str, ...] | None = None
     targets: tuple[str, ...] | None = None
     range: tuple[float, float] | None = None
+    valid: tuple[float, float] | None = None
     step: float | None = None
     immutable: bool = False
     consequence_only: bool = False
@@ -54,17 +63,18 @@ class Feature:
         number(self.weight, f"feature {self.name!r}: the weight")
         if self.weight < 0:
             raise InputError(f"feature {self.name!r}: weight must be >= 0, not {self.weight}")
-        if self.range is not None:
-            for end in self.range:
-                number(end, f"feature {self.name!r}: an end of the range")
-            if self.range[0] > self.range[1]:
-                raise InputError(f"feature {self.name!r}: empty range {self.range}")
+        for name, bounds in (("range", self.range), ("valid values", self.valid)):
+            if bounds is not None:
+                for end in bounds:
+                    number(end, f"feature {self.name!r}: an end of the {name}")
+                if bounds[0] > bounds[1]:
+                    raise InputError(f"feature {self.name!r}: empty {name} {bounds}")
         if self.max_change is not None:
             number(self.max_change, f"feature {self.name!r}: the max-change")
             if self.max_change <= 0:
                 raise InputError(f"feature {self.name!r}: max-change must be > 0, not {self.max_change}")
-        if self.kind == "categorical" and (self.range is not None or self.step is not None or self.max_change is not None):
-            raise InputError(f"feature {self.name!r}: a categorical feature has no range, step or max-change")
+        if self.kind == "categorical" and any(x is not None for x in (self.range, self.valid, self.step, self.max_change)):
+            raise InputError(f"feature {self.name!r}: a categorical feature has no range, valid values, step or max-change")
         if self.kind == "numeric" and (self.domain is not None or self.targets is not None):
             raise InputError(f"feature {self.name!r}: a numeric feature has a range, not a set of values")
         if self.step is not None:
@@ -78,6 +88,48 @@ class Feature:
     def is_numeric(self) -> bool:
         return self.kind == "numeric"
 
+    def within(self, x: int | float, where: str) -> int | float:
+        """The number ``x`` when a person may have it (see ``valid``); else an
+        :class:`InputError` "``where`` is ``x``, ..." naming the valid values."""
+        if self.valid is not None and not self.valid[0] <= x <= self.valid[1]:
+            raise InputError(f"{where} is {x}, {self.outside_valid}")
+        return x
+
+    @property
+    def valid_words(self) -> str:
+        """``valid`` in words: "from 0 to 120", or "at least 0" when an end is mc3g's largest
+        magnitude (that side is open), or "any number"."""
+        lo, hi = (number(end, "") for end in self.valid or (-LARGEST, LARGEST))
+        if hi >= LARGEST:
+            return "any number" if lo <= -LARGEST else f"at least {lo}"
+        return f"at most {hi}" if lo <= -LARGEST else f"from {lo} to {hi}"
+
+    @property
+    def outside_valid(self) -> str:
+        """What is wrong with a number outside ``valid``, in words."""
+        return f"not a value a person may have ({self.name} is {self.valid_words})"
+
+    def first_refused(self, column: pd.Series) -> tuple[Any, str] | None:
+        """The label of the first cell of ``column`` this feature cannot hold, and what is wrong
+        with it; None when every cell is fine.  A numeric feature holds finite numbers within
+        mc3g's bounds and ``valid`` (text is refused, not read as text), a categorical one values
+        of its ``domain`` (None: any), never a missing cell.  Vectorised."""
+        if self.is_numeric:
+            bad = first_non_number(column)
+            if bad is not None or self.valid is None:
+                return bad
+            values = pd.to_numeric(column, errors="coerce").to_numpy(np.float64)
+            outside = np.flatnonzero((values < self.valid[0]) | (values > self.valid[1]))
+            return None if not outside.size else (column.index[outside[0]], f"{number(values[outside[0]], '')}, {self.outside_valid}")
+        tokens = _tokens(column)
+        bad = column.isna().to_numpy()
+        if self.domain is not None:
+            bad = bad | ~np.isin(tokens, list(self.domain))
+        if not bad.any():
+            return None
+        at = int(np.flatnonzero(bad)[0])
+        return column.index[at], category_problem(column.iloc[at], tokens[at], self.domain)
+
     def updated(self, **changes: Any) -> Feature:
         """This feature with ``changes`` (field -> value) laid over it; fields not named stay.
 
@@ -90,7 +142,7 @@ class Feature:
         if changes.get("direction") == "any":
             changes["direction"] = None
         if changes.get("kind", self.kind) != self.kind:
-            cleared = ("range", "step", "max_change") if changes["kind"] == "categorical" else ("domain", "targets")
+            cleared = ("range", "valid", "step", "max_change") if changes["kind"] == "categorical" else ("domain", "targets")
             for name in cleared:
                 changes.setdefault(name, None)
         return replace(self, **changes)
@@ -204,3 +256,12 @@ def observed_feature(name: str, values: pd.Series, numeric: bool, **settings: An
         return Feature(name, "numeric", **settings)
     settings.setdefault("domain", tuple(sorted(values.dropna().astype(str).unique())))
     return Feature(name, "categorical", **settings)
+
+
+def _tokens(values: pd.Series) -> np.ndarray:
+    """Each cell's token; cells that cannot be hashed (a list) are read one by one."""
+    try:
+        column = Column.from_values(values)
+        return column.categories[column.codes]
+    except TypeError:
+        return np.array([token(v) for v in values], dtype=object)

@@ -126,11 +126,19 @@ def check_grid(name: str, step: float, magnitude: float) -> None:
 def category(value: Any, canonical: str, domain: Collection[str] | None, where: str) -> str:
     """``canonical`` (the token of ``value``) when it is one of ``domain`` (None: any); a missing
     value or one outside the domain is an :class:`InputError` naming the known values."""
-    if is_missing(value):
-        raise InputError(f"{where} is missing ({value!r}); it needs one of its values" + _listed(domain))
-    if domain is not None and canonical not in domain:
-        raise InputError(f"{where} is {value!r}, not one of its values" + _listed(domain) + suggest(canonical, domain))
+    problem = category_problem(value, canonical, domain)
+    if problem:
+        raise InputError(f"{where} is {problem}")
     return canonical
+
+
+def category_problem(value: Any, canonical: str, domain: Collection[str] | None) -> str:
+    """What is wrong with ``value`` (of token ``canonical``) as a category of ``domain``, or ''."""
+    if is_missing(value):
+        return f"missing ({value!r}); it needs one of its values" + _listed(domain)
+    if domain is not None and canonical not in domain:
+        return f"{value!r}, not one of its values" + _listed(domain) + suggest(canonical, domain)
+    return ""
 
 
 def _listed(domain: Collection[str] | None, most: int = 12) -> str:

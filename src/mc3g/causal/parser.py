@@ -17,7 +17,8 @@ while the line ends with ``,`` or ``<-`` or a ``{`` or ``[`` is open)::
 
     statement   := declaration | rule | constraint
     declaration := name ':' [item {',' item}]
-    item        := 'numeric' [interval] | 'categorical' [set] | 'range' interval | 'domain' set
+    item        := 'numeric' [interval] | 'categorical' [set] | 'range' interval | 'valid' interval
+                 | 'domain' set
                  | 'targets' set | 'step' NUMBER | 'weight' NUMBER | 'max-change' NUMBER
                  | ['not'] 'immutable'
                  | ['not'] 'consequence-only' | ['not'] 'must-change'

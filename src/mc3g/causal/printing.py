@@ -72,6 +72,8 @@ def _items(settings: Mapping[str, Any]) -> list[str]:
         items.append("categorical" + (f" {_set(domain, True)}" if domain is not None else ""))
     if range_ is not None and kind != "numeric":
         items.append(f"range {_interval(range_)}")
+    if settings.get("valid") is not None:
+        items.append(f"valid {_interval(settings['valid'])}")
     if domain is not None and kind != "categorical":
         items.append(f"domain {_set(domain, True)}")
     if settings.get("targets") is not None:

@@ -14,7 +14,7 @@ from typing import Any
 from ..exceptions import InputError
 from ..rules import Literal
 
-DECLARABLE = ("kind", "domain", "targets", "range", "step", "immutable", "consequence_only", "direction", "max_change", "weight", "must_change")
+DECLARABLE = ("kind", "domain", "targets", "range", "valid", "step", "immutable", "consequence_only", "direction", "max_change", "weight", "must_change")
 """The :class:`~mc3g.schema.Feature` fields that causal knowledge may set for a feature (the ones
 the text format can state).  ``direction`` may also be ``"any"``: it lifts the data's direction."""
 

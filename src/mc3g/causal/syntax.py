@@ -198,8 +198,8 @@ class StatementParser:
                 put("range", self.interval())
             if word == "categorical" and self.at("{"):
                 put("domain", tuple(v.word for v in self.value_set()))
-        elif word == "range":
-            put("range", self.interval())
+        elif word in ("range", "valid"):
+            put(word, self.interval())
         elif word in ("domain", "targets"):
             values = self.value_set()
             put(word, tuple(v.word for v in values))

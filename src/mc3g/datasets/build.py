@@ -9,20 +9,32 @@ from typing import Any
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-from ..schema import Schema, observed_feature
+from ..schema import Feature, Schema, observed_feature
+from ..values import LARGEST
 from .dataset import Dataset
 
 SPLIT_SEED = 0
 TEST_SIZE = 0.2
 
+AGE = (0.0, 120.0)
+"""The ages a person may have, in years."""
+NOT_NEGATIVE = (0.0, LARGEST)
+"""A count or an amount that cannot be negative (mc3g takes no number beyond ±LARGEST)."""
+
 
 @dataclass(frozen=True)
 class Spec:
-    """What a data set family's schema needs besides the data: label, numeric columns, metadata."""
+    """What a data set family's schema needs besides the data: label, numeric columns, metadata.
+    The metadata declares what a person may have (a categorical ``domain``, a numeric
+    ``valid``): every file is checked against it, and it is the schema's."""
 
     label: str
     numeric: tuple[str, ...]
     features: Mapping[str, Mapping[str, Any]]  # Feature keyword arguments, description included
+
+    def declared(self) -> list[Feature]:
+        """The features as the metadata declares them, before any data is read."""
+        return [Feature(name, "numeric" if name in self.numeric else "categorical", **settings) for name, settings in self.features.items()]
 
 
 def make_dataset(
@@ -37,9 +49,10 @@ def make_dataset(
 ) -> Dataset:
     """The Dataset with typed frames and a schema read off them.
 
-    Numeric range = [min, max] over train (step 1 if integral), categorical domain = sorted
-    values of train and test; ``spec.features`` adds mutability, descriptions and may override
-    a range.  ``features`` restricts the schema (not the frames) to the experimental setting.
+    Numeric range = [min, max] over train (step 1 if integral); ``spec.features`` adds the
+    declared domains and valid values (the files have been checked against them),
+    mutability and descriptions, and may override a range.  ``features`` restricts the schema
+    (not the frames) to the experimental setting.
     """
     train, test = _typed(train, spec.numeric), _typed(test, spec.numeric)
     both = pd.concat([train, test])

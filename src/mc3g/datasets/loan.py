@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .build import Spec, make_dataset
+from .build import AGE, NOT_NEGATIVE, Spec, make_dataset
 from .dataset import Dataset
 
 SEED = 2025
@@ -52,14 +52,16 @@ JOHN: dict[str, Any] = {
 }
 
 FEATURES: dict[str, dict[str, Any]] = {
-    "age": {"direction": "increase", "description": "age in years; only grows"},
-    "years_employed": {"direction": "increase", "description": "years in employment; only grows"},
-    "annual_income": {"description": "yearly income before tax"},
-    "debt": {"description": "outstanding debt: none, up to 10,000 or over 10,000"},
+    "age": {"valid": AGE, "direction": "increase", "description": "age in years; only grows"},
+    "years_employed": {"valid": AGE, "direction": "increase", "description": "years in employment; only grows"},
+    "annual_income": {"valid": NOT_NEGATIVE, "description": "yearly income before tax"},
+    "debt": {"domain": tuple(sorted(DEBT_LEVELS)), "description": "outstanding debt: none, up to 10,000 or over 10,000"},
+    # a balance may be negative (an overdraft), so any number is one
     "bank_balance": {"description": "money in the bank; the bank requires at least 60,000"},
     "credit_score": {
         "consequence_only": True,
         "range": (300.0, 850.0),
+        "valid": (300.0, 850.0),
         "description": "credit score (300-850); changes only as a consequence (e.g. of clearing debt); the bank requires at least 620",
     },
 }

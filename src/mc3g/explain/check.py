@@ -51,6 +51,8 @@ def violations(cf: Counterfactual, person: dict[str, Any], decision: list[Rule],
         if f.is_numeric:
             if f.range is not None and not f.range[0] <= float(after) <= f.range[1]:
                 problems.append(f"{f.name} = {after} is outside {f.range}")
+            if f.valid is not None and not f.valid[0] <= float(after) <= f.valid[1]:
+                problems.append(f"{f.name} = {after} is {f.outside_valid}")
             if f.direction == "increase" and float(after) < float(before):
                 problems.append(f"{f.name} may only increase")
             if f.direction == "decrease" and float(after) > float(before):

@@ -169,9 +169,9 @@ class Engine:
     def instance(self, row: Mapping[str, Any], where: str = "the row") -> dict[str, Any]:
         """The person's values of the features in play, as the search reads them.  Every row
         passes here, so here it is checked: each feature in play present, and every feature of
-        the schema it holds a finite number no larger than mc3g takes, or a category of its
-        domain (``where`` names the row in an error).  A number outside the training range is
-        the person's own: it is kept."""
+        the schema it holds a finite number no larger than mc3g takes and within the feature's
+        valid values, or a category of its domain (``where`` names the row in an error).  A
+        number outside the training range is the person's own: it is kept."""
         missing = [f for f in self.features if f not in row]
         if missing:
             raise InputError(f"{where} lacks feature(s) {missing}")
@@ -179,11 +179,11 @@ class Engine:
         for name, feature in self._checked:
             if name not in row:
                 continue
-            value = row[name]
+            value, said = row[name], f"{where}: feature {name!r}"
             if feature.is_numeric:
-                checked[name] = number(value, f"{where}: feature {name!r}")
+                checked[name] = feature.within(number(value, said), said)
             else:
-                checked[name] = category(value, token(value), self._domains.get(name), f"{where}: feature {name!r}")
+                checked[name] = category(value, token(value), self._domains.get(name), said)
         return {name: checked[name] for name in self.features}
 
     def record(self, k: int) -> RunRecord:

@@ -7,13 +7,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from ..exceptions import InputError
-from ..rules import Column, RuleSet, token
+from ..rules import RuleSet, token
 from ..schema import Feature, Schema, infer_schema, observed_feature
-from ..values import category, first_non_number
 
 
 def with_dice_settings(
@@ -62,33 +60,13 @@ def covering(schema: Schema | None, X: pd.DataFrame) -> Schema:
 
 
 def check_frame(schema: Schema, X: pd.DataFrame, what: str = "the training data (X)") -> None:
-    """Refuse a frame (``what`` names it) with a cell its feature cannot take: in a numeric
-    feature anything but a finite number within mc3g's bounds (a text cell is refused, not read
-    as text), in a categorical one a missing cell or a value outside its domain.  The message
-    names the row, the column and the value; spreads and domains are never read off such data."""
+    """Refuse a frame (``what`` names it) with a cell its feature cannot take
+    (:meth:`~mc3g.schema.Feature.first_refused`): the message names the row, the column and
+    the value; spreads and domains are never read off such data."""
     for f in schema.features:
-        if f.name not in X.columns:
-            continue
-        if f.is_numeric:
-            bad = first_non_number(X[f.name])
-            if bad is not None:
-                raise InputError(f"{what}, row {bad[0]}, column {f.name!r} is {bad[1]}")
-            continue
-        missing = X[f.name].isna().to_numpy()
-        outside = ~np.isin(_tokens(X[f.name]), list(f.domain)) if f.domain is not None else np.zeros(len(X), dtype=bool)
-        if missing.any() or outside.any():
-            at = int(np.flatnonzero(missing | outside)[0])
-            value = X[f.name].iloc[at]
-            category(value, token(value), f.domain, f"{what}, row {X.index[at]}, column {f.name!r}")
-
-
-def _tokens(values: pd.Series) -> np.ndarray:
-    """Each cell's token; cells that cannot be hashed (a list) are read one by one."""
-    try:
-        column = Column.from_values(values)
-        return column.categories[column.codes]
-    except TypeError:
-        return np.array([token(v) for v in values], dtype=object)
+        bad = f.first_refused(X[f.name]) if f.name in X.columns else None
+        if bad is not None:
+            raise InputError(f"{what}, row {bad[0]}, column {f.name!r} is {bad[1]}")
 
 
 def with_data_bounds(schema: Schema, X: pd.DataFrame) -> Schema:

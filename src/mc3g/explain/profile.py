@@ -54,7 +54,8 @@ def profile(name: str) -> Profile:
 
 def check_protections(base: Schema, schema: Schema, causal: CausalModel) -> None:
     """Refuse knowledge that lifts a protection of ``base`` (the data's own metadata): an
-    immutable feature made mutable, or an increase-only or decrease-only feature freed."""
+    immutable feature made mutable, an increase-only or decrease-only feature freed, or valid
+    values widened (a person the data's schema calls impossible let in)."""
     for before in base.features:
         if before.name not in schema:
             continue
@@ -64,6 +65,8 @@ def check_protections(base: Schema, schema: Schema, causal: CausalModel) -> None
             lifted = "immutable"
         elif before.direction is not None and after.direction != before.direction:
             lifted = f"{before.direction}-only"
+        elif before.valid is not None and (after.valid is None or after.valid[0] < before.valid[0] or after.valid[1] > before.valid[1]):
+            lifted = f"valid only {before.valid_words}"
         if lifted is None:
             continue
         where = causal.sources.get(before.name)

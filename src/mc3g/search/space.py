@@ -209,9 +209,11 @@ class SpaceSettings:
 
 def numeric_bounds(feature: Feature, original: float, unbounded: bool = False) -> tuple[float, float]:
     """Where a counterfactual may put a numeric feature: its range (without one, the person's
-    value, or anywhere when ``unbounded``), cut by its direction and by how far one person may
-    move it."""
+    value, or anywhere when ``unbounded``) within its valid values, cut by its direction and by
+    how far one person may move it."""
     lo, hi = feature.range if feature.range is not None else (-math.inf, math.inf) if unbounded else (original, original)
+    if feature.valid is not None:
+        lo, hi = max(lo, feature.valid[0]), min(hi, feature.valid[1])
     if feature.direction == "increase":
         lo = max(lo, original)
     elif feature.direction == "decrease":

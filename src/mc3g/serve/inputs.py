@@ -1,10 +1,11 @@
 """What a request may hold, generated from the explainer's schema at start-up.
 
-Each feature becomes a field of the ``Applicant`` model: a finite number within mc3g's bounds
-for a numeric feature (a person may lie outside the training range: it is their own state), one
-of the domain's values for a categorical one.  Unknown features, wrong types, values outside a
-domain and non-finite numbers are refused with a 422 that names the field before any search
-starts.  The same description, as plain JSON, is ``GET /v1/schema``: enough to build a form.
+Each feature becomes a field of the ``Applicant`` model: a finite number within the feature's
+valid values (else mc3g's bounds) for a numeric feature (a person may lie outside the training
+range: it is their own state), one of the domain's values for a categorical one.  Unknown
+features, wrong types, values outside a domain or the valid values and non-finite numbers are
+refused with a 422 that names the field before any search starts.  The same description, as
+plain JSON, is ``GET /v1/schema``: enough to build a form.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ class Input:
         return {
             "name": self.name, "label": self.label, "kind": f.kind, "description": f.description, "required": self.required, "in_play": self.in_play,
             "changeable": self.changeable, "values": list(f.domain) if f.domain is not None else None, "range": list(f.range) if f.range else None,
-            "step": f.step, "immutable": f.immutable, "consequence_only": f.consequence_only, "direction": f.direction, "max_change": f.max_change,
+            "valid": list(f.valid) if f.valid else None, "step": f.step, "immutable": f.immutable, "consequence_only": f.consequence_only,
+            "direction": f.direction, "max_change": f.max_change,
         }  # fmt: skip
 
 
@@ -63,7 +65,8 @@ def inputs_of(explainer: MC3G) -> list[Input]:
 
 def _value_type(feature: Feature) -> Any:
     if feature.is_numeric:
-        return Annotated[float, Field(strict=True, allow_inf_nan=False, ge=-LARGEST, le=LARGEST)]
+        low, high = feature.valid or (-LARGEST, LARGEST)
+        return Annotated[float, Field(strict=True, allow_inf_nan=False, ge=low, le=high)]
     if feature.domain is not None:
         return Literal[feature.domain]  # type: ignore[valid-type]
     return Annotated[str, Field(strict=True, min_length=1, max_length=MAX_TEXT)]

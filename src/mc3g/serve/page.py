@@ -46,6 +46,8 @@ class FieldView:
 def _hint(x: Input) -> str:
     f = x.feature
     notes = [sentence_case(f.description.rstrip(".")) + "."] if f.description else []
+    if f.valid is not None:
+        notes.append(sentence_case(f.valid_words) + ".")
     if f.immutable:
         notes.append("You cannot change this.")
     elif f.consequence_only:
