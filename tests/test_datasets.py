@@ -352,3 +352,76 @@ def test_a_non_number_in_a_numeric_column_is_refused_at_its_line(tmp_path: Path,
     path = _german_with(tmp_path, shared_data, 5, lambda f: f.__setitem__(1, cell))
     with pytest.raises(DataFormatError, match=rf"{re.escape(str(path))}, line 5: duration_months is {why}"):
         datasets.load("german", data_dir=tmp_path)
+
+
+# --- every file is checked against the declared schema ---------------------------------------
+def data_with(tmp_path: Path, shared_data: Path, relpath: str, line: int, field: int, value: str) -> Path:
+    """A data directory like the shared one (its files linked) in which field ``field`` (0-based)
+    of line ``line`` of ``relpath`` holds ``value``; the path of that file."""
+    for source in shared_data.rglob("*"):
+        if source.is_file():
+            (tmp_path / source.relative_to(shared_data)).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / source.relative_to(shared_data)).symlink_to(source)
+    path = tmp_path / relpath
+    lines = path.read_text(encoding="utf-8").splitlines()
+    delimiter = None if relpath.startswith("german/") else ","
+    fields = lines[line - 1].split(delimiter)
+    fields[field] = (" " if fields[field].startswith(" ") else "") + value
+    lines[line - 1] = (delimiter or " ").join(fields)
+    path.unlink()
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def defect(name: str, split: str, relpath: str, line: int, field: int, value: str, message: str, slow: bool = False) -> object:
+    return pytest.param(name, split, relpath, line, field, value, message, id=f"{relpath}:{line}", marks=[pytest.mark.slow] if slow else [])
+
+
+FILE_DEFECTS = [  # slow: adult's big files, read whole before they are checked
+    defect("adult", "paper", "paper-splits/adult/train_fold_1.csv", 9, 4, "Klingon", "marital_status is 'Klingon', not one of its values"),
+    defect("adult", "paper", "paper-splits/adult/test_fold_1.csv", 3, 0, "-40", r"age is -40, not a value a person may have \(age is from 0 to 120\)"),
+    defect("adult", "paper", "paper-splits/adult/test_fold_1.csv", 4, 10, "200", r"hours_per_week is 200, not a value .* from 0 to 168\)", slow=True),
+    defect("adult", "uci", "adult/adult.test", 5, 13, "Atlantis", "native_country is 'Atlantis', not one of its values", slow=True),
+    defect("adult", "uci", "adult/adult.data", 2, 10, "-1", r"capital_gain is -1, not a value .* \(capital_gain is at least 0\)", slow=True),
+    defect("cars", "paper", "paper-splits/cars/test_fold_1.csv", 2, 3, "seven", r"persons is 'seven', not one of its values \('2', '4', 'more'\)"),
+    defect("cars", "paper", "paper-splits/cars/train_fold_1.csv", 6, 2, "5more", r"doors is '5more', not one of its values \('2', '3', '4', 'morethanfive'\)"),
+    defect("cars4", "uci", "car/car.data", 10, 5, "extreme", "safety is 'extreme', not one of its values"),
+    defect("german", "paper", "paper-splits/german/test_fold_1.csv", 2, 17, "astronaut", "job is 'astronaut', not one of its values"),
+    defect("german", "paper", "paper-splits/german/train_fold_1.csv", 7, 13, "-3", r"age_years is -3, not a value a person may have"),
+    defect("german", "uci", "german/german.data", 4, 7, "9", r"installment_rate is 9, not a value .* \(installment_rate is from 1 to 4\)"),
+]
+
+
+@pytest.mark.parametrize(("name", "split", "relpath", "line", "field", "value", "message"), FILE_DEFECTS)
+def test_a_file_is_checked_against_the_schema_at_its_line_and_column(
+    tmp_path: Path, shared_data: Path, name: str, split: str, relpath: str, line: int, field: int, value: str, message: str
+) -> None:
+    path = data_with(tmp_path, shared_data, relpath, line, field, value)
+    with pytest.raises(DataFormatError, match=rf"^{re.escape(str(path))}, line {line}: {message}"):
+        datasets.load(name, split, data_dir=tmp_path)
+
+
+@pytest.mark.parametrize("name", ["adult", "german", "cars", "loan"])
+def test_the_schemas_declare_what_a_person_may_have_and_the_data_agree(name: str) -> None:
+    """Every categorical feature has its declared domain and every numeric one of a person's
+    measure (ages, hours, amounts) its valid values; the shipped rows all lie inside them."""
+    for split in ("uci", "paper"):
+        ds = cached(name, split)
+        for f in ds.schema.features:
+            assert (f.valid if f.is_numeric else f.domain) is not None or f.name in ("bank_balance", "capital_gain"), f.name
+            if f.is_numeric and f.valid is not None:
+                values = both(ds)[f.name]
+                assert f.valid[0] <= values.min() and values.max() <= f.valid[1], f.name
+    assert cached("adult", "uci").schema.feature("age").valid == (0, 120)
+    assert cached("adult", "uci").schema.feature("hours_per_week").valid == (0, 168)
+
+
+def test_the_cli_names_a_bad_cell_of_a_data_file_and_exits_2(tmp_path: Path, shared_data: Path) -> None:
+    from typer.testing import CliRunner
+
+    from mc3g.cli import app
+
+    path = data_with(tmp_path, shared_data, "paper-splits/cars/test_fold_1.csv", 2, 3, "seven")
+    result = CliRunner().invoke(app, ["explain", "cars", "--all-refused"], env={"MC3G_DATA_DIR": str(tmp_path)})
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert f"{path}, line 2: persons is 'seven', not one of its values ('2', '4', 'more')" in result.output

@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from mc3g import MC3G, CausalModel
-from mc3g import reading
+from mc3g import MC3G, CausalModel, reading
 from mc3g.batch import input_files, partition_files, read_manifest
 from mc3g.cli import app
 from mc3g.datasets import load

@@ -10,7 +10,7 @@ import pandas as pd
 from ..exceptions import DataFormatError
 from .build import SPLIT_SEED, Spec, make_dataset, split_80_20
 from .dataset import Dataset
-from .files import check_values, locate, read_table
+from .files import check_cells, check_values, locate, read_table
 
 _CAR_FEATURES = ("buying", "maint", "doors", "persons", "lug_boot", "safety")
 _CAR_COLUMNS = (*_CAR_FEATURES, "class")
@@ -20,23 +20,30 @@ _CARS_PAPER_FEATURES = ("persons", "safety", "buying", "maint")
 _CARS_BINARY = {"unacc": "negative", "acc": "positive", "good": "positive", "vgood": "positive"}
 _PAPER_DOORS = {"morethanfive": "5more"}  # the paper's name for the UCI value
 
+_PRICES = ("high", "low", "med", "vhigh")
 _CARS = Spec(
     label="class",
     numeric=(),
     features={
-        "buying": {"description": "buying price (vhigh, high, med, low)"},
-        "maint": {"description": "maintenance price (vhigh, high, med, low)"},
-        "doors": {"description": "number of doors (2, 3, 4, 5 or more)"},
-        "persons": {"description": "capacity in persons (2, 4, more)"},
-        "lug_boot": {"description": "size of the luggage boot (small, med, big)"},
-        "safety": {"description": "estimated safety (low, med, high)"},
+        "buying": {"domain": _PRICES, "description": "buying price (vhigh, high, med, low)"},
+        "maint": {"domain": _PRICES, "description": "maintenance price (vhigh, high, med, low)"},
+        "doors": {"domain": ("2", "3", "4", "5more"), "description": "number of doors (2, 3, 4, 5 or more)"},
+        "persons": {"domain": ("2", "4", "more"), "description": "capacity in persons (2, 4, more)"},
+        "lug_boot": {"domain": ("big", "med", "small"), "description": "size of the luggage boot (small, med, big)"},
+        "safety": {"domain": ("high", "low", "med"), "description": "estimated safety (low, med, high)"},
     },
+)
+_CARS_PAPER = Spec(
+    label=_CARS.label,
+    numeric=(),
+    features={**_CARS.features, "doors": {"domain": ("2", "3", "4", "morethanfive"), "description": "number of doors (2, 3, 4, 5 or more)"}},
 )
 
 
 def _read_car_data(data_dir: Path | str | None) -> pd.DataFrame:
     path = locate("car/car.data", data_dir)
     frame = read_table(path, _CAR_COLUMNS)
+    check_cells(frame, _CARS.declared(), path)
     check_values(frame, "class", _CAR_CLASSES, path)
     repeated = frame.index[frame.duplicated(list(_CAR_FEATURES))]
     if len(repeated):
@@ -65,6 +72,7 @@ def load_cars(split: str, data_dir: Path | str | None, four_classes: bool) -> Da
     for part in ("train", "test"):
         path = locate(f"paper-splits/cars/{part}_fold_1.csv", data_dir)
         frame = read_table(path, _CAR_COLUMNS, header=_CARS_PAPER_HEADER)
+        check_cells(frame, _CARS_PAPER.declared(), path)
         check_values(frame, "class", ("negative", "positive"), path)
         if uci_class is not None:
             frame = _with_uci_car_class(frame, path, uci_class)
@@ -76,7 +84,7 @@ def load_cars(split: str, data_dir: Path | str | None, four_classes: bool) -> Da
     )
     if four_classes:
         notes += " The 4-class label is recovered by matching each car with car.data."
-    return make_dataset(name, split, *frames, _CARS, unfavourable, notes, features=_CARS_PAPER_FEATURES)
+    return make_dataset(name, split, *frames, _CARS_PAPER, unfavourable, notes, features=_CARS_PAPER_FEATURES)
 
 
 def _car_classes(data_dir: Path | str | None) -> dict[tuple[str, ...], str]:

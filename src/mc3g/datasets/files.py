@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import csv
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
 
 from ..exceptions import DataFormatError, DataNotFoundError
 from ..reading import regular_file
-from ..values import first_non_number
+from ..schema import Feature
 from .download import ENV_VAR, UCI_FILES, default_data_dir
 
 
@@ -102,14 +102,15 @@ def check_values(frame: pd.DataFrame, column: str, allowed: Sequence[str], path:
         raise DataFormatError(path, int(bad[0]), f"{column} is {value!r}, expected one of {sorted(allowed)}")
 
 
-def check_numbers(frame: pd.DataFrame, columns: Sequence[str], path: Path) -> None:
-    """A format error at the first line whose cell in one of the numeric ``columns`` is not a
-    number mc3g takes (text, infinity, a magnitude beyond ±1e15): such a column is refused, not
-    read as text."""
-    for column in columns:
-        bad = first_non_number(frame[column])
+def check_cells(frame: pd.DataFrame, features: Iterable[Feature], path: Path) -> None:
+    """A format error at the first line whose cell the column's declared feature cannot hold
+    (:meth:`~mc3g.schema.Feature.first_refused`): in a numeric column text, infinity, a
+    magnitude beyond ±1e15 or a value outside the valid ones; in a categorical one a value
+    outside its domain.  The error names the file, the line, the column and the value."""
+    for f in features:
+        bad = f.first_refused(frame[f.name]) if f.name in frame.columns else None
         if bad is not None:
-            raise DataFormatError(path, int(bad[0]), f"{column} is {bad[1]}")
+            raise DataFormatError(path, int(bad[0]), f"{f.name} is {bad[1]}")
 
 
 def decode(frame: pd.DataFrame, tables: Mapping[str, Mapping[str, str]], path: Path) -> pd.DataFrame:

@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 
 from ..exceptions import DataFormatError
-from .build import SPLIT_SEED, Spec, make_dataset, split_80_20
+from .build import AGE, NOT_NEGATIVE, SPLIT_SEED, Spec, make_dataset, split_80_20
 from .dataset import Dataset
-from .files import check_numbers, check_values, decode, locate, read_table
+from .files import check_cells, check_values, decode, locate, read_table
 
 _GERMAN_COLUMNS = (
     "checking_account_status", "duration_months", "credit_history", "purpose", "credit_amount",
@@ -106,6 +106,12 @@ _FOREIGN_WORKER_NOTE = (
     "as published."
 )
 
+
+def _named(column: str) -> tuple[str, ...]:
+    """The names of a coded column's values, every code of the UCI documentation."""
+    return tuple(sorted(GERMAN_CODES[column].values()))
+
+
 _GERMAN = Spec(
     label="credit_risk",
     numeric=(
@@ -118,26 +124,26 @@ _GERMAN = Spec(
         "number_people_liable",
     ),  # fmt: skip
     features={
-        "checking_account_status": {"description": "balance of the checking account (DM), or no account"},
-        "duration_months": {"description": "duration of the credit in months"},
-        "credit_history": {"description": "how earlier credits were paid back"},
-        "purpose": {"description": "what the credit is for"},
-        "credit_amount": {"description": "credit amount (DM)"},
-        "savings_account_or_bonds": {"description": "savings account / bonds (DM), or unknown / none"},
-        "present_employment_since": {"description": "years in the present employment, or unemployed"},
-        "installment_rate": {"description": "instalment rate in percent of disposable income (1-4)"},
-        "personal_status": {"immutable": True, "description": "sex and marital status"},
-        "other_debtors": {"description": "other debtors or guarantors"},
-        "present_residence_since": {"description": "years at the present residence (1-4)"},
-        "property": {"description": "most valuable property"},
-        "age_years": {"direction": "increase", "description": "age in years; only grows"},
-        "other_installment_plans": {"description": "other instalment plans (bank, stores, none)"},
-        "housing": {"description": "rent, own or for free"},
-        "number_existing_credits": {"description": "number of existing credits at this bank"},
-        "job": {"description": "kind of job"},
-        "number_people_liable": {"description": "number of people the applicant provides maintenance for"},
-        "telephone": {"description": "has a telephone registered under their name"},
-        "foreign_worker": {"immutable": True, "description": "is a foreign worker"},
+        "checking_account_status": {"domain": _named("checking_account_status"), "description": "balance of the checking account (DM), or no account"},
+        "duration_months": {"valid": NOT_NEGATIVE, "description": "duration of the credit in months"},
+        "credit_history": {"domain": _named("credit_history"), "description": "how earlier credits were paid back"},
+        "purpose": {"domain": _named("purpose"), "description": "what the credit is for"},
+        "credit_amount": {"valid": NOT_NEGATIVE, "description": "credit amount (DM)"},
+        "savings_account_or_bonds": {"domain": _named("savings_account_or_bonds"), "description": "savings account / bonds (DM), or unknown / none"},
+        "present_employment_since": {"domain": _named("present_employment_since"), "description": "years in the present employment, or unemployed"},
+        "installment_rate": {"valid": (1.0, 4.0), "description": "instalment rate in percent of disposable income (1-4)"},
+        "personal_status": {"domain": _named("personal_status"), "immutable": True, "description": "sex and marital status"},
+        "other_debtors": {"domain": _named("other_debtors"), "description": "other debtors or guarantors"},
+        "present_residence_since": {"valid": (1.0, 4.0), "description": "years at the present residence (1-4)"},
+        "property": {"domain": _named("property"), "description": "most valuable property"},
+        "age_years": {"valid": AGE, "direction": "increase", "description": "age in years; only grows"},
+        "other_installment_plans": {"domain": _named("other_installment_plans"), "description": "other instalment plans (bank, stores, none)"},
+        "housing": {"domain": _named("housing"), "description": "rent, own or for free"},
+        "number_existing_credits": {"valid": NOT_NEGATIVE, "description": "number of existing credits at this bank"},
+        "job": {"domain": _named("job"), "description": "kind of job"},
+        "number_people_liable": {"valid": NOT_NEGATIVE, "description": "number of people the applicant provides maintenance for"},
+        "telephone": {"domain": _named("telephone"), "description": "has a telephone registered under their name"},
+        "foreign_worker": {"domain": _named("foreign_worker"), "immutable": True, "description": "is a foreign worker"},
     },
 )
 
@@ -146,7 +152,7 @@ def load_german(split: str, data_dir: Path | str | None) -> Dataset:
     if split == "uci":
         path = locate("german/german.data", data_dir)
         frame = decode(read_table(path, _GERMAN_COLUMNS, delimiter=None), GERMAN_CODES, path)
-        check_numbers(frame, _GERMAN.numeric, path)
+        check_cells(frame, _GERMAN.declared(), path)
         frame.index = pd.Index(frame.index - 1, name="row")  # every line holds a row
         notes = (
             "UCI has no test file: stratified 80/20 split of german.data by credit_risk "
@@ -159,7 +165,7 @@ def load_german(split: str, data_dir: Path | str | None) -> Dataset:
         path = locate(f"paper-splits/german/{part}_fold_1.csv", data_dir)
         frame = read_table(path, ("id", *_GERMAN_COLUMNS), header=_GERMAN_PAPER_HEADER)
         check_values(frame, "credit_risk", _GERMAN_CLASSES, path)
-        check_numbers(frame, _GERMAN.numeric, path)
+        check_cells(frame, _GERMAN.declared(), path)
         ids = pd.to_numeric(frame["id"], errors="coerce")
         if ids.isna().any():
             line = int(ids.index[ids.isna()][0])
