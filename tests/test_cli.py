@@ -121,12 +121,21 @@ def test_explain_errors_are_clear() -> None:
 
 
 @pytest.mark.parametrize(
-    ("raised", "exit_code"),
-    [(InputError("the row is bad"), 2), (BlackBoxError("the model is down"), 2), (RuntimeError("a bug"), 1), (SearchError("a bug caught"), 1)],
+    ("raised", "exit_code", "message"),
+    [
+        (InputError("the row is bad"), 2, "the row is bad"),
+        (BlackBoxError("the model is down"), 2, "the model is down"),
+        (InputError("cfg.toml: [explainer] has an unknown key [bold]'x'[/]"), 2, "cfg.toml: [explainer] has an unknown key [bold]'x'[/]"),  # no markup
+        (PermissionError(13, "Permission denied", "/srv/answers.jsonl"), 2, "/srv/answers.jsonl: Permission denied"),  # the system refused
+        (OSError(28, "No space left on device"), 2, "No space left on device"),
+        (RuntimeError("a bug"), 1, None),
+        (SearchError("a bug caught"), 1, None),
+    ],
 )
-def test_only_deliberate_errors_become_a_message(monkeypatch, raised: Exception, exit_code: int) -> None:
-    """An MC3GError is the user's to fix: a message and exit 2.  Anything else, and a failed
-    self-check, is a bug and shows as one (the exception reaches the caller)."""
+def test_only_deliberate_errors_become_a_message(monkeypatch, raised: Exception, exit_code: int, message: str | None) -> None:
+    """An MC3GError is the user's to fix, and an OSError the system's refusal: a message, as it
+    is, and exit 2.  Anything else, and a failed self-check, is a bug and shows as one (the
+    exception reaches the caller)."""
 
     def explain(self, rows, k=None, progress=False):
         raise raised
@@ -135,9 +144,26 @@ def test_only_deliberate_errors_become_a_message(monkeypatch, raised: Exception,
     result = runner.invoke(app, ["explain", "loan", "--row", "1"])
     assert result.exit_code == exit_code
     if exit_code == 2:
-        assert f"error: {raised}" in result.output and result.exception.__class__ is SystemExit
+        assert f"error: {message}" in result.output and result.exception.__class__ is SystemExit
+        assert "Traceback" not in result.output
     else:
         assert result.exception is raised
+
+
+def test_the_consoles_print_brackets_as_they_are() -> None:
+    """User text in a line, a table or a spinner is never read as rich markup."""
+    from rich.table import Table
+
+    from mc3g.cli.app import out, styled
+
+    table = Table("group")
+    table.add_row("age [25, 35)")
+    with out.capture() as captured:
+        out.print("the tables are [explainer], [service] and [example]")
+        out.print(table)
+        out.print(styled(("[bold]", "bold"), " [/]"))
+    assert "the tables are [explainer], [service] and [example]" in captured.get()
+    assert "age [25, 35)" in captured.get() and "[bold] [/]" in captured.get()
 
 
 def test_export_prints_a_program_clingo_runs() -> None:

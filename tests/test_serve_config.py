@@ -112,4 +112,8 @@ def test_a_bad_example_stops_the_start(tmp_path: Path) -> None:
 def test_the_command_says_what_is_wrong_and_exits_2(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["serve", "--config", str(write(tmp_path, '[explainer]\ndataset = "loan"\nk = 0\n'))])
     assert result.exit_code == 2 and "k must be a whole number from 1 to max_k = 10" in result.output
+    result = CliRunner().invoke(app, ["serve", "--config", str(write(tmp_path, '[explainer]\ndataset = "loan"\nmodle = "m.skops"\n[server]\n'))])
+    assert result.exit_code == 2 and "the tables are [explainer], [service] and [example]" in result.output  # not read as markup
+    result = CliRunner().invoke(app, ["serve", "--config", str(write(tmp_path, '[explainer]\ndataset = "loan"\nmodle = "m.skops"\n'))])
+    assert result.exit_code == 2 and "[explainer] has an unknown key 'modle'" in result.output
     assert CliRunner().invoke(app, ["serve", "--config", str(tmp_path / "none.toml")]).exit_code == 2
