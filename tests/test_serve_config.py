@@ -103,10 +103,21 @@ def test_a_bad_file_is_named_with_its_table_and_key(tmp_path: Path, text: str, m
     assert str(refused.value).startswith(str(config)) and message in str(refused.value)
 
 
-def test_a_bad_example_stops_the_start(tmp_path: Path) -> None:
-    service = load_config(write(tmp_path, '[explainer]\ndataset = "loan"\n[example]\ndebt = "lots"\nbank_balance = 1\ncredit_score = 600\n'))
-    with pytest.raises(InputError, match=r"\[example\] is not an applicant this explainer takes: debt: Input should be 'none'"):
-        create_app(service)
+@pytest.mark.parametrize(
+    ("example", "message"),
+    [
+        ('debt = "lots"\nbank_balance = 1\ncredit_score = 600', "debt: Input should be 'none'"),
+        ('debt = "none"\nbank_balance = 1\ncredit_score = 600\nsalary = 3', "salary: Extra inputs are not permitted"),
+        ('debt = "none"\nbank_balance = [1]\ncredit_score = 600', "bank_balance: Input should be a valid number"),
+    ],
+)
+def test_a_bad_example_stops_the_start_naming_the_file(tmp_path: Path, example: str, message: str) -> None:
+    config = write(tmp_path, f'[explainer]\ndataset = "loan"\n[example]\n{example}\n')
+    with pytest.raises(InputError) as refused:
+        load_config(config)
+    assert str(refused.value).startswith(f"{config}: [example] is not an applicant this explainer takes: ") and message in str(refused.value)
+    result = CliRunner().invoke(app, ["serve", "--config", str(config), "--port", "1"])  # refused before any socket is bound
+    assert result.exit_code == 2 and f"{config}: [example] is not an applicant" in result.output and result.exception.__class__ is SystemExit
 
 
 def test_the_command_says_what_is_wrong_and_exits_2(tmp_path: Path) -> None:

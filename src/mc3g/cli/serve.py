@@ -22,15 +22,16 @@ def serve(
 ) -> None:
     """Serve the JSON API (/v1/explain, /v1/whatif, /v1/schema, /openapi.json) and the page at /."""
     try:
-        from ..serve import LOOPBACK, run, service_of
+        from ..serve import address, is_loopback, listening, run, service_of
     except ImportError as exc:
         raise InputError(f"mc3g serve needs the serve extra: pip install 'mc3g[serve]' ({exc})") from None
     service = service_of(config)
     service = replace(service, host=host or service.host, port=port or service.port)
-    if service.host != LOOPBACK:
+    sock = listening(service.host, service.port)
+    if not is_loopback(service.host):
         err.print(styled(("note:", "bold yellow"), f" binding to {service.host}, not loopback: the service is reachable from other machines."))
-    err.print(f"Serving {service.title} on http://{service.host}:{service.port}/ (the page), API under /v1/, OpenAPI at /openapi.json")
-    run(service, config, workers)
+    err.print(f"Serving {service.title} on http://{address(service.host, service.port)}/ (the page), API under /v1/, OpenAPI at /openapi.json")
+    run(service, config, workers, sock=sock)
 
 
 @bench_app.command("serve")

@@ -17,6 +17,7 @@ from typing import Any
 from ..exceptions import InputError
 from ..explain import MC3G, load_model, plain
 from ..reference import REFERENCES, fitted_explainer
+from .inputs import check_example
 
 LOOPBACK = "127.0.0.1"
 
@@ -57,6 +58,7 @@ class Service:
     def __post_init__(self) -> None:
         if isinstance(self.k, bool) or not isinstance(self.k, int) or not 1 <= self.k <= self.limits.max_k:
             raise InputError(f"[explainer] k must be a whole number from 1 to max_k = {self.limits.max_k}, not {self.k!r}")
+        check_example(self.explainer, self.example)  # a bad example stops the start, not a request
 
 
 def embedded() -> Service:

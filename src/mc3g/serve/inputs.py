@@ -9,11 +9,13 @@ starts.  The same description, as plain JSON, is ``GET /v1/schema``: enough to b
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model, model_validator
 
+from ..exceptions import InputError
 from ..explain import MC3G
 from ..schema import Feature
 from ..values import LARGEST
@@ -128,6 +130,21 @@ def request_models(inputs: list[Input], k: int, max_k: int) -> RequestModels:
     explain = create_model("ExplainRequest", __config__=closed, applicant=(applicant, ...), k=(count, k))
     whatif = create_model("WhatIfRequest", __config__=closed, applicant=(applicant, ...), changes=(changes, ...))
     return RequestModels(applicant, changes, explain, whatif)
+
+
+def check_example(explainer: MC3G, example: Mapping[str, Any] | None) -> None:
+    """Refuse, at start-up, a page example no request could hold."""
+    if example is None:
+        return
+    try:
+        request_models(inputs_of(explainer), 1, 1).applicant.model_validate(example)
+    except ValidationError as exc:
+        raise InputError(f"[example] is not an applicant this explainer takes: {named(exc)}") from None
+
+
+def named(error: ValidationError) -> str:
+    """Each problem pydantic found, with the field it is in."""
+    return "; ".join(f"{'.'.join(map(str, p['loc']))}: {p['msg']}" for p in error.errors())
 
 
 def _whole(value: Any) -> Any:
