@@ -78,6 +78,37 @@ def test_a_black_box_from_a_skops_file(tmp_path: Path) -> None:
     assert saved.explainer.explain(JOHN).to_dict(timing=False) == service.explainer.explain(JOHN).to_dict(timing=False)
 
 
+def test_a_saved_explainer_refuses_a_model_other_than_its_own(tmp_path: Path) -> None:
+    """A deployment: the document and a model file copied to a new folder, the path recorded at
+    save time absent there.  The bytes the service loads are checked, not that path."""
+    import pickle
+
+    from sklearn.compose import make_column_transformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.tree import DecisionTreeClassifier
+
+    ds = load("loan", split="default")
+
+    def tree(depth: int):
+        numbers = make_column_transformer(("passthrough", ["bank_balance", "credit_score"]))
+        return make_pipeline(numbers, DecisionTreeClassifier(max_depth=depth, random_state=0)).fit(ds.X_train, ds.y_train)
+
+    built, deployed = tmp_path / "built", tmp_path / "deployed"
+    built.mkdir(), deployed.mkdir()
+    model, retrained = tree(2), tree(1)
+    (built / "model.pkl").write_bytes(pickle.dumps(model))
+    fitted_explainer("loan", model_file=built / "model.pkl", trust_model=True)[1].save(deployed / "explainer.json", model_file=built / "model.pkl")
+    (built / "model.pkl").unlink()
+    (deployed / "model.pkl").write_bytes(pickle.dumps(retrained))
+    config = write(deployed, '[explainer]\nsaved = "explainer.json"\nmodel = "model.pkl"\ntrust_model = true\n')
+    with pytest.raises(InputError, match=r"model.pkl: is not the model .*explainer.json was saved with"):
+        load_config(config)
+    result = CliRunner().invoke(app, ["serve", "--config", str(config)])
+    assert result.exit_code == 2 and "is not the model" in result.output and "Serving" not in result.output
+    (deployed / "model.pkl").write_bytes(pickle.dumps(model))  # the model it was saved with, wherever it now is
+    assert load_config(config).explainer.black_box_ is not None
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [

@@ -325,7 +325,9 @@ class MC3G(BaseEstimator):
     @classmethod
     def load(cls, path: str | Path, model: Any = None) -> MC3G:
         """An explainer saved with :meth:`save`, ready to explain; a black box's explainer needs
-        the ``model``: ``load_model(model_file)`` (a pickle only with ``trust_model=True``)."""
+        the ``model``: ``load_model(model_file)`` (a pickle only with ``trust_model=True``), whose
+        bytes must have the SHA-256 the document records (a model object made otherwise is taken
+        as given)."""
         saved = persist.load(Path(path), model)
         explainer = cls(saved.engine.rules if model is None else model, **saved.params)
         explainer.feature_names_in_ = np.array(saved.columns, dtype=object)

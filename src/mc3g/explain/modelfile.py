@@ -12,12 +12,20 @@ says, a shell command included.  So mc3g reads one only when the caller vouches 
 Whatever goes wrong (no such file, an empty or corrupt one, an unknown extension, a missing
 optional package) is a :class:`~mc3g.exceptions.ModelFileError` naming the file, never a
 traceback from inside the loaders.
+
+The file is read once, and the model is built from those bytes: :func:`model_source` gives their
+SHA-256, so a saved explainer is checked against the bytes of the model it is handed, wherever
+they came from, and not against whatever its old path holds now.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import io
+import weakref
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -47,37 +55,66 @@ def load_model(path: str | Path, *, trust_model: bool = False, trusted_types: It
         raise ModelFileError(
             file, f"unknown kind of model file {kind or '(no extension)'}: mc3g reads .skops and .onnx, and {', '.join(PICKLES)} with --trust-model"
         )
-    if file.stat().st_size == 0:
-        raise ModelFileError(file, "the file is empty")
-    if kind == SKOPS:
-        model = _skops(file, trusted_types)
-    elif kind == ONNX:
-        model = OnnxModel(file.read_bytes(), source=file)
-    else:
-        model = _pickle(file, trust_model)
-    if not callable(getattr(model, "predict", None)) and not callable(model):
-        raise ModelFileError(file, f"holds a {type(model).__name__}, which has no predict method")
-    return model
-
-
-def _pickle(file: Path, trust_model: bool) -> Any:
-    if not trust_model:
+    if kind in PICKLES and not trust_model:
         raise ModelFileError(
             file, f"not loaded: loading a pickle runs code from the file; if you trust it, pass --trust-model (trust_model=True), or better {CONVERT}"
         )
+    content = file.read_bytes()  # read once: the bytes loaded are the bytes whose SHA-256 is kept
+    if not content:
+        raise ModelFileError(file, "the file is empty")
+    if kind == SKOPS:
+        model = _skops(file, content, trusted_types)
+    elif kind == ONNX:
+        model = OnnxModel(content, source=file)
+    else:
+        model = _pickle(file, content)
+    if not callable(getattr(model, "predict", None)) and not callable(model):
+        raise ModelFileError(file, f"holds a {type(model).__name__}, which has no predict method")
+    _remember(model, ModelSource(file.resolve(), hashlib.sha256(content).hexdigest()))
+    return model
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """Where :func:`load_model` read a model from: the file, and the SHA-256 of the bytes read."""
+
+    path: Path
+    sha256: str
+
+
+_SOURCES: weakref.WeakKeyDictionary[Any, ModelSource] = weakref.WeakKeyDictionary()
+
+
+def _remember(model: Any, source: ModelSource) -> None:
+    try:
+        _SOURCES[model] = source
+    except TypeError:  # a model that cannot be weakly referenced or hashed: its source is not known
+        pass
+
+
+def model_source(model: Any) -> ModelSource | None:
+    """The file and SHA-256 of the bytes :func:`load_model` read ``model`` from; None for a model
+    made otherwise (fitted in this process, unpickled by the caller)."""
+    try:
+        return _SOURCES.get(model)
+    except TypeError:
+        return None
+
+
+def _pickle(file: Path, content: bytes) -> Any:
     import joblib
 
     try:
-        return joblib.load(file)
+        return joblib.load(io.BytesIO(content))
     except Exception as exc:  # a corrupt file, or a pickle naming a class that is not installed
         raise ModelFileError(file, f"could not be unpickled ({_said(exc)})") from None
 
 
-def _skops(file: Path, trusted_types: Iterable[str] | None) -> Any:
+def _skops(file: Path, content: bytes, trusted_types: Iterable[str] | None) -> Any:
     skops_io = _optional("skops.io", file)
     allowed = {trusted_types} if isinstance(trusted_types, str) else set(trusted_types or ())
     try:
-        found = skops_io.get_untrusted_types(file=file)
+        found = skops_io.get_untrusted_types(data=content)
     except Exception as exc:
         raise ModelFileError(file, f"not a readable skops file ({_said(exc)})") from None
     refused = [name for name in found if name not in allowed]
@@ -88,7 +125,7 @@ def _skops(file: Path, trusted_types: Iterable[str] | None) -> Any:
             f"--trust-type NAME (trusted_types=[...] in Python)",
         )
     try:
-        return skops_io.load(file, trusted=list(found))
+        return skops_io.loads(content, trusted=list(found))
     except Exception as exc:
         raise ModelFileError(file, f"could not be loaded by skops ({_said(exc)})") from None
 
