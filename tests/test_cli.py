@@ -116,6 +116,15 @@ def test_explain_takes_rules_and_causal_files(tmp_path) -> None:
 def test_explain_errors_are_clear() -> None:
     result = runner.invoke(app, ["explain", "adult", "--row", "999999"])
     assert result.exit_code == 2 and "row 999999 is out of range" in result.output
+
+
+@pytest.mark.parametrize("command", [["explain", "loan", "--row", "1"], ["whatif", "loan", "--row", "1", "--set", "debt=none"]])
+def test_a_model_and_rules_together_are_refused(tmp_path, command: list[str]) -> None:
+    """--rules is not ignored beside --model (even a rules file that does not exist)."""
+    model = tmp_path / "m.pkl"
+    model.write_bytes(b"never read")
+    result = runner.invoke(app, [*command, "--model", str(model), "--rules", "/nonexistent.json"])
+    assert result.exit_code == 2 and f"give a model file ({model}) or a rules file (/nonexistent.json), not both" in result.output
     result = runner.invoke(app, ["explain", "cars4", "--row", "0"])
     assert result.exit_code == 2 and "no decision rules for cars4" in result.output
 

@@ -93,6 +93,11 @@ def fitted_explainer(
     to the reference's split (the paper's, where it has one)."""
     from .explain import MC3G, load_model
 
+    if model_file and rules_file:
+        raise InputError(
+            f"give a model file ({model_file}) or a rules file ({rules_file}), not both: "
+            "a black box is explained through rules learned from its own answers"
+        )
     ref = REFERENCES.get(dataset)
     ds = load(dataset, split=split or (ref.split if ref else "uci"))
     model: Any

@@ -145,8 +145,6 @@ def _explainer(settings: dict[str, Any], folder: Path) -> tuple[MC3G, str, dict[
             raise InputError(f"[explainer] {held} are fixed in the saved explainer {settings['saved']}: fit and save it again to change them")
         model = load_model(path("model"), **reading) if "model" in settings else None  # type: ignore[arg-type]
         return MC3G.load(path("saved"), model=model), Path(settings["saved"]).stem, None  # type: ignore[arg-type]
-    if "model" in settings and "rules" in settings:
-        raise InputError("[explainer] give a black box (model = FILE) or decision rules (rules = FILE), not both")
     fitted = {key: settings[key] for key in ("profile", "mode", "norm", "candidates") if key in settings}
     ds, explainer = fitted_explainer(
         settings["dataset"], settings.get("split"), rules_file=path("rules"), causal_file=path("causal"), model_file=path("model"),
