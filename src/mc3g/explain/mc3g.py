@@ -19,7 +19,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from ..causal import CausalModel
-from ..exceptions import InputError
+from ..exceptions import InputError, listed
 from ..rules import Rule, RuleSet
 from ..schema import Schema
 from ..search import Problem, Program
@@ -182,7 +182,7 @@ class MC3G(BaseEstimator):
         labels = black_box.labels_of(X)
         classes = sorted(set(labels))
         if len(classes) != 2:
-            raise InputError(f"the model predicts {len(classes)} class(es) {classes} on the data; MC3G needs two")
+            raise InputError(f"the model predicts {len(classes):,} class(es) [{listed(classes)}] on the data; MC3G needs two")
         black_box.labels = tuple(classes)
         return labels, lambda extra: build_surrogate(
             X, labels, unfavourable=self._unfavourable_label(classes, base), numeric=[c for c in base.numeric if c in X.columns],

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..exceptions import InputError, ModelFileError
+from ..exceptions import InputError, ModelFileError, said
 
 SKOPS = ".skops"
 ONNX = ".onnx"
@@ -107,7 +107,7 @@ def _pickle(file: Path, content: bytes) -> Any:
     try:
         return joblib.load(io.BytesIO(content))
     except Exception as exc:  # a corrupt file, or a pickle naming a class that is not installed
-        raise ModelFileError(file, f"could not be unpickled ({_said(exc)})") from None
+        raise ModelFileError(file, f"could not be unpickled ({said(exc)})") from None
 
 
 def _skops(file: Path, content: bytes, trusted_types: Iterable[str] | None) -> Any:
@@ -116,7 +116,7 @@ def _skops(file: Path, content: bytes, trusted_types: Iterable[str] | None) -> A
     try:
         found = skops_io.get_untrusted_types(data=content)
     except Exception as exc:
-        raise ModelFileError(file, f"not a readable skops file ({_said(exc)})") from None
+        raise ModelFileError(file, f"not a readable skops file ({said(exc)})") from None
     refused = [name for name in found if name not in allowed]
     if refused:
         raise ModelFileError(
@@ -127,7 +127,7 @@ def _skops(file: Path, content: bytes, trusted_types: Iterable[str] | None) -> A
     try:
         return skops_io.loads(content, trusted=list(found))
     except Exception as exc:
-        raise ModelFileError(file, f"could not be loaded by skops ({_said(exc)})") from None
+        raise ModelFileError(file, f"could not be loaded by skops ({said(exc)})") from None
 
 
 class OnnxModel:
@@ -152,7 +152,7 @@ class OnnxModel:
         try:
             self.session = ort.InferenceSession(self.content, sess_options=options, providers=["CPUExecutionProvider"])
         except Exception as exc:
-            raise ModelFileError(self.source, f"not a readable ONNX model ({_said(exc)})") from None
+            raise ModelFileError(self.source, f"not a readable ONNX model ({said(exc)})") from None
         self.inputs = [(i.name, i.type, list(i.shape)) for i in self.session.get_inputs()]
         self.label_output = self._label_output()
 
@@ -228,9 +228,3 @@ def _optional(module: str, file: Path) -> ModuleType:
     except ImportError:
         package = module.split(".")[0]
         raise ModelFileError(file, f"reading {file.suffix} files needs {package}: pip install 'mc3g[models]'") from None
-
-
-def _said(exc: BaseException) -> str:
-    """An exception in one short line: its type and the start of its message."""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__
