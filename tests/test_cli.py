@@ -118,6 +118,24 @@ def test_explain_errors_are_clear() -> None:
     assert result.exit_code == 2 and "row 999999 is out of range" in result.output
 
 
+@pytest.mark.parametrize("command", [["explain", "loan", "--row", "0"], ["whatif", "loan", "--row", "0", "--set", "debt=none"], ["export", "loan", "--row", "0"]])
+def test_an_empty_test_split_says_so(monkeypatch, command: list[str]) -> None:
+    from dataclasses import replace
+
+    import mc3g.cli.explain as cli_explain
+
+    fitted = cli_explain.fitted_explainer
+
+    def without_test_rows(*args, **kwargs):
+        ds, explainer = fitted(*args, **kwargs)
+        return replace(ds, test=ds.test.iloc[:0]), explainer
+
+    monkeypatch.setattr(cli_explain, "fitted_explainer", without_test_rows)
+    result = runner.invoke(app, command)
+    assert result.exit_code == 2 and "the loan default test split has no rows: there is no row 0 to explain" in result.output
+    assert "0 to -1" not in result.output
+
+
 @pytest.mark.parametrize("command", [["explain", "loan", "--row", "1"], ["whatif", "loan", "--row", "1", "--set", "debt=none"]])
 def test_a_model_and_rules_together_are_refused(tmp_path, command: list[str]) -> None:
     """--rules is not ignored beside --model (even a rules file that does not exist)."""

@@ -84,6 +84,8 @@ def _n_jobs(n_jobs: int) -> int:
 
 
 def _test_row(ds: Any, row: int) -> Any:
+    if not len(ds.test):
+        raise InputError(f"the {ds.name} {ds.split} test split has no rows: there is no row {row} to explain")
     if not 0 <= row < len(ds.test):
         raise InputError(f"row {row} is out of range: the {ds.name} {ds.split} test split has rows 0 to {len(ds.test) - 1}")
     return ds.test.drop(columns=[ds.schema.label]).iloc[row].rename(f"{row} of the {ds.split} test split")  # as errors name it
