@@ -113,6 +113,14 @@ def test_explain_takes_rules_and_causal_files(tmp_path) -> None:
     assert result.exit_code == 2 and f"{bad}:1:32:" in result.output and "'nothing' is not a value of debt" in result.output
 
 
+@pytest.mark.parametrize(("content", "problem"), [(b"\xff\xfe rules", "not a rules file: byte 0 is not UTF-8 text"), (b'{"rules": 5}', "not an mc3g rule set")])
+def test_a_bad_rules_file_is_named(tmp_path, content: bytes, problem: str) -> None:
+    path = tmp_path / "rules.json"
+    path.write_bytes(content)
+    result = runner.invoke(app, ["explain", "loan", "--row", "0", "--rules", str(path)])
+    assert result.exit_code == 2 and f"error: {path}: {problem}" in result.output and result.exception.__class__ is SystemExit
+
+
 def test_explain_errors_are_clear() -> None:
     result = runner.invoke(app, ["explain", "adult", "--row", "999999"])
     assert result.exit_code == 2 and "row 999999 is out of range" in result.output

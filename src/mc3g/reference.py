@@ -104,12 +104,22 @@ def fitted_explainer(
     if model_file:
         model = load_model(model_file, trust_model=trust_model, trusted_types=trusted_types)
     elif rules_file:
-        model = RuleSet.from_json(Path(rules_file).read_text(encoding="utf-8"))
+        model = _rules_file(rules_file)
     else:
         model = decision_rules(ds, profile)
     causal = CausalModel.load(causal_file, schema=ds.schema) if causal_file else knowledge(ds, profile)
     X_train = ds.train.drop(columns=[ds.schema.label]) if model_file else ds.X_train  # a black box may read every column
     return ds, MC3G(model, causal, schema=ds.schema, profile=profile, **params).fit(X_train)
+
+
+def _rules_file(path: str | Path) -> RuleSet:
+    """Decision rules from a JSON file (``RuleSet.to_json``); every problem names the file."""
+    try:
+        return RuleSet.from_json(Path(path).read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not a rules file: byte {exc.start} is not UTF-8 text (a rules file is JSON)") from None
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
 
 
 @dataclass(frozen=True)
