@@ -116,6 +116,23 @@ def test_foreign_documents_are_refused(tmp_path: Path) -> None:
         MC3G.load(tmp_path / "junk.json")
 
 
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (b"\xff\xfe{}", r"not a saved explainer \(not JSON: UnicodeDecodeError"),
+        (b"[1, 2]", "not an mc3g saved explainer .*: the document is a JSON list, not an object"),
+        (b'{"format": "mc3g.explainer", "version": 1}', r"a damaged saved explainer \(KeyError: 'rules'\); save the explainer again"),
+        (b'{"format": "mc3g.explainer", "version": 1, "rules": {"format": "mc3g.ruleset", "version": 1, "rules": [], "target": "y", "default": "n"},'
+         b' "black_box": null, "params": {}, "columns": "ab", "schema": 5}', "a damaged saved explainer"),
+    ],
+)  # fmt: skip
+def test_a_damaged_document_names_its_file(tmp_path: Path, content: bytes, problem: str) -> None:
+    (tmp_path / "saved.json").write_bytes(content)
+    with pytest.raises(InputError, match=problem) as refused:
+        MC3G.load(tmp_path / "saved.json")
+    assert str(tmp_path / "saved.json") in str(refused.value)
+
+
 def test_unfitted_explainer_cannot_be_saved(tmp_path: Path) -> None:
     from sklearn.exceptions import NotFittedError
 

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..causal import CausalModel, CausalRule, Constraint
-from ..exceptions import InputError, ModelFileError
+from ..exceptions import InputError, ModelFileError, said
 from ..rules import Literal, RuleSet
 from ..schema import Feature, Schema
 from ..search import Observed
@@ -74,16 +74,18 @@ def save(path: Path, params: Mapping[str, Any], columns: Sequence[str], engine: 
 
 
 def load(path: Path, model: Any = None) -> Saved:
-    """Read a document; a black box's needs the ``model`` (the caller loads it)."""
+    """Read a document; a black box's needs the ``model`` (the caller loads it).  A document cut
+    short or edited by hand is an :class:`InputError` naming the file."""
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: not a saved explainer (not JSON: {exc})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: not a saved explainer (not JSON: {said(exc)})") from None
     check_header(document, JSON_FORMAT, JSON_VERSION, f"saved explainer ({path})")
-    rules = RuleSet.from_dict(document["rules"])
-    box_doc = document["black_box"]
+    box_doc = document.get("black_box")
+    if not isinstance(box_doc, (dict, type(None))):
+        raise InputError(f"{path}: a damaged saved explainer (its black_box is a {type(box_doc).__name__}); save the explainer again")
     if box_doc is not None and model is None:
-        where = f"kept in {box_doc['file']} (SHA-256 {box_doc['sha256']})" if box_doc["file"] else "not named by a file"
+        where = f"kept in {box_doc.get('file')} (SHA-256 {box_doc.get('sha256')})" if box_doc.get("file") else "not named by a file"
         raise InputError(
             f"{path} explains a black box {where}: give its model (model = FILE in a service file; in Python, "
             "model=mc3g.load_model(FILE), which reads .skops and .onnx without running code)"
@@ -92,6 +94,14 @@ def load(path: Path, model: Any = None) -> Saved:
         raise InputError(f"{path} explains decision rules, not a black box: load it without a model")
     if box_doc is not None:
         _check_model(path, box_doc, model)
+    try:
+        return _restored(document, box_doc, model)
+    except (InputError, KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+        raise InputError(f"{path}: a damaged saved explainer ({exc if isinstance(exc, InputError) else said(exc)}); save the explainer again") from None
+
+
+def _restored(document: Mapping[str, Any], box_doc: Mapping[str, Any] | None, model: Any) -> Saved:
+    rules = RuleSet.from_dict(document["rules"])
     params = document["params"]
     columns = document["columns"]
     schema = _schema_from_dict(document["schema"])
@@ -122,11 +132,11 @@ def _check_model(path: Path, box_doc: Mapping[str, Any], model: Any) -> None:
     they were read from.  A model that :func:`~mc3g.explain.load_model` did not read (an object
     the caller made) has no bytes to check: it is taken as given."""
     source = model_source(model)
-    if source is None or not box_doc["sha256"] or source.sha256 == box_doc["sha256"]:
+    if source is None or not box_doc.get("sha256") or source.sha256 == box_doc["sha256"]:
         return
     raise ModelFileError(
         source.path,
-        f"is not the model {path} was saved with: its SHA-256 is {source.sha256}, the saved explainer's ({box_doc['file']}) was "
+        f"is not the model {path} was saved with: its SHA-256 is {source.sha256}, the saved explainer's ({box_doc.get('file')}) was "
         f"{box_doc['sha256']}; fit and save the explainer again with this model, or give the model it was saved with",
     )
 
