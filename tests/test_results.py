@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import children, kill_all
 from typer.testing import CliRunner
 
 import mc3g
@@ -279,10 +280,6 @@ def test_a_process_watches_only_the_parent_that_started_it() -> None:
     assert os.getpid() not in _WATCHED and not [t for t in threading.enumerate() if t.name == "mc3g-end-with-parent"]
 
 
-def _children(pid: int) -> set[int]:
-    return {int(c) for f in Path(f"/proc/{pid}/task").glob("*/children") for c in f.read_text().split()}
-
-
 def _alive(pid: int) -> bool:
     try:
         return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
@@ -304,7 +301,7 @@ def test_worker_processes_end_with_a_killed_run(tmp_path) -> None:
         deadline = time.monotonic() + 180
         while run.poll() is None and time.monotonic() < deadline and (not path.exists() or path.read_bytes().count(b"\n") < 40):
             time.sleep(0.05)
-        workers = {pid for pid in _children(run.pid) if b"popen_loky_posix" in Path(f"/proc/{pid}/cmdline").read_bytes()}
+        workers = children(run.pid, b"popen_loky_posix")
         assert run.poll() is None and len(workers) == 2, "the run should be explaining in two workers"
         run.send_signal(signal.SIGKILL)
         run.wait()
@@ -315,8 +312,4 @@ def test_worker_processes_end_with_a_killed_run(tmp_path) -> None:
     finally:
         run.kill()
         run.wait()
-        for pid in workers:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        kill_all(workers)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import children, kill_all
 from typer.testing import CliRunner
 
 from mc3g.bench.serve import free_port
@@ -58,15 +59,7 @@ def test_an_ipv6_loopback_is_served_without_a_warning(monkeypatch) -> None:
 # -- workers --------------------------------------------------------------------------------------
 def _workers(parent: int) -> set[int]:
     """The worker processes of ``mc3g serve``: its children started by multiprocessing's spawn."""
-    found = set()
-    for children in Path(f"/proc/{parent}/task").glob("*/children"):
-        for pid in children.read_text().split():
-            try:
-                if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                    found.add(int(pid))
-            except FileNotFoundError:
-                pass
-    return found
+    return children(parent, b"spawn_main")
 
 
 def _wait(condition: Callable[[], bool], seconds: float, what: str, log: Path) -> None:
@@ -117,8 +110,4 @@ def test_a_killed_worker_is_logged_and_replaced() -> None:
             except subprocess.TimeoutExpired:
                 server.kill()
                 server.wait()
-            for pid in workers:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+            kill_all(workers)
