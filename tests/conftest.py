@@ -5,7 +5,7 @@ same examples everywhere; and serve an app on the loopback for the service's tes
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,30 @@ os.environ.setdefault("MC3G_DATA_DIR", str(Path(__file__).resolve().parents[2] /
 def shared_data() -> Path:
     """The directory with the UCI originals and the paper splits."""
     return Path(os.environ["MC3G_DATA_DIR"])
+
+
+def children(pid: int, marker: bytes) -> set[int]:
+    """The child processes of ``pid`` whose command line holds ``marker`` (reads Linux's /proc)."""
+    found = set()
+    for listed in Path(f"/proc/{pid}/task").glob("*/children"):
+        for child in listed.read_text().split():
+            try:
+                if marker in Path(f"/proc/{child}/cmdline").read_bytes():
+                    found.add(int(child))
+            except FileNotFoundError:  # ended meanwhile
+                pass
+    return found
+
+
+def kill_all(pids: Iterable[int]) -> None:
+    """SIGKILL each of the processes a test started, by id; those already gone are skipped."""
+    import signal
+
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 @contextmanager

@@ -118,3 +118,27 @@ def test_the_cli_prints_the_tables_and_writes_the_report(tmp_path) -> None:
     }  # fmt: skip
     missing = runner.invoke(app, ["audit", str(folder), "--by", "income"])
     assert missing.exit_code == 2 and "no column(s) ['income']" in missing.output
+
+
+@pytest.mark.parametrize("damage", [b"", b"PAR1 cut short", b"not parquet at all, but long enough to have no footer either"])
+def test_a_damaged_partition_is_named_with_its_repair(tmp_path, damage: bytes) -> None:
+    """A partition file cut short or overwritten (what mc3g batch removes and redoes on a rerun)
+    is named, with that rerun, instead of pyarrow's error; nothing is written."""
+    folder = _folder(tmp_path / "results")
+    (folder / "part-00001.parquet").write_bytes(damage)
+    with pytest.raises(ResultsFileError, match=r"1 partition file\(s\) cannot be read, \['part-00001.parquet'\] \(part-00001.parquet: .*rerun the mc3g batch"):
+        audit(folder, [["sex"]])
+    result = runner.invoke(app, ["audit", str(folder), "--by", "sex"])
+    assert result.exit_code == 2 and "cannot be read, ['part-00001.parquet']" in result.output and result.exception.__class__ is SystemExit
+    assert not (folder / "_audit").exists()
+
+
+def test_the_report_needs_a_folder(tmp_path) -> None:
+    folder = _folder(tmp_path / "results")
+    existing = tmp_path / "report.md"
+    existing.write_text("mine\n")
+    result = runner.invoke(app, ["audit", str(folder), "--by", "sex", "--out", str(existing)])
+    assert result.exit_code == 2 and f"{existing} is a file: the report needs a folder" in result.output and result.exception.__class__ is SystemExit
+    assert existing.read_text() == "mine\n"
+    inside = runner.invoke(app, ["audit", str(folder), "--by", "sex", "--out", str(existing / "report")])
+    assert inside.exit_code == 2 and inside.exception.__class__ is SystemExit and "Traceback" not in inside.output

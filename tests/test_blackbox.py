@@ -138,6 +138,43 @@ def test_what_the_model_answers_is_checked(loan, answer, message) -> None:
         explainer.explain(JOHN)
 
 
+class Objects:
+    """A model that answers an object per row, each with a long text of its own."""
+
+    def predict(self, frame: pd.DataFrame) -> np.ndarray:
+        return np.array([{"row": i, "note": "x" * 5000} for i in range(len(frame))], dtype=object)
+
+
+class Raising:
+    def predict(self, frame: pd.DataFrame) -> np.ndarray:
+        raise ValueError("y" * 1_000_000)
+
+
+def test_an_error_quotes_a_bounded_part_of_what_the_model_said(loan, tmp_path) -> None:
+    """Thousands of labels, each five thousand characters, or a message of a megabyte: the error
+    names the count and the start of each, not a megabyte of them."""
+    ds, causal = loan
+    with pytest.raises(InputError) as refused:
+        MC3G(Objects(), causal, schema=ds.schema).fit(ds.X_train)
+    message = str(refused.value)
+    assert message.startswith(f"the model predicts {len(ds.X_train):,} class(es) [") and f"… ({len(ds.X_train):,} in all)] on the data" in message
+    assert len(message) < 1500
+    with pytest.raises(BlackBoxError, match=r"predict failed on \d+ row\(s\): ValueError: y{200}$"):
+        MC3G(Raising(), causal, schema=ds.schema).fit(ds.X_train)
+    joblib.dump(Objects(), tmp_path / "objects.pkl")
+    result = CliRunner().invoke(app, ["explain", "loan", "--row", "1", "--model", str(tmp_path / "objects.pkl"), "--trust-model"])
+    assert result.exit_code == 2 and "class(es)" in result.output and len(result.output) < 1500
+
+
+def test_every_error_message_is_bounded() -> None:
+    from mc3g.exceptions import MOST_CHARACTERS, listed, quoted
+
+    long = InputError("start " + "z" * 100_000 + " end")
+    assert len(str(long)) < MOST_CHARACTERS + 50 and str(long).startswith("start zz") and str(long).endswith("zz end")
+    assert "(96,010 characters left out)" in str(long)
+    assert quoted("q" * 500) == "'" + "q" * 198 + "…" and listed(range(3)) == "0, 1, 2" and listed(range(20), 2) == "0, 1, … (20 in all)"
+
+
 def test_rows_reach_the_model_in_its_training_dtypes_and_values_that_do_not_fit_stay_as_they_are() -> None:
     dtypes = {"age": np.dtype("int64"), "income": np.dtype("float64"), "job": np.dtype("O")}
     frame = typed_frame([{"age": 30.0, "income": 5, "job": "clerk"}, {"age": 41, "income": 2.5, "job": "smith"}], dtypes)

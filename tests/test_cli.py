@@ -113,20 +113,66 @@ def test_explain_takes_rules_and_causal_files(tmp_path) -> None:
     assert result.exit_code == 2 and f"{bad}:1:32:" in result.output and "'nothing' is not a value of debt" in result.output
 
 
+@pytest.mark.parametrize(("content", "problem"), [(b"\xff\xfe rules", "line 1: not UTF-8 text"), (b'{"rules": 5}', "not an mc3g rule set")])
+def test_a_bad_rules_file_is_named(tmp_path, content: bytes, problem: str) -> None:
+    path = tmp_path / "rules.json"
+    path.write_bytes(content)
+    result = runner.invoke(app, ["explain", "loan", "--row", "0", "--rules", str(path)])
+    assert result.exit_code == 2 and f"error: {path}: {problem}" in result.output and result.exception.__class__ is SystemExit
+
+
 def test_explain_errors_are_clear() -> None:
     result = runner.invoke(app, ["explain", "adult", "--row", "999999"])
     assert result.exit_code == 2 and "row 999999 is out of range" in result.output
+
+
+@pytest.mark.parametrize(
+    "command", [["explain", "loan", "--row", "0"], ["whatif", "loan", "--row", "0", "--set", "debt=none"], ["export", "loan", "--row", "0"]]
+)
+def test_an_empty_test_split_says_so(monkeypatch, command: list[str]) -> None:
+    from dataclasses import replace
+
+    import mc3g.cli.explain as cli_explain
+
+    fitted = cli_explain.fitted_explainer
+
+    def without_test_rows(*args, **kwargs):
+        ds, explainer = fitted(*args, **kwargs)
+        return replace(ds, test=ds.test.iloc[:0]), explainer
+
+    monkeypatch.setattr(cli_explain, "fitted_explainer", without_test_rows)
+    result = runner.invoke(app, command)
+    assert result.exit_code == 2 and "the loan default test split has no rows: there is no row 0 to explain" in result.output
+    assert "0 to -1" not in result.output
+
+
+@pytest.mark.parametrize("command", [["explain", "loan", "--row", "1"], ["whatif", "loan", "--row", "1", "--set", "debt=none"]])
+def test_a_model_and_rules_together_are_refused(tmp_path, command: list[str]) -> None:
+    """--rules is not ignored beside --model (even a rules file that does not exist)."""
+    model = tmp_path / "m.pkl"
+    model.write_bytes(b"never read")
+    result = runner.invoke(app, [*command, "--model", str(model), "--rules", "/nonexistent.json"])
+    assert result.exit_code == 2 and f"give a model file ({model}) or a rules file (/nonexistent.json), not both" in result.output
     result = runner.invoke(app, ["explain", "cars4", "--row", "0"])
     assert result.exit_code == 2 and "no decision rules for cars4" in result.output
 
 
 @pytest.mark.parametrize(
-    ("raised", "exit_code"),
-    [(InputError("the row is bad"), 2), (BlackBoxError("the model is down"), 2), (RuntimeError("a bug"), 1), (SearchError("a bug caught"), 1)],
+    ("raised", "exit_code", "message"),
+    [
+        (InputError("the row is bad"), 2, "the row is bad"),
+        (BlackBoxError("the model is down"), 2, "the model is down"),
+        (InputError("cfg.toml: [explainer] has an unknown key [bold]'x'[/]"), 2, "cfg.toml: [explainer] has an unknown key [bold]'x'[/]"),  # no markup
+        (PermissionError(13, "Permission denied", "/srv/answers.jsonl"), 2, "/srv/answers.jsonl: Permission denied"),  # the system refused
+        (OSError(28, "No space left on device"), 2, "No space left on device"),
+        (RuntimeError("a bug"), 1, None),
+        (SearchError("a bug caught"), 1, None),
+    ],
 )
-def test_only_deliberate_errors_become_a_message(monkeypatch, raised: Exception, exit_code: int) -> None:
-    """An MC3GError is the user's to fix: a message and exit 2.  Anything else, and a failed
-    self-check, is a bug and shows as one (the exception reaches the caller)."""
+def test_only_deliberate_errors_become_a_message(monkeypatch, raised: Exception, exit_code: int, message: str | None) -> None:
+    """An MC3GError is the user's to fix, and an OSError the system's refusal: a message, as it
+    is, and exit 2.  Anything else, and a failed self-check, is a bug and shows as one (the
+    exception reaches the caller)."""
 
     def explain(self, rows, k=None, progress=False):
         raise raised
@@ -135,9 +181,26 @@ def test_only_deliberate_errors_become_a_message(monkeypatch, raised: Exception,
     result = runner.invoke(app, ["explain", "loan", "--row", "1"])
     assert result.exit_code == exit_code
     if exit_code == 2:
-        assert f"error: {raised}" in result.output and result.exception.__class__ is SystemExit
+        assert f"error: {message}" in result.output and result.exception.__class__ is SystemExit
+        assert "Traceback" not in result.output
     else:
         assert result.exception is raised
+
+
+def test_the_consoles_print_brackets_as_they_are() -> None:
+    """User text in a line, a table or a spinner is never read as rich markup."""
+    from rich.table import Table
+
+    from mc3g.cli.app import out, styled
+
+    table = Table("group")
+    table.add_row("age [25, 35)")
+    with out.capture() as captured:
+        out.print("the tables are [explainer], [service] and [example]")
+        out.print(table)
+        out.print(styled(("[bold]", "bold"), " [/]"))
+    assert "the tables are [explainer], [service] and [example]" in captured.get()
+    assert "age [25, 35)" in captured.get() and "[bold] [/]" in captured.get()
 
 
 def test_export_prints_a_program_clingo_runs() -> None:

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import children, kill_all
 from typer.testing import CliRunner
 
 import mc3g
@@ -268,3 +269,47 @@ def test_a_run_killed_with_sigkill_resumes_to_every_person_once(clean, tmp_path)
     positions = _positions(path)
     assert len(positions) == len(set(positions)) and sorted(positions) == sorted(_positions(clean))
     assert _lines(path)[0] == _lines(clean)[0]
+
+
+def test_a_process_watches_only_the_parent_that_started_it() -> None:
+    """The watch that ends a worker with its parent leaves alone a process called by another."""
+    from mc3g.explain.batch import _WATCHED, end_with_parent
+
+    end_with_parent(os.getpid())  # this process is no child of itself: it must not end
+    end_with_parent(os.getppid() + 1 if os.getppid() + 1 != os.getpid() else os.getppid() + 2)
+    assert os.getpid() not in _WATCHED and not [t for t in threading.enumerate() if t.name == "mc3g-end-with-parent"]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_worker_processes_end_with_a_killed_run(tmp_path) -> None:
+    """kill -9 of ``mc3g explain --all-refused --n-jobs 2``: its worker processes end within
+    seconds, instead of computing answers nobody will read."""
+    path = tmp_path / "r.jsonl"
+    env = {**os.environ, "PYTHONPATH": str(Path(mc3g.__file__).parents[1])}
+    command = [sys.executable, "-m", "mc3g.cli", "explain", "adult", "--all-refused", "--n-jobs", "2", "--out", str(path)]
+    run = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    workers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 180
+        while run.poll() is None and time.monotonic() < deadline and (not path.exists() or path.read_bytes().count(b"\n") < 40):
+            time.sleep(0.05)
+        workers = children(run.pid, b"popen_loky_posix")
+        assert run.poll() is None and len(workers) == 2, "the run should be explaining in two workers"
+        run.send_signal(signal.SIGKILL)
+        run.wait()
+        deadline = time.monotonic() + 30
+        while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [pid for pid in workers if _alive(pid)]
+    finally:
+        run.kill()
+        run.wait()
+        kill_all(workers)

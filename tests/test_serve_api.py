@@ -143,6 +143,22 @@ def test_whatif_names_a_bad_change(client: httpx.Client, changes: dict[str, Any]
     assert response.status_code == 422 and [p["loc"] for p in response.json()["detail"]] == [loc]
 
 
+@pytest.mark.parametrize("value", [40, "forty", None])
+def test_a_feature_that_may_not_change_says_so(client: httpx.Client, value: Any) -> None:
+    """Not "Extra inputs are not permitted": the feature exists, and the answer says why it may
+    not be changed, whatever the value; the documented schema still lists only the changeable."""
+    response = client.post("/v1/whatif", json={"applicant": JOHN, "changes": {"age": value}})
+    assert response.status_code == 422
+    [problem] = response.json()["detail"]
+    assert problem["loc"] == ["body", "changes", "age"] and problem["msg"].startswith("age may not be changed here: neither the decision rules")
+    assert "age" not in client.get("/openapi.json").json()["components"]["schemas"]["Changes"]["properties"]
+
+
+def test_a_whatif_to_ones_own_values_is_refused(client: httpx.Client) -> None:
+    response = client.post("/v1/whatif", json={"applicant": JOHN, "changes": {"debt": JOHN["debt"]}})
+    assert response.status_code == 422 and "nothing changes" in response.json()["detail"][0]["msg"]
+
+
 def test_malformed_and_oversized_bodies_get_4xx(client: httpx.Client) -> None:
     headers = {"content-type": "application/json"}
     assert client.post("/v1/explain", content=b'{"applicant": ', headers=headers).status_code == 422

@@ -78,6 +78,37 @@ def test_a_black_box_from_a_skops_file(tmp_path: Path) -> None:
     assert saved.explainer.explain(JOHN).to_dict(timing=False) == service.explainer.explain(JOHN).to_dict(timing=False)
 
 
+def test_a_saved_explainer_refuses_a_model_other_than_its_own(tmp_path: Path) -> None:
+    """A deployment: the document and a model file copied to a new folder, the path recorded at
+    save time absent there.  The bytes the service loads are checked, not that path."""
+    import pickle
+
+    from sklearn.compose import make_column_transformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.tree import DecisionTreeClassifier
+
+    ds = load("loan", split="default")
+
+    def tree(depth: int):
+        numbers = make_column_transformer(("passthrough", ["bank_balance", "credit_score"]))
+        return make_pipeline(numbers, DecisionTreeClassifier(max_depth=depth, random_state=0)).fit(ds.X_train, ds.y_train)
+
+    built, deployed = tmp_path / "built", tmp_path / "deployed"
+    built.mkdir(), deployed.mkdir()
+    model, retrained = tree(2), tree(1)
+    (built / "model.pkl").write_bytes(pickle.dumps(model))
+    fitted_explainer("loan", model_file=built / "model.pkl", trust_model=True)[1].save(deployed / "explainer.json", model_file=built / "model.pkl")
+    (built / "model.pkl").unlink()
+    (deployed / "model.pkl").write_bytes(pickle.dumps(retrained))
+    config = write(deployed, '[explainer]\nsaved = "explainer.json"\nmodel = "model.pkl"\ntrust_model = true\n')
+    with pytest.raises(InputError, match=r"model.pkl: is not the model .*explainer.json was saved with"):
+        load_config(config)
+    result = CliRunner().invoke(app, ["serve", "--config", str(config)])
+    assert result.exit_code == 2 and "is not the model" in result.output and "Serving" not in result.output
+    (deployed / "model.pkl").write_bytes(pickle.dumps(model))  # the model it was saved with, wherever it now is
+    assert load_config(config).explainer.black_box_ is not None
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -103,13 +134,28 @@ def test_a_bad_file_is_named_with_its_table_and_key(tmp_path: Path, text: str, m
     assert str(refused.value).startswith(str(config)) and message in str(refused.value)
 
 
-def test_a_bad_example_stops_the_start(tmp_path: Path) -> None:
-    service = load_config(write(tmp_path, '[explainer]\ndataset = "loan"\n[example]\ndebt = "lots"\nbank_balance = 1\ncredit_score = 600\n'))
-    with pytest.raises(InputError, match=r"\[example\] is not an applicant this explainer takes: debt: Input should be 'none'"):
-        create_app(service)
+@pytest.mark.parametrize(
+    ("example", "message"),
+    [
+        ('debt = "lots"\nbank_balance = 1\ncredit_score = 600', "debt: Input should be 'none'"),
+        ('debt = "none"\nbank_balance = 1\ncredit_score = 600\nsalary = 3', "salary: Extra inputs are not permitted"),
+        ('debt = "none"\nbank_balance = [1]\ncredit_score = 600', "bank_balance: Input should be a valid number"),
+    ],
+)
+def test_a_bad_example_stops_the_start_naming_the_file(tmp_path: Path, example: str, message: str) -> None:
+    config = write(tmp_path, f'[explainer]\ndataset = "loan"\n[example]\n{example}\n')
+    with pytest.raises(InputError) as refused:
+        load_config(config)
+    assert str(refused.value).startswith(f"{config}: [example] is not an applicant this explainer takes: ") and message in str(refused.value)
+    result = CliRunner().invoke(app, ["serve", "--config", str(config), "--port", "1"])  # refused before any socket is bound
+    assert result.exit_code == 2 and f"{config}: [example] is not an applicant" in result.output and result.exception.__class__ is SystemExit
 
 
 def test_the_command_says_what_is_wrong_and_exits_2(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["serve", "--config", str(write(tmp_path, '[explainer]\ndataset = "loan"\nk = 0\n'))])
     assert result.exit_code == 2 and "k must be a whole number from 1 to max_k = 10" in result.output
+    result = CliRunner().invoke(app, ["serve", "--config", str(write(tmp_path, '[explainer]\ndataset = "loan"\nmodle = "m.skops"\n[server]\n'))])
+    assert result.exit_code == 2 and "the tables are [explainer], [service] and [example]" in result.output  # not read as markup
+    result = CliRunner().invoke(app, ["serve", "--config", str(write(tmp_path, '[explainer]\ndataset = "loan"\nmodle = "m.skops"\n'))])
+    assert result.exit_code == 2 and "[explainer] has an unknown key 'modle'" in result.output
     assert CliRunner().invoke(app, ["serve", "--config", str(tmp_path / "none.toml")]).exit_code == 2

@@ -54,10 +54,37 @@ def test_bad_changes_are_named(john) -> None:
     explainer, _ = john
     with pytest.raises(InputError, match=r"feature 'debt' is 'nothing', not one of its values"):
         explainer.whatif(JOHN, {"debt": "nothing"})
-    with pytest.raises(InputError, match=r"cannot change \['age'\]: the decision rules and the causal knowledge read only"):
+    with pytest.raises(InputError, match=r"age may not be changed here: neither the decision rules nor the causal knowledge read it"):
         explainer.whatif(JOHN, {"age": 50})
+    with pytest.raises(InputError, match=r"there is no feature \['agee'\]; the features are \['age', "):
+        explainer.whatif(JOHN, {"agee": 50})
     with pytest.raises(InputError, match="the row with the changes: feature 'bank_balance' is 'lots', not a number"):
         explainer.whatif(JOHN, {"bank_balance": "lots"})
+
+
+def test_a_change_to_ones_own_value_is_no_what_if(john) -> None:
+    explainer, _ = john
+    with pytest.raises(InputError, match="nothing changes for the row: bank_balance is already 40,000, debt is already over_10000; a what-if takes"):
+        explainer.whatif(JOHN, {"debt": "over_10000", "bank_balance": "40000"})
+    assert explainer.whatif(JOHN, {"debt": "over_10000", "bank_balance": 60000}).direct_actions[0].feature == "bank_balance"  # one real change
+    result = CliRunner().invoke(app, ["whatif", "loan", "--row", "0", "--set", f"debt={john[1].test['debt'].iloc[0]}"])
+    assert result.exit_code == 2 and "nothing changes" in result.output and "No change is needed" not in result.output
+
+
+def test_every_feature_outside_play_says_why_it_may_not_change() -> None:
+    """Adult under product: race, native_country, fnlwgt and hours per week are read by no rule
+    (sex is, and its what-if answers that the change is not the person's to make)."""
+    from mc3g.reference import fitted_explainer
+
+    ds, explainer = fitted_explainer("adult")
+    person = ds.test[list(explainer.feature_names_in_)].iloc[1]
+    unread = "hours_per_week may not be changed here: neither the decision rules nor the causal knowledge read it"
+    for change, why in [({"race": "Black"}, "race may not be changed: it is immutable"), ({"fnlwgt": 1000}, "fnlwgt may not be changed: it is immutable"),
+                        ({"native_country": "Cuba"}, "native_country may not be changed: it is immutable"), ({"hours_per_week": 50}, unread)]:  # fmt: skip
+        with pytest.raises(InputError) as refused:
+            explainer.whatif(person, change)
+        assert str(refused.value).startswith(why)
+    assert "not yours to make" in str(explainer.whatif(person, {"sex": "Female" if person["sex"] == "Male" else "Male"}))
 
 
 @pytest.mark.parametrize(("rule", "y_after"), [("y >= 5 <- x >= 3", 5), ("cause y >= 5 <- x >= 3", 2)])

@@ -1,13 +1,58 @@
 """The errors mc3g raises on purpose.  Each derives from :class:`MC3GError`, so a caller (the CLI,
-a service) can tell a refused input from a bug: anything else that escapes is a bug."""
+a service) can tell a refused input from a bug: anything else that escapes is a bug.
+
+An error quotes what it is about (a value, a model's labels, another library's message), and
+what it quotes is bounded: :func:`quoted`, :func:`listed` and :func:`said` shorten a value, a
+list and an exception, and every message is cut to :data:`MOST_CHARACTERS` in the middle, so no
+input can make one a megabyte long."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
+
+MOST_CHARACTERS = 4000
+"""The longest message an error carries; a longer one keeps its start and its end."""
+
+MOST_QUOTED = 200
+"""The most characters of one value, or of another library's message, that an error quotes."""
+
+
+def quoted(value: Any, most: int = MOST_QUOTED) -> str:
+    """``repr(value)``, cut to ``most`` characters."""
+    text = repr(value)
+    return text if len(text) <= most else f"{text[: most - 1]}…"
+
+
+def listed(values: Iterable[Any], most: int = 12) -> str:
+    """The first ``most`` values, each :func:`quoted`, and how many there are in all when that
+    is more: ``'a', 'b', … (26,048 in all)``."""
+    values = list(values)
+    shown = ", ".join(quoted(v, 80) for v in values[:most])
+    return shown + (f", … ({len(values):,} in all)" if len(values) > most else "")
+
+
+def said(exc: BaseException) -> str:
+    """An exception in one short line: its type and the start of its message."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text[:MOST_QUOTED]}" if text else type(exc).__name__
+
+
+def bounded(message: str, most: int = MOST_CHARACTERS) -> str:
+    """``message``, or its start and end with what was left out counted between them."""
+    if len(message) <= most:
+        return message
+    gap = f" … ({len(message) - most:,} characters left out) … "
+    head = (most * 3) // 4
+    return message[:head] + gap + message[-(most - head) :]
 
 
 class MC3GError(Exception):
-    """Base of every error mc3g raises on purpose."""
+    """Base of every error mc3g raises on purpose; its message is :func:`bounded`."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(bounded(a) if isinstance(a, str) else a for a in args))
 
 
 class InputError(MC3GError, ValueError):

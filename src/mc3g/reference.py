@@ -94,18 +94,32 @@ def fitted_explainer(
     to the reference's split (the paper's, where it has one)."""
     from .explain import MC3G, load_model
 
+    if model_file and rules_file:
+        raise InputError(
+            f"give a model file ({model_file}) or a rules file ({rules_file}), not both: "
+            "a black box is explained through rules learned from its own answers"
+        )
     ref = REFERENCES.get(dataset)
     ds = load(dataset, split=split or (ref.split if ref else "uci"))
     model: Any
     if model_file:
         model = load_model(model_file, trust_model=trust_model, trusted_types=trusted_types)
     elif rules_file:
-        model = RuleSet.from_json(read_text(rules_file, "rules file"))
+        model = _rules_file(rules_file)
     else:
         model = decision_rules(ds, profile)
     causal = CausalModel.load(causal_file, schema=ds.schema) if causal_file else knowledge(ds, profile)
     X_train = ds.train.drop(columns=[ds.schema.label]) if model_file else ds.X_train  # a black box may read every column
     return ds, MC3G(model, causal, schema=ds.schema, profile=profile, **params).fit(X_train)
+
+
+def _rules_file(path: str | Path) -> RuleSet:
+    """Decision rules from a JSON file (``RuleSet.to_json``); every problem names the file."""
+    text = read_text(path, "rules file")  # names the file itself: not one, too large, not UTF-8
+    try:
+        return RuleSet.from_json(text)
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
 
 
 @dataclass(frozen=True)

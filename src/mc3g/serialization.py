@@ -16,6 +16,8 @@ def header(fmt: str, version: int) -> dict[str, Any]:
 
 def check_header(data: Mapping[str, Any], fmt: str, version: int, what: str) -> None:
     """Refuse a document of another format, or of a version this mc3g cannot read."""
+    if not isinstance(data, Mapping):
+        raise InputError(f"not an mc3g {what}: the document is a JSON {type(data).__name__}, not an object")
     if data.get("format") != fmt:
         raise InputError(f"not an mc3g {what}: 'format' is {data.get('format')!r}, expected {fmt!r}")
     if data.get("version") != version:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .exceptions import InputError
+from .exceptions import InputError, listed, quoted
 
 LARGEST = 1e15
 """The largest magnitude of any number mc3g takes in.  A float holds every decimal of 15
@@ -135,18 +135,14 @@ def category(value: Any, canonical: str, domain: Collection[str] | None, where: 
 def category_problem(value: Any, canonical: str, domain: Collection[str] | None) -> str:
     """What is wrong with ``value`` (of token ``canonical``) as a category of ``domain``, or ''."""
     if is_missing(value):
-        return f"missing ({value!r}); it needs one of its values" + _listed(domain)
+        return f"missing ({quoted(value)}); it needs one of its values" + _listed(domain)
     if domain is not None and canonical not in domain:
-        return f"{value!r}, not one of its values" + _listed(domain) + suggest(canonical, domain)
+        return f"{quoted(value)}, not one of its values" + _listed(domain) + suggest(canonical, domain)
     return ""
 
 
-def _listed(domain: Collection[str] | None, most: int = 12) -> str:
-    if domain is None:
-        return ""
-    values = sorted(domain)
-    shown = ", ".join(map(repr, values[:most])) + (f", … ({len(values)} in all)" if len(values) > most else "")
-    return f" ({shown})"
+def _listed(domain: Collection[str] | None) -> str:
+    return "" if domain is None else f" ({listed(sorted(domain))})"
 
 
 def whole(value: Any, name: str, low: int, high: int | None = None, why: str = "") -> int:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..exceptions import InputError
 from .table import REFUSED_WITH_OPTION, Audit, action_shares, group_label, summary_rows
 
 TOP_FEATURES = 8
@@ -43,6 +44,8 @@ def write_report(audit: Audit, out: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{out} is a file: the report needs a folder for audit.md and its plots (name a new or an existing folder)")
     out.mkdir(parents=True, exist_ok=True)
     lines = [
         "# Recourse audit",
@@ -69,7 +72,9 @@ def write_report(audit: Audit, out: Path) -> Path:
         _plot_actions(plt, answered, columns, out / f"actions-by-{slug}.png")
         lines += ["", f"![cost of recourse by {grouping}](cost-by-{slug}.png)", "", f"![actions by {grouping}](actions-by-{slug}.png)", ""]
     path = out / "audit.md"
-    path.write_text("\n".join(lines), encoding="utf-8")
+    written = out / ".audit.md.tmp"  # the report appears whole or not at all
+    written.write_text("\n".join(lines), encoding="utf-8")
+    written.replace(path)
     return path
 
 

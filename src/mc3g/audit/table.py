@@ -25,7 +25,7 @@ from typing import Any
 import pandas as pd
 
 from ..batch import partition_files, read_manifest
-from ..exceptions import InputError
+from ..exceptions import InputError, ResultsFileError
 
 REFUSED_WITH_OPTION = "refused"
 ERROR = "error"
@@ -87,17 +87,45 @@ def read_people(folder: str | Path, columns: Sequence[str]) -> tuple[pd.DataFram
     needed = ["position", "status", "refused", "cost", "actions", "settings_hash"]
     if not files:
         raise InputError(f"{folder} holds no partition yet: run mc3g batch first")
-    available = pd.read_parquet(files[0]).columns
-    unknown = [c for c in columns if c not in available]
-    if unknown:
-        raise InputError(f"the results have no column(s) {unknown}; the people's columns are {[c for c in available if c not in needed]}")
-    frame = pd.read_parquet(files, columns=list(dict.fromkeys([*needed, *columns])))
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    wanted = list(dict.fromkeys([*needed, *columns]))
+    try:
+        available = pq.read_schema(files[0]).names
+        unknown = [c for c in columns if c not in available]
+        if unknown:
+            raise InputError(f"the results have no column(s) {unknown}; the people's columns are {[c for c in available if c not in needed]}")
+        frame = pd.read_parquet(files, columns=wanted)
+    except (pa.ArrowException, OSError):
+        raise ResultsFileError(_damaged(folder, files, wanted)) from None
     foreign = frame["settings_hash"] != manifest.get("settings_hash")
     if foreign.any():
         raise InputError(f"{folder}: {int(foreign.sum())} row(s) were made under settings other than the folder's manifest")
     if frame["position"].duplicated().any():
         raise InputError(f"{folder}: a person is in the results twice (position {int(frame['position'][frame['position'].duplicated()].iloc[0])})")
     return frame, manifest
+
+
+def _damaged(folder: str | Path, files: Sequence[Path], columns: list[str]) -> str:
+    """What is wrong with a folder whose partition files pyarrow cannot read together: each file
+    that cannot be read alone, and the rerun that repairs them."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    damaged: dict[str, str] = {}
+    for path in files:
+        try:
+            pq.read_table(path, columns=columns)
+        except (pa.ArrowException, OSError) as exc:
+            damaged[path.name] = f"{type(exc).__name__}: {str(exc).strip()[:200]}"
+    if not damaged:
+        return f"{folder}: its partition files cannot be read together (their columns differ): rerun mc3g batch with --overwrite"
+    first, reason = next(iter(damaged.items()))
+    return (
+        f"{folder}: {len(damaged)} partition file(s) cannot be read, {list(damaged)[:5]}{' …' if len(damaged) > 5 else ''} "
+        f"({first}: {reason}); rerun the mc3g batch that wrote the folder, with the same settings: it removes them and explains their people again"
+    )
 
 
 def audit(folder: str | Path, groupings: Sequence[Sequence[str]], bands: Sequence[Band] = ()) -> Audit:

@@ -1,4 +1,8 @@
-"""The ``mc3g`` command: its sub-commands, its consoles, and how it reports a refused input."""
+"""The ``mc3g`` command: its sub-commands, its consoles, and how it reports a refused input.
+
+The consoles read no markup: what they print (a message quoting a file's ``[explainer]`` table,
+a value, a path) appears as it is, in tables and progress lines too; emphasis is given
+explicitly with :func:`styled`."""
 
 from __future__ import annotations
 
@@ -11,11 +15,58 @@ from typing import Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
+from typer.core import TyperGroup
 
 from .. import __version__
 from ..exceptions import InternalError, MC3GError
 
+out = Console(highlight=False, markup=False)
+err = Console(stderr=True, highlight=False, markup=False)
+
+
+def styled(*parts: str | tuple[str, str]) -> Text:
+    """A line of plain text and (text, style) parts: the text is never read as markup."""
+    return Text.assemble(*parts)
+
+
+@contextmanager
+def spinner(text: str, console: Console | None = None) -> Iterator[Callable[[str], None]]:
+    """A spinner with a line of plain text (standard error by default); yields what sets the line."""
+    with (console or err).status(Text(text)) as shown:
+        yield lambda line: shown.update(Text(line))
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Errors about the user's input or the system's refusals (a file, a port, a full disk) end
+    the command with their message and exit 2, not a traceback; anything else is a bug."""
+    try:
+        yield
+    except InternalError:
+        raise  # a bug: it shows as one
+    except MC3GError as exc:
+        _refused(str(exc))
+    except OSError as exc:
+        said = exc.strerror or str(exc)
+        _refused(f"{exc.filename}: {said}" if exc.filename else said)
+
+
+def _refused(message: str) -> None:
+    err.print(styled(("error:", "bold red"), " ", message), soft_wrap=True)
+    raise typer.Exit(2) from None
+
+
+class _Commands(TyperGroup):
+    """Every command runs inside :func:`user_errors`: one place decides what a refusal looks like."""
+
+    def invoke(self, ctx: Any) -> Any:
+        with user_errors():
+            return super().invoke(ctx)
+
+
 app = typer.Typer(
+    cls=_Commands,
     help="Causally constrained counterfactual explanations (MC3G) with the FOLD-SE rule learner.",
     no_args_is_help=True,
     add_completion=False,
@@ -28,23 +79,8 @@ app.add_typer(data_app, name="data")
 app.add_typer(bench_app, name="bench")
 app.add_typer(reproduce_app, name="reproduce")
 
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
-
 PROFILE_HELP = "product (advice for an applicant: the data's protected and one-way features hold) or paper (the MC3G paper's settings)."
 MODE_HELP = "derived (MC3G: what follows from your actions is free), explained (the authors' code) or none (C3G)."
-
-
-@contextmanager
-def user_errors() -> Iterator[None]:
-    """Errors about the user's input end the command with their message, not a traceback."""
-    try:
-        yield
-    except InternalError:
-        raise  # a bug: it shows as one
-    except (MC3GError, FileNotFoundError) as exc:
-        err.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from None
 
 
 def _version(value: bool) -> None:

@@ -16,7 +16,7 @@ from rich.table import Table
 from ..exceptions import InputError
 from ..reference import fitted_explainer
 from ..values import whole
-from .app import app, bench_app, err, out, print_results, user_errors
+from .app import app, bench_app, err, out, print_results, styled
 from .explain import (
     CAUSAL,
     DATASET_HELP,
@@ -64,22 +64,21 @@ def batch(
     from ..batch import Batch, dask_client
     from ..explain import PeopleBar, frame_sha256
 
-    with user_errors():
-        if scheduler and workers is not None:
-            raise InputError("--workers sizes the LocalCluster mc3g starts; a cluster given by --scheduler has its own workers")
-        n = None if workers is None else _workers(workers)
-        ds, explainer = fitted_explainer(
-            dataset, split, rules_file=rules, causal_file=causal, model_file=model, mode=mode, norm=norm, k=k, profile=profile, distinct=distinct,
-            **_model_params(model, trust_model, trust_types, favourable),
-        )  # fmt: skip
-        data = {"name": ds.name, "split": ds.split, "train_sha256": frame_sha256(ds.train)}
-        started = time.perf_counter()
-        with dask_client(scheduler, n) as client:
-            with Batch(explainer, source, out_dir, client, data=data, model_file=model, partition_rows=partition_rows, overwrite=overwrite) as run:
-                summary = run.summary
-                with PeopleBar(summary.people, True, summary.skipped_people) as advance:
-                    run.run(advance)
-        seconds = time.perf_counter() - started
+    if scheduler and workers is not None:
+        raise InputError("--workers sizes the LocalCluster mc3g starts; a cluster given by --scheduler has its own workers")
+    n = None if workers is None else _workers(workers)
+    ds, explainer = fitted_explainer(
+        dataset, split, rules_file=rules, causal_file=causal, model_file=model, mode=mode, norm=norm, k=k, profile=profile, distinct=distinct,
+        **_model_params(model, trust_model, trust_types, favourable),
+    )  # fmt: skip
+    data = {"name": ds.name, "split": ds.split, "train_sha256": frame_sha256(ds.train)}
+    started = time.perf_counter()
+    with dask_client(scheduler, n) as client:
+        with Batch(explainer, source, out_dir, client, data=data, model_file=model, partition_rows=partition_rows, overwrite=overwrite) as run:
+            summary = run.summary
+            with PeopleBar(summary.people, True, summary.skipped_people) as advance:
+                run.run(advance)
+    seconds = time.perf_counter() - started
     done = ", ".join(f"{n:,} {status}" for status, n in sorted(summary.statuses.items())) or "nothing new"
     explained = sum(summary.statuses.values())
     err.print(
@@ -108,14 +107,13 @@ def audit(
     from ..audit import Band, audit, cells, headings, parse_groupings, summary_rows, write_report
     from ..batch import AUDIT
 
-    with user_errors():
-        result = audit(folder, parse_groupings(by), [Band.parse(b) for b in bands or ()])
-        path = write_report(result, Path(report_dir) if report_dir else Path(folder) / AUDIT)
+    result = audit(folder, parse_groupings(by), [Band.parse(b) for b in bands or ()])
+    path = write_report(result, Path(report_dir) if report_dir else Path(folder) / AUDIT)
     if as_json:
         sys.stdout.write(json.dumps({name: summary_rows(t) for name, t in result.tables.items()}, indent=2, default=str) + "\n")
         return
     if result.planned > result.people:
-        err.print(f"[bold]The batch is unfinished:[/] {result.people:,} of its {result.planned:,} people are in the results.")
+        err.print(styled(("The batch is unfinished:", "bold"), f" {result.people:,} of its {result.planned:,} people are in the results."))
     for name, table in result.tables.items():
         rows = summary_rows(table)
         for title, keys in ((f"Refusals by {name}", REFUSALS), (f"The cost of recourse by {name}", BURDEN)):
@@ -124,9 +122,9 @@ def audit(
             for row in rows:
                 shown.add_row(*cells(row, keys))
             out.print(shown)
-        out.print("Acted on most (share of best options):", markup=False)
+        out.print("Acted on most (share of best options):")
         for row in rows:
-            out.print(f"  {row['group']}: {row['actions'] or '-'}", markup=False, soft_wrap=True)
+            out.print(f"  {row['group']}: {row['actions'] or '-'}", soft_wrap=True)
     out.print(f"Wrote {path} and its plots.")
 
 
@@ -144,10 +142,9 @@ def bench_batch(
     people per second, speed-up, peak memory per worker, and a projection to a million people."""
     from ..bench.batch import batch_benchmark, projection
 
-    with user_errors():
-        for n in workers:
-            _workers(n)
-        results = batch_benchmark(tuple(workers), profile=profile, k=k, model=model, joblib=joblib, progress=lambda text: err.print(text))
+    for n in workers:
+        _workers(n)
+    results = batch_benchmark(tuple(workers), profile=profile, k=k, model=model, joblib=joblib, progress=lambda text: err.print(text))
     projected = projection(results)
     if as_json:
         sys.stdout.write(json.dumps({"runs": [r.to_dict() for r in results], "projection": [p.to_dict() for p in projected]}, indent=2) + "\n")

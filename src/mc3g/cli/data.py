@@ -9,7 +9,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 from rich.table import Table
 
 from ..datasets import default_data_dir, download, names
-from .app import data_app, err, out, user_errors
+from .app import data_app, err, out
 
 
 @data_app.command("list")
@@ -32,7 +32,7 @@ def data_download(
     kwargs: dict[str, Any] = {"dest": dest, "names": datasets or None}
     if base_url:
         kwargs["base_url"] = base_url
-    with user_errors(), Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), console=err) as bar:
+    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), DownloadColumn(), console=err) as bar:
         tasks: dict[str, Any] = {}
 
         def progress(name: str, done: int, total: int | None) -> None:

@@ -15,7 +15,7 @@ from ..exceptions import InputError
 from ..explain import show
 from ..reference import fitted_explainer
 from ..values import whole
-from .app import MODE_HELP, PROFILE_HELP, app, err, out, user_errors
+from .app import MODE_HELP, PROFILE_HELP, app, err, out, styled
 
 DATASET_HELP = (
     "adult, german, cars or loan (the paper's rules, or under the product profile rules FOLD-SE learns for the data's refusal), "
@@ -84,6 +84,8 @@ def _n_jobs(n_jobs: int) -> int:
 
 
 def _test_row(ds: Any, row: int) -> Any:
+    if not len(ds.test):
+        raise InputError(f"the {ds.name} {ds.split} test split has no rows: there is no row {row} to explain")
     if not 0 <= row < len(ds.test):
         raise InputError(f"row {row} is out of range: the {ds.name} {ds.split} test split has rows 0 to {len(ds.test) - 1}")
     return ds.test.drop(columns=[ds.schema.label]).iloc[row].rename(f"{row} of the {ds.split} test split")  # as errors name it
@@ -91,20 +93,18 @@ def _test_row(ds: Any, row: int) -> Any:
 
 def _print_recourse(result: Any, explainer: Any, title: str) -> None:
     shown = {f: result.instance[f] for f in explainer.features_in_play_}
-    out.print(f"[bold]{title}[/]: " + ", ".join(f"{k} = {show(v)}" for k, v in shown.items()), soft_wrap=True)
+    out.print(styled((title, "bold"), ": " + ", ".join(f"{k} = {show(v)}" for k, v in shown.items())), soft_wrap=True)
     if result.decision:
-        out.print("[bold]Refused[/] because: " + "; or ".join(result.decision), soft_wrap=True)
+        out.print(styled(("Refused", "bold"), " because: " + "; or ".join(result.decision)), soft_wrap=True)
     if not result.counterfactuals:
         out.print(str(result), soft_wrap=True)
         return
     run = result.run
     noun = ("distinct option" if run.distinct else "nearest state") + ("" if len(result) == 1 else "s")
-    out.print(
-        f"\n[bold]{len(result)} {noun}[/] ({run.profile} profile, mode {run.mode}, norm {run.norm}, {run.scheme} candidates, "
-        f"search {run.search_seconds * 1000:.1f} ms):"
-    )
+    settings = f"{run.profile} profile, mode {run.mode}, norm {run.norm}, {run.scheme} candidates, search {run.search_seconds * 1000:.1f} ms"
+    out.print(styled("\n", (f"{len(result)} {noun}", "bold"), f" ({settings}):"))
     for i, cf in enumerate(result, 1):
-        out.print(f"\n[bold]{i}.[/] cost {cf.cost:.4f}: {cf.plan}", soft_wrap=True)
+        out.print(styled("\n", (f"{i}.", "bold"), f" cost {cf.cost:.4f}: {cf.plan}"), soft_wrap=True)
         table = Table("feature", "from", "to", "how", "cost")
         for c in (*cf.direct_actions, *cf.caused_changes):
             table.add_row(c.feature, show(c.before), show(c.after), c.how, f"{c.cost:.4f}")
@@ -112,7 +112,7 @@ def _print_recourse(result: Any, explainer: Any, title: str) -> None:
         if len(cf.steps) > 1 or any(len(step.actions) > 1 for step in cf.steps):
             out.print("Step by step:")
             for j, step in enumerate(cf.steps, 1):
-                out.print(f"  {j}. {step.sentence()}", markup=False, soft_wrap=True)
+                out.print(f"  {j}. {step.sentence()}", soft_wrap=True)
 
 
 @app.command()
@@ -144,22 +144,21 @@ def explain(
     as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
 ) -> None:
     """The least-effort ways out of a refusal, respecting the causal knowledge."""
-    with user_errors():
-        if (row is None) == (not all_refused):
-            raise InputError("give either --row N or --all-refused")
-        if overwrite and not out:
-            raise InputError("--overwrite starts the --out file afresh: give it with --out")
-        ds, explainer = fitted_explainer(
-            dataset, split, rules_file=rules, causal_file=causal, model_file=model, mode=mode, norm=norm, k=k, candidates=candidates,
-            root=not squared, scaling=scaling, plausible=plausible, profile=profile, distinct=distinct, n_jobs=_n_jobs(n_jobs),
-            **_model_params(model, trust_model, trust_types, favourable),
-        )  # fmt: skip
-        person = None if all_refused else _test_row(ds, row)[list(explainer.feature_names_in_)]  # refused before any file is written
-        with _results(ds, explainer, out, model, overwrite) if out or all_refused else nullcontext() as results:
-            if person is None:
-                _explain_all(ds, explainer, results)
-                return
-            result = _one_row(explainer, row, person, results)
+    if (row is None) == (not all_refused):
+        raise InputError("give either --row N or --all-refused")
+    if overwrite and not out:
+        raise InputError("--overwrite starts the --out file afresh: give it with --out")
+    ds, explainer = fitted_explainer(
+        dataset, split, rules_file=rules, causal_file=causal, model_file=model, mode=mode, norm=norm, k=k, candidates=candidates,
+        root=not squared, scaling=scaling, plausible=plausible, profile=profile, distinct=distinct, n_jobs=_n_jobs(n_jobs),
+        **_model_params(model, trust_model, trust_types, favourable),
+    )  # fmt: skip
+    person = None if all_refused else _test_row(ds, row)[list(explainer.feature_names_in_)]  # refused before any file is written
+    with _results(ds, explainer, out, model, overwrite) if out or all_refused else nullcontext() as results:
+        if person is None:
+            _explain_all(ds, explainer, results)
+            return
+        result = _one_row(explainer, row, person, results)
     if as_json:
         sys.stdout.write(result.to_json() + "\n")
         return
@@ -196,30 +195,29 @@ def whatif(
     as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
 ) -> None:
     """Try a plan of one's own: what it forces, what it breaks, the decision and the cost."""
-    with user_errors():
-        wanted = {}
-        for change in changes:
-            name, sep, value = change.partition("=")
-            if not sep or not name.strip():
-                raise InputError(f"--set takes FEATURE=VALUE, not {change!r}")
-            wanted[name.strip()] = value.strip()
-        ds, explainer = fitted_explainer(
-            dataset,
-            split,
-            rules_file=rules,
-            causal_file=causal,
-            model_file=model,
-            mode=mode,
-            norm=norm,
-            profile=profile,
-            **_model_params(model, trust_model, trust_types, favourable),
-        )
-        result = explainer.whatif(_test_row(ds, row)[list(explainer.feature_names_in_)], wanted)
+    wanted = {}
+    for change in changes:
+        name, sep, value = change.partition("=")
+        if not sep or not name.strip():
+            raise InputError(f"--set takes FEATURE=VALUE, not {change!r}")
+        wanted[name.strip()] = value.strip()
+    ds, explainer = fitted_explainer(
+        dataset,
+        split,
+        rules_file=rules,
+        causal_file=causal,
+        model_file=model,
+        mode=mode,
+        norm=norm,
+        profile=profile,
+        **_model_params(model, trust_model, trust_types, favourable),
+    )
+    result = explainer.whatif(_test_row(ds, row)[list(explainer.feature_names_in_)], wanted)
     if as_json:
         sys.stdout.write(result.to_json() + "\n")
         return
-    out.print(f"[bold]{ds.name} test row {row}[/] ({ds.split} split)")
-    out.print(str(result), markup=False, soft_wrap=True)
+    out.print(styled((f"{ds.name} test row {row}", "bold"), f" ({ds.split} split)"))
+    out.print(str(result), soft_wrap=True)
 
 
 @app.command()
@@ -227,9 +225,8 @@ def demo(as_json: bool = typer.Option(False, "--json", help="Print the answer as
     """The paper's John: refused a loan, and what he can do about it."""
     from ..datasets import JOHN
 
-    with user_errors():
-        explainers = {mode: fitted_explainer("loan", mode=mode)[1] for mode in ("derived", "explained", "none")}
-        results = {mode: e.explain(JOHN) for mode, e in explainers.items()}
+    explainers = {mode: fitted_explainer("loan", mode=mode)[1] for mode in ("derived", "explained", "none")}
+    results = {mode: e.explain(JOHN) for mode, e in explainers.items()}
     best = results["derived"]
     if as_json:
         payload = best.to_dict()
@@ -264,8 +261,7 @@ def export(
     causal: str = CAUSAL,
 ) -> None:
     """Print the logic program behind an answer; `clingo` runs it as it is."""
-    with user_errors():
-        if fmt != "asp":
-            raise InputError(f"unknown format {fmt!r}; the only format is 'asp'")
-        ds, explainer = fitted_explainer(dataset, split, rules_file=rules, causal_file=causal, mode=mode, norm=norm, candidates=candidates, profile=profile)
-        sys.stdout.write(explainer.program(_test_row(ds, row)))
+    if fmt != "asp":
+        raise InputError(f"unknown format {fmt!r}; the only format is 'asp'")
+    ds, explainer = fitted_explainer(dataset, split, rules_file=rules, causal_file=causal, mode=mode, norm=norm, candidates=candidates, profile=profile)
+    sys.stdout.write(explainer.program(_test_row(ds, row)))

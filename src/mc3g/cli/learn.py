@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from ..datasets import load
-from .app import app, bench_app, out, print_results, user_errors
+from .app import app, bench_app, out, print_results, spinner, styled
 
 
 @app.command()
@@ -25,9 +25,8 @@ def learn(
     """Learn FOLD-SE rules for the unfavourable class and score them on the test split."""
     from ..bench.learn import run_foldse
 
-    with user_errors():
-        ds = load(dataset, split=split)
-        result = run_foldse(ds, ratio=ratio, tail=tail, heuristic=heuristic)
+    ds = load(dataset, split=split)
+    result = run_foldse(ds, ratio=ratio, tail=tail, heuristic=heuristic)
     rules = result.rules
     assert rules is not None
     if as_json:
@@ -36,14 +35,12 @@ def learn(
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
         return
     what = f"{ds.schema.label} = {result.target!r}" if result.target is not None else f"the classes of {ds.schema.label}"
-    out.print(
-        f"[bold]FOLD-SE[/] on [bold]{ds.name}[/] ({ds.split} split): {result.n_train:,} training rows, "
-        f"{result.n_test:,} test rows; the rules describe {what}.\n"
-    )
-    out.print("[bold]Logic program[/]")
-    out.print(result.program or "(no rules: every row gets the default class)", markup=False, soft_wrap=True)
-    out.print("\n[bold]In words[/]")
-    out.print(rules.to_english(), markup=False, soft_wrap=True)
+    counts = f"{result.n_train:,} training rows, {result.n_test:,} test rows; the rules describe {what}.\n"
+    out.print(styled(("FOLD-SE", "bold"), " on ", (ds.name, "bold"), f" ({ds.split} split): {counts}"))
+    out.print(styled(("Logic program", "bold")))
+    out.print(result.program or "(no rules: every row gets the default class)", soft_wrap=True)
+    out.print(styled("\n", ("In words", "bold")))
+    out.print(rules.to_english(), soft_wrap=True)
     table = Table(title="Test split", title_justify="left", show_header=False)
     for key, value in (
         ("accuracy", f"{result.accuracy:.4f}"),
@@ -75,18 +72,17 @@ def bench_learn(
         peak = "" if r.peak_mib is None else f"{r.peak_mib:.1f}"
         return (r.dataset, f"{r.n_train:,}", r.learner, f"{r.accuracy:.4f}", str(r.n_rules), str(r.n_literals), f"{r.train_seconds:.3f}", peak)
 
-    with user_errors():
-        if as_json or markdown:
-            results = learn_benchmark(repeat=repeat, memory=memory, replicas=replicas, foldrpp=foldrpp)
-        else:
-            table = Table(*columns, title="FOLD-SE training benchmark (test accuracy; best of repeated fits)")
-            with out.status("training...") as status:
+    if as_json or markdown:
+        results = learn_benchmark(repeat=repeat, memory=memory, replicas=replicas, foldrpp=foldrpp)
+    else:
+        table = Table(*columns, title="FOLD-SE training benchmark (test accuracy; best of repeated fits)")
+        with spinner("training...", out) as status:
 
-                def show(r: Any) -> None:
-                    status.update(f"done: {r.dataset} / {r.learner}")
-                    table.add_row(*row(r))
+            def show(r: Any) -> None:
+                status(f"done: {r.dataset} / {r.learner}")
+                table.add_row(*row(r))
 
-                learn_benchmark(repeat=repeat, memory=memory, replicas=replicas, foldrpp=foldrpp, on_result=show)
-            out.print(table)
-            return
+            learn_benchmark(repeat=repeat, memory=memory, replicas=replicas, foldrpp=foldrpp, on_result=show)
+        out.print(table)
+        return
     print_results(results, columns, row, "", as_json, markdown)

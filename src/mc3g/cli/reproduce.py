@@ -11,7 +11,7 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 
-from .app import MODE_HELP, PROFILE_HELP, app, bench_app, err, out, print_results, reproduce_app, user_errors
+from .app import MODE_HELP, PROFILE_HELP, app, bench_app, err, out, print_results, reproduce_app, spinner
 
 
 @reproduce_app.command("table2")
@@ -20,8 +20,7 @@ def reproduce_table2(as_json: bool = typer.Option(False, "--json", help="Print {
     from ..bench.table2 import agrees, table2
     from ..reference import PAPER_TABLE2
 
-    with user_errors():
-        cells, spaces = table2()
+    cells, spaces = table2()
     if as_json:
         sys.stdout.write(json.dumps(cells, indent=2) + "\n")
         return
@@ -52,7 +51,7 @@ def reproduce_table1(
     from ..bench.report import PAPER_NAMES
     from ..bench.table1 import PAPER_TABLE1, table1
 
-    with user_errors(), Progress(TextColumn("{task.description}"), console=err, transient=True) as bar:
+    with Progress(TextColumn("{task.description}", markup=False), console=err, transient=True) as bar:
         task = bar.add_task("starting")
         results, infos = table1(n_rows=rows, progress=lambda text: bar.update(task, description=text))
     if as_json:
@@ -86,7 +85,7 @@ def report(
     """Tables 1 and 2, the benchmark figures and plots (PNG), with the machine and versions."""
     from ..bench.report import write_report
 
-    with user_errors(), Progress(TextColumn("{task.description}"), console=err, transient=True) as bar:
+    with Progress(TextColumn("{task.description}", markup=False), console=err, transient=True) as bar:
         task = bar.add_task("starting")
         path = write_report(Path(out_dir), rows, explain_limit or None, progress=lambda text: bar.update(task, description=text))
     out.print(f"Wrote {path} and its plots.")
@@ -114,7 +113,7 @@ def bench_explain(
         counts = (f"{r.people:,}", f"{r.found:,}", str(r.violations), str(r.step_violations))
         return (r.dataset, str(r.k), *counts, f"{r.median_ms:.1f}", f"{r.p95_ms:.1f}", f"{r.worst_ms:.1f}")
 
-    with user_errors(), Progress(TextColumn("{task.description}"), BarColumn(), console=err, transient=True) as bar:
+    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), console=err, transient=True) as bar:
         task = bar.add_task("explaining", total=None)
         results = explain_benchmark(
             ks=tuple(ks), mode=mode, candidates=candidates, profile=profile, distinct=distinct, limit=limit,
@@ -156,7 +155,7 @@ def bench_persist(
             "yes" if r.same_answers else "NO",
         )
 
-    with user_errors(), err.status("fitting, saving, loading..."):
+    with spinner("fitting, saving, loading..."):
         results = persist_benchmark(people=people, repeat=repeat)
     print_results(results, columns, row, "MC3G.save / MC3G.load", as_json, markdown)
 
@@ -180,9 +179,9 @@ def bench_profiles(
         counts = (r.people, r.answered, r.options, r.protected, r.one_way, r.out_of_range, r.other, r.too_far, r.first_harmful)
         return (f"{r.dataset} ({r.split})", r.model, r.profile, r.refusal, *(f"{n:,}" for n in counts), f"{r.features_touched:.2f}", f"{r.seconds:.1f}")
 
-    with user_errors(), err.status("explaining...") as status:
-        results = profile_audit("adult", every=every, k=k, n_jobs=n_jobs, progress=status.update)
-        results += profile_audit("german", model="rules", k=k, progress=status.update)
+    with spinner("explaining...") as status:
+        results = profile_audit("adult", every=every, k=k, n_jobs=n_jobs, progress=status)
+        results += profile_audit("german", model="rules", k=k, progress=status)
     print_results(results, columns, row, f"Options under each profile (K = {k}), checked against the data's own metadata", as_json, markdown)
 
 
@@ -217,6 +216,6 @@ def bench_blackbox(
             f"{r.ratio:.1f}× ({r.median_ratio:.1f}×)", f"{r.mc3g_calls:.1f} / {r.dice_calls:.1f}", f"{1000 * r.call_seconds:.1f}", f"{r.bound:.1f}×",
         )  # fmt: skip
 
-    with user_errors(), err.status("explaining...") as status:
-        results = blackbox_benchmark(tuple(datasets), tuple(kinds), rows, k, profile, progress=status.update)
+    with spinner("explaining...") as status:
+        results = blackbox_benchmark(tuple(datasets), tuple(kinds), rows, k, profile, progress=status)
     print_results(results, columns, row, f"MC3G and DiCE random on black boxes ({profile} profile, K = {k})", as_json, markdown)

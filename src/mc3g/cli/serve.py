@@ -8,7 +8,7 @@ from typing import Any
 import typer
 
 from ..exceptions import InputError
-from .app import app, bench_app, err, print_results, user_errors
+from .app import app, bench_app, err, print_results, spinner, styled
 
 
 @app.command()
@@ -21,17 +21,17 @@ def serve(
     workers: int = typer.Option(1, "--workers", min=1, max=64, help="Processes; each fits or loads the explainer once at start-up."),
 ) -> None:
     """Serve the JSON API (/v1/explain, /v1/whatif, /v1/schema, /openapi.json) and the page at /."""
-    with user_errors():
-        try:
-            from ..serve import LOOPBACK, run, service_of
-        except ImportError as exc:
-            raise InputError(f"mc3g serve needs the serve extra: pip install 'mc3g[serve]' ({exc})") from None
-        service = service_of(config)
-        service = replace(service, host=host or service.host, port=port or service.port)
-        if service.host != LOOPBACK:
-            err.print(f"[bold yellow]note:[/] binding to {service.host}, not loopback: the service is reachable from other machines.")
-        err.print(f"Serving {service.title} on http://{service.host}:{service.port}/ (the page), API under /v1/, OpenAPI at /openapi.json")
-    run(service, config, workers)
+    try:
+        from ..serve import address, is_loopback, listening, run, service_of
+    except ImportError as exc:
+        raise InputError(f"mc3g serve needs the serve extra: pip install 'mc3g[serve]' ({exc})") from None
+    service = service_of(config)
+    service = replace(service, host=host or service.host, port=port or service.port)
+    sock = listening(service.host, service.port)
+    if not is_loopback(service.host):
+        err.print(styled(("note:", "bold yellow"), f" binding to {service.host}, not loopback: the service is reachable from other machines."))
+    err.print(f"Serving {service.title} on http://{address(service.host, service.port)}/ (the page), API under /v1/, OpenAPI at /openapi.json")
+    run(service, config, workers, sock=sock)
 
 
 @bench_app.command("serve")
@@ -55,7 +55,7 @@ def bench_serve(
         counts = (r.workers, r.concurrency, r.requests, r.answered, r.errors, r.wrong)
         return (r.case, r.model, *(f"{n:,}" for n in counts), f"{r.p50_ms:.1f}", f"{r.p95_ms:.1f}", f"{r.p99_ms:.1f}", f"{r.requests_per_second:.0f}")
 
-    with user_errors(), err.status("starting...") as status:
-        results = serve_benchmark(cases, requests=requests, concurrency=concurrency, workers=workers, k=k, timeout=timeout, on_case=status.update)
+    with spinner("starting...") as status:
+        results = serve_benchmark(cases, requests=requests, concurrency=concurrency, workers=workers, k=k, timeout=timeout, on_case=status)
     limit = f"{timeout:g} s" if timeout else "the default time limit"
     print_results(results, columns, row, f"mc3g serve under load (POST /v1/explain, K = {k}, {limit})", as_json, markdown)

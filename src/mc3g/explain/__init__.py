@@ -7,7 +7,7 @@ counterfactuals out.
 - :class:`Engine`: what every person's search shares; :class:`Session`: one person's search,
   driven from outside (batch runs, services and cluster workers ask the model themselves).
 - :class:`Recourse`: the answer for one person, with its :class:`RunRecord`; :class:`WhatIf`:
-  what follows from a person's own changes.
+  what follows from a person's own changes (:func:`fixed_here`: why a feature may not be one).
 - :class:`Explainer` and :func:`explainer`: one interface for MC3G and the baselines.
 - :data:`PROFILES`: ``product`` (the default: advice for an applicant) and ``paper`` (the MC3G
   paper's settings, to reproduce its tables).
@@ -33,7 +33,7 @@ from .result import ERROR, NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange
 from .results import ResultsFile, batch_settings, check_settings, frame_sha256, lock_file, open_results, settings_hash
 from .session import Session
 from .surrogate import Surrogate, build_surrogate
-from .whatif import WhatIf
+from .whatif import WhatIf, fixed_here
 
 __all__ = [
     "ERROR",
@@ -64,6 +64,7 @@ __all__ = [
     "explain_chunk",
     "explainer",
     "file_sha256",
+    "fixed_here",
     "forbidden_in",
     "frame_sha256",
     "profile",

@@ -1,5 +1,6 @@
 """Explaining many people: in order, in several processes, with a progress bar, and one
-person's failure reported in its own answer instead of stopping the rest.
+person's failure reported in its own answer instead of stopping the rest.  The worker processes
+end with the process that started them, killed or not.
 
 Everything here drives the public seams: :meth:`MC3G.session` for each person's search and
 :meth:`MC3G.refuses_rows` for the model's verdicts, pooled across people.
@@ -7,6 +8,9 @@ Everything here drives the public seams: :meth:`MC3G.session` for each person's 
 
 from __future__ import annotations
 
+import os
+import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Protocol
 
@@ -80,7 +84,8 @@ def explain_rows(explainer: Explains, rows: pd.DataFrame, k: int, *, n_jobs: int
     else:
         from joblib import Parallel, delayed
 
-        results = Parallel(n_jobs=processes, return_as="generator")(delayed(explain_chunk)(explainer, c, k, labels) for c, labels in parts)
+        parent = os.getpid()
+        results = Parallel(n_jobs=processes, return_as="generator")(delayed(_in_worker)(parent, explainer, c, k, labels) for c, labels in parts)
     with PeopleBar(len(records), progress) as advance:
         position = 0
         for answers in results:
@@ -88,6 +93,31 @@ def explain_rows(explainer: Explains, rows: pd.DataFrame, k: int, *, n_jobs: int
                 yield index[position], answer
                 position += 1
             advance(len(answers))
+
+
+def _in_worker(parent: int, explainer: Explains, rows: list[dict[str, Any]], k: int, labels: list[Any]) -> list[Recourse]:
+    """:func:`explain_chunk` in a worker process, which ends with ``parent``."""
+    end_with_parent(parent)
+    return explain_chunk(explainer, rows, k, labels)
+
+
+_WATCHED: set[int] = set()
+
+
+def end_with_parent(parent: int) -> None:
+    """End this process soon after ``parent``, the process that started it, has ended (killed,
+    say): the answers it computes would go nowhere.  A process that ``parent`` did not start is
+    left alone.  A thread checks once a second whether this process was handed to a new parent."""
+    if os.getppid() != parent or parent in _WATCHED:
+        return
+    _WATCHED.add(parent)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="mc3g-end-with-parent", daemon=True).start()
 
 
 def chunks(items: list[Any], processes: int) -> list[list[Any]]:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..exceptions import BlackBoxError, InputError
+from ..exceptions import BlackBoxError, InputError, listed, said
 
 
 class BlackBox:
@@ -52,7 +52,7 @@ class BlackBox:
         try:
             raw = self._predict(frame)
         except Exception as exc:  # the model is the user's code: report what it said
-            raise BlackBoxError(f"the model's predict failed on {len(frame)} row(s): {type(exc).__name__}: {exc}") from exc
+            raise BlackBoxError(f"the model's predict failed on {len(frame)} row(s): {said(exc)}") from exc
         answer = np.asarray(raw, dtype=object)
         if answer.ndim == 2 and answer.shape[1] == 1:
             answer = answer[:, 0]
@@ -70,7 +70,9 @@ class BlackBox:
         if self.labels is not None:
             unknown = sorted(set(labels) - set(self.labels))
             if unknown:
-                raise BlackBoxError(f"the model's predict returned label(s) {unknown} it never gave on the training data (it gave {list(self.labels)})")
+                raise BlackBoxError(
+                    f"the model's predict returned label(s) [{listed(unknown)}] it never gave on the training data (it gave [{listed(self.labels)}])"
+                )
         return labels
 
     def refuses(self, rows: Sequence[Mapping[str, Any]]) -> list[bool]:

@@ -19,7 +19,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from ..causal import CausalModel
-from ..exceptions import InputError
+from ..exceptions import InputError, listed
 from ..rules import Rule, RuleSet
 from ..schema import Schema
 from ..search import Problem, Program
@@ -182,7 +182,7 @@ class MC3G(BaseEstimator):
         labels = black_box.labels_of(X)
         classes = sorted(set(labels))
         if len(classes) != 2:
-            raise InputError(f"the model predicts {len(classes)} class(es) {classes} on the data; MC3G needs two")
+            raise InputError(f"the model predicts {len(classes):,} class(es) [{listed(classes)}] on the data; MC3G needs two")
         black_box.labels = tuple(classes)
         return labels, lambda extra: build_surrogate(
             X, labels, unfavourable=self._unfavourable_label(classes, base), numeric=[c for c in base.numeric if c in X.columns],
@@ -325,7 +325,9 @@ class MC3G(BaseEstimator):
     @classmethod
     def load(cls, path: str | Path, model: Any = None) -> MC3G:
         """An explainer saved with :meth:`save`, ready to explain; a black box's explainer needs
-        the ``model``: ``load_model(model_file)`` (a pickle only with ``trust_model=True``)."""
+        the ``model``: ``load_model(model_file)`` (a pickle only with ``trust_model=True``), whose
+        bytes must have the SHA-256 the document records (a model object made otherwise is taken
+        as given)."""
         saved = persist.load(Path(path), model)
         explainer = cls(saved.engine.rules if model is None else model, **saved.params)
         explainer.feature_names_in_ = np.array(saved.columns, dtype=object)

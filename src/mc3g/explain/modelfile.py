@@ -12,12 +12,20 @@ says, a shell command included.  So mc3g reads one only when the caller vouches 
 Whatever goes wrong (no such file, an empty or corrupt one, an unknown extension, a missing
 optional package) is a :class:`~mc3g.exceptions.ModelFileError` naming the file, never a
 traceback from inside the loaders.
+
+The file is read once, and the model is built from those bytes: :func:`model_source` gives their
+SHA-256, so a saved explainer is checked against the bytes of the model it is handed, wherever
+they came from, and not against whatever its old path holds now.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import io
+import weakref
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -25,8 +33,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..exceptions import FileRefusedError, InputError, ModelFileError
-from ..reading import regular_file
+from ..exceptions import FileRefusedError, InputError, ModelFileError, said
+from ..reading import read_bytes
 
 SKOPS = ".skops"
 ONNX = ".onnx"
@@ -41,46 +49,74 @@ def load_model(path: str | Path, *, trust_model: bool = False, trusted_types: It
     file = Path(path)
     kind = file.suffix.lower()
     try:
-        regular_file(file, "model file")
+        content = read_bytes(file, "model file")  # read once: the bytes loaded are the bytes whose SHA-256 is kept
     except FileRefusedError as exc:
         raise ModelFileError(file, exc.problem) from None
     if kind not in (SKOPS, ONNX, *PICKLES):
         raise ModelFileError(
             file, f"unknown kind of model file {kind or '(no extension)'}: mc3g reads .skops and .onnx, and {', '.join(PICKLES)} with --trust-model"
         )
-    if file.stat().st_size == 0:
-        raise ModelFileError(file, "the file is empty")
-    if kind == SKOPS:
-        model = _skops(file, trusted_types)
-    elif kind == ONNX:
-        model = OnnxModel(file.read_bytes(), source=file)
-    else:
-        model = _pickle(file, trust_model)
-    if not callable(getattr(model, "predict", None)) and not callable(model):
-        raise ModelFileError(file, f"holds a {type(model).__name__}, which has no predict method")
-    return model
-
-
-def _pickle(file: Path, trust_model: bool) -> Any:
-    if not trust_model:
+    if kind in PICKLES and not trust_model:
         raise ModelFileError(
             file, f"not loaded: loading a pickle runs code from the file; if you trust it, pass --trust-model (trust_model=True), or better {CONVERT}"
         )
+    if not content:
+        raise ModelFileError(file, "the file is empty")
+    if kind == SKOPS:
+        model = _skops(file, content, trusted_types)
+    elif kind == ONNX:
+        model = OnnxModel(content, source=file)
+    else:
+        model = _pickle(file, content)
+    if not callable(getattr(model, "predict", None)) and not callable(model):
+        raise ModelFileError(file, f"holds a {type(model).__name__}, which has no predict method")
+    _remember(model, ModelSource(file.resolve(), hashlib.sha256(content).hexdigest()))
+    return model
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """Where :func:`load_model` read a model from: the file, and the SHA-256 of the bytes read."""
+
+    path: Path
+    sha256: str
+
+
+_SOURCES: weakref.WeakKeyDictionary[Any, ModelSource] = weakref.WeakKeyDictionary()
+
+
+def _remember(model: Any, source: ModelSource) -> None:
+    try:
+        _SOURCES[model] = source
+    except TypeError:  # a model that cannot be weakly referenced or hashed: its source is not known
+        pass
+
+
+def model_source(model: Any) -> ModelSource | None:
+    """The file and SHA-256 of the bytes :func:`load_model` read ``model`` from; None for a model
+    made otherwise (fitted in this process, unpickled by the caller)."""
+    try:
+        return _SOURCES.get(model)
+    except TypeError:
+        return None
+
+
+def _pickle(file: Path, content: bytes) -> Any:
     import joblib
 
     try:
-        return joblib.load(file)
+        return joblib.load(io.BytesIO(content))
     except Exception as exc:  # a corrupt file, or a pickle naming a class that is not installed
-        raise ModelFileError(file, f"could not be unpickled ({_said(exc)})") from None
+        raise ModelFileError(file, f"could not be unpickled ({said(exc)})") from None
 
 
-def _skops(file: Path, trusted_types: Iterable[str] | None) -> Any:
+def _skops(file: Path, content: bytes, trusted_types: Iterable[str] | None) -> Any:
     skops_io = _optional("skops.io", file)
     allowed = {trusted_types} if isinstance(trusted_types, str) else set(trusted_types or ())
     try:
-        found = skops_io.get_untrusted_types(file=file)
+        found = skops_io.get_untrusted_types(data=content)
     except Exception as exc:
-        raise ModelFileError(file, f"not a readable skops file ({_said(exc)})") from None
+        raise ModelFileError(file, f"not a readable skops file ({said(exc)})") from None
     refused = [name for name in found if name not in allowed]
     if refused:
         raise ModelFileError(
@@ -89,9 +125,9 @@ def _skops(file: Path, trusted_types: Iterable[str] | None) -> Any:
             f"--trust-type NAME (trusted_types=[...] in Python)",
         )
     try:
-        return skops_io.load(file, trusted=list(found))
+        return skops_io.loads(content, trusted=list(found))
     except Exception as exc:
-        raise ModelFileError(file, f"could not be loaded by skops ({_said(exc)})") from None
+        raise ModelFileError(file, f"could not be loaded by skops ({said(exc)})") from None
 
 
 class OnnxModel:
@@ -116,7 +152,7 @@ class OnnxModel:
         try:
             self.session = ort.InferenceSession(self.content, sess_options=options, providers=["CPUExecutionProvider"])
         except Exception as exc:
-            raise ModelFileError(self.source, f"not a readable ONNX model ({_said(exc)})") from None
+            raise ModelFileError(self.source, f"not a readable ONNX model ({said(exc)})") from None
         self.inputs = [(i.name, i.type, list(i.shape)) for i in self.session.get_inputs()]
         self.label_output = self._label_output()
 
@@ -192,9 +228,3 @@ def _optional(module: str, file: Path) -> ModuleType:
     except ImportError:
         package = module.split(".")[0]
         raise ModelFileError(file, f"reading {file.suffix} files needs {package}: pip install 'mc3g[models]'") from None
-
-
-def _said(exc: BaseException) -> str:
-    """An exception in one short line: its type and the start of its message."""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__

@@ -7,6 +7,8 @@ training data showed (values and spreads of the features in play), the surrogate
 the columns and dtypes the model was fitted on.  A black box is never embedded: the document
 names the file it is kept in and its SHA-256, and the caller loads the model itself, best from
 a ``.skops`` or ``.onnx`` file, which :func:`~mc3g.explain.load_model` reads without running code.
+A model it read is checked by the bytes it was built from, wherever the file now is: a deployment
+that copied the document and the model elsewhere is checked as well as the machine that saved it.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..causal import CausalModel, CausalRule, Constraint
-from ..exceptions import InputError
+from ..exceptions import InputError, ModelFileError, said
 from ..reading import read_text, regular_file
 from ..rules import Literal, RuleSet
 from ..schema import Feature, Schema
@@ -30,6 +32,7 @@ from ..search import Observed
 from ..serialization import check_header, header
 from .blackbox import BlackBox
 from .engine import Engine, SearchSettings
+from .modelfile import model_source
 from .surrogate import Surrogate
 
 JSON_FORMAT = "mc3g.explainer"
@@ -72,23 +75,34 @@ def save(path: Path, params: Mapping[str, Any], columns: Sequence[str], engine: 
 
 
 def load(path: Path, model: Any = None) -> Saved:
-    """Read a document; a black box's needs the ``model`` (the caller loads it)."""
+    """Read a document; a black box's needs the ``model`` (the caller loads it).  A document cut
+    short or edited by hand is an :class:`InputError` naming the file."""
     try:
         document = json.loads(read_text(path, "saved explainer"))
     except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: not a saved explainer (not JSON: {exc})") from None
+        raise InputError(f"{path}: not a saved explainer (not JSON: {said(exc)})") from None
     check_header(document, JSON_FORMAT, JSON_VERSION, f"saved explainer ({path})")
-    rules = RuleSet.from_dict(document["rules"])
-    box_doc = document["black_box"]
+    box_doc = document.get("black_box")
+    if not isinstance(box_doc, (dict, type(None))):
+        raise InputError(f"{path}: a damaged saved explainer (its black_box is a {type(box_doc).__name__}); save the explainer again")
     if box_doc is not None and model is None:
-        where = f"kept in {box_doc['file']} (SHA-256 {box_doc['sha256']})" if box_doc["file"] else "not named by a file"
+        where = f"kept in {box_doc.get('file')} (SHA-256 {box_doc.get('sha256')})" if box_doc.get("file") else "not named by a file"
         raise InputError(
-            f"{path} explains a black box {where}: load the model yourself (mc3g.load_model reads .skops and .onnx without running code) and pass model="
+            f"{path} explains a black box {where}: give its model (model = FILE in a service file; in Python, "
+            "model=mc3g.load_model(FILE), which reads .skops and .onnx without running code)"
         )
     if box_doc is None and model is not None:
-        raise InputError(f"{path} explains decision rules, not a black box: load it without model=")
-    if box_doc is not None and box_doc["file"] and Path(box_doc["file"]).is_file() and file_sha256(Path(box_doc["file"])) != box_doc["sha256"]:
-        raise InputError(f"the model file {box_doc['file']} has changed since {path} was saved (its SHA-256 differs)")
+        raise InputError(f"{path} explains decision rules, not a black box: load it without a model")
+    if box_doc is not None:
+        _check_model(path, box_doc, model)
+    try:
+        return _restored(document, box_doc, model)
+    except (InputError, KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+        raise InputError(f"{path}: a damaged saved explainer ({exc if isinstance(exc, InputError) else said(exc)}); save the explainer again") from None
+
+
+def _restored(document: Mapping[str, Any], box_doc: Mapping[str, Any] | None, model: Any) -> Saved:
+    rules = RuleSet.from_dict(document["rules"])
     params = document["params"]
     columns = document["columns"]
     schema = _schema_from_dict(document["schema"])
@@ -112,6 +126,20 @@ def load(path: Path, model: Any = None) -> Saved:
     fidelity = surrogate.fidelity if surrogate else None
     engine = Engine(rules, causal, schema, document["unfavourable"], observed, document["spreads"], settings, black_box, fidelity)
     return Saved(params, columns, engine, surrogate)
+
+
+def _check_model(path: Path, box_doc: Mapping[str, Any], model: Any) -> None:
+    """Refuse a model read from bytes other than those the document was saved with, wherever
+    they were read from.  A model that :func:`~mc3g.explain.load_model` did not read (an object
+    the caller made) has no bytes to check: it is taken as given."""
+    source = model_source(model)
+    if source is None or not box_doc.get("sha256") or source.sha256 == box_doc["sha256"]:
+        return
+    raise ModelFileError(
+        source.path,
+        f"is not the model {path} was saved with: its SHA-256 is {source.sha256}, the saved explainer's ({box_doc.get('file')}) was "
+        f"{box_doc['sha256']}; fit and save the explainer again with this model, or give the model it was saved with",
+    )
 
 
 def _black_box_to_dict(box: BlackBox | None, surrogate: Surrogate | None, model_file: str | Path | None) -> dict[str, Any] | None:

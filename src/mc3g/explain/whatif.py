@@ -12,20 +12,21 @@ that state under the explainer's mode and norm.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..causal import CausalRule
-from ..exceptions import InputError
+from ..exceptions import InputError, UnknownNameError
 from ..rules import rule_to_english
+from ..schema import Feature
 from ..search import Problem
 from ..serialization import header
 from .check import violations
 from .engine import Engine
-from .result import CausedChange, Counterfactual, DirectAction, plain
+from .result import CausedChange, Counterfactual, DirectAction, plain, show
 from .session import changes_of
 
 JSON_FORMAT = "mc3g.whatif"
@@ -90,11 +91,17 @@ def what_if(engine: Engine, row: Mapping[str, Any], changes: Mapping[str, Any], 
     """The person ``row`` (named ``where`` in an error) makes ``changes`` (feature -> new value)
     of the features in play."""
     row = dict(row)
-    unknown = [f for f in changes if f not in engine.features]
+    unknown = [name for name in changes if name not in engine.schema]
     if unknown:
-        raise InputError(f"cannot change {unknown}: the decision rules and the causal knowledge read only {engine.features}")
+        raise UnknownNameError(f"there is no feature {unknown}; the features are {engine.schema.feature_names}")
+    fixed = [fixed_here(engine.schema.feature(name), engine.features) for name in changes if name not in engine.features]
+    if fixed:
+        raise InputError("; ".join(fixed))
     instance = engine.instance(row, where)
     wanted = {f: v for f, v in engine.instance({**row, **changes}, f"{where} with the changes").items() if f in changes}
+    if all(value == instance[name] for name, value in wanted.items()):
+        already = ", ".join(f"{name} is already {show(value)}" for name, value in wanted.items())
+        raise InputError(f"nothing changes for {where}: {already}; a what-if takes a change to another value")
     base = engine.problem(instance, 1, [])
     problem = Problem(base.space.with_values(wanted, engine.spreads), engine.decision, engine.causal, base.mode, base.distance)
     state = [problem.space[n].index(wanted[n]) if n in wanted else 0 for n in problem.names]
@@ -116,6 +123,15 @@ def what_if(engine: Engine, row: Mapping[str, Any], changes: Mapping[str, Any], 
         row, values, direct, caused, priced.cost if priced else None, engine.settings.distance.label, engine.settings.mode,
         tuple(broken), firing, refused, "the model" if box is not None else "the decision rules",
     )  # fmt: skip
+
+
+def fixed_here(feature: Feature, in_play: Sequence[str]) -> str:
+    """Why a what-if may not change ``feature``, one outside the features ``in_play``."""
+    if feature.immutable:
+        return f"{feature.name} may not be changed: it is immutable"
+    if feature.consequence_only:
+        return f"{feature.name} may not be changed directly: it changes only as a consequence of other changes"
+    return f"{feature.name} may not be changed here: neither the decision rules nor the causal knowledge read it (they read {list(in_play)})"
 
 
 def _force(problem: Problem, state: list[int], chosen: set[str]) -> dict[str, CausalRule]:

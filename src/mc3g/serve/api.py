@@ -21,7 +21,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from .. import __version__
 from ..exceptions import BlackBoxError, InputError
@@ -63,11 +63,6 @@ def create_app(service: Service) -> FastAPI:
     limits = service.limits
     inputs = inputs_of(service.explainer)
     models = request_models(inputs, service.k, limits.max_k)
-    if service.example is not None:  # a bad example stops the start, not a request
-        try:
-            models.applicant.model_validate(service.example)
-        except ValidationError as exc:
-            raise InputError(f"[example] is not an applicant this explainer takes: {_named(exc)}") from None
     searches = Searches(service.explainer, limits.threads, limits.timeout_seconds)
     described = schema_document(service.explainer, inputs, service.title, service.k, limits, service.example)
 
@@ -120,10 +115,6 @@ async def _invalid(_: Request, exc: Exception) -> JSONResponse:
     a number JSON cannot write (NaN), and it is the person's data."""
     problems = exc.errors() if isinstance(exc, RequestValidationError) else []
     return JSONResponse({"detail": [{"loc": list(p["loc"]), "msg": p["msg"], "type": p["type"]} for p in problems]}, status_code=422)
-
-
-def _named(error: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(map(str, p['loc']))}: {p['msg']}" for p in error.errors())
 
 
 async def _refused(_: Request, exc: Exception) -> JSONResponse:

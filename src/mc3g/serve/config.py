@@ -18,6 +18,7 @@ from ..exceptions import InputError
 from ..explain import MC3G, load_model, plain
 from ..reading import read_text
 from ..reference import REFERENCES, fitted_explainer
+from .inputs import check_example
 
 LOOPBACK = "127.0.0.1"
 
@@ -58,6 +59,7 @@ class Service:
     def __post_init__(self) -> None:
         if isinstance(self.k, bool) or not isinstance(self.k, int) or not 1 <= self.k <= self.limits.max_k:
             raise InputError(f"[explainer] k must be a whole number from 1 to max_k = {self.limits.max_k}, not {self.k!r}")
+        check_example(self.explainer, self.example)  # a bad example stops the start, not a request
 
 
 def embedded() -> Service:
@@ -142,8 +144,6 @@ def _explainer(settings: dict[str, Any], folder: Path) -> tuple[MC3G, str, dict[
             raise InputError(f"[explainer] {held} are fixed in the saved explainer {settings['saved']}: fit and save it again to change them")
         model = load_model(path("model"), **reading) if "model" in settings else None  # type: ignore[arg-type]
         return MC3G.load(path("saved"), model=model), Path(settings["saved"]).stem, None  # type: ignore[arg-type]
-    if "model" in settings and "rules" in settings:
-        raise InputError("[explainer] give a black box (model = FILE) or decision rules (rules = FILE), not both")
     fitted = {key: settings[key] for key in ("profile", "mode", "norm", "candidates") if key in settings}
     ds, explainer = fitted_explainer(
         settings["dataset"], settings.get("split"), rules_file=path("rules"), causal_file=path("causal"), model_file=path("model"),

@@ -10,12 +10,16 @@ plain JSON, is ``GET /v1/schema``: enough to build a form.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model, model_validator
+from pydantic.json_schema import SkipJsonSchema
+from pydantic_core import PydanticCustomError
 
-from ..explain import MC3G
+from ..exceptions import InputError
+from ..explain import MC3G, fixed_here
 from ..schema import Feature
 from ..values import LARGEST
 
@@ -72,6 +76,16 @@ def _value_type(feature: Feature) -> Any:
     return Annotated[str, Field(strict=True, min_length=1, max_length=MAX_TEXT)]
 
 
+def _fixed(feature: Feature, in_play: list[str]) -> Any:
+    """A change a person gives of a feature outside play: refused, saying why (not as an unknown
+    key), and left out of the documented schema."""
+
+    def refuse(_: Any) -> Any:
+        raise PydanticCustomError("not_changeable", fixed_here(feature, in_play))
+
+    return SkipJsonSchema[Annotated[_value_type(feature), BeforeValidator(refuse)]]
+
+
 def _without_defaults(schema: dict[str, Any]) -> None:
     """An optional field has no value until given (``null`` is refused), so its JSON Schema shows
     no ``default: null``."""
@@ -118,19 +132,37 @@ class RequestModels:
 
 
 def request_models(inputs: list[Input], k: int, max_k: int) -> RequestModels:
-    def fields(chosen: list[Input], required: bool) -> dict[str, Any]:
-        return {
-            f"f{i}": (_value_type(x.feature), Field(... if required and x.required else None, alias=x.name, title=x.name, description=x.feature.description))
-            for i, x in enumerate(chosen)
-        }
+    in_play = [x.name for x in inputs if x.in_play]
 
-    applicant = create_model("Applicant", __base__=_Closed, **fields(inputs, True))
-    changes = create_model("Changes", __base__=_Changes, **fields([x for x in inputs if x.in_play], False))
+    def fields(required: bool) -> dict[str, Any]:
+        return {
+            f"f{i}": (_value_type(x.feature) if required or x.in_play else _fixed(x.feature, in_play),
+                      Field(... if required and x.required else None, alias=x.name, title=x.name, description=x.feature.description))
+            for i, x in enumerate(inputs)
+        }  # fmt: skip
+
+    applicant = create_model("Applicant", __base__=_Closed, **fields(True))
+    changes = create_model("Changes", __base__=_Changes, **fields(False))
     closed = ConfigDict(extra="forbid")
     count = Annotated[int, Field(strict=True, ge=1, le=max_k, description=f"How many options, least effort first (1 to {max_k})."), BeforeValidator(_whole)]
     explain = create_model("ExplainRequest", __config__=closed, applicant=(applicant, ...), k=(count, k))
     whatif = create_model("WhatIfRequest", __config__=closed, applicant=(applicant, ...), changes=(changes, ...))
     return RequestModels(applicant, changes, explain, whatif)
+
+
+def check_example(explainer: MC3G, example: Mapping[str, Any] | None) -> None:
+    """Refuse, at start-up, a page example no request could hold."""
+    if example is None:
+        return
+    try:
+        request_models(inputs_of(explainer), 1, 1).applicant.model_validate(example)
+    except ValidationError as exc:
+        raise InputError(f"[example] is not an applicant this explainer takes: {named(exc)}") from None
+
+
+def named(error: ValidationError) -> str:
+    """Each problem pydantic found, with the field it is in."""
+    return "; ".join(f"{'.'.join(map(str, p['loc']))}: {p['msg']}" for p in error.errors())
 
 
 def _whole(value: Any) -> Any:
