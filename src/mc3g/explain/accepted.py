@@ -38,7 +38,7 @@ class Accepted:
 
     def priced(self) -> list[tuple[Problem, Assessment]]:
         """The rows the model accepted, priced, those the knowledge forbids left out; of them,
-        the ``kept`` cheapest by their L1 with every change counted (under ``distinct``, at most
+        the ``kept`` cheapest by their L1 of the changes made (:meth:`_rough_of`; under ``distinct``, at most
         ``PER_SET`` of each set of features changed: one set's near-copies would crowd out the
         other sets, and only its cheapest can be an option).  Each row is priced once, the rows
         new since the last call together, in a problem of their own: a state's price does not
@@ -82,11 +82,13 @@ class Accepted:
         return list(chosen.values())
 
     def _rough_of(self, key: tuple) -> float:
-        """A row's L1 with every change counted (numbers in spreads, categories 1, weighted),
-        by its changes (``key``), computed once."""
+        """A row's L1 (numbers in spreads, categories 1, weighted) by its changes (``key``),
+        computed once: every change the person makes counted, and what the causal rules force
+        from them under the mode ``none`` only (elsewhere it is free)."""
         if key not in self._rough:
             total = 0.0
-            for name, value in key:
+            counted = dict(key) if self.engine.settings.mode == "none" else self.verdicts.made(key)
+            for name, value in counted.items():
                 f = self.engine.schema.feature(name)
                 step = abs(float(value) - float(self.row[name])) / self.engine.spreads.get(name, 1.0) if f.is_numeric else 1.0
                 total += f.weight * step

@@ -293,9 +293,9 @@ class Hunt:
         each then no dearer than before)."""
         problem, engine = outcome.problem, outcome.engine
         segments = [s for state in outcome.found for s in self._segments(engine, problem, state)]
-        # Each found state of several actions without one of them, asked with the first points:
-        # the rules may demand an action the model does not need.
-        pared = [{n: v for n, v in problem.describe(a.state).items() if n != d} for a in outcome.found if len(a.direct) > 1 for d in a.direct]
+        # Each found state of several actions without one of them (and what it forced), asked
+        # with the first points: the rules may demand an action the model does not need.
+        pared = [{n: v for n, v in problem.chosen(a).items() if n != d} for a in outcome.found if len(a.direct) > 1 for d in a.direct]
         self._bounded()  # before each round: the options known (whose steps ride along) and the bound
         while (asked := [(s, p) for s in segments for p in s.points()]) or pared:
             accepted = yield from self.verdicts.ask([], [s.row(p) for s, p in asked] + pared)
@@ -331,6 +331,7 @@ class Hunt:
         return outcome
 
     def _segments(self, engine: Engine, problem: Problem, state: Assessment) -> list[Segment]:
-        """A segment for each numeric direct action of ``state``."""
-        changes = problem.describe(state.state)
+        """A segment for each numeric direct action of ``state``, the changes the rules force left
+        to be forced again at each point (:class:`Verdicts`)."""
+        changes = problem.chosen(state)
         return [Segment(changes, n, self.row[n], changes[n], grid_step(engine, n)) for n in state.direct if problem.space[n].feature.is_numeric]

@@ -122,6 +122,11 @@ class Problem:
         landing = np.flatnonzero(self.nearest[k])
         return int(landing[0]) if len(landing) else None
 
+    @property
+    def forcing(self) -> frozenset[str]:
+        """The features whose change can force another (:meth:`force`)."""
+        return frozenset(f for rule, _ in self._forcing for f in rule.cause_features)
+
     def force(self, values: dict[str, Any], chosen: Collection[str]) -> dict[str, CausalRule]:
         """What the causal rules force once the person sets the features ``chosen`` to their
         ``values`` (a value of every feature in play, updated in place).  Each causal rule that is a
@@ -143,6 +148,12 @@ class Problem:
                     forced[name] = rule
                     progress = True
         return forced
+
+    def chosen(self, found: Assessment) -> dict[str, Any]:
+        """A state's values but the changes a rule forces there (:meth:`force` makes them again
+        from the others): what the person sets, to be judged elsewhere with what it forces."""
+        forcing = {rule for rule, _ in self._forcing}
+        return {n: v for n, v in self.describe(found.state).items() if found.caused.get(n) not in forcing}
 
     def _holds_at(self, lit: Literal, value: Any) -> bool:
         """Whether ``value`` (a candidate or not) satisfies ``lit``, computed once."""
