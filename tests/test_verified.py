@@ -124,6 +124,10 @@ def _single_changes(explainer, model, person: dict, distinct: bool) -> list[floa
     15, 11, "b", True, 2, True, 0, True, 88,
     CausalModel(features={"y": {"consequence_only": False}}, rules=(CausalRule(Literal("y", ">=", 9), (Literal("c", "==", "c"),)),)), (15, 4, "b"),
 )  # fmt: skip
+@example(  # a step part of the way to an option (y and c, before x) is accepted, and cheaper
+    20, 11, "c", True, 3, False, 1, False, 209,
+    CausalModel(features={"y": {"consequence_only": False}}, rules=(CausalRule(Literal("y", ">=", 2), (Literal("c", "==", "b"),)),)), (20, 3, "c"),
+)  # fmt: skip
 def test_the_answer_is_the_k_cheapest_states_the_model_accepts_of_those_searched(tx, ty, cc, band, k, distinct, refine, local, pick, causal, drift) -> None:
     """Exact over the last problem searched and the rows the model accepted (brute force), and
     no dearer than any single change the model accepts with what the causal rules force.  With

@@ -188,7 +188,7 @@ class Hunt:
             rng = rng_for(self.row, e.settings.random_state)
             yield from self.verdicts.ask([], neighbours(e, self.row, LAST_DRAW, rng) + neighbours(e, self.row, LAST_DRAW, rng, most=len(e.varied)))
             self.accepted.kept = LAST_KEPT
-        return self._merge(outcome)
+        return (yield from self._settled(outcome))
 
     # -- one set of rules ------------------------------------------------------------------------
     def _phase(self, engine: Engine, instance: Mapping[str, Any], escape: list, patience: int | None, rules: str, start: tuple | None = None) -> Asking:
@@ -254,14 +254,18 @@ class Hunt:
         """Rows asked along with the model's next call: the steps of the K options known (often
         the answer's: its steps then need no call of their own), and the single changes' next
         points (:meth:`_scanned`)."""
+        return self._unjudged_steps(self._chosen) + self._scanned()
+
+    def _unjudged_steps(self, options: Sequence[tuple[Problem, Assessment]]) -> list[Row]:
+        """The states on the way to each option (its steps) the model has not judged."""
         rows: list[Row] = []
         if self.steps is not None:
-            for problem, a in self._chosen:
+            for problem, a in options:
                 key = self.verdicts.key(problem.describe(a.state))
                 if key not in self._steps:
                     self._steps[key] = self.steps(problem, a)
                 rows += [r for r in self._steps[key] if self.verdicts.known(r) is None]
-        return rows + self._scanned()
+        return rows
 
     def _scanned(self) -> list[Row]:
         """The next points of the person's single numeric changes, once the last ones are
@@ -318,11 +322,24 @@ class Hunt:
             return outcome
         return Outcome(engine, sharper, outcome.per_atom, found, outcome.stopped, outcome.rules, outcome.local_rounds)
 
-    def _merge(self, outcome: Outcome) -> Outcome:
-        """The found states together with every other row the model accepted (single changes,
-        rows drawn around the person, points sectioned), priced under the causal knowledge as it
-        stands: the K least-cost of them (distinct action sets under ``distinct``)."""
-        pool, outcome.outside = self.accepted.pool(outcome.problem, outcome.found)
+    def _settled(self, outcome: Outcome) -> Asking:
+        """The search's states merged with the rows the model accepted (:meth:`_merge`), merged
+        again while the steps of the options chosen, once judged, add rows it accepts: a state
+        part of the way to an option may be accepted already, and cheaper."""
+        searched = list(outcome.found)
+        while True:
+            merged = self._merge(outcome, searched)
+            rows = self._unjudged_steps(list(zip(merged.priced_in, merged.found)))
+            if not rows:
+                return merged
+            yield from self.verdicts.ask([], rows)
+
+    def _merge(self, outcome: Outcome, searched: list[Assessment]) -> Outcome:
+        """The states ``searched`` in the outcome's problem together with every other row the
+        model accepted (single changes, rows drawn around the person, points sectioned, steps),
+        priced under the causal knowledge as it stands: the K least-cost of them (distinct action
+        sets under ``distinct``)."""
+        pool, outcome.outside = self.accepted.pool(outcome.problem, searched)
         chosen = self.accepted.choose(pool)
         outcome.priced_in = [p for p, _ in chosen]
         outcome.found = [a for _, a in chosen]
