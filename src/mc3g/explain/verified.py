@@ -24,14 +24,15 @@ states read are the answer.  Where they do not, this search does more, each part
   them, with the first points sectioned: the rules may demand an action the model does not need.
 - **Every accepted row counts.**  The rows the model accepted outside the search are priced
   under the knowledge and merged into the answer; a state dearer than the K-th of them is not
-  read at all.
+  read at all.  The options' steps are judged too, and merged again while they add a row.
 - **Budget.**  The model judges at most ``max_states`` states per person (the person, the
   single changes, the points sectioned, the last draw and the steps aside); when it stops, the answer says why.
 
-The model is never asked twice about the same values (:class:`Verdicts`).  What is exact: the
-answer is the K least-cost states the model accepts among those the last rules let through in the
-last candidate space, read in exact cost order, and the rows the model was seen to accept
-(distinct action sets under ``distinct``).
+The model is never asked twice about the same values, and every row it is asked about is the
+state the person's changes reach, with what the causal rules force (:class:`Verdicts`).  What is
+exact: the answer is the K least-cost states the model accepts among those the last rules let
+through in the last candidate space, read in exact cost order, and the rows the model was seen to
+accept (distinct action sets under ``distinct``; docs/semantics.md says which are priced).
 """
 
 from __future__ import annotations
