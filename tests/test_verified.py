@@ -8,12 +8,14 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from mc3g import MC3G
+from mc3g.causal import CausalModel, CausalRule
 from mc3g.explain.batch import chunks
 from mc3g.explain.local import neighbours, rng_for
+from mc3g.rules import Literal
 from mc3g.search import ActionSets
 
 RNG = np.random.default_rng(0)
@@ -63,28 +65,99 @@ def _brute_force(session, model, k: int, distinct: bool) -> list[float]:
     return costs[:k]
 
 
+@st.composite
+def _knowledge(draw) -> CausalModel | None:
+    """No knowledge, or one causal rule ``y >= e <- cause`` (``c == v`` or ``x >= t``): a
+    constraint, which forces y up to e once the person makes its cause true, or a ``cause`` rule,
+    which only allows it; y a consequence only or not."""
+    kind = draw(st.sampled_from(["constraint", "cause", "none"]))
+    if kind == "none":
+        return None
+    cause = draw(st.one_of(st.sampled_from("abc").map(lambda v: Literal("c", "==", v)), st.integers(1, 20).map(lambda t: Literal("x", ">=", t))))
+    rule = CausalRule(Literal("y", ">=", draw(st.integers(1, 10))), (cause,), constraint=kind == "constraint")
+    return CausalModel(features={"y": {"consequence_only": draw(st.booleans())}}, rules=(rule,))
+
+
+def _single_changes(explainer, model, person: dict, distinct: bool) -> list[float]:
+    """The costs of every single change the person may make (each other category, each whole
+    number of the training range) that the model accepts and the knowledge allows, judged
+    with what the drawn rule forces, worked out here by hand; under ``distinct``, the cheapest
+    of each feature.  Under ``derived`` a forced change is free: a change costs its own term."""
+    engine = explainer.engine_
+    rule = engine.causal.rules[0] if engine.causal.rules else None
+    cause = (lambda r: all(lit.holds(r[lit.feature]) for lit in rule.cause)) if rule else None
+    rows, costs = [], []
+    for name, values in (("x", range(21)), ("y", range(11)), ("c", "abc")):
+        if engine.schema.feature(name).consequence_only:
+            continue
+        for value in (v for v in values if v != person[name]):
+            row = {**person, name: value}
+            if rule and rule.constraint and not cause(person) and cause(row) and not rule.effect.holds(person["y"]) and name != "y":
+                row["y"] = rule.effect.value  # forced: the effect's point nearest the person's y
+            if rule and rule.constraint and cause(row) and not rule.effect.holds(row["y"]):
+                continue  # the knowledge rules this state out
+            rows.append((name, row))
+            costs.append(1.0 if name == "c" else abs(value - person[name]) / engine.spreads[name])
+    if not rows:
+        return []
+    accepted = model(pd.DataFrame([row for _, row in rows], columns=TRAIN.columns)) == "yes"
+    best: dict[str, float] = {}
+    kept = []
+    for (name, _), cost, ok in zip(rows, costs, accepted):
+        if ok:
+            kept.append(cost)
+            best[name] = min(best.get(name, cost), cost)
+    return sorted(best.values() if distinct else kept)
+
+
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    st.integers(3, 20), st.integers(1, 10), st.sampled_from(["a", "b", "c"]), st.booleans(),
-    st.integers(1, 3), st.booleans(), st.integers(0, 1), st.booleans(), st.integers(0, 299),
+    st.integers(3, 20), st.integers(1, 11), st.sampled_from(["a", "b", "c"]), st.booleans(),
+    st.integers(1, 3), st.booleans(), st.integers(0, 1), st.booleans(), st.integers(0, 299), _knowledge(),
+    st.none() | st.tuples(st.integers(3, 20), st.integers(1, 10), st.sampled_from(["a", "b", "c"])),
 )  # fmt: skip
-def test_the_answer_is_the_k_cheapest_states_the_model_accepts_of_those_searched(tx, ty, cc, band, k, distinct, refine, local, pick) -> None:
-    model = _model(tx, ty, cc, band)
-    labels = model(TRAIN)
+@example(  # clearing c to a forces y up to 6, which the model accepts (cost 1); it was asked without it
+    11, 7, "c", True, 2, False, 1, True, 241,
+    CausalModel(features={"y": {"consequence_only": False}}, rules=(CausalRule(Literal("y", ">=", 6), (Literal("c", "==", "a"),)),)), (16, 6, "c"),
+)  # fmt: skip
+@example(  # the person breaks y >= 9 <- c == c: raising y to 4..8 is accepted but forbidden, and took the places of y = 9
+    15, 11, "b", True, 2, True, 0, True, 88,
+    CausalModel(features={"y": {"consequence_only": False}}, rules=(CausalRule(Literal("y", ">=", 9), (Literal("c", "==", "c"),)),)), (15, 4, "b"),
+)  # fmt: skip
+@example(  # a step part of the way to an option (y and c, before x) is accepted, and cheaper
+    20, 11, "c", True, 3, False, 1, False, 209,
+    CausalModel(features={"y": {"consequence_only": False}}, rules=(CausalRule(Literal("y", ">=", 2), (Literal("c", "==", "b"),)),)), (20, 3, "c"),
+)  # fmt: skip
+def test_the_answer_is_the_k_cheapest_states_the_model_accepts_of_those_searched(tx, ty, cc, band, k, distinct, refine, local, pick, causal, drift) -> None:
+    """Exact over the last problem searched and the rows the model accepted (brute force), and
+    no dearer than any single change the model accepts with what the causal rules force.  With
+    ``drift``, the model answering is not the one the surrogate learned: its thresholds moved
+    (with ``ty`` 11 the surrogate learned x alone)."""
+    fitted = _model(tx, ty, cc, band)
+    labels = fitted(TRAIN)
     if len(set(labels)) < 2:
         return
-    explainer = MC3G(model, desired_class="yes", k=k, distinct=distinct, refine=refine, local=local, max_states=5000).fit(TRAIN)
-    refused = TRAIN[labels == "no"]
+    model = fitted if drift is None else _model(*drift, band)
+    judge = {"model": fitted}
+    explainer = MC3G(lambda f: judge["model"](f), causal, desired_class="yes", k=k, distinct=distinct, refine=refine, local=local, max_states=5000).fit(TRAIN)
+    judge["model"] = model
+    refused = TRAIN[model(TRAIN) == "no"]
+    if refused.empty:
+        return
     person = refused.iloc[pick % len(refused)]
     session = explainer.session(person)
     answer = session.run(explainer.refuses_rows)
     event(f"rules {answer.run.rules}, stopped {answer.run.stopped}")
+    event(f"knowledge: {'none' if causal is None else 'a constraint' if causal.rules[0].constraint else 'a cause rule'}")
     assert answer.status in ("refused", "no_counterfactual")
     frame = pd.DataFrame([cf.values for cf in answer], columns=TRAIN.columns)
     assert (model(frame) == "yes").all()
     assert [cf.cost for cf in answer] == sorted(cf.cost for cf in answer)
     assert answer.run.stopped in ("found", "exhausted")  # the budget is far: the search went to its end
     assert [cf.cost for cf in answer] == pytest.approx(_brute_force(session, model, k, distinct))
+    singles = _single_changes(explainer, model, person.to_dict(), distinct)[:k]
+    assert len(answer) >= len(singles)
+    assert all(cf.cost <= cost + 1e-9 for cf, cost in zip(answer, singles))
 
 
 def test_the_model_s_boundary_is_found_between_training_values() -> None:
@@ -164,13 +237,13 @@ def test_a_person_the_search_leaves_short_gets_a_last_draw_around_them() -> None
     assert without.explain(person).status == "no_counterfactual"
 
 
-def test_the_merge_keeps_a_few_rows_of_each_set_of_features_changed() -> None:
+def test_the_merge_keeps_a_few_rows_of_each_set_of_actions() -> None:
     """Under distinct, near-copies of one option must not crowd the other sets out of the rows
     priced for the merge."""
     from mc3g.explain.accepted import few_of_each_set
 
-    keys = [(("x", i),) for i in range(6)] + [(("x", 1), ("y", 2)), (("y", 3),)]
-    assert few_of_each_set(keys, 4) == keys[:4] + keys[6:]
+    rows = [(("x", i),) for i in range(6)] + [(("x", 1), ("y", 2)), (("y", 3),)]
+    assert few_of_each_set(rows, 4, lambda row: frozenset(n for n, _ in row)) == rows[:4] + rows[6:]
 
 
 def test_refinement_keeps_a_round_only_when_it_agrees_better_near_refused_people() -> None:
@@ -252,3 +325,26 @@ def test_the_last_draw_holds_rows_of_many_changes() -> None:
     assert answer.status == "refused"
     (option,) = answer
     assert all(option.values[n] >= 5 for n in "abcd")
+
+
+def test_a_single_change_is_judged_with_what_the_causal_rules_force() -> None:
+    """Clearing the debt forces the score to 20 (a consequence only), and the model accepts
+    score >= 20 at income 14: the single change must be asked as (14, 20, none), as the what-if
+    judges it, not as (14, 10, none), a state the knowledge rules out.  The surrogate never saw
+    income 14, so only the scan finds it."""
+    rng = np.random.default_rng(0)
+    train = pd.DataFrame(
+        {"income": rng.choice([i for i in range(41) if i != 14], 300), "score": rng.integers(0, 41, 300), "debt": rng.choice(["none", "high"], 300)}
+    )
+
+    def model(frame: pd.DataFrame) -> np.ndarray:
+        return np.where(((frame["score"] >= 20) & (frame["income"] == 14)) | (frame["income"] >= 28), "yes", "no")
+
+    causal = CausalModel(features={"score": {"consequence_only": True}}, rules=(CausalRule(Literal("score", ">=", 20), (Literal("debt", "==", "none"),)),))
+    explainer = MC3G(model, causal, desired_class="yes", k=1, refine=0).fit(train)
+    person = {"income": 14, "score": 10, "debt": "high"}
+    whatif = explainer.whatif(person, {"debt": "none"})
+    assert not whatif.refused and whatif.cost == pytest.approx(1.0)
+    (option,) = explainer.explain(person)
+    assert option.values == whatif.values and option.cost == pytest.approx(1.0)
+    assert [(c.feature, c.after) for c in option.caused_changes] == [("score", 20)]

@@ -10,8 +10,8 @@ dearer state the rules led to.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from ..exceptions import UnknownNameError
 from ..search import ActionSets, Assessment, Problem
@@ -20,8 +20,9 @@ from .verdicts import Row, Verdicts
 
 KEPT = 64  # rows the model accepted outside the search that are priced for the answer
 LAST_KEPT = 256  # as many, after a last draw (its rows of many changes, caused ones counted, would crowd out others)
-PER_SET = 4  # of those, rows changing the same set of features, under distinct
+PER_SET = 4  # of those, rows of the same set of direct actions, under distinct
 
+T = TypeVar("T")
 Pool = list[tuple[float, int, tuple[int, ...], Problem, Assessment]]  # cost, source (0: found, 1: accepted), state, problem, assessment
 
 
@@ -37,29 +38,41 @@ class Accepted:
         self._rough: dict[tuple, float] = {}
 
     def priced(self) -> list[tuple[Problem, Assessment]]:
-        """The rows the model accepted, priced, those the knowledge forbids left out; of them,
-        the ``kept`` cheapest by their L1 with every change counted (under ``distinct``, at most
-        ``PER_SET`` of each set of features changed: one set's near-copies would crowd out the
-        other sets, and only its cheapest can be an option).  Each row is priced once, the rows
-        new since the last call together, in a problem of their own: a state's price does not
-        depend on the other candidates."""
+        """The rows the model accepted that the knowledge allows, priced: the ``kept`` cheapest
+        by their L1 of the changes made (:meth:`_rough_of`, never below the price), under
+        ``distinct`` at most ``PER_SET`` of each set of direct actions (one set's near-copies
+        would crowd out the other sets, and only its cheapest can be an option).  They are priced
+        in that order, ``kept`` at a time, until enough are found: a row the knowledge forbids
+        takes no place.  Each row is priced once."""
         accepted = sorted(self.verdicts.accepted(), key=self._rough_of)
-        accepted = (few_of_each_set(accepted, PER_SET) if self.distinct else accepted)[: self.kept]
-        new = [key for key in accepted if key not in self._priced]
-        if new:
-            if self._open is None:
-                self._open = self.engine.open()
-            engine = self._open
-            rows = [dict(key) for key in new]
-            numeric = [n for n in engine.features if engine.schema.feature(n).is_numeric]
-            values = {n: sorted({c[n] for c in rows if n in c}) for n in numeric}
-            problem = engine.problem(engine.instance(self.row), 1, [], values, observed=False)  # the grid's nearest points and the rows' own values
-            states = [_state(problem, {**self.row, **c}) for c in rows]
-            priced = iter(problem.assess_many([st for st in states if st is not None]))
-            for key, st in zip(new, states):
-                a = next(priced) if st is not None else None
-                self._priced[key] = (problem, a) if a is not None else None
-        return [pa for key in accepted if (pa := self._priced[key]) is not None]
+        allowed: list[tuple[Problem, Assessment]] = []
+        chosen: list[tuple[Problem, Assessment]] = []
+        for start in range(0, len(accepted), self.kept):
+            chunk = accepted[start : start + self.kept]
+            self._price([key for key in chunk if key not in self._priced])
+            allowed += [pa for key in chunk if (pa := self._priced[key]) is not None]
+            chosen = (few_of_each_set(allowed, PER_SET, lambda pa: frozenset(pa[1].direct)) if self.distinct else allowed)[: self.kept]
+            if len(chosen) == self.kept:
+                break
+        return chosen
+
+    def _price(self, new: list[tuple]) -> None:
+        """Price the rows ``new`` (by their changes) together, in a problem of their own (a state's
+        price does not depend on the other candidates); None for a row the knowledge forbids."""
+        if not new:
+            return
+        if self._open is None:
+            self._open = self.engine.open()
+        engine = self._open
+        rows = [dict(key) for key in new]
+        numeric = [n for n in engine.features if engine.schema.feature(n).is_numeric]
+        values = {n: sorted({c[n] for c in rows if n in c}) for n in numeric}
+        problem = engine.problem(engine.instance(self.row), 1, [], values, observed=False)  # the grid's nearest points and the rows' own values
+        states = [_state(problem, {**self.row, **c}) for c in rows]
+        priced = iter(problem.assess_many([st for st in states if st is not None]))
+        for key, st in zip(new, states):
+            a = next(priced) if st is not None else None
+            self._priced[key] = (problem, a) if a is not None else None
 
     def pool(self, problem: Problem | None = None, found: Sequence[Assessment] = ()) -> tuple[Pool, tuple[Problem, ...]]:
         """The states ``found`` in ``problem`` and the rows accepted, as :meth:`choose` takes
@@ -82,11 +95,13 @@ class Accepted:
         return list(chosen.values())
 
     def _rough_of(self, key: tuple) -> float:
-        """A row's L1 with every change counted (numbers in spreads, categories 1, weighted),
-        by its changes (``key``), computed once."""
+        """A row's L1 (numbers in spreads, categories 1, weighted) by its changes (``key``),
+        computed once: every change the person makes counted, and what the causal rules force
+        from them under the mode ``none`` only (elsewhere it is free)."""
         if key not in self._rough:
             total = 0.0
-            for name, value in key:
+            counted = dict(key) if self.engine.settings.mode == "none" else self.verdicts.made(key)
+            for name, value in counted.items():
                 f = self.engine.schema.feature(name)
                 step = abs(float(value) - float(self.row[name])) / self.engine.spreads.get(name, 1.0) if f.is_numeric else 1.0
                 total += f.weight * step
@@ -94,16 +109,14 @@ class Accepted:
         return self._rough[key]
 
 
-def few_of_each_set(keys: list[tuple], most: int) -> list[tuple]:
-    """Rows (as their changes, :meth:`Verdicts.key`) in their order, at most ``most`` of each set
-    of features changed."""
+def few_of_each_set(items: list[T], most: int, actions: Callable[[T], frozenset[str]]) -> list[T]:
+    """``items`` in their order, at most ``most`` of each set of ``actions``."""
     counts: Counter[frozenset[str]] = Counter()
     kept = []
-    for key in keys:
-        features = frozenset(name for name, _ in key)
-        counts[features] += 1
-        if counts[features] <= most:
-            kept.append(key)
+    for item in items:
+        counts[actions(item)] += 1
+        if counts[actions(item)] <= most:
+            kept.append(item)
     return kept
 
 

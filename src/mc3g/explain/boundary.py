@@ -9,7 +9,9 @@ first accepted, every point once ``SECTION`` or fewer are left, else the fewest 
 points that need no more rounds than ``SECTION`` would (about the square root of the points left
 where two rounds do), until the two are one grid step apart.  The model need not be monotone
 along a segment: the nearest accepted point judged is taken all the same, as every answer is
-judged by the model.
+judged by the model.  Each row is judged with what the causal rules force once its changes are
+made (:class:`~mc3g.explain.verdicts.Verdicts`): clearing a debt is asked with the credit score
+it lifts, not beside the old score, a state the knowledge rules out.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ FIRST, SECTION = 32, 256  # points judged at once: in the first round (often ask
 
 class Segment:
     """One numeric feature moved from the person's value (``origin``) towards ``end`` on its grid,
-    the other values as in ``changes``; ``best`` is the accepted value nearest the origin known
-    (``end`` when ``accepted``; None while no point is known accepted)."""
+    the other values as in ``changes`` (what the person sets; the rest is forced); ``best`` is the
+    accepted value nearest the origin known (``end`` when ``accepted``; None while no point is
+    known accepted)."""
 
     def __init__(self, changes: Mapping[str, Any], name: str, origin: Any, end: Any, step: float, accepted: bool = True) -> None:
         self.changes, self.name = dict(changes), name

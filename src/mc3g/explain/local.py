@@ -36,7 +36,9 @@ def rng_for(row: Mapping[str, Any], seed: int) -> np.random.Generator:
 def neighbours(engine: Any, row: Mapping[str, Any], n: int, rng: np.random.Generator, most: int = MOST_CHANGED) -> list[dict[str, Any]]:
     """``n`` changes around ``row`` (feature -> new value), each of one to ``most`` features of
     ``engine.varied`` set to a training value its bounds allow (numbers within range and
-    direction, categories among their targets)."""
+    direction, categories among their targets).  A person's are asked with what the causal rules
+    force from them (:class:`~mc3g.explain.verdicts.Verdicts`); refinement's teach the surrogate
+    the model as they are."""
     choices: dict[str, np.ndarray] = {}
     for name in engine.varied:
         feature, original = engine.schema.feature(name), row[name]

@@ -119,7 +119,7 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
         found, _, _ = yield from verified(problem, StateStream(problem, budget), k, engine.settings.distinct, None, budget)
         outcome: Outcome | None = Outcome(engine, problem, k, found, FOUND, "given", priced_in=[problem] * len(found)) if firing else None
     else:
-        verdicts = Verdicts(row, clock.away)
+        verdicts = Verdicts(row, clock.away, engine.consequences(instance))
         outcome = yield from Hunt(engine, row, k, verdicts, lambda p, a: [d.values for d in drafts_of(engine, row, p, a)[1]]).run(instance, bool(firing))
     if outcome is None:
         reason = f"the decision for this person is not {engine.unfavourable!r}, so it is already favourable."

@@ -1,5 +1,6 @@
 """The model's verdicts on one person's rows, remembered by the changes each row makes: the
-model is never asked twice about the same values, whichever rules or candidates led to them."""
+model is never asked twice about the same values, whichever rules or candidates led to them, and
+never about a change without what the causal rules force once it is made."""
 
 from __future__ import annotations
 
@@ -15,24 +16,39 @@ class Verdicts:
     rows are judged twice whichever rules or candidates led to them.  ``away(rows)`` hands rows to
     the model and returns its refusals (the driver's round trip); ``along()``, when set, gives
     rows to ask for free with whatever the model is next asked (a search waiting on its own
-    verdicts need not cost a call of its own)."""
+    verdicts need not cost a call of its own).  ``consequences`` adds to a row's changes what the
+    causal rules force (:meth:`Engine.consequences`): a row is asked and remembered as the state
+    the person reaches, so a change scanned, sectioned or drawn is judged where it leads, and a
+    state of the search, which keeps the knowledge already, as it is."""
 
-    def __init__(self, row: Row, away: Callable[[list[Row]], Asking]) -> None:
+    def __init__(self, row: Row, away: Callable[[list[Row]], Asking], consequences: Callable[[Row], Row] | None = None) -> None:
         self.row = row
         self.away = away
+        self.consequences = consequences
         self.along: Callable[[], list[Row]] | None = None
         self.judged = 0  # rows judged by the model, the person and the rows asked for free aside
         self.rejected = 0
         self.free = 0  # rows asked for free: single changes, points sectioned, steps
         self._accepted: dict[tuple, bool] = {}
         self._along: set[tuple] = set()  # rows asked only because ``along`` gave them
+        self._made: dict[tuple, dict[str, Any]] = {}  # rows with forced changes: the fewest changes asked that reach them
 
     def key(self, changes: Mapping[str, Any]) -> tuple:
+        """The row's changes from the person, with what they force, as one hashable key."""
         row = self.row
-        items = [(n, v) for n, v in changes.items() if v != row[n]]
+        made = {n: v for n, v in changes.items() if v != row[n]}
+        reached = self.consequences(made) if made and self.consequences is not None else made
+        items = list(reached.items())
         if len(items) > 1:  # most rows asked change one feature: no sort (keys are read often)
             items.sort()
-        return tuple(items)
+        key = tuple(items)
+        if len(reached) > len(made) and len(made) < len(self._made.get(key, reached)):
+            self._made[key] = made
+        return key
+
+    def made(self, key: tuple) -> dict[str, Any]:
+        """The fewest changes asked that reach the row ``key``: the others the causal rules force."""
+        return self._made.get(key) or dict(key)
 
     def known(self, changes: Mapping[str, Any]) -> bool | None:
         return self._accepted.get(self.key(changes))

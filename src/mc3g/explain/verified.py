@@ -24,14 +24,15 @@ states read are the answer.  Where they do not, this search does more, each part
   them, with the first points sectioned: the rules may demand an action the model does not need.
 - **Every accepted row counts.**  The rows the model accepted outside the search are priced
   under the knowledge and merged into the answer; a state dearer than the K-th of them is not
-  read at all.
+  read at all.  The options' steps are judged too, and merged again while they add a row.
 - **Budget.**  The model judges at most ``max_states`` states per person (the person, the
   single changes, the points sectioned, the last draw and the steps aside); when it stops, the answer says why.
 
-The model is never asked twice about the same values (:class:`Verdicts`).  What is exact: the
-answer is the K least-cost states the model accepts among those the last rules let through in the
-last candidate space, read in exact cost order, and the rows the model was seen to accept
-(distinct action sets under ``distinct``).
+The model is never asked twice about the same values, and every row it is asked about is the
+state the person's changes reach, with what the causal rules force (:class:`Verdicts`).  What is
+exact: the answer is the K least-cost states the model accepts among those the last rules let
+through in the last candidate space, read in exact cost order, and the rows the model was seen to
+accept (distinct action sets under ``distinct``; docs/semantics.md says which are priced).
 """
 
 from __future__ import annotations
@@ -188,7 +189,7 @@ class Hunt:
             rng = rng_for(self.row, e.settings.random_state)
             yield from self.verdicts.ask([], neighbours(e, self.row, LAST_DRAW, rng) + neighbours(e, self.row, LAST_DRAW, rng, most=len(e.varied)))
             self.accepted.kept = LAST_KEPT
-        return self._merge(outcome)
+        return (yield from self._settled(outcome))
 
     # -- one set of rules ------------------------------------------------------------------------
     def _phase(self, engine: Engine, instance: Mapping[str, Any], escape: list, patience: int | None, rules: str, start: tuple | None = None) -> Asking:
@@ -254,14 +255,18 @@ class Hunt:
         """Rows asked along with the model's next call: the steps of the K options known (often
         the answer's: its steps then need no call of their own), and the single changes' next
         points (:meth:`_scanned`)."""
+        return self._unjudged_steps(self._chosen) + self._scanned()
+
+    def _unjudged_steps(self, options: Sequence[tuple[Problem, Assessment]]) -> list[Row]:
+        """The states on the way to each option (its steps) the model has not judged."""
         rows: list[Row] = []
         if self.steps is not None:
-            for problem, a in self._chosen:
+            for problem, a in options:
                 key = self.verdicts.key(problem.describe(a.state))
                 if key not in self._steps:
                     self._steps[key] = self.steps(problem, a)
                 rows += [r for r in self._steps[key] if self.verdicts.known(r) is None]
-        return rows + self._scanned()
+        return rows
 
     def _scanned(self) -> list[Row]:
         """The next points of the person's single numeric changes, once the last ones are
@@ -293,9 +298,9 @@ class Hunt:
         each then no dearer than before)."""
         problem, engine = outcome.problem, outcome.engine
         segments = [s for state in outcome.found for s in self._segments(engine, problem, state)]
-        # Each found state of several actions without one of them, asked with the first points:
-        # the rules may demand an action the model does not need.
-        pared = [{n: v for n, v in problem.describe(a.state).items() if n != d} for a in outcome.found if len(a.direct) > 1 for d in a.direct]
+        # Each found state of several actions without one of them (and what it forced), asked
+        # with the first points: the rules may demand an action the model does not need.
+        pared = [{n: v for n, v in problem.chosen(a).items() if n != d} for a in outcome.found if len(a.direct) > 1 for d in a.direct]
         self._bounded()  # before each round: the options known (whose steps ride along) and the bound
         while (asked := [(s, p) for s in segments for p in s.points()]) or pared:
             accepted = yield from self.verdicts.ask([], [s.row(p) for s, p in asked] + pared)
@@ -318,11 +323,24 @@ class Hunt:
             return outcome
         return Outcome(engine, sharper, outcome.per_atom, found, outcome.stopped, outcome.rules, outcome.local_rounds)
 
-    def _merge(self, outcome: Outcome) -> Outcome:
-        """The found states together with every other row the model accepted (single changes,
-        rows drawn around the person, points sectioned), priced under the causal knowledge as it
-        stands: the K least-cost of them (distinct action sets under ``distinct``)."""
-        pool, outcome.outside = self.accepted.pool(outcome.problem, outcome.found)
+    def _settled(self, outcome: Outcome) -> Asking:
+        """The search's states merged with the rows the model accepted (:meth:`_merge`), merged
+        again while the steps of the options chosen, once judged, add rows it accepts: a state
+        part of the way to an option may be accepted already, and cheaper."""
+        searched = list(outcome.found)
+        while True:
+            merged = self._merge(outcome, searched)
+            rows = self._unjudged_steps(list(zip(merged.priced_in, merged.found)))
+            if not rows:
+                return merged
+            yield from self.verdicts.ask([], rows)
+
+    def _merge(self, outcome: Outcome, searched: list[Assessment]) -> Outcome:
+        """The states ``searched`` in the outcome's problem together with every other row the
+        model accepted (single changes, rows drawn around the person, points sectioned, steps),
+        priced under the causal knowledge as it stands: the K least-cost of them (distinct action
+        sets under ``distinct``)."""
+        pool, outcome.outside = self.accepted.pool(outcome.problem, searched)
         chosen = self.accepted.choose(pool)
         outcome.priced_in = [p for p, _ in chosen]
         outcome.found = [a for _, a in chosen]
@@ -331,6 +349,7 @@ class Hunt:
         return outcome
 
     def _segments(self, engine: Engine, problem: Problem, state: Assessment) -> list[Segment]:
-        """A segment for each numeric direct action of ``state``."""
-        changes = problem.describe(state.state)
+        """A segment for each numeric direct action of ``state``, the changes the rules force left
+        to be forced again at each point (:class:`Verdicts`)."""
+        changes = problem.chosen(state)
         return [Segment(changes, n, self.row[n], changes[n], grid_step(engine, n)) for n in state.direct if problem.space[n].feature.is_numeric]

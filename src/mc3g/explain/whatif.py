@@ -16,9 +16,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from ..causal import CausalRule
 from ..exceptions import InputError, UnknownNameError
 from ..rules import rule_to_english
 from ..schema import Feature
@@ -104,8 +101,9 @@ def what_if(engine: Engine, row: Mapping[str, Any], changes: Mapping[str, Any], 
         raise InputError(f"nothing changes for {where}: {already}; a what-if takes a change to another value")
     base = engine.problem(instance, 1, [])
     problem = Problem(base.space.with_values(wanted, engine.spreads), engine.decision, engine.causal, base.mode, base.distance)
-    state = [problem.space[n].index(wanted[n]) if n in wanted else 0 for n in problem.names]
-    forced = _force(problem, state, set(wanted))
+    reached = {**instance, **wanted}
+    forced = problem.force(reached, wanted)
+    state = [problem.space[n].index(reached[n]) if n in wanted or n in forced else 0 for n in problem.names]
     priced = problem.price(tuple(state))
     if priced is not None:
         option = changes_of(engine, row, problem, priced)
@@ -132,23 +130,3 @@ def fixed_here(feature: Feature, in_play: Sequence[str]) -> str:
     if feature.consequence_only:
         return f"{feature.name} may not be changed directly: it changes only as a consequence of other changes"
     return f"{feature.name} may not be changed here: neither the decision rules nor the causal knowledge read it (they read {list(in_play)})"
-
-
-def _force(problem: Problem, state: list[int], chosen: set[str]) -> dict[str, CausalRule]:
-    """Apply, until nothing changes, every constraint rule whose cause the changes made true and
-    whose effect does not hold yet; returns the forced features and their rules."""
-    forced: dict[str, CausalRule] = {}
-    progress = True
-    while progress:
-        progress = False
-        for k, rule in enumerate(problem.rules):
-            name = rule.effect.feature
-            if not rule.constraint or name in chosen or name in forced or problem.cause_before[k] or problem.truth(rule.effect)[0]:
-                continue
-            if all(problem.holds(c, tuple(state)) for c in rule.cause) and not problem.holds(rule.effect, tuple(state)):
-                landing = np.flatnonzero(problem.nearest[k])
-                if len(landing):
-                    state[problem.position[name]] = int(landing[0])
-                    forced[name] = rule
-                    progress = True
-    return forced

@@ -22,7 +22,7 @@ module prices the states it finds, exactly and independently.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +59,7 @@ class Problem:
     distance: Distance = field(default_factory=Distance)
     _truth: dict[Literal, np.ndarray] = field(default_factory=dict, init=False, repr=False)
     _columns: dict[str, Column] = field(default_factory=dict, init=False, repr=False)
+    _cells: dict[tuple[Literal, Any], bool] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.mode not in COST_MODES:
@@ -70,6 +71,7 @@ class Problem:
         self.rules = [r for r in self.causal.rules if r.effect.feature in self.position]
         self.nearest = [self._nearest(r) for r in self.rules]
         self.cause_before = [all(self.truth(c)[0] for c in r.cause) for r in self.rules]  # the cause held in the person's state
+        self._forcing = [(rule, j) for k, rule in enumerate(self.rules) if (j := self._forced_landing(k)) is not None]
 
     # -- literal truth on candidate values -----------------------------------------------------
     def truth(self, lit: Literal) -> np.ndarray:
@@ -108,6 +110,57 @@ class Problem:
             return inside
         distance = np.where(inside, np.abs(fv.deltas), np.inf)
         return distance == distance.min()
+
+    # -- what a person's changes force ----------------------------------------------------------
+    def _forced_landing(self, k: int) -> int | None:
+        """Where rule ``k`` moves its feature when the person's changes make its cause true: the
+        first of the effect's nearest candidates; None when the rule forces nothing (it is no
+        constraint, its cause or its effect held for the person, or no candidate may be caused)."""
+        rule = self.rules[k]
+        if not rule.constraint or self.cause_before[k] or self.truth(rule.effect)[0]:
+            return None
+        landing = np.flatnonzero(self.nearest[k])
+        return int(landing[0]) if len(landing) else None
+
+    @property
+    def forcing(self) -> frozenset[str]:
+        """The features whose change can force another (:meth:`force`)."""
+        return frozenset(f for rule, _ in self._forcing for f in rule.cause_features)
+
+    def force(self, values: dict[str, Any], chosen: Collection[str]) -> dict[str, CausalRule]:
+        """What the causal rules force once the person sets the features ``chosen`` to their
+        ``values`` (a value of every feature in play, updated in place).  Each causal rule that is a
+        constraint and whose cause the changes make true forces its effect where it does not hold:
+        the feature lands on the effect's candidate nearest the person's value (the first in
+        candidate order when two are equally near, as ties are broken in the search), and may
+        force further effects in turn.  A ``cause`` rule only allows its effect; a feature chosen
+        stays as chosen.  Returns the forced features and their rules."""
+        forced: dict[str, CausalRule] = {}
+        progress = True
+        while progress:
+            progress = False
+            for rule, landing in self._forcing:
+                name = rule.effect.feature
+                if name in chosen or name in forced:
+                    continue
+                if all(self._holds_at(c, values[c.feature]) for c in rule.cause) and not self._holds_at(rule.effect, values[name]):
+                    values[name] = self.space[name].values[landing]
+                    forced[name] = rule
+                    progress = True
+        return forced
+
+    def chosen(self, found: Assessment) -> dict[str, Any]:
+        """A state's values but the changes a rule forces there (:meth:`force` makes them again
+        from the others): what the person sets, to be judged elsewhere with what it forces."""
+        forcing = {rule for rule, _ in self._forcing}
+        return {n: v for n, v in self.describe(found.state).items() if found.caused.get(n) not in forcing}
+
+    def _holds_at(self, lit: Literal, value: Any) -> bool:
+        """Whether ``value`` (a candidate or not) satisfies ``lit``, computed once."""
+        key = (lit, value)
+        if key not in self._cells:
+            self._cells[key] = lit.holds(value)
+        return self._cells[key]
 
     # -- the semantics ---------------------------------------------------------------------------
     def assess(self, state: State) -> Assessment | None:
