@@ -45,7 +45,7 @@ def loan():
 
 @pytest.fixture(scope="module")
 def explainer(loan):
-    return MC3G(decision_rules(loan, "product"), knowledge(loan, "product"), schema=loan.schema).fit(loan.X_train)
+    return MC3G(decision_rules(loan, "product"), knowledge(loan), schema=loan.schema).fit(loan.X_train)
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +125,7 @@ def test_a_rerun_keeps_whole_partitions_and_redoes_the_rest(client, explainer, t
 def test_a_rerun_under_other_settings_is_refused(client, explainer, loan, two_csvs, tmp_path) -> None:
     Batch(explainer, two_csvs, tmp_path, client, partition_rows=200).__exit__()  # the folder's manifest, before any partition
     (tmp_path / "part-00000.parquet").write_bytes(b"a partition")
-    other = MC3G(decision_rules(loan, "product"), knowledge(loan, "product"), schema=loan.schema, mode="none").fit(loan.X_train)
+    other = MC3G(decision_rules(loan, "product"), knowledge(loan), schema=loan.schema, mode="none").fit(loan.X_train)
     with pytest.raises(ResultsFileError, match='run.mode: "derived" in the file, "none" now'):
         Batch(other, two_csvs, tmp_path, client, partition_rows=200)
     with pytest.raises(ResultsFileError, match="data.input.partition_rows: 200 in the file, 100 now"):
@@ -217,7 +217,7 @@ def test_a_failing_model_call_stays_in_its_row_and_the_explainer_travels_once(cl
     unpickled = tmp_path / "unpickled"
     monkeypatch.setenv(UNPICKLED, str(unpickled))
     client.run(os.environ.__setitem__, UNPICKLED, str(unpickled))
-    explainer = MC3G(CountingModel(), knowledge(loan, "product"), schema=loan.schema).fit(loan.train.drop(columns=["loan"]))
+    explainer = MC3G(CountingModel(), knowledge(loan), schema=loan.schema).fit(loan.train.drop(columns=["loan"]))
     rows = people.copy()
     rows.iloc[[3, 250], rows.columns.get_loc("age")] = 77
     rows.to_csv(tmp_path / "in.csv", index=False)
@@ -237,7 +237,7 @@ def test_a_failing_model_call_stays_in_its_row_and_the_explainer_travels_once(cl
 @pytest.mark.slow
 def test_a_worker_killed_mid_run_loses_and_repeats_nobody(client, loan, tmp_path) -> None:
     ds = load("adult", split="paper")
-    explainer = MC3G(decision_rules(ds, "product"), knowledge(ds, "product"), schema=ds.schema).fit(ds.X_train)
+    explainer = MC3G(decision_rules(ds, "product"), knowledge(ds), schema=ds.schema).fit(ds.X_train)
     rows = ds.test.iloc[:2000]
     rows.to_parquet(tmp_path / "adult.parquet", row_group_size=1000)
     victim = min(client.run(os.getpid).values())

@@ -54,7 +54,7 @@ def test_product_refuses_rules_that_describe_the_favourable_class(german) -> Non
     published = reference("german").rules  # the paper's rules describe 'good' credit
     with pytest.raises(InputError, match=r"describe \['good'\], but the refusal in the schema 'german' is 'bad'"):
         MC3G(published, knowledge(german), schema=german.schema).fit(german.X_train)
-    paper = MC3G(published, knowledge(german, "paper"), schema=german.schema, profile="paper").fit(german.X_train)
+    paper = MC3G(published, knowledge(german), schema=german.schema, profile="paper").fit(german.X_train)
     assert paper.unfavourable_ == "good"
 
 
@@ -69,17 +69,22 @@ def test_the_profile_decides_distinct_options_unless_told(adult) -> None:
         MC3G(ref.rules, profile="lender").fit(ds.X_train)
 
 
-def test_the_papers_feature_settings_join_the_knowledge_only_under_paper(adult) -> None:
-    product, paper = knowledge(adult), knowledge(adult, "paper")
-    assert "sex" not in product.features and paper.features["sex"] == {"immutable": False}
+def test_each_profiles_feature_settings_come_with_the_data_sets_schema(adult) -> None:
+    """The shipped knowledge holds no profile's settings; the data set's schema carries each
+    profile's, and ``under`` lays one over the data's metadata."""
+    product, paper = adult.schema.profiles["product"], adult.schema.profiles["paper"]
     # No advice to take a capital loss, nor to change the census's sampling weight, nor to wait
     # more than a decade.
     assert product.features == {"capital_gain": {"direction": "increase"}, "fnlwgt": {"immutable": True}, "age": {"max_change": 10.0}}
-    assert paper.features["education_num"] == {"direction": "any"}
-    assert (product.rules, product.constraints) == (paper.rules, paper.constraints) and product.rules
-    loan = knowledge(load("loan"))  # knowledge, not an experimental setting: it holds in both profiles
-    assert loan.features["credit_score"]["consequence_only"] is True
-    assert loan == knowledge(load("loan"), "paper")
+    assert product.where["age"] == "mc3g/resources/adult.product.causal:12:1"
+    assert paper.features == {"sex": {"immutable": False}, "education_num": {"direction": "any"}}
+    assert not knowledge(adult).features and knowledge(adult).rules and knowledge(adult).constraints
+    under = adult.schema.under("product")
+    assert under.feature("capital_gain").direction == "increase" and under.feature("age").max_change == 10 and not under.profiles
+    assert under.under("product") == under and adult.schema.under(None).features == adult.schema.features
+    assert not adult.schema.under("paper").feature("sex").immutable and adult.schema.feature("sex").immutable
+    loan = load("loan")  # knowledge, not an experimental setting: it holds in both profiles
+    assert knowledge(loan).features["credit_score"]["consequence_only"] is True and not loan.schema.profiles
 
 
 def test_product_tells_no_one_to_wait_more_than_a_decade(adult) -> None:
@@ -94,7 +99,7 @@ def test_product_tells_no_one_to_wait_more_than_a_decade(adult) -> None:
     young = dict(X[X["age"] == 24].iloc[0].items())
     nearly = {**young, "age": 52}
     product = MC3G(only_the_old, knowledge(adult), schema=adult.schema, k=1).fit(X)
-    paper = MC3G(only_the_old, knowledge(adult, "paper"), schema=adult.schema, k=1, profile="paper").fit(X)
+    paper = MC3G(only_the_old, knowledge(adult), schema=adult.schema, k=1, profile="paper").fit(X)
     far = paper.explain(young)
     assert [cf.values["age"] for cf in far] == [60]
     assert not product.explain(young).counterfactuals

@@ -38,7 +38,7 @@ def test_a_file_names_the_data_rules_knowledge_defaults_and_limits(tmp_path: Pat
     (tmp_path / "plain.causal").write_text("credit_score: numeric [300, 850], consequence-only\n", encoding="utf-8")  # no way to lift the score
     config = write(
         tmp_path,
-        '[explainer]\ndataset = "loan"\nrules = "rules.json"\ncausal = "plain.causal"\nnorm = "l2"\nk = 2\n'
+        '[explainer]\ndataset = "loan"\nrules = "rules.json"\ncausal_only = "plain.causal"\nnorm = "l2"\nk = 2\n'
         '[service]\ntitle = "Loans"\nmax_k = 4\ntimeout_seconds = 2.5\nthreads = 3\nport = 8123\n'
         '[example]\ndebt = "none"\nbank_balance = 1000\ncredit_score = 700\n',
     )
@@ -48,6 +48,8 @@ def test_a_file_names_the_data_rules_knowledge_defaults_and_limits(tmp_path: Pat
     assert service.example == {"debt": "none", "bank_balance": 1000, "credit_score": 700}
     assert service.explainer.run_record().norm == "l2"
     assert service.explainer.explain(JOHN).status == "no_counterfactual"  # the file's knowledge, not the shipped one
+    added = load_config(write(tmp_path, '[explainer]\ndataset = "loan"\nrules = "rules.json"\ncausal = "plain.causal"\n'))
+    assert added.explainer.explain(JOHN).status == "refused"  # the file joins the shipped knowledge, whose rule lifts the score
 
 
 def test_a_saved_explainer_serves_the_same_answers(tmp_path: Path) -> None:
@@ -124,6 +126,8 @@ def test_a_saved_explainer_refuses_a_model_other_than_its_own(tmp_path: Path) ->
         ('[explainer]\ndataset = "loan"\nmodel = "missing.skops"\n', "missing.skops: no such model file"),
         ('[explainer]\ndataset = "loan"\ntrusted_types = [1]\n', "trusted_types must list type names as text"),
         ('[explainer]\ndataset = "loan"\nmodel = "m.pkl"\nrules = "r.json"\n', "not both"),
+        ('[explainer]\ndataset = "loan"\ncausal = "a.causal"\ncausal_only = "b.causal"\n', "causal_only = FILE replaces it: give one"),
+        ('[explainer]\nsaved = "x.json"\ncausal_only = "b.causal"\n', "['causal_only'] are fixed in the saved explainer"),
         ("[explainer\n", "not TOML"),
     ],
 )

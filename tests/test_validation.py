@@ -298,7 +298,7 @@ def test_a_step_too_fine_for_the_data_is_refused_not_answered_wrongly() -> None:
     float, and once gave 1.9494 where the optimum is 0.9495.  It is refused, saying why."""
     ds = load("adult", split="paper")
     ref = reference("adult")
-    with_step = ref.causal(ds, profile=None).to_text() + "\ncapital_gain: step "
+    with_step = ref.causal(ds).to_text() + "\ncapital_gain: step "
     for step in ("1e-300", "1e-12"):
         with pytest.raises(CausalSyntaxError, match=f"feature 'capital_gain': step {step} is too fine for values as large as 99999: a float cannot keep"):
             CausalModel.parse(with_step + step, file="adult.causal", schema=ds.schema)

@@ -2,16 +2,17 @@
 
 Each reference names its data set and split, the decision rules the MC3G paper published
 (``resources/NAME.rules.json``), the causal knowledge (``resources/NAME.causal``) and the
-person the paper explains.  The paper's own feature settings (sex may change, German's
-employment must) are kept apart in ``resources/NAME.paper.causal`` and join the knowledge only
-under the ``paper`` profile; the product's (adult's capital gain may only rise, its census weight
-may not change) in ``resources/NAME.product.causal``, only under ``product``.  ``PAPER_TABLE2`` holds the numbers the paper published, so that
-``mc3g reproduce table2`` can print them beside the recomputed ones.
+person the paper explains.  The profiles' own feature settings for a data set (the paper's: sex
+may change, German's employment must; the product's: adult's capital gain may only rise, its
+census weight may not change) are kept apart in ``resources/NAME.PROFILE.causal``; they travel
+with the data set's schema (:func:`mc3g.datasets.load`), and ``MC3G.fit`` lays the chosen
+profile's over it, on every route.  ``PAPER_TABLE2`` holds the numbers the paper published, so
+that ``mc3g reproduce table2`` can print them beside the recomputed ones.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -34,18 +35,24 @@ def _resource(filename: str) -> bool:
     return resources.files("mc3g.resources").joinpath(filename).is_file()
 
 
-def knowledge(ds: Dataset, profile: str | None = "product") -> CausalModel | None:
-    """The causal knowledge shipped for ``ds``'s data set (any split), with the profile's own
-    feature settings laid over it (``NAME.PROFILE.causal``: the paper's experimental settings, or
-    the product's advice a lender may give; ``profile=None``: neither, the knowledge the peers of
-    Table 1 are judged by); None when none ships."""
-    if not _resource(f"{ds.name}.causal"):
-        return None
-    model = CausalModel.parse(resource_text(f"{ds.name}.causal"), file=f"mc3g/resources/{ds.name}.causal", schema=ds.schema)
-    settings = f"{ds.name}.{known_profile(profile).name}.causal" if profile is not None else ""
-    if settings and _resource(settings):
-        model = model.combined(CausalModel.parse(resource_text(settings), file=f"mc3g/resources/{settings}", schema=ds.schema))
-    return model
+def knowledge(ds: Dataset, *, causal_file: str | Path | None = None, only: bool = False) -> CausalModel | None:
+    """The causal knowledge of a run on ``ds``: the knowledge shipped for its data set (any
+    split), ``NAME.causal``, with the file ``causal_file`` added (its rules and constraints join,
+    each once, so a copy of the shipped file changes nothing; its feature settings win), or with
+    ``only`` that file alone; None when there is none.
+
+    The profiles' settings are not in it: they come with ``ds.schema``, and ``MC3G.fit`` lays the
+    chosen profile's over the data's metadata before the knowledge, so they hold either way
+    (Table 1 judges its peers by the shipped knowledge over ``ds.schema.under(None)``: neither
+    profile's)."""
+    if only and causal_file is None:
+        raise InputError("only the given causal-knowledge file replaces the shipped knowledge: name the file (--causal-only FILE)")
+    mine = CausalModel.load(causal_file, schema=ds.schema) if causal_file is not None else None
+    if only or not _resource(f"{ds.name}.causal"):
+        return mine
+    text = resource_text(f"{ds.name}.causal")
+    shipped = replace(CausalModel.parse(text, file=f"mc3g/resources/{ds.name}.causal", schema=ds.schema), name=ds.name)
+    return shipped if mine is None else shipped.combined(mine, name=f"{shipped.name} + {mine.name}")
 
 
 def decision_rules(ds: Dataset, profile: str = "product") -> RuleSet:
@@ -80,6 +87,7 @@ def fitted_explainer(
     *,
     rules_file: str | Path | None = None,
     causal_file: str | Path | None = None,
+    causal_only: bool = False,
     model_file: str | Path | None = None,
     trust_model: bool = False,
     trusted_types: list[str] | None = None,
@@ -89,9 +97,10 @@ def fitted_explainer(
     """The data set and an MC3G explainer fitted on its training split, as the CLI and the service
     assemble them: a black box read from ``model_file`` (through :func:`~mc3g.explain.load_model`,
     with ``trust_model`` and ``trusted_types``), or the decision rules of ``rules_file``, or the
-    profile's rules for the data set (:func:`decision_rules`); the causal knowledge of
-    ``causal_file``, or the one shipped for the data set (:func:`knowledge`).  ``split`` defaults
-    to the reference's split (the paper's, where it has one)."""
+    profile's rules for the data set (:func:`decision_rules`); the knowledge shipped for the data
+    set with ``causal_file`` added, or with ``causal_only`` that file alone (:func:`knowledge`),
+    under the profile's settings for the data set.  ``split`` defaults to the reference's split
+    (the paper's, where it has one)."""
     from .explain import MC3G, load_model
 
     if model_file and rules_file:
@@ -108,7 +117,7 @@ def fitted_explainer(
         model = _rules_file(rules_file)
     else:
         model = decision_rules(ds, profile)
-    causal = CausalModel.load(causal_file, schema=ds.schema) if causal_file else knowledge(ds, profile)
+    causal = knowledge(ds, causal_file=causal_file, only=causal_only)
     X_train = ds.train.drop(columns=[ds.schema.label]) if model_file else ds.X_train  # a black box may read every column
     return ds, MC3G(model, causal, schema=ds.schema, profile=profile, **params).fit(X_train)
 
@@ -138,8 +147,9 @@ class Reference:
     def data(self) -> Dataset:
         return load(self.dataset, split=self.split)
 
-    def causal(self, ds: Dataset | None = None, *, profile: str | None = "product") -> CausalModel:
-        return knowledge(ds or self.data(), profile) or CausalModel()
+    def causal(self, ds: Dataset | None = None) -> CausalModel:
+        """The knowledge shipped for the data set (the profile's settings come with its schema)."""
+        return knowledge(ds or self.data()) or CausalModel()
 
     def person_row(self, ds: Dataset | None = None) -> pd.Series:
         if self.person is None:
@@ -153,7 +163,7 @@ class Reference:
 
         ds = ds or self.data()
         rules = decision_rules(ds, profile)
-        return MC3G(rules, self.causal(ds, profile=profile), schema=ds.schema, profile=profile, **params).fit(ds.X_train)
+        return MC3G(rules, self.causal(ds), schema=ds.schema, profile=profile, **params).fit(ds.X_train)
 
 
 REFERENCES = {

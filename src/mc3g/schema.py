@@ -4,14 +4,16 @@ The schema is the one place that says what a feature is (numeric or categorical,
 person may have) and how a person may change it (immutable, only as a consequence, one
 direction, where advice may take it, how far one person may move it, a weight).  The learner
 reads the kinds; the counterfactual engine reads the rest; every entrance checks a person's
-values against it.
+values against it.  A data set's schema also carries each profile's own settings for its
+features (:class:`ProfileSettings`), so that whoever names the schema gets them
+(:meth:`Schema.under`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -147,9 +149,68 @@ class Feature:
                 changes.setdefault(name, None)
         return replace(self, **changes)
 
+    def protections(self) -> dict[str, Any]:
+        """The settings of this feature that restrict what a person may be advised (see
+        :data:`PROTECTIONS`), as plain JSON values: ``{}`` when the feature may move freely."""
+        found = {name: getattr(self, name) for name, protection in PROTECTIONS.items() if getattr(self, name) != protection.free}
+        return {name: list(value) if isinstance(value, tuple) else value for name, value in found.items()}
+
+    def lifted(self, after: Feature) -> tuple[str, str] | None:
+        """The first protection of this feature that ``after`` (the same feature, with more
+        settings laid over it) lifts: the setting and the protection in words ("immutable",
+        "increase-only", "max-change 10"); None when ``after`` keeps them all."""
+        for name, protection in PROTECTIONS.items():
+            before = getattr(self, name)
+            if before != protection.free and not protection.kept(before, after):
+                return name, protection.words(self)
+        return None
+
 
 SETTINGS: tuple[str, ...] = tuple(f.name for f in fields(Feature) if f.name != "name")
 """The fields of a feature that :meth:`Feature.updated` and :meth:`Schema.updated` may change."""
+
+
+class Protection(NamedTuple):
+    """A feature setting that restricts advice: its unrestricted value (``free``), whether a
+    feature with later settings (``after``) keeps the restriction ``before`` of an earlier one,
+    and the restriction of a feature in words."""
+
+    free: Any
+    kept: Callable[[Any, Feature], bool]
+    words: Callable[[Feature], str]
+
+
+PROTECTIONS: dict[str, Protection] = {
+    "immutable": Protection(False, lambda _, after: after.immutable, lambda _: "immutable"),
+    "consequence_only": Protection(False, lambda _, after: after.immutable or after.consequence_only, lambda _: "consequence-only"),
+    "direction": Protection(None, lambda before, after: after.immutable or after.direction == before, lambda f: f"{f.direction}-only"),
+    "valid": Protection(
+        None, lambda before, after: after.valid is not None and before[0] <= after.valid[0] and after.valid[1] <= before[1], lambda f: f"valid only {f.valid_words}"
+    ),
+    "max_change": Protection(
+        None, lambda before, after: after.immutable or (after.max_change is not None and after.max_change <= before), lambda f: f"max-change {f.max_change:g}"
+    ),
+    "targets": Protection(
+        None,
+        lambda before, after: after.immutable or (after.targets is not None and set(after.targets) <= set(before)),
+        lambda f: f"targets {{{', '.join(f.targets or ())}}}",
+    ),
+}
+"""The feature settings that restrict advice.  The product profile lets knowledge tighten these,
+never loosen them (an immutable feature keeps every restriction on moving it; ``valid``, who
+may be a person at all, holds apart), and answers list them as the protections in force.
+(``range`` bounds where advice may put a number, by default the training range, and knowledge may
+widen it; it is not one.)  A new setting that restricts advice joins here."""
+
+
+@dataclass(frozen=True)
+class ProfileSettings:
+    """A profile's own settings for a data set's features, kept with the data's schema and laid
+    over it by :meth:`Schema.under`: feature -> field -> value (as :meth:`Schema.updated` takes
+    them), and where each feature's were written (``where``: feature -> position, for messages)."""
+
+    features: Mapping[str, Mapping[str, Any]]
+    where: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -162,6 +223,7 @@ class Schema:
     classes: tuple[str, ...]
     unfavourable: str
     notes: str = ""
+    profiles: Mapping[str, ProfileSettings] = field(default_factory=dict, repr=False, hash=False)
     _index: dict[str, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -222,6 +284,21 @@ class Schema:
                     raise
                 raise InputError(f"{where[name]}: {e}") from None
         return replace(self, features=tuple(features.values()))
+
+    def under(self, profile: str | None) -> Schema:
+        """The data's metadata as ``profile`` has it: the profile's settings for this data set
+        laid over the features (those for features this schema lacks left out), no profile's
+        settings kept, so that laying them again changes nothing.  ``None`` lays none."""
+        laid = self.profiles.get(profile) if profile is not None else None
+        bare = replace(self, profiles={})
+        if laid is None:
+            return bare
+        return bare.updated({name: change for name, change in laid.features.items() if name in self}, where=laid.where)
+
+    def protections(self) -> dict[str, dict[str, Any]]:
+        """Feature -> its settings that restrict advice (:meth:`Feature.protections`), for the
+        features that have any: what an answer under this schema holds to."""
+        return {f.name: found for f in self.features if (found := f.protections())}
 
 
 def infer_schema(frame: pd.DataFrame, label: str, unfavourable: str, name: str = "data", numeric: Iterable[str] | None = None) -> Schema:

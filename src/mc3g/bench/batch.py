@@ -65,7 +65,7 @@ def batch_benchmark(
     ds = load("adult", split="paper")
     say(f"fitting the {model} black box and its explainer")
     judge = black_box(ds, model)
-    causal = knowledge(ds, profile) or CausalModel()
+    causal = knowledge(ds) or CausalModel()
     explainer = MC3G(judge, causal, schema=ds.schema, profile=profile, k=k, tail=SURROGATE_TAIL["adult"]).fit(ds.train.drop(columns=[ds.schema.label]))
     label = type(judge[-1]).__name__
     timings = []

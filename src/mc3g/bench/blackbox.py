@@ -99,8 +99,8 @@ def _run(name: str, kind: str, n_rows: int, k: int, profile: str, progress: Call
     ds = load(dataset, split=split)
     X_train, X_test = ds.train.drop(columns=[ds.schema.label]), ds.test.drop(columns=[ds.schema.label])
     model = black_box(ds, kind)
-    causal = knowledge(ds, profile) or CausalModel()
-    schema = causal.schema(ds.schema)
+    causal = knowledge(ds) or CausalModel()
+    schema = causal.schema(ds.schema.under(profile))  # the profile's metadata: DiCE is told its immutable features
     ours_box, their_box = _Counted(model), _Counted(model)
     start = time.perf_counter()
     mc3g = MC3G(ours_box, causal, schema=ds.schema, k=k, tail=SURROGATE_TAIL[name], profile=profile).fit(X_train)

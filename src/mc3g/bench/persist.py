@@ -41,7 +41,7 @@ def persist_benchmark(people: int = 20, repeat: int = 5) -> list[PersistTiming]:
         ds = load(dataset, split=split)
         model = black_box(ds, BLACK_BOXES[name])
         causal = knowledge(ds) or CausalModel()
-        explainer = MC3G(model, causal, schema=causal.schema(ds.schema), tail=SURROGATE_TAIL[name])
+        explainer = MC3G(model, causal, schema=ds.schema, tail=SURROGATE_TAIL[name])
         cases.append((name, type(model[-1]).__name__, explainer, ds.train.drop(columns=[ds.schema.label]), ds.test.drop(columns=[ds.schema.label]), model))
     with tempfile.TemporaryDirectory() as folder:
         return [_measure(*case, people, repeat, Path(folder) / f"{case[0]}-{case[1]}.json") for case in cases]

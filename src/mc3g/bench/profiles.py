@@ -69,12 +69,12 @@ def profile_audit(
     ds = load(dataset, split=split)
     judge = None if model == "rules" else black_box(ds, model)
     X_train, X_test = ds.train.drop(columns=[ds.schema.label]), ds.test.drop(columns=[ds.schema.label])
-    bounded = (knowledge(ds, "product") or CausalModel()).schema(ds.schema)  # the data's metadata with product's settings
+    bounded = (knowledge(ds) or CausalModel()).schema(ds.schema.under("product"))  # the data's metadata with product's settings
     out = []
     for name in profiles:
         if progress:
             progress(f"{dataset}: {name}")
-        causal = knowledge(ds, name) or CausalModel()
+        causal = knowledge(ds) or CausalModel()  # the profile's settings come with ds.schema
         options: dict[str, Any] = {"k": k, "n_jobs": n_jobs, "profile": name, "schema": ds.schema}
         if judge is None:
             explainer = MC3G(decision_rules(ds, name), causal, **options).fit(ds.X_train)

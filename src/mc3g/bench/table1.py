@@ -242,8 +242,8 @@ def run_dataset(
     ds = load(dataset, split=split)
     X_train, X_test = _features(ds, ds.train), _features(ds, ds.test)
     model = black_box(ds, BLACK_BOXES[name])
-    causal = knowledge(ds, None) or CausalModel()  # the data's metadata with the paper's constraints and causal rules
-    schema = causal.schema(ds.schema)
+    causal = knowledge(ds) or CausalModel()  # the paper's constraints and causal rules
+    schema = causal.schema(ds.schema.under(None))  # over the data's metadata, neither profile's settings
     refused = X_test[model.predict(X_test).astype(str) == ds.schema.unfavourable].iloc[:n_rows]
     immutable = [f.name for f in schema.features if f.immutable]
     vary = [c for c in X_train.columns if c not in immutable]

@@ -58,13 +58,17 @@ class CausalModel:
         path = Path(path)
         return replace(cls.parse(read_file(path), str(path), schema), name=path.stem)
 
-    def combined(self, other: CausalModel) -> CausalModel:
-        """This knowledge and ``other``'s: rules and constraints of both, feature settings laid
-        over field by field (``other``'s win).  A profile's settings join shared knowledge so."""
-        features = {name: dict(settings) for name, settings in self.features.items()}
-        for name, settings in other.features.items():
-            features.setdefault(name, {}).update(settings)
-        return CausalModel(features, self.rules + other.rules, self.constraints + other.constraints, self.name, {**self.sources, **other.sources})
+    def combined(self, other: CausalModel, name: str | None = None) -> CausalModel:
+        """This knowledge and ``other``'s: the rules and constraints of both, each once (a rule
+        stated in both is one rule: a copy of shipped knowledge added to it changes nothing),
+        feature settings laid over field by field (``other``'s win); named ``name`` (by default
+        this model's name).  A user's file joins the knowledge shipped for a data set so."""
+        features = {feature: dict(settings) for feature, settings in self.features.items()}
+        for feature, settings in other.features.items():
+            features.setdefault(feature, {}).update(settings)
+        rules = tuple(dict.fromkeys(self.rules + other.rules))
+        constraints = tuple(dict.fromkeys(self.constraints + other.constraints))
+        return CausalModel(features, rules, constraints, self.name if name is None else name, {**self.sources, **other.sources})
 
     # -- use -----------------------------------------------------------------------------------
     def schema(self, base: Schema) -> Schema:

@@ -79,7 +79,7 @@ app.add_typer(data_app, name="data")
 app.add_typer(bench_app, name="bench")
 app.add_typer(reproduce_app, name="reproduce")
 
-PROFILE_HELP = "product (advice for an applicant: the data's protected and one-way features hold) or paper (the MC3G paper's settings)."
+PROFILE_HELP = "product (advice for an applicant: the data's and the product's protections hold) or paper (the MC3G paper's settings)."
 MODE_HELP = "derived (MC3G: what follows from your actions is free), explained (the authors' code) or none (C3G)."
 
 

@@ -14,11 +14,11 @@ from rich import box
 from rich.table import Table
 
 from ..exceptions import InputError
-from ..reference import fitted_explainer
 from ..values import whole
 from .app import app, bench_app, err, out, print_results, styled
 from .explain import (
     CAUSAL,
+    CAUSAL_ONLY,
     DATASET_HELP,
     DISTINCT,
     FAVOURABLE,
@@ -31,6 +31,7 @@ from .explain import (
     TRUST_TYPES,
     K,
     _model_params,
+    fitted,
 )
 
 REFUSALS = ("people", "errors", "refused", "recourse", "refused_ratio")
@@ -55,6 +56,7 @@ def batch(
     distinct: bool = DISTINCT,
     rules: str = typer.Option(None, "--rules", help="Decision rules as JSON."),
     causal: str = CAUSAL,
+    causal_only: str = CAUSAL_ONLY,
     model: str = typer.Option(None, "--model", help=MODEL_HELP),
     trust_model: bool = TRUST_MODEL,
     trust_types: list[str] = TRUST_TYPES,
@@ -67,8 +69,8 @@ def batch(
     if scheduler and workers is not None:
         raise InputError("--workers sizes the LocalCluster mc3g starts; a cluster given by --scheduler has its own workers")
     n = None if workers is None else _workers(workers)
-    ds, explainer = fitted_explainer(
-        dataset, split, rules_file=rules, causal_file=causal, model_file=model, mode=mode, norm=norm, k=k, profile=profile, distinct=distinct,
+    ds, explainer = fitted(
+        dataset, split, causal, causal_only, rules_file=rules, model_file=model, mode=mode, norm=norm, k=k, profile=profile, distinct=distinct,
         **_model_params(model, trust_model, trust_types, favourable),
     )  # fmt: skip
     data = {"name": ds.name, "split": ds.split, "train_sha256": frame_sha256(ds.train)}

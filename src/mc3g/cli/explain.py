@@ -13,7 +13,7 @@ from rich.table import Table
 
 from ..exceptions import InputError
 from ..explain import show
-from ..reference import fitted_explainer
+from ..reference import fitted_explainer, knowledge
 from ..values import whole
 from .app import MODE_HELP, PROFILE_HELP, app, err, out, styled
 
@@ -35,7 +35,31 @@ PROFILE = typer.Option("product", "--profile", help=PROFILE_HELP)
 DISTINCT = typer.Option(
     None, "--distinct/--near", help="Options whose actions truly differ, or the K nearest states; by default the profile's choice.", show_default=False
 )
-CAUSAL = typer.Option(None, "--causal", help="A causal-knowledge file.")
+CAUSAL = typer.Option(None, "--causal", help="A causal-knowledge file, added to the knowledge shipped for the data set.")
+CAUSAL_ONLY = typer.Option(
+    None, "--causal-only", help="A causal-knowledge file used instead of the knowledge shipped for the data set. The profile's settings for it hold either way."
+)
+
+
+def fitted(dataset: str, split: str | None, causal: str | None, causal_only: str | None, **params: Any) -> tuple[Any, Any]:
+    """fitted_explainer with --causal (a file added to the knowledge shipped for the data set) or
+    --causal-only (a file instead of it); --causal-only says on standard error what it leaves out
+    and that the profile's settings still hold."""
+    if causal and causal_only:
+        raise InputError("--causal adds a file to the knowledge shipped for the data set and --causal-only replaces that knowledge: give one of them")
+    ds, explainer = fitted_explainer(dataset, split, causal_file=causal or causal_only, causal_only=bool(causal_only), **params)
+    if causal_only:
+        shipped = knowledge(ds)
+        left = (
+            f"the knowledge shipped for {ds.name} ({len(shipped.rules)} causal rules, {len(shipped.constraints)} constraints) is not used"
+            if shipped is not None
+            else f"no knowledge ships for {ds.name}"
+        )
+        profile = explainer.run_record().profile
+        laid = ds.schema.profiles.get(profile)
+        held = f" The {profile} profile's settings for {ds.name} still hold ({', '.join(laid.features)})." if laid is not None else ""
+        err.print(f"--causal-only: the causal knowledge is {causal_only} alone: {left}.{held}", soft_wrap=True)
+    return ds, explainer
 
 
 def _model_params(model_file: str | None, trust_model: bool, trust_types: list[str] | None, favourable: str | None) -> dict[str, Any]:
@@ -140,6 +164,7 @@ def explain(
     trust_types: list[str] = TRUST_TYPES,
     favourable: str = FAVOURABLE,
     causal: str = CAUSAL,
+    causal_only: str = CAUSAL_ONLY,
     n_jobs: int = typer.Option(1, "--n-jobs", help="Processes for --all-refused: from 1 to the machine's cores, or -1 for all of them."),
     as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
 ) -> None:
@@ -148,8 +173,8 @@ def explain(
         raise InputError("give either --row N or --all-refused")
     if overwrite and not out:
         raise InputError("--overwrite starts the --out file afresh: give it with --out")
-    ds, explainer = fitted_explainer(
-        dataset, split, rules_file=rules, causal_file=causal, model_file=model, mode=mode, norm=norm, k=k, candidates=candidates,
+    ds, explainer = fitted(
+        dataset, split, causal, causal_only, rules_file=rules, model_file=model, mode=mode, norm=norm, k=k, candidates=candidates,
         root=not squared, scaling=scaling, plausible=plausible, profile=profile, distinct=distinct, n_jobs=_n_jobs(n_jobs),
         **_model_params(model, trust_model, trust_types, favourable),
     )  # fmt: skip
@@ -192,6 +217,7 @@ def whatif(
     trust_types: list[str] = TRUST_TYPES,
     favourable: str = FAVOURABLE,
     causal: str = CAUSAL,
+    causal_only: str = CAUSAL_ONLY,
     as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
 ) -> None:
     """Try a plan of one's own: what it forces, what it breaks, the decision and the cost."""
@@ -201,17 +227,10 @@ def whatif(
         if not sep or not name.strip():
             raise InputError(f"--set takes FEATURE=VALUE, not {change!r}")
         wanted[name.strip()] = value.strip()
-    ds, explainer = fitted_explainer(
-        dataset,
-        split,
-        rules_file=rules,
-        causal_file=causal,
-        model_file=model,
-        mode=mode,
-        norm=norm,
-        profile=profile,
+    ds, explainer = fitted(
+        dataset, split, causal, causal_only, rules_file=rules, model_file=model, mode=mode, norm=norm, profile=profile,
         **_model_params(model, trust_model, trust_types, favourable),
-    )
+    )  # fmt: skip
     result = explainer.whatif(_test_row(ds, row)[list(explainer.feature_names_in_)], wanted)
     if as_json:
         sys.stdout.write(result.to_json() + "\n")
@@ -259,9 +278,10 @@ def export(
     profile: str = PROFILE,
     rules: str = typer.Option(None, "--rules", help="Decision rules as JSON."),
     causal: str = CAUSAL,
+    causal_only: str = CAUSAL_ONLY,
 ) -> None:
     """Print the logic program behind an answer; `clingo` runs it as it is."""
     if fmt != "asp":
         raise InputError(f"unknown format {fmt!r}; the only format is 'asp'")
-    ds, explainer = fitted_explainer(dataset, split, rules_file=rules, causal_file=causal, mode=mode, norm=norm, candidates=candidates, profile=profile)
+    ds, explainer = fitted(dataset, split, causal, causal_only, rules_file=rules, mode=mode, norm=norm, candidates=candidates, profile=profile)
     sys.stdout.write(explainer.program(_test_row(ds, row)))

@@ -56,7 +56,9 @@ class MC3G(BaseEstimator):
     scaling : numeric changes in units of the training ``"std"`` or ``"mad"``.
     plausible : only values seen in the training data.
     schema : feature kinds and metadata (and the unfavourable class); by default read off the
-        data given to ``fit``.
+        data given to ``fit``.  A shipped data set's schema (``load(name).schema``) also carries
+        each profile's settings for it, and ``fit`` lays the chosen profile's over the metadata
+        before the causal knowledge (see :meth:`~mc3g.schema.Schema.under`).
     desired_class : ``"opposite"`` (leave the unfavourable class) or the favourable label.
     features_to_vary, permitted_range, feature_weights : DiCE's names: the features that may
         change (the others are immutable), ``{feature: [low, high]}`` or ``{feature: [values]}``,
@@ -70,8 +72,9 @@ class MC3G(BaseEstimator):
     local : where a black box's surrogate does not refuse a refused person, or the model keeps
         rejecting what it lets through, learn rules from rows around the person (see
         :mod:`mc3g.explain.verified`).
-    profile : ``"product"`` (advice for an applicant: the schema's immutable and one-way features
-        hold whatever the causal knowledge says, decision rules must describe the schema's
+    profile : ``"product"`` (advice for an applicant: the schema's immutable and one-way features,
+        and the product's settings for a shipped data set, hold whatever the causal knowledge
+        says (it may add protections, not lift them), decision rules must describe the schema's
         refusal, distinct options) or ``"paper"`` (the MC3G paper's settings, to reproduce its
         tables: the knowledge may lift protections, the K nearest states); see
         :mod:`mc3g.explain.profile`.
@@ -161,9 +164,9 @@ class MC3G(BaseEstimator):
             rules = self.surrogate_.rules
         causal = self._causal_model()
         guarded = profile(settings.profile).guarded
-        schema = causal.schema(base)
+        schema = causal.schema(base.under(settings.profile))  # the profile's settings for the data set, then the knowledge
         if guarded:
-            check_protections(base, schema, causal)
+            check_protections(base, schema, causal, settings.profile)
         schema = with_data_bounds(schema, X)
         schema = with_dice_settings(schema, self.features_to_vary, self.permitted_range, self.feature_weights)
         unfavourable = unfavourable_class(rules, schema, guarded=guarded and black_box is None)

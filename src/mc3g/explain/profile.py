@@ -2,11 +2,16 @@
 
 ``product`` is what a user gets by default: advice a lender could hand to an applicant.  The
 data's protections hold (a feature the schema declares immutable stays so, an increase-only
-feature only grows), decision rules must describe the schema's refusal, and the K answers are
-options whose actions truly differ.  ``paper`` reproduces the MC3G paper's experiments: causal
+feature only grows), and so do the product's own settings for a shipped data set (adult's
+capital gain only rises), decision rules must describe the schema's refusal, and the K answers
+are options whose actions truly differ.  ``paper`` reproduces the MC3G paper's experiments: causal
 knowledge may lift the data's protections (the paper lets sex change), rules may describe the
 favourable class (the paper's German rules describe ``good``), and the K answers are the K
 nearest states, as in its Table 2.
+
+A profile's settings for a data set travel with the data's schema
+(:attr:`~mc3g.schema.Schema.profiles`); :meth:`MC3G.fit <mc3g.explain.MC3G.fit>` lays the chosen
+profile's over the data's metadata before the causal knowledge, whatever route the schema came by.
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ from ..schema import Schema
 @dataclass(frozen=True)
 class Profile:
     """``distinct`` is the default for :class:`~mc3g.explain.MC3G`'s ``distinct``; ``guarded``
-    means the data's protections and refusal hold whatever the knowledge or rules say."""
+    means the protections of the data and of the profile's settings, and the data's refusal, hold
+    whatever the knowledge or rules say."""
 
     name: str
     distinct: bool
@@ -34,7 +40,7 @@ PROFILES: dict[str, Profile] = {
         "product",
         distinct=True,
         guarded=True,
-        description="advice for an applicant: the data's protected and one-way features hold, options truly differ",
+        description="advice for an applicant: the data's and the product's protections hold, options truly differ",
     ),
     "paper": Profile(
         "paper",
@@ -52,27 +58,29 @@ def profile(name: str) -> Profile:
         raise UnknownNameError(f"no profile {name!r}; the profiles are {list(PROFILES)}") from None
 
 
-def check_protections(base: Schema, schema: Schema, causal: CausalModel) -> None:
-    """Refuse knowledge that lifts a protection of ``base`` (the data's own metadata): an
-    immutable feature made mutable, an increase-only or decrease-only feature freed, or valid
-    values widened (a person the data's schema calls impossible let in)."""
-    for before in base.features:
+def check_protections(data: Schema, schema: Schema, causal: CausalModel, profile: str = "product") -> None:
+    """Refuse knowledge that lifts a protection ``profile`` keeps: one of ``data`` (the data's
+    own metadata: an immutable feature made mutable, a one-way feature freed, valid values
+    widened, so that a person the data's schema calls impossible is let in) or of the profile's
+    settings for the data set (adult's capital gain only rises, its age by a decade at most).
+    ``schema`` is what the knowledge made of ``data`` under the profile; knowledge may tighten a
+    protection (a smaller max-change, fewer targets), never loosen it (see
+    :data:`~mc3g.schema.PROTECTIONS`)."""
+    laid = data.profiles.get(profile)
+    for before in data.under(profile).features:
         if before.name not in schema:
             continue
-        after = schema.feature(before.name)
-        lifted = None
-        if before.immutable and not after.immutable:
-            lifted = "immutable"
-        elif before.direction is not None and after.direction != before.direction:
-            lifted = f"{before.direction}-only"
-        elif before.valid is not None and (after.valid is None or after.valid[0] < before.valid[0] or after.valid[1] > before.valid[1]):
-            lifted = f"valid only {before.valid_words}"
+        lifted = before.lifted(schema.feature(before.name))
         if lifted is None:
             continue
+        setting, protection = lifted
         where = causal.sources.get(before.name)
         prefix = f"{where}: " if where is not None else ""
+        by = "the data declare"
+        if laid is not None and setting in laid.features.get(before.name, {}):
+            by = f"the {profile} profile's settings for {data.name} ({laid.where.get(before.name, 'shipped')}) declare"
         raise InputError(
-            f"{prefix}the data declare {before.name!r} {lifted}, and the product profile keeps it so; the causal knowledge "
+            f"{prefix}{by} {before.name!r} {protection}, and the {profile} profile keeps it so; the causal knowledge "
             f"{causal.name!r} lifts that. Reproducing the paper's settings is profile='paper' (--profile paper); "
             "otherwise change the schema itself."
         )

@@ -71,10 +71,10 @@ def embedded() -> Service:
 # The keys each table of the file may hold, and the type of each value.
 _EXPLAINER = {
     "dataset": str, "split": str, "saved": str, "model": str, "trust_model": bool, "trusted_types": list, "favourable": (str, int, bool),
-    "rules": str, "causal": str, "profile": str, "mode": str, "norm": str, "candidates": str, "k": int,
+    "rules": str, "causal": str, "causal_only": str, "profile": str, "mode": str, "norm": str, "candidates": str, "k": int,
 }  # fmt: skip
 _SERVICE = {"title": str, "host": str, "port": int} | {f.name: (int, float) if f.name == "timeout_seconds" else int for f in fields(Limits)}
-_FITTED = ("split", "rules", "causal", "profile", "mode", "norm", "candidates")  # settings a saved explainer already holds
+_FITTED = ("split", "rules", "causal", "causal_only", "profile", "mode", "norm", "candidates")  # settings a saved explainer already holds
 
 
 def load_config(path: str | Path) -> Service:
@@ -144,10 +144,12 @@ def _explainer(settings: dict[str, Any], folder: Path) -> tuple[MC3G, str, dict[
             raise InputError(f"[explainer] {held} are fixed in the saved explainer {settings['saved']}: fit and save it again to change them")
         model = load_model(path("model"), **reading) if "model" in settings else None  # type: ignore[arg-type]
         return MC3G.load(path("saved"), model=model), Path(settings["saved"]).stem, None  # type: ignore[arg-type]
+    if "causal" in settings and "causal_only" in settings:
+        raise InputError("[explainer] causal = FILE adds to the knowledge shipped for the data set, causal_only = FILE replaces it: give one")
     fitted = {key: settings[key] for key in ("profile", "mode", "norm", "candidates") if key in settings}
     ds, explainer = fitted_explainer(
-        settings["dataset"], settings.get("split"), rules_file=path("rules"), causal_file=path("causal"), model_file=path("model"),
-        **reading, **fitted, **params,
+        settings["dataset"], settings.get("split"), rules_file=path("rules"), causal_file=path("causal") or path("causal_only"),
+        causal_only="causal_only" in settings, model_file=path("model"), **reading, **fitted, **params,
     )  # fmt: skip
     ref = REFERENCES.get(ds.name)
     person = None
