@@ -209,7 +209,7 @@ class Engine:
         st = self.settings
         return RunRecord(
             profile=st.profile, unfavourable=self.unfavourable, mode=st.mode, norm=st.norm, root=st.root,
-            k=k, scheme=st.scheme, scaling=st.scaling, distinct=st.distinct,
+            k=k, scheme=st.scheme, scaling=st.scaling, distinct=st.distinct, protections=self.schema.protections(),
         )  # fmt: skip
 
     def refuses(self, X: pd.DataFrame) -> np.ndarray:

@@ -203,7 +203,10 @@ class RunRecord:
     settings are comparable), then what it took (measurements, ``None`` where they do not apply).
 
     ``profile`` is the profile the explainer ran under (``product`` or ``paper``) and
-    ``unfavourable`` the class it treated as the refusal.
+    ``unfavourable`` the class it treated as the refusal; ``protections`` the protections in
+    force: feature -> its settings that restrict advice (immutable, consequence-only, direction,
+    max-change, targets; see :data:`~mc3g.schema.PROTECTIONS`), so a reader sees what held
+    (``None`` in answers saved before it was recorded).
     ``scheme`` is the candidate scheme (``exact`` or the authors' ``data``); ``n_regions`` and
     ``n_candidates`` describe the candidate space searched; for a black box, ``fidelity`` is its
     surrogate's held-out agreement, ``judged_by_model`` / ``rejected_by_model`` count the states
@@ -230,6 +233,7 @@ class RunRecord:
     rejected_by_model: int | None = None
     rules: str | None = None
     stopped: str | None = None
+    protections: dict[str, dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

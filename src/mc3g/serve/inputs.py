@@ -54,7 +54,7 @@ class Input:
             "name": self.name, "label": self.label, "kind": f.kind, "description": f.description, "required": self.required, "in_play": self.in_play,
             "changeable": self.changeable, "values": list(f.domain) if f.domain is not None else None, "range": list(f.range) if f.range else None,
             "valid": list(f.valid) if f.valid else None, "step": f.step, "immutable": f.immutable, "consequence_only": f.consequence_only,
-            "direction": f.direction, "max_change": f.max_change,
+            "direction": f.direction, "max_change": f.max_change, "targets": list(f.targets) if f.targets is not None else None,
         }  # fmt: skip
 
 
@@ -172,7 +172,8 @@ def _whole(value: Any) -> Any:
 
 def schema_document(explainer: MC3G, inputs: list[Input], title: str, k: int, limits: Any, example: dict[str, Any] | None) -> dict[str, Any]:
     """``GET /v1/schema``: the features with their kinds, allowed values, ranges seen in training
-    and protections, the defaults and limits of a request, and the page's example applicant."""
+    and protections, the causal knowledge's name and the protections in force (as every answer's
+    run record lists them), the defaults and limits of a request, and the page's example applicant."""
     run = explainer.run_record(k)
     schema = explainer.schema_
     return {
@@ -184,6 +185,8 @@ def schema_document(explainer: MC3G, inputs: list[Input], title: str, k: int, li
         "unfavourable": explainer.unfavourable_,
         "model": "black box" if explainer.black_box_ is not None else "decision rules",
         "defaults": {"k": k, "profile": run.profile, "mode": run.mode, "norm": run.norm},
+        "knowledge": explainer.causal_.name,
+        "protections": run.protections,
         "limits": {"max_k": limits.max_k, "timeout_seconds": limits.timeout_seconds, "max_body_bytes": limits.max_body_bytes},
         "features": [x.describe() for x in inputs],
         "example": example,
