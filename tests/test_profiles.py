@@ -15,6 +15,7 @@ from mc3g.cli import app
 from mc3g.datasets import JOHN, load
 from mc3g.exceptions import InputError, UnknownNameError
 from mc3g.explain import violations
+from mc3g.schema import Feature
 from mc3g.reference import decision_rules, knowledge, reference
 
 runner = CliRunner()
@@ -41,6 +42,32 @@ def test_product_keeps_the_datas_protections_whatever_the_knowledge_says(adult, 
     paper = MC3G(rules, causal, schema=adult.schema, profile="paper").fit(adult.X_train)
     feature = setting.split(":")[0]
     assert not paper.schema_.feature(feature).immutable and paper.schema_.feature(feature).direction is None
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "lifted"),
+    [
+        ({"immutable": True}, {"immutable": False}, ("immutable", "immutable")),
+        ({"consequence_only": True}, {"consequence_only": False}, ("consequence_only", "consequence-only")),
+        ({"direction": "increase"}, {"direction": "any"}, ("direction", "increase-only")),
+        ({"direction": "increase"}, {"direction": "decrease"}, ("direction", "increase-only")),
+        ({"direction": "increase"}, {"immutable": True, "direction": "any"}, None),  # immutable keeps every protection
+        ({"max_change": 10.0}, {"max_change": 20.0}, ("max_change", "max-change 10")),
+        ({"max_change": 10.0}, {"max_change": 5.0}, None),
+        ({"targets": ("a", "b")}, {"targets": ("a", "c")}, ("targets", "targets {a, b}")),
+        ({"targets": ("a", "b")}, {"targets": None}, ("targets", "targets {a, b}")),
+        ({"targets": ("a", "b")}, {"targets": ("a",)}, None),
+        ({"valid": (0.0, 120.0)}, {"valid": (18.0, 100.0)}, None),
+        ({"valid": (0.0, 120.0)}, {"valid": (-5.0, 120.0)}, ("valid", "valid only from 0 to 120")),
+        ({"valid": (0.0, 120.0)}, {"immutable": True, "valid": None}, ("valid", "valid only from 0 to 120")),  # who may be a person at all
+        ({"weight": 2.0, "range": (0.0, 5.0)}, {"weight": 0.0, "range": (-9.0, 9.0)}, None),  # not protections
+    ],
+)
+def test_a_protection_may_be_tightened_never_loosened(before: dict, after: dict, lifted) -> None:
+    kind = "categorical" if "targets" in before else "numeric"
+    base = Feature("f", kind, domain=("a", "b", "c") if kind == "categorical" else None).updated(**before)
+    assert base.lifted(base.updated(**after)) == lifted
+    assert set(base.protections()) == set(before) - {"weight", "range"}
 
 
 def test_a_schema_of_ones_own_decides_what_is_protected(adult) -> None:
