@@ -1,10 +1,13 @@
 """A fitted explainer as a versioned JSON document, so a service or a cluster worker starts from
 it in a fraction of a second and nothing is unpickled.
 
-The document holds the estimator's parameters, the decision rules, the assembled schema, the
-causal rules and constraints (their feature settings are already in the schema), what the
-training data showed (values and spreads of the features in play), the surrogate's fidelity and
-the columns and dtypes the model was fitted on.  A black box is never embedded: the document
+The document holds the estimator's parameters, the decision rules, the assembled schema (the
+data's metadata with the profile's settings for the data set and the knowledge's laid over it:
+every protection in force, so loading gives the same), the causal rules and constraints, what
+the training data showed (values and spreads of the features in play), the surrogate's fidelity
+and the columns and dtypes the model was fitted on.  Documents saved before the profile's
+settings travelled with the schema load as they were: what they hold is what they were fitted
+with (the run record lists it).  A black box is never embedded: the document
 names the file it is kept in and its SHA-256, and the caller loads the model itself, best from
 a ``.skops`` or ``.onnx`` file, which :func:`~mc3g.explain.load_model` reads without running code.
 A model it read is checked by the bytes it was built from, wherever the file now is: a deployment
@@ -189,5 +192,11 @@ _DEFAULTS = Feature("_", "numeric")
 
 
 def _schema_from_dict(data: dict[str, Any]) -> Schema:
-    features = tuple(Feature(**{k: tuple(v) if isinstance(v, list) else v for k, v in f.items()}) for f in data["features"])
+    features = tuple(Feature(**{k: _frozen(v) for k, v in f.items()}) for f in data["features"])
     return Schema(data["name"], features, data["label"], tuple(data["classes"]), data["unfavourable"], data.get("notes", ""))
+
+
+def _frozen(value: Any) -> Any:
+    """A setting as the feature held it: JSON's lists back to tuples, at any depth (a range, a
+    set of targets, pairs of values), so any setting the schema carries comes back unchanged."""
+    return tuple(_frozen(v) for v in value) if isinstance(value, list) else value
