@@ -103,7 +103,7 @@ def test_each_profiles_feature_settings_come_with_the_data_sets_schema(adult) ->
     # No advice to take a capital loss, nor to change the census's sampling weight, nor to wait
     # more than a decade.
     assert product.features == {"capital_gain": {"direction": "increase"}, "fnlwgt": {"immutable": True}, "age": {"max_change": 10.0}}
-    assert product.where["age"] == "mc3g/resources/adult.product.causal:12:1"
+    assert product.where["age"].startswith("mc3g/resources/adult.product.causal:")
     assert paper.features == {"sex": {"immutable": False}, "education_num": {"direction": "any"}}
     assert not knowledge(adult).features and knowledge(adult).rules and knowledge(adult).constraints
     under = adult.schema.under("product")
