@@ -201,7 +201,7 @@ def test_a_copy_of_the_shipped_knowledge_adds_nothing(adult, files: Path) -> Non
     added = knowledge(adult, causal_file=files / "adult.causal")
     assert (added.rules, added.constraints, added.features) == (shipped.rules, shipped.constraints, shipped.features)
     assert added.name == "adult + adult" and knowledge(adult, causal_file=files / "adult.causal", only=True).name == "adult"
-    with pytest.raises(InputError, match="name the file"):
+    with pytest.raises(InputError, match="only=True uses a causal-knowledge file instead"):
         knowledge(adult, only=True)
 
 

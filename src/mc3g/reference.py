@@ -46,7 +46,7 @@ def knowledge(ds: Dataset, *, causal_file: str | Path | None = None, only: bool 
     (Table 1 judges its peers by the shipped knowledge over ``ds.schema.under(None)``: neither
     profile's)."""
     if only and causal_file is None:
-        raise InputError("only the given causal-knowledge file replaces the shipped knowledge: name the file (--causal-only FILE)")
+        raise InputError("only=True uses a causal-knowledge file instead of the knowledge shipped for the data set: name it (causal_file=, --causal-only FILE)")
     mine = CausalModel.load(causal_file, schema=ds.schema) if causal_file is not None else None
     if only or not _resource(f"{ds.name}.causal"):
         return mine
