@@ -152,7 +152,7 @@ class Feature:
     def protections(self) -> dict[str, Any]:
         """The settings of this feature that restrict what a person may be advised (see
         :data:`PROTECTIONS`), as plain JSON values: ``{}`` when the feature may move freely."""
-        found = {name: getattr(self, name) for name, protection in PROTECTIONS.items() if getattr(self, name) != protection.free}
+        found = {name: getattr(self, name) for name, protection in PROTECTIONS.items() if protection.listed and getattr(self, name) != protection.free}
         return {name: list(value) if isinstance(value, tuple) else value for name, value in found.items()}
 
     def lifted(self, after: Feature) -> tuple[str, str] | None:
@@ -171,22 +171,26 @@ SETTINGS: tuple[str, ...] = tuple(f.name for f in fields(Feature) if f.name != "
 
 
 class Protection(NamedTuple):
-    """A feature setting that restricts advice: its unrestricted value (``free``), whether a
+    """A feature setting the product profile guards: its unrestricted value (``free``), whether a
     feature with later settings (``after``) keeps the restriction ``before`` of an earlier one,
-    and the restriction of a feature in words."""
+    the restriction of a feature in words, and whether answers list it among the protections in
+    force (``listed``)."""
 
     free: Any
     kept: Callable[[Any, Feature], bool]
     words: Callable[[Feature], str]
+    listed: bool = True
+
+
+def _within(before: tuple[float, float], after: tuple[float, float] | None) -> bool:
+    return after is not None and before[0] <= after[0] and after[1] <= before[1]
 
 
 PROTECTIONS: dict[str, Protection] = {
     "immutable": Protection(False, lambda _, after: after.immutable, lambda _: "immutable"),
     "consequence_only": Protection(False, lambda _, after: after.immutable or after.consequence_only, lambda _: "consequence-only"),
     "direction": Protection(None, lambda before, after: after.immutable or after.direction == before, lambda f: f"{f.direction}-only"),
-    "valid": Protection(
-        None, lambda before, after: after.valid is not None and before[0] <= after.valid[0] and after.valid[1] <= before[1], lambda f: f"valid only {f.valid_words}"
-    ),
+    "valid": Protection(None, lambda before, after: _within(before, after.valid), lambda f: f"valid only {f.valid_words}", listed=False),
     "max_change": Protection(
         None, lambda before, after: after.immutable or (after.max_change is not None and after.max_change <= before), lambda f: f"max-change {f.max_change:g}"
     ),
@@ -196,11 +200,13 @@ PROTECTIONS: dict[str, Protection] = {
         lambda f: f"targets {{{', '.join(f.targets or ())}}}",
     ),
 }
-"""The feature settings that restrict advice.  The product profile lets knowledge tighten these,
-never loosen them (an immutable feature keeps every restriction on moving it; ``valid``, who
-may be a person at all, holds apart), and answers list them as the protections in force.
-(``range`` bounds where advice may put a number, by default the training range, and knowledge may
-widen it; it is not one.)  A new setting that restricts advice joins here."""
+"""The feature settings the product profile guards: knowledge may tighten them, never loosen
+them.  Those that restrict advice (all but ``valid``) are listed in every answer as the
+protections in force, and an immutable feature keeps each of them.  ``valid`` says who may be a
+person at all, not where advice goes: it holds even for an immutable feature, and answers leave
+it out (the training range inside it bounds advice; ``/v1/schema`` shows both per feature).
+``range`` is not guarded: it bounds where advice may put a number, by default the training
+range, and knowledge may widen it.  A new setting that restricts advice joins here."""
 
 
 @dataclass(frozen=True)
