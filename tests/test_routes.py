@@ -213,7 +213,8 @@ def test_answers_saved_before_the_protections_were_recorded_still_read() -> None
     from mc3g.serialization import json_schema
 
     document = fitted_explainer("loan")[1].explain(JOHN).to_dict()
-    assert document["run"]["protections"] == {"age": {"direction": "increase"}, "years_employed": {"direction": "increase"}, "credit_score": {"consequence_only": True}}
+    one_way = {"direction": "increase"}
+    assert document["run"]["protections"] == {"age": one_way, "years_employed": one_way, "credit_score": {"consequence_only": True}}
     del document["run"]["protections"]  # as an answer of an earlier mc3g holds it
     jsonschema.validate(document, json_schema("mc3g.recourse"))
     assert Recourse.from_dict(document).run.protections is None
