@@ -80,6 +80,10 @@ def _power_of_two_below(x: Fraction) -> Fraction:
     return p if p <= x else p / 2
 
 
+def _exponent(power_of_two: Fraction) -> int:
+    return power_of_two.numerator.bit_length() - power_of_two.denominator.bit_length()
+
+
 def weights(problem: Problem, scale: Fraction, cap: int) -> dict[str, list[int]]:
     """Each candidate value's cost counted at ``scale``: the exact term times the scale, rounded
     down and capped, so a state's weights never sum to more than its cost times the scale (and,
@@ -198,7 +202,7 @@ class Program:
     def text(self) -> str:
         """A self-contained program plain clingo runs as it is: the parts needed, then the facts."""
         p = self.problem
-        costs = f"costs are integers: at scale 0, cost x {float(self.scales[0]):g} rounded down"
+        costs = f"costs are integers: each value's cost x 2^{_exponent(self.scales[0])}, rounded down"
         header = comment(f"MC3G counterfactual search, mode {p.mode}, norm {p.distance.label}; {costs}")
         parts = "".join(f"% part {part} of mc3g.lp\n{PARTS[part]}" for part in self.parts())
         return header + "\n" + parts + self.facts() + "% costs are counted at scale 0\nscale(0).\n"
