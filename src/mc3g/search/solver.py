@@ -112,7 +112,7 @@ class _Enumeration:
         with self.ctl.solve(yield_=True) as handle:
             for model in handle:
                 found.append((self._state(model), model.cost[0] if model.cost else 0))
-        return Page(found, len(found) <= limit, (bound + 1) / self.scales[level], self.scales[level])
+        return Page(found, len(found) <= limit, self.reach(cost), self.scales[level])
 
     def exclude(self, actions: frozenset[str]) -> None:
         """No more states whose direct actions include all of ``actions``: a constraint over the
