@@ -23,7 +23,7 @@ os.environ.setdefault("MC3G_DATA_DIR", str(Path(__file__).resolve().parents[2] /
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """The directory with the UCI originals and the paper splits."""
-    return Path(os.environ["MC3G_DATA_DIR"])
+    return Path(os.environ["MC3G_DATA_DIR"]).resolve()  # absolute: tests link its files from elsewhere
 
 
 def children(pid: int, marker: bytes) -> set[int]:

@@ -16,6 +16,7 @@ from mc3g.datasets.loan import JOHN
 from mc3g.explain import MC3G, Recourse
 from mc3g.reference import reference
 from mc3g.rules import Literal, Rule, RuleSet
+from mc3g.search import Program, search
 
 # The paper's Table 2 (nearest K=1 / furthest K=20 / average of the 20), typed in from the paper.
 PAPER = {
@@ -223,15 +224,18 @@ def test_bad_input_is_named(loan) -> None:
 
 
 def test_the_exported_program_runs_in_clingo_to_the_same_optimum(adult) -> None:
+    """Its costs are the search's coarsest integer costs: each value's exact cost times the
+    scale, rounded down (the optimum here changes one feature, so it is rounded down once)."""
     ref, ds, person = adult
     explainer = ref.explainer(ds, profile="paper")
-    best = explainer.explain(person).best
+    problem = explainer.problem(person)
+    best = search(problem, 1)[0]
     ctl = clingo.Control(["--opt-mode=opt", "--warn=none"])
     ctl.add("base", [], explainer.program(person))
     ctl.ground([("base", [])])
     costs = []
     ctl.solve(on_model=lambda m: costs.append(m.cost[0]))
-    assert costs[-1] == round(best.cost * 1e6)
+    assert len(best.terms) == 1 and costs[-1] == math.floor(best.exact * Program(problem).scales[0])
 
 
 def test_values_cannot_smuggle_code_into_the_program(tmp_path) -> None:
@@ -279,6 +283,39 @@ def test_distinct_options_on_the_adult_person(adult) -> None:
     assert distinct.best.values == near.best.values
     assert all(not later >= earlier for i, later in enumerate(sets) for earlier in sets[:i])
     assert [cf.cost for cf in distinct] == sorted(cf.cost for cf in distinct)
+
+
+@pytest.mark.parametrize("norm", ["l0", "l1", "l2"])
+@pytest.mark.parametrize("balance", [59999, 59990, 59950])
+def test_a_change_too_small_for_integer_costs_is_found(loan, norm, balance) -> None:
+    """Issue 21: under L2 a balance a few dollars short costs about 10^-10 (squared), which
+    integer costs scaled by 10^6 rounded to nothing, and the search said nothing could be done."""
+    _, ds = loan
+    rules = RuleSet((Rule(Literal("loan", "==", "rejected"), (Literal("bank_balance", "<", 60000),)),), "loan", "approved")
+    person = {"age": 38, "years_employed": 12, "annual_income": 42000, "debt": "none", "bank_balance": balance, "credit_score": 650}
+    answer = MC3G(rules, None, norm=norm, schema=ds.schema).fit(ds.X_train).explain(pd.Series(person))
+    assert answer.status == "refused" and answer.best is not None
+    assert answer.best.values["bank_balance"] == 60000
+    balance_std = float(np.std(ds.X_train["bank_balance"], ddof=1))
+    assert answer.best.cost == pytest.approx(1.0 if norm == "l0" else (60000 - balance) / balance_std, rel=1e-12)
+
+
+def test_near_ties_keep_the_exact_order_on_the_adult_row_4674(adult) -> None:
+    """Issue 21: adult test row 4674 (explained, L2) can marry at no cost; five states cost
+    0.000138615 (a dollar of capital gain, 1.9 x 10^-8 squared, under the old integer costs'
+    resolution).  The K nearest start with the free state, and distinct options are sorted,
+    none containing an earlier one's actions."""
+    ref, ds, _ = adult
+    person = ds.X_test.iloc[4674]
+    settings = {"profile": "paper", "mode": "explained", "norm": "l2"}
+    best = ref.explainer(ds, k=1, **settings).explain(person).best
+    near = ref.explainer(ds, k=5, distinct=False, **settings).explain(person)
+    assert best.cost == 0 and near.best.values == best.values
+    assert [round(cf.cost, 9) for cf in near] == [0.0] + [0.000138615] * 4
+    distinct = ref.explainer(ds, k=5, distinct=True, **settings).explain(person)
+    sets = [frozenset(a.feature for a in cf.direct_actions) for cf in distinct]
+    assert [cf.cost for cf in distinct] == sorted(cf.cost for cf in distinct) and distinct.best.values == best.values
+    assert all(not later >= earlier for i, later in enumerate(sets) for earlier in sets[:i])
 
 
 def test_steps_take_one_action_at_a_time_unless_they_must_go_together() -> None:

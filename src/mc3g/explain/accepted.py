@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
 from typing import Any, TypeVar
 
 from ..exceptions import UnknownNameError
@@ -23,7 +24,7 @@ LAST_KEPT = 256  # as many, after a last draw (its rows of many changes, caused 
 PER_SET = 4  # of those, rows of the same set of direct actions, under distinct
 
 T = TypeVar("T")
-Pool = list[tuple[float, int, tuple[int, ...], Problem, Assessment]]  # cost, source (0: found, 1: accepted), state, problem, assessment
+Pool = list[tuple[Fraction, int, tuple[int, ...], Problem, Assessment]]  # exact cost, source (0: found, 1: accepted), state, problem, assessment
 
 
 class Accepted:
@@ -78,14 +79,14 @@ class Accepted:
         """The states ``found`` in ``problem`` and the rows accepted, as :meth:`choose` takes
         them, and the problems that priced the latter."""
         outside = self.priced()
-        pool: Pool = [(a.cost, 0, a.state, problem, a) for a in found if problem is not None]
-        pool += [(a.cost, 1, a.state, p, a) for p, a in outside]
+        pool: Pool = [(a.exact, 0, a.state, problem, a) for a in found if problem is not None]
+        pool += [(a.exact, 1, a.state, p, a) for p, a in outside]
         return pool, tuple({id(p): p for p, _ in outside}.values())
 
     def choose(self, pool: Pool) -> list[tuple[Problem, Assessment]]:
         """The k least-cost of ``pool``, each row once, with distinct action sets under
         ``distinct`` (found states first among equals)."""
-        pool.sort(key=lambda t: (round(t[0], 9), t[1], t[2]))
+        pool.sort(key=lambda t: t[:3])
         options = ActionSets() if self.distinct else None
         chosen: dict[tuple, tuple[Problem, Assessment]] = {}
         for _, _, _, problem, a in pool:

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 
 from ..exceptions import InputError
+from .space import decimal
 
 NORMS = ("l0", "l1", "l2")
+POWERS = {"l0": 0, "l1": 1, "l2": 2}  # of a change's size in each norm
 SCALINGS = ("std", "mad")
 
 
@@ -48,15 +51,21 @@ class Distance:
         if self.norm not in NORMS:
             raise InputError(f"norm must be one of {NORMS}, not {self.norm!r}")
 
+    def size(self, change: float) -> float:
+        """The norm's measure of one change: 1 if any (L0), ``|change|`` (L1) or ``change²`` (L2);
+        exact for an exact ``change``."""
+        if self.norm == "l0":
+            return 1 if change else 0
+        return abs(change) if self.norm == "l1" else change * change
+
     def term(self, delta: float, weight: float) -> float:
         """The contribution of one changed feature; ``delta`` is in spread units (1 for categories)."""
-        if delta == 0:
-            return 0.0
-        if self.norm == "l0":
-            return weight
-        if self.norm == "l1":
-            return weight * abs(delta)
-        return weight * delta * delta
+        return weight * self.size(delta)
+
+    def factor(self, unit: Fraction, weight: float) -> Fraction:
+        """The exact term of a change of one ``unit`` (its weight taken as the decimal it is
+        written as): a change of ``n`` units costs ``factor × size(n)``."""
+        return decimal(weight) * unit ** POWERS[self.norm]
 
     def total(self, terms_sum: float) -> float:
         """The distance from the sum of the terms."""

@@ -12,9 +12,9 @@ loop of causes supports nothing, so rules cannot excuse each other in a circle.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable
+from fractions import Fraction
 from importlib import resources
 
 import numpy as np
@@ -47,15 +47,49 @@ def comment(text: str) -> str:
     return "% " + " ".join(str(text).splitlines())
 
 
-def integer_costs(problem: Problem) -> tuple[dict[str, list[int]], float]:
-    """Costs scaled to integers (clingo optimises integers) and the scale used.
+WEIGHT_MAX = 2**31 - 1  # clingo's weights are 32-bit integers
+LEVEL_BITS = 16  # one scale is this many bits finer than the last
+LEAST_BITS = 8  # the finest scale gives the cheapest change at least this many bits
+MAX_SCALES = 12
 
-    The scale keeps every sum inside clingo's 32-bit weights; rounding moves each term by at
-    most half a unit, which the solver's tie band absorbs so the float order stays exact.
-    """
-    worst = sum(float(c.max(initial=0.0)) for c in problem.costs.values()) or 1.0
-    scale = min(1e6, 1e9 / worst)
-    return {n: [int(round(c * scale)) for c in costs] for n, costs in problem.costs.items()}, scale
+
+def weight_cap(problem: Problem) -> int:
+    """The largest weight of one value.  clingo reports a model's cost in 32 bits (a larger sum
+    wraps around) and refuses a literal whose merged weights pass 32 bits (it merges the weights
+    of literals it finds equivalent), so the weights of all features together must fit one."""
+    return WEIGHT_MAX // max(len(problem.names), 1)
+
+
+def scales(problem: Problem, cap: int) -> list[Fraction]:
+    """The scales the solver may count costs at, coarsest first.  At the coarsest the dearest
+    term still fits ``cap``, so no weight is capped; each next is 2^16 times finer, down to one
+    that gives the cheapest nonzero term 2^8 units.  Most problems need one scale; a finer one
+    is there for costs far below the dearest (a step of a number with a wide spread, under L2)."""
+    terms = [t for ts in problem.numerators.values() for t in ts if t]
+    if not terms:
+        return [Fraction(1)]
+    out = [_power_of_two_below(Fraction(cap * problem.denominator, max(terms)))]
+    finest = Fraction(2**LEAST_BITS * problem.denominator, min(terms))
+    while out[-1] < finest and len(out) < MAX_SCALES:
+        out.append(out[-1] * 2**LEVEL_BITS)
+    return out
+
+
+def _power_of_two_below(x: Fraction) -> Fraction:
+    p = Fraction(2) ** (x.numerator.bit_length() - x.denominator.bit_length())
+    return p if p <= x else p / 2
+
+
+def _exponent(power_of_two: Fraction) -> int:
+    return power_of_two.numerator.bit_length() - power_of_two.denominator.bit_length()
+
+
+def weights(problem: Problem, scale: Fraction, cap: int) -> dict[str, list[int]]:
+    """Each candidate value's cost counted at ``scale``: the exact term times the scale, rounded
+    down and capped, so a state's weights never sum to more than its cost times the scale (and,
+    with no weight capped, to less than that minus one per feature)."""
+    den = problem.denominator * scale.denominator
+    return {n: [min(t * scale.numerator // den, cap) for t in ts] for n, ts in problem.numerators.items()}
 
 
 class Program:
@@ -66,7 +100,9 @@ class Program:
         self.lit_ids: dict[Literal, int] = {}
         self.ranks: dict[str, np.ndarray] = {}  # per numeric feature, each candidate's rank
         self.lines: list[str] = []
-        self.costs, self.scale = integer_costs(problem)
+        self.cap = weight_cap(problem)
+        self.scales = scales(problem, self.cap)
+        self.weights = [weights(problem, scale, self.cap) for scale in self.scales]
         self._write()
 
     def literal(self, lit: Literal) -> int:
@@ -116,7 +152,8 @@ class Program:
             name = quote(f.name)
             self.lines.append(f"feature({name}).  {comment(f'{f.name} = {f.original!r}')}")
             self.lines.extend(f"cand({name},{j}).  {comment(repr(v))}" for j, v in enumerate(f.values))
-            self.lines.extend(f"cost({name},{j},{c})." for j, c in enumerate(self.costs[f.name]) if c)
+            for level, counted in enumerate(self.weights):
+                self.lines.extend(f"cost({name},{j},{level},{c})." for j, c in enumerate(counted[f.name]) if c)
             if f.feature.must_change:
                 self.lines.append(f"must_change({name}).")
             if f.feature.consequence_only:
@@ -165,10 +202,7 @@ class Program:
     def text(self) -> str:
         """A self-contained program plain clingo runs as it is: the parts needed, then the facts."""
         p = self.problem
-        header = comment(f"MC3G counterfactual search, mode {p.mode}, norm {p.distance.label}; costs are integers = cost x {self.scale:g}")
-        return header + "\n" + "".join(f"% part {part} of mc3g.lp\n{PARTS[part]}" for part in self.parts()) + self.facts()
-
-
-def band(n_features: int) -> int:
-    """Integer slack that covers the rounding of ``n_features`` terms."""
-    return max(1, math.ceil(n_features / 2) + 1)
+        costs = f"costs are integers: each value's cost x 2^{_exponent(self.scales[0])}, rounded down"
+        header = comment(f"MC3G counterfactual search, mode {p.mode}, norm {p.distance.label}; {costs}")
+        parts = "".join(f"% part {part} of mc3g.lp\n{PARTS[part]}" for part in self.parts())
+        return header + "\n" + parts + self.facts() + "% costs are counted at scale 0\nscale(0).\n"

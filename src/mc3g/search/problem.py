@@ -22,8 +22,10 @@ module prices the states it finds, exactly and independently.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -48,6 +50,14 @@ class Assessment:
     terms: dict[str, float]  # the norm's term of each change that costs
     direct: tuple[str, ...]
     caused: dict[str, CausalRule]
+    total: int  # the sum of the terms, exactly (before any root), as an integer over denominator
+    denominator: int  # the problem's: states of one problem compare by their totals
+
+    @property
+    def exact(self) -> Fraction:
+        """The sum of the terms, exactly: what orders states, of one problem or of several
+        priced with the same spreads, weights and norm (one explainer's)."""
+        return Fraction(self.total, self.denominator)
 
 
 @dataclass
@@ -67,11 +77,21 @@ class Problem:
         self.names = [f.name for f in self.space.features]
         self.position = {n: i for i, n in enumerate(self.names)}
         self._value_lists = [f.values for f in self.space.features]
-        self.costs = {f.name: np.array([self.distance.term(d, f.feature.weight) for d in f.deltas], dtype=np.float64) for f in self.space.features}
+        self.denominator, self.numerators = self._exact_terms()
+        self.costs = {n: np.array([t / self.denominator for t in ts], dtype=np.float64) for n, ts in self.numerators.items()}
         self.rules = [r for r in self.causal.rules if r.effect.feature in self.position]
         self.nearest = [self._nearest(r) for r in self.rules]
         self.cause_before = [all(self.truth(c)[0] for c in r.cause) for r in self.rules]  # the cause held in the person's state
         self._forcing = [(rule, j) for k, rule in enumerate(self.rules) if (j := self._forced_landing(k)) is not None]
+
+    def _exact_terms(self) -> tuple[int, dict[str, list[int]]]:
+        """Each candidate value's term as an integer over one common denominator: exact costs
+        that sum and compare as integers."""
+        factors = [self.distance.factor(f.unit, f.feature.weight) for f in self.space.features]
+        common = math.lcm(*(x.denominator for x in factors))
+        per_unit = [x.numerator * (common // x.denominator) for x in factors]
+        size = self.distance.size
+        return common, {f.name: [size(u) * c for u in f.units] for f, c in zip(self.space.features, per_unit)}
 
     # -- literal truth on candidate values -----------------------------------------------------
     def truth(self, lit: Literal) -> np.ndarray:
@@ -108,8 +128,8 @@ class Problem:
         inside = self.truth(rule.effect)
         if not fv.feature.is_numeric or not inside.any():
             return inside
-        distance = np.where(inside, np.abs(fv.deltas), np.inf)
-        return distance == distance.min()
+        nearest = min(abs(u) for u, hit in zip(fv.units, inside) if hit)
+        return np.array([hit and abs(u) == nearest for u, hit in zip(fv.units, inside)], dtype=bool)
 
     # -- what a person's changes force ----------------------------------------------------------
     def _forced_landing(self, k: int) -> int | None:
@@ -241,7 +261,7 @@ class Problem:
                 if caused is None:
                     continue
                 candidate = self._priced(state, [n for n in changed_list if n in direct], caused)
-                if best is None or candidate.cost < best.cost - 1e-12:
+                if best is None or candidate.total < best.total:
                     best = candidate
         return best
 
@@ -269,8 +289,10 @@ class Problem:
         return not (f.consequence_only or f.immutable)
 
     def _priced(self, state: State, direct: list[str], caused: dict[str, CausalRule], counted: list[str] | None = None) -> Assessment:
-        terms = {n: float(self.costs[n][state[self.position[n]]]) for n in (direct if counted is None else counted)}
-        return Assessment(state, self.distance.total(sum(terms.values())), terms, tuple(direct), caused)
+        counted = direct if counted is None else counted
+        terms = {n: float(self.costs[n][state[self.position[n]]]) for n in counted}
+        total = sum(self.numerators[n][state[self.position[n]]] for n in counted)
+        return Assessment(state, self.distance.total(total / self.denominator), terms, tuple(direct), caused, total, self.denominator)
 
     def value(self, name: str, state: State) -> Any:
         return self.space[name].values[state[self.position[name]]]

@@ -1,22 +1,41 @@
-"""Exact top-K search with clingo, re-priced exactly in floating point.
+"""Exact top-K search with clingo, ordered by exact costs.
 
-The first solve finds the least integer cost; then every state up to a cost bound is enumerated
-at once (clingo's ``enum`` mode with a bound, projected onto the chosen values) and blocked, and
-the bound moves up window by window.  Enumerating is about 25 times cheaper per state than
-proving one optimum after another, which matters when a black box rejects hundreds of states.
-A state is handed out once every unseen state is known to cost more than it by more than the
-rounding of the integer costs can explain, so states come out in exact cost order (candidate
-indices break ties; when far more states tie than are wanted, the ties come in chunks, each in
-index order).
+clingo optimises integers, so the solver counts each cost at a scale, rounded down (and capped,
+so that all features' weights together fit clingo's 32 bits): a state's integer cost never
+exceeds its exact cost times the scale.  So once every state up to an integer bound has been
+read, every state still unread costs at least (bound + 1) / scale, exactly.  A first solve
+finds a lower bound of the least cost; then every state up to a bound is enumerated at once
+(clingo's ``enum`` mode with a bound, projected onto the chosen values) and blocked, and the
+bound moves up window by window.  Enumerating is about 25 times cheaper per state than proving
+one optimum after another, which matters when a black box rejects hundreds of states.  Each
+state read is priced exactly (rational costs, see :class:`~mc3g.search.problem.Problem`) and
+handed out once no unread state can cost less, so states come out in exact cost order, ties by
+candidate index, at any scale of costs: each window is counted at the finest scale at which its
+bound is below the cap (so a state with a capped weight lies beyond it), and a window holding
+far more states than wanted is narrowed on the exact costs read, down to the finest scale.
 """
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+from typing import NamedTuple
+
 import clingo
 
 from ..exceptions import SearchError
-from .encoding import ENCODING, Program, band
-from .problem import Assessment, Problem
+from .encoding import ENCODING, WEIGHT_MAX, Program
+from .problem import Assessment, Problem, State
+
+
+class Page(NamedTuple):
+    """States read up to a bound: each with the integer cost it can be had for at ``scale``;
+    when ``complete``, every state left unread costs at least ``reach``."""
+
+    states: list[tuple[State, int]]
+    complete: bool
+    reach: Fraction
+    scale: Fraction
 
 
 class _Enumeration:
@@ -25,13 +44,15 @@ class _Enumeration:
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
         self.program = Program(problem)
+        self.scales = self.program.scales
         # The model heuristic steers choices by the objective (about 20 % faster optima);
         # projection reports a state once, however many ways its changes can be justified.  Only
         # the changed values are shown (index 0 is the person's own value): less to decode.
         self.ctl = clingo.Control(["--warn=none", "--opt-heuristic=model", "--project=show"])
         self.ctl.add("base", [], ENCODING)  # its #program lines file the rules under their parts
-        self.ctl.add("base", [], self.program.facts())
+        self.ctl.add("base", [], self.program.facts() + _counting(len(self.scales)))
         self.ctl.ground([(part, []) for part in self.program.parts()])
+        self._level: int | None = None
         position = {name: i for i, name in enumerate(problem.names)}
         self.decode: dict[clingo.Symbol, tuple[int, int]] = {}
         self.atoms: dict[tuple[int, int], int] = {}
@@ -40,34 +61,58 @@ class _Enumeration:
             key = (position[name.string], index.number)
             self.decode[atom.symbol], self.atoms[key] = key, atom.literal
 
-    def _state(self, model: clingo.Model) -> tuple[int, ...]:
+    def _state(self, model: clingo.Model) -> State:
         state = [0] * len(self.problem.names)
         for symbol in model.symbols(shown=True):
             position, index = self.decode[symbol]
             state[position] = index
         return tuple(state)
 
-    def optimum(self) -> int | None:
-        """The least integer cost of the states not yet blocked (None: there are none)."""
+    def _count_at(self, level: int) -> None:
+        """Count costs at scale ``level`` only."""
+        if level != self._level and len(self.scales) > 1:
+            for other in range(len(self.scales)):
+                self.ctl.assign_external(clingo.Function("scale", [clingo.Number(other)]), other == level)
+            self._level = level
+
+    def optimum(self) -> Fraction | None:
+        """A lower bound of the exact cost of every state not yet blocked: their least integer
+        cost at the coarsest scale, over the scale (None: there are none)."""
+        self._count_at(0)
         self.ctl.configuration.solve.opt_mode = "optN"
         self.ctl.configuration.solve.models = "1"
         best = None
         with self.ctl.solve(yield_=True) as handle:
             for model in handle:
-                if model.optimality_proven:
-                    best = int(model.cost[0]) if model.cost else 0
-        return best
+                if model.optimality_proven or not model.cost:  # no weight: any model is optimal
+                    best = model.cost[0] if model.cost else 0
+        return None if best is None else best / self.scales[0]
 
-    def upto(self, bound: int, limit: int) -> tuple[list[tuple[tuple[int, ...], int]], bool]:
-        """Unblocked states with integer cost at most ``bound``, each with a cost it can be had
-        for: all of them (True), or ``limit + 1`` of them when there are more (False)."""
+    def _bound(self, cost: Fraction) -> tuple[int, int]:
+        """The finest scale at which ``cost`` is below the weights' cap (so no state with a
+        capped weight is within it; the coarsest caps none), and ``cost`` counted at it (no
+        more than any state's weights can sum to)."""
+        level = next((i for i in reversed(range(len(self.scales))) if cost * self.scales[i] < self.program.cap), 0)
+        return level, min(math.floor(cost * self.scales[level]), WEIGHT_MAX)
+
+    def reach(self, cost: Fraction) -> Fraction:
+        """What every unread state costs at least once every state up to ``cost`` is read."""
+        level, bound = self._bound(cost)
+        return (bound + 1) / self.scales[level]
+
+    def upto(self, cost: Fraction, limit: int) -> Page:
+        """Unread states whose integer cost is at most ``cost`` counted at the finest scale that
+        allows (so every unread state of exact cost up to ``cost`` among them): all of them, or
+        ``limit + 1`` of them when there are more."""
+        level, bound = self._bound(cost)
+        self._count_at(level)
         self.ctl.configuration.solve.opt_mode = f"enum,{bound}"
         self.ctl.configuration.solve.models = str(limit + 1)  # stops by itself: cancelling is slow
         found = []
         with self.ctl.solve(yield_=True) as handle:
             for model in handle:
-                found.append((self._state(model), int(model.cost[0]) if model.cost else 0))
-        return found, len(found) <= limit
+                found.append((self._state(model), model.cost[0] if model.cost else 0))
+        return Page(found, len(found) <= limit, self.reach(cost), self.scales[level])
 
     def exclude(self, actions: frozenset[str]) -> None:
         """No more states whose direct actions include all of ``actions``: a constraint over the
@@ -86,14 +131,20 @@ class _Enumeration:
         with self.ctl.backend() as backend:
             backend.add_rule([], body)
 
-    def block(self, states: list[tuple[int, ...]]) -> None:
+    def block(self, states: list[State]) -> None:
         with self.ctl.backend() as backend:  # straight into the ground program
             for state in states:
                 backend.add_rule([], [self.atoms[(position, j)] for position, j in enumerate(state)])
 
 
-def _order(a: Assessment) -> tuple[float, tuple[int, ...]]:
-    return (round(a.cost, 9), a.state)
+def _counting(scales: int) -> str:
+    """The scales a solve may count at: one is a fact (the grounder then drops the condition),
+    several are external atoms, one set true at a time."""
+    return "scale(0).\n" if scales == 1 else f"#external scale(0..{scales - 1}).\n"
+
+
+def _order(a: Assessment) -> tuple[int, State]:
+    return (a.total, a.state)
 
 
 class StateStream:
@@ -106,12 +157,13 @@ class StateStream:
         self.problem = problem
         self.max_states = max_states
         self._search = _Enumeration(problem)
-        self._slack = band(len(problem.names))
-        self._pending: list[tuple[int, Assessment]] = []  # read, not yet known to be next
+        self._pending: list[Assessment] = []  # read, not yet known to be next
         self._ready: list[Assessment] = []  # known to be next, in order
         self._given = 0
-        self._low = self._search.optimum()  # no unread state has a lower integer cost
-        self._width = max((self._low or 0) // 4, 2 * self._slack + 1)  # of the next window
+        self._low = self._search.optimum()  # every unread state costs at least this, exactly
+        # The first window holds the optimum: at the coarsest scale it is rounded down by less
+        # than one unit per feature.
+        self._width = max((self._low or 0) / 4, len(problem.names) / self._search.scales[0])
 
     def take(self, n: int) -> list[Assessment]:
         """The next ``n`` states (fewer when the states or the budget run out)."""
@@ -139,49 +191,55 @@ class StateStream:
         """Read every unread state up to the next cost bound, page by page: each page is priced,
         kept and blocked, so no state is read twice.  A window holding far more states than
         needed is narrowed; the states already read past the new bound wait for their turn."""
-        read = 0
+        assert self._low is not None
+        start, read, limit = self._low, 0, 2 * need
         while True:
-            page, complete = self._search.upto(self._low + self._width, 2 * need)
+            page = self._search.upto(self._low + self._width, limit)
             self._keep(page)
-            read += len(page)
-            if complete:
+            read += len(page.states)
+            if page.complete:
                 break
-            if self._width == 0:
-                # More states tie with the optimum (within the rounding of the integer costs)
-                # than are needed: they are handed out chunk by chunk, and the dearer states
-                # read earlier in this window wait.
-                self._release(self._low + 2 * self._slack + 1)
-                return
             # The window holds more than twice the states needed: narrow it to a quarter, or to
-            # the cost of the need-th cheapest state read so far if that is less.
-            nearer = sorted(cost for cost, _ in self._pending)[need - 1] - self._low
-            self._width = max(min(nearer, self._width // 4), 0)
-        if read:
-            self._low += self._width + 1
-        else:  # nothing in the window: jump to the cheapest state left, if any
-            self._low = self._search.optimum()
+            # the cost of the need-th cheapest state read so far if that is less.  When no
+            # scale tells those states apart any better (they tie), read them all, in pages
+            # growing fourfold.
+            cheapest = sorted(a.total for a in self._pending)[need - 1]
+            nearer = min(Fraction(cheapest, self.problem.denominator) - self._low, self._width / 4)
+            if self._search.reach(self._low + nearer) < page.reach:
+                self._width = nearer
+            else:
+                limit *= 4
+        self._low = page.reach if read else _highest(page.reach, self._search.optimum())
         self._release(self._low)
         if read < need:
-            self._width = max(self._width, 1) * min(8, max(2, need // max(read, 1)))
+            self._width = (page.reach - start) * min(8, max(2, need // max(read, 1)))
 
-    def _keep(self, page: list[tuple[tuple[int, ...], int]]) -> None:
-        problem, scale = self.problem, self._search.program.scale
-        for (state, cost), priced in zip(page, problem.assess_many([state for state, _ in page])):
+    def _keep(self, page: Page) -> None:
+        problem, slack = self.problem, len(self.problem.names)
+        # A state's weights are each rounded down by less than one: its total times the scale
+        # (on the totals' scale, so the check is on integers) is below its integer cost + slack.
+        over, under = page.scale.numerator, page.scale.denominator * problem.denominator
+        for (state, cost), priced in zip(page.states, problem.assess_many([state for state, _ in page.states])):
             if priced is None:
                 raise SearchError(f"the solver returned {problem.describe(state)}, which the reference semantics rejects")
-            exact = priced_integer(priced, scale)
-            if exact > cost + self._slack:
-                raise SearchError(f"the solver priced {problem.describe(state)} at {cost / scale:.6f}, the reference semantics at {priced.cost:.6f}")
-            self._pending.append((exact, priced))
-        self._search.block([state for state, _ in page])
+            if priced.total * over >= (cost + slack) * under:
+                solver, reference = float(cost / page.scale), float(priced.exact)
+                raise SearchError(f"the solver priced {problem.describe(state)} at {solver:.6g}, the reference semantics at {reference:.6g}")
+            self._pending.append(priced)
+        self._search.block([state for state, _ in page.states])
 
-    def _release(self, lowest_unread: int | None) -> None:
-        """Move the pending states that no unread state (integer cost >= lowest_unread) can
+    def _release(self, lowest_unread: Fraction | None) -> None:
+        """Move the pending states that no unread state (exact cost >= lowest_unread) can
         precede to the ready ones, in exact order; None: every pending state."""
-        cut = None if lowest_unread is None else lowest_unread - self._slack
-        final = [a for c, a in self._pending if cut is None or c < cut]
-        self._pending = [(c, a) for c, a in self._pending if cut is not None and c >= cut]
+        cut = None if lowest_unread is None else math.ceil(lowest_unread * self.problem.denominator)  # on the totals' scale
+        final = [a for a in self._pending if cut is None or a.total < cut]
+        self._pending = [a for a in self._pending if cut is not None and a.total >= cut]
         self._ready += sorted(final, key=_order)
+
+
+def _highest(reach: Fraction, optimum: Fraction | None) -> Fraction | None:
+    """Where the next window starts after an empty one: at the least cost left (None: no state)."""
+    return None if optimum is None else max(reach, optimum)
 
 
 class ActionSets:
@@ -209,8 +267,3 @@ class ActionSets:
 def search(problem: Problem, k: int = 1, max_states: int = 2000) -> list[Assessment]:
     """The ``k`` least-cost counterfactual states of ``problem`` (fewer if fewer exist)."""
     return StateStream(problem, max_states).take(k)
-
-
-def priced_integer(assessment: Assessment, scale: float) -> int:
-    """The assessment's sum of terms on the solver's integer scale (before any root)."""
-    return int(round(sum(assessment.terms.values()) * scale))

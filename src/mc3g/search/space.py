@@ -36,12 +36,15 @@ CANDIDATE_SCHEMES = ("exact", "data")
 
 @dataclass
 class FeatureValues:
-    """The values one feature may take; index 0 is always the person's own value."""
+    """The values one feature may take; index 0 is always the person's own value.  Each value's
+    change from it is ``units[j] * unit`` spreads, exactly: a number's values are taken as the
+    decimals they are written as and its spread as the float it is, so costs can be compared
+    exactly however small or close they are (categories: 0 or 1 unit of 1)."""
 
     feature: Feature
     values: list[Any]
-    deltas: np.ndarray  # change in spread units (categories: 0 or 1)
-    spread: float
+    units: tuple[int, ...]
+    unit: Fraction
 
     @property
     def name(self) -> str:
@@ -59,15 +62,14 @@ class FeatureValues:
 
     @classmethod
     def of(cls, feature: Feature, values: list[Any], spreads: dict[str, float]) -> FeatureValues:
-        """The values (the person's own first) with their changes in spread units."""
-        original = values[0]
-        if feature.is_numeric:
-            s = spreads.get(feature.name, 1.0)
-            deltas = np.array([(float(v) - float(original)) / s for v in values], dtype=np.float64)
-        else:
-            s = 1.0
-            deltas = np.array([0.0 if v == original else 1.0 for v in values], dtype=np.float64)
-        return cls(feature, values, deltas, s)
+        """The values (the person's own first) with their changes in exact units."""
+        if not feature.is_numeric:
+            return cls(feature, values, tuple(int(v != values[0]) for v in values), Fraction(1))
+        exact = [decimal(v) for v in values]
+        common = math.lcm(*(x.denominator for x in exact))
+        numerators = [x.numerator * (common // x.denominator) for x in exact]
+        units = tuple(n - numerators[0] for n in numerators)
+        return cls(feature, values, units, 1 / (common * Fraction(spreads.get(feature.name, 1.0))))
 
 
 @dataclass
