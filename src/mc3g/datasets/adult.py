@@ -77,7 +77,10 @@ _WORDS: dict[str, dict[str, str]] = {
         "Wife": "wife", "Own-child": "own child", "Husband": "husband", "Not-in-family": "not in a family", "Other-relative": "other relative",
         "Unmarried": "unmarried",
     },
-    "race": {"White": "White", "Asian-Pac-Islander": "Asian or Pacific Islander", "Amer-Indian-Eskimo": "American Indian or Eskimo", "Other": "other", "Black": "Black"},
+    "race": {
+        "White": "White", "Asian-Pac-Islander": "Asian or Pacific Islander", "Amer-Indian-Eskimo": "American Indian or Eskimo", "Other": "other",
+        "Black": "Black",
+    },
     "sex": {"Female": "female", "Male": "male"},
     "native_country": {
         **{country: country.replace("-", " ") for country in _NATIVE_COUNTRY},

@@ -152,14 +152,27 @@ _GERMAN = Spec(
         "number_people_liable",
     ),  # fmt: skip
     features={
-        "checking_account_status": {**_said("checking_account_status", "checking account status"), "description": "balance of the checking account (DM), or no account"},
+        "checking_account_status": {
+            **_said("checking_account_status", "checking account status"),
+            "description": "balance of the checking account (DM), or no account",
+        },
         "duration_months": {"valid": NOT_NEGATIVE, "description": "duration of the credit in months", "label": "duration in months"},
         "credit_history": {**_said("credit_history", "credit history"), "description": "how earlier credits were paid back"},
         "purpose": {**_said("purpose", "purpose of the credit"), "description": "what the credit is for"},
         "credit_amount": {"valid": NOT_NEGATIVE, "description": "credit amount (DM)", "label": "credit amount"},
-        "savings_account_or_bonds": {**_said("savings_account_or_bonds", "savings and bonds"), "description": "savings account / bonds (DM), or unknown / none"},
-        "present_employment_since": {**_said("present_employment_since", "time in present employment"), "description": "years in the present employment, or unemployed"},
-        "installment_rate": {"valid": (1.0, 4.0), "description": "instalment rate in percent of disposable income (1-4)", "label": "instalment rate (% of income)"},
+        "savings_account_or_bonds": {
+            **_said("savings_account_or_bonds", "savings and bonds"),
+            "description": "savings account / bonds (DM), or unknown / none",
+        },
+        "present_employment_since": {
+            **_said("present_employment_since", "time in present employment"),
+            "description": "years in the present employment, or unemployed",
+        },
+        "installment_rate": {
+            "valid": (1.0, 4.0),
+            "description": "instalment rate in percent of disposable income (1-4)",
+            "label": "instalment rate (% of income)",
+        },
         "personal_status": {**_said("personal_status", "sex and marital status"), "immutable": True, "description": "sex and marital status"},
         "other_debtors": {**_said("other_debtors", "other debtors or guarantors"), "description": "other debtors or guarantors"},
         "present_residence_since": {"valid": (1.0, 4.0), "description": "years at the present residence (1-4)", "label": "years at present residence"},
@@ -169,7 +182,11 @@ _GERMAN = Spec(
         "housing": {**_said("housing", "housing"), "description": "rent, own or for free"},
         "number_existing_credits": {"valid": NOT_NEGATIVE, "description": "number of existing credits at this bank", "label": "credits at this bank"},
         "job": {**_said("job", "job"), "description": "kind of job"},
-        "number_people_liable": {"valid": NOT_NEGATIVE, "description": "number of people the applicant provides maintenance for", "label": "people provided for"},
+        "number_people_liable": {
+            "valid": NOT_NEGATIVE,
+            "description": "number of people the applicant provides maintenance for",
+            "label": "people provided for",
+        },
         "telephone": {**_said("telephone", "telephone"), "description": "has a telephone registered under their name"},
         "foreign_worker": {**_said("foreign_worker", "foreign worker"), "immutable": True, "description": "is a foreign worker"},
     },

@@ -56,7 +56,8 @@ FEATURES: dict[str, dict[str, Any]] = {
     "years_employed": {"valid": AGE, "direction": "increase", "description": "years in employment; only grows"},
     "annual_income": {"valid": NOT_NEGATIVE, "description": "yearly income before tax"},
     "debt": {
-        "domain": tuple(sorted(DEBT_LEVELS)), "description": "outstanding debt: none, up to 10,000 or over 10,000",
+        "domain": tuple(sorted(DEBT_LEVELS)),
+        "description": "outstanding debt: none, up to 10,000 or over 10,000",
         "value_labels": {"none": "none", "up_to_10000": "up to 10,000", "over_10000": "over 10,000"},
     },
     # a balance may be negative (an overdraft), so any number is one

@@ -2,7 +2,7 @@
 
 from .algebra import escape_boxes
 from .literal import NUMERIC_OPS, Literal, Value, format_value
-from .render import PLAIN, ProgramWriter, Words, predicate, rule_to_english
+from .render import PLAIN, ProgramWriter, Words, predicate
 from .rule import Rule, merge_literals
 from .ruleset import Explanation, RuleSet
 from .table import Column, Table, token
@@ -23,6 +23,5 @@ __all__ = [
     "format_value",
     "merge_literals",
     "predicate",
-    "rule_to_english",
     "token",
 ]

@@ -172,11 +172,6 @@ PLAIN = Words()
 """Words without labels: names with spaces for underscores, values as they are."""
 
 
-def rule_to_english(rule: Rule) -> str:
-    """A rule in words without labels (:data:`PLAIN`)."""
-    return PLAIN.rule(rule)
-
-
 def decision_list_english(label: str, rules: Iterable[Rule], default: str, words: Words = PLAIN) -> str:
     """A decision list in English: one numbered line per rule, then the default."""
     lines = [f"{i}. {words.feature(label)} is {r.head.value} when {words.rule(r)}." for i, r in enumerate(rules, 1)]  # type: ignore[union-attr]
