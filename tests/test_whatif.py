@@ -65,7 +65,7 @@ def test_bad_changes_are_named(john) -> None:
 
 def test_a_change_to_ones_own_value_is_no_what_if(john) -> None:
     explainer, _ = john
-    with pytest.raises(InputError, match="nothing changes for the row: bank_balance is already 40,000, debt is already over_10000; a what-if takes"):
+    with pytest.raises(InputError, match="nothing changes for the row: bank balance is already 40,000, debt is already over 10,000; a what-if takes"):
         explainer.whatif(JOHN, {"debt": "over_10000", "bank_balance": "40000"})
     assert explainer.whatif(JOHN, {"debt": "over_10000", "bank_balance": 60000}).direct_actions[0].feature == "bank_balance"  # one real change
     result = CliRunner().invoke(app, ["whatif", "loan", "--row", "0", "--set", f"debt={john[1].test['debt'].iloc[0]}"])

@@ -21,7 +21,6 @@ from ..rules import Rule
 from ..schema import Feature
 from ..search import Problem
 from ..serialization import header
-from ..values import show
 from .changes import CausedChange, DirectAction, plain
 from .check import violations
 from .engine import Engine
@@ -104,7 +103,7 @@ def what_if(engine: Engine, row: Mapping[str, Any], changes: Mapping[str, Any], 
     instance = engine.instance(row, where)
     wanted = {f: v for f, v in engine.instance({**row, **changes}, f"{where} with the changes").items() if f in changes}
     if all(value == instance[name] for name, value in wanted.items()):
-        already = ", ".join(f"{name} is already {show(value)}" for name, value in wanted.items())
+        already = ", ".join(f"{engine.words.feature(name)} is already {engine.words.value(name, value)}" for name, value in wanted.items())
         raise InputError(f"nothing changes for {where}: {already}; a what-if takes a change to another value")
     base = engine.problem(instance, 1, [])
     problem = Problem(base.space.with_values(wanted, engine.spreads), engine.decision, engine.causal, base.mode, base.distance)
