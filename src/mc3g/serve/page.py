@@ -1,9 +1,9 @@
 """The applicant's page at ``/``: plain HTML forms, rendered on the server, no script.
 
 The form is the one ``/v1/schema`` describes (a label, a hint and the current value for each
-feature a rule or the model reads; the allowed values, in words, to choose from).  Posting it shows the decision in words
-and the options as cards; the what-if form posts the person's own changes and shows the new
-decision and what follows.  Form text goes through the same generated models as the JSON API, so
+feature a rule or the model reads; the allowed values, in words, to choose from).  Posting it
+shows the decision in words and the options as cards; the what-if form posts the person's own
+changes and shows the new decision and what follows.  Form text goes through the same generated models as the JSON API, so
 a bad value is named beside its field.
 """
 
