@@ -270,7 +270,8 @@ SYNTAX_ERRORS = [
         1,
         4,
         "expected a feature item (numeric, categorical, range, valid, domain, targets, step, weight, max-change, immutable, "
-        "consequence-only, must-change, increase-only, decrease-only, any-direction) after ':', found 'consequence_only'; did you mean 'consequence-only'?",
+        "consequence-only, must-change, increase-only, decrease-only, any-direction, label, values) after ':', found 'consequence_only'; "
+        "did you mean 'consequence-only'?",
     ),
     ("x: increase-only, decrease-only", 1, 19, "'decrease-only' contradicts 'increase-only' in this declaration"),
     ("x: step 1, weight 2, step 3", 1, 22, "'step' is given twice in this declaration"),
@@ -364,6 +365,10 @@ TEXTS = st.one_of(
     st.sampled_from(["none", "<=50K", "car or other", "2", "1e3", "+5", "1_0", "it's", 'say "hi"', "a\\b", "new\nline", "", " none", "#x"]),
     st.text(max_size=6),
 )
+LABELS = st.one_of(  # words a sentence can hold
+    st.sampled_from(["education level", "0 to 200 DM", "bachelor's degree", 'say "hi"', "a\\b", "#x", "married (civilian spouse)"]),
+    st.text(st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs")), min_size=1, max_size=6).filter(str.strip),
+)
 NUMBERS = st.one_of(st.integers(-(10**9), 10**9), st.floats(-LARGEST, LARGEST))  # what mc3g takes (tests/test_validation.py: the rest)
 FLAG = st.sampled_from([None, True, False])
 
@@ -389,7 +394,10 @@ def feature_settings(draw: st.DrawFn, kind: str | None) -> dict[str, Any]:
         "max_change": draw(st.none() | st.floats(1e-5, 1e6)) if kind != "categorical" else None,
         "weight": draw(st.none() | st.floats(0, 100)),
         "must_change": draw(FLAG),
+        "label": draw(st.none() | LABELS),
     }
+    keys = (st.sampled_from(domain) if domain else TEXTS) if kind == "categorical" else NUMBERS if kind == "numeric" else NUMBERS | TEXTS
+    settings["value_labels"] = draw(st.none() | st.dictionaries(keys, LABELS, min_size=1, max_size=3))
     return {k: v for k, v in settings.items() if v is not None}
 
 

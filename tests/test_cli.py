@@ -78,7 +78,7 @@ def test_bench_learn_prints_a_row_per_learner_and_data_set() -> None:
 def test_demo_tells_john_what_to_do_and_compares_the_modes() -> None:
     result = runner.invoke(app, ["demo"])
     assert result.exit_code == 0, result.output
-    assert "Change your debt from over_10000 to none. Raise your bank balance from 40,000 to 60,000." in result.output
+    assert "Change your debt from over 10,000 to none. Raise your bank balance from 40,000 to 60,000." in result.output
     assert "As a consequence, your credit score rises from 599 to 620." in result.output
     for mode in ("derived (MC3G)", "none (C3G"):
         assert mode in result.output

@@ -56,7 +56,7 @@ def test_john_clears_his_debt_and_his_score_follows(loan) -> None:
     assert [(a.feature, a.before, a.after) for a in cf.direct_actions] == [("debt", "over_10000", "none"), ("bank_balance", 40000, 60000)]
     assert [(c.feature, c.before, c.after) for c in cf.caused_changes] == [("credit_score", 599, 620)]
     assert cf.plan == (
-        "Change your debt from over_10000 to none. Raise your bank balance from 40,000 to 60,000. As a consequence, your credit score rises from 599 to 620."
+        "Change your debt from over 10,000 to none. Raise your bank balance from 40,000 to 60,000. As a consequence, your credit score rises from 599 to 620."
     )
     balance_std = float(np.std(ds.X_train["bank_balance"], ddof=1))
     assert cf.cost == pytest.approx(1 + 20000 / balance_std)
@@ -193,7 +193,7 @@ def test_not_refused_and_no_counterfactual_are_said_plainly(loan) -> None:
     locked = CausalModel.parse("bank_balance: immutable\ncredit_score: numeric [300, 850], consequence-only\n", schema=ds.schema)
     result = MC3G(ref.rules, locked, schema=ds.schema).fit(ds.X_train).explain(JOHN)
     assert result.status == "no_counterfactual"
-    assert "rule 1 (bank_balance < 60000) cannot be escaped" in str(result) and "bank_balance: immutable" in str(result)
+    assert "rule 1 (bank balance is below 60,000) cannot be escaped" in str(result) and "bank balance: immutable" in str(result)
 
 
 def test_recourse_json_round_trips_and_has_the_cli_shape(loan) -> None:
@@ -201,8 +201,10 @@ def test_recourse_json_round_trips_and_has_the_cli_shape(loan) -> None:
     result = ref.explainer(ds, k=3, distinct=False).explain(JOHN)
     data = result.to_dict()
     assert set(data["counterfactuals"][0]) >= {"values", "cost", "direct", "caused", "plan"}
+    (rule,) = ref.causal(ds).rules_for("credit_score")
     assert data["counterfactuals"][0]["caused"][0] == {
-        "feature": "credit_score", "from": 599, "to": 620, "rule": "credit_score >= 620 <- debt == 'none'", "cost": 0.0, "forced": True,
+        "feature": "credit_score", "from": 599, "to": 620, "rule": "credit score is at least 620 when debt is none", "rule_id": rule.id,
+        "cost": 0.0, "forced": True, "shown": {"feature": "credit score", "from": "599", "to": "620"},
     }  # fmt: skip
     again = Recourse.from_json(result.to_json())
     assert again.to_dict() == data
@@ -256,8 +258,12 @@ def test_values_cannot_smuggle_code_into_the_program(tmp_path) -> None:
 @pytest.mark.parametrize(
     ("rule", "plan", "how"),
     [
-        ("y >= 5 <- x >= 3", "Raise your x from 2 to 3. As a consequence, your y rises from 2 to 5.", "follows: y >= 5 <- x >= 3"),
-        ("cause y >= 5 <- x >= 3", "Raise your x from 2 to 3. At no further effort, your y can rise from 2 to 5.", "allowed by: cause y >= 5 <- x >= 3"),
+        ("y >= 5 <- x >= 3", "Raise your x from 2 to 3. As a consequence, your y rises from 2 to 5.", "follows: y is at least 5 when x is at least 3"),
+        (
+            "cause y >= 5 <- x >= 3",
+            "Raise your x from 2 to 3. At no further effort, your y can rise from 2 to 5.",
+            "allowed by: y is at least 5 may follow when x is at least 3",
+        ),
     ],
 )
 def test_as_a_consequence_only_for_what_a_rule_forces(rule: str, plan: str, how: str) -> None:

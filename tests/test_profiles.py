@@ -15,8 +15,8 @@ from mc3g.cli import app
 from mc3g.datasets import JOHN, load
 from mc3g.exceptions import InputError, UnknownNameError
 from mc3g.explain import violations
-from mc3g.schema import Feature
 from mc3g.reference import decision_rules, knowledge, reference
+from mc3g.schema import Feature
 
 runner = CliRunner()
 

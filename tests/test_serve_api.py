@@ -32,7 +32,11 @@ def explain(client: httpx.Client, applicant: dict[str, Any], **body: Any) -> dic
 
 def test_john_clears_his_debt_and_raises_his_balance_and_his_score_follows_to_620(client: httpx.Client) -> None:
     answer = explain(client, JOHN, k=3)
-    assert answer["status"] == "refused" and answer["decision"] == ["bank_balance < 60000", "credit_score < 620"]
+    assert answer["status"] == "refused" and answer["decision"] == ["bank balance is below 60,000", "credit score is below 620"]
+    assert answer["refusing"] == [
+        {"head": {"feature": "loan", "op": "==", "value": "rejected"}, "body": [{"feature": f, "op": "<", "value": v}]}
+        for f, v in (("bank_balance", 60000), ("credit_score", 620))
+    ]
     plan = answer["counterfactuals"][0]
     assert [(a["feature"], a["from"], a["to"]) for a in plan["direct"]] == [("debt", "over_10000", "none"), ("bank_balance", 40000, 60000)]
     assert [(c["feature"], c["from"], c["to"], c["forced"]) for c in plan["caused"]] == [("credit_score", 599, 620, True)]
@@ -73,7 +77,7 @@ def test_whatif_shows_the_decision_and_what_follows(client: httpx.Client) -> Non
     assert response.status_code == 200
     answer = response.json()
     WHATIF.validate(answer)
-    assert answer["refused"] and answer["firing"] == ["bank_balance < 60000"]
+    assert answer["refused"] and answer["firing"] == ["bank balance is below 60,000"]
     assert [(c["feature"], c["to"]) for c in answer["caused"]] == [("credit_score", 620)]
     both = client.post("/v1/whatif", json={"applicant": JOHN, "changes": {"debt": "none", "bank_balance": 60000}}).json()
     WHATIF.validate(both)

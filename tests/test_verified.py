@@ -230,6 +230,10 @@ def test_a_person_the_search_leaves_short_gets_a_last_draw_around_them() -> None
     assert answer.status == "refused" and answer.run.judged_by_model <= 30
     (option,) = answer
     assert option.values["x"] >= 18 and option.values["y"] == 0
+    short = explainer.explain(person, k=3)  # asked for three, the answer says why it has fewer
+    assert short.run.stopped == "budget" and len(short) < 3
+    stopped = "it stopped at the limit of 30 states judged per person (max_states), so more may exist."
+    assert short.fewer == f"Only {len(short)} of the 3 options asked for: {stopped}"
     without = MC3G(model, desired_class="yes", k=1, max_states=30, refine=0, local=False)
     model.fitted = False
     without.fit(TRAIN)

@@ -29,7 +29,8 @@ def test_clearing_the_debt_forces_the_score_but_the_balance_still_refuses(john) 
     explainer, _ = john
     result = explainer.whatif(JOHN, {"debt": "none"})
     assert result.values["credit_score"] == 620 and [c.feature for c in result.caused_changes] == ["credit_score"]
-    assert result.refused and result.firing == ("bank_balance < 60000",) and result.judged_by == "the decision rules"
+    assert result.refused and result.firing == ("bank balance is below 60,000",) and result.judged_by == "the decision rules"
+    assert result.refusing == (explainer.decision_rules_[0],)
     assert result.cost == pytest.approx(1.0) and result.broken == ()
     assert "As a consequence, your credit score rises from 599 to 620." in result.plan
 
@@ -46,7 +47,7 @@ def test_a_change_that_is_not_the_persons_to_make_has_no_cost_and_says_why(john)
     explainer, _ = john
     result = explainer.whatif(JOHN, {"credit_score": 700, "bank_balance": "60000"})
     assert result.cost is None and result.values["bank_balance"] == 60000
-    assert result.broken == ("credit_score changes only as a consequence, but is a direct action",)
+    assert result.broken == ("credit score changes only as a consequence, but is a direct action",)
     assert "not yours to make" in str(result)
 
 
@@ -64,7 +65,7 @@ def test_bad_changes_are_named(john) -> None:
 
 def test_a_change_to_ones_own_value_is_no_what_if(john) -> None:
     explainer, _ = john
-    with pytest.raises(InputError, match="nothing changes for the row: bank_balance is already 40,000, debt is already over_10000; a what-if takes"):
+    with pytest.raises(InputError, match="nothing changes for the row: bank balance is already 40,000, debt is already over 10,000; a what-if takes"):
         explainer.whatif(JOHN, {"debt": "over_10000", "bank_balance": "40000"})
     assert explainer.whatif(JOHN, {"debt": "over_10000", "bank_balance": 60000}).direct_actions[0].feature == "bank_balance"  # one real change
     result = CliRunner().invoke(app, ["whatif", "loan", "--row", "0", "--set", f"debt={john[1].test['debt'].iloc[0]}"])

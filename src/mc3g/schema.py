@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 from .exceptions import InputError, UnknownNameError
-from .rules import Column, token
-from .values import LARGEST, category_problem, check_grid, first_non_number, number, stray_text
+from .rules import Column, Words, token
+from .values import LARGEST, category_problem, check_grid, first_non_number, number, stray_text, words
 
 Kind = Literal["numeric", "categorical"]
 Direction = Literal["increase", "decrease"]
@@ -40,6 +40,11 @@ class Feature:
     person may move a number from their own value, either way: ``range`` bounds where advice may
     go for anyone, ``max_change`` what one person may be asked to do (an applicant of 24 is not
     told to be 87).
+
+    What a person reads: ``label`` is the feature's name in words ("hours per week"; by default
+    the name with spaces for underscores) and ``value_labels`` the words for its values
+    (``{9: "high school graduate"}`` for a number, ``{"A14": "no checking account"}`` for a
+    category), so no code of the data reaches a sentence.  They change no answer.
     """
 
     name: str
@@ -56,8 +61,11 @@ class Feature:
     weight: float = 1.0
     must_change: bool = False
     description: str = ""
+    label: str | None = None
+    value_labels: tuple[tuple[str | float, str], ...] = ()
 
     def __post_init__(self) -> None:
+        self._check_labels()
         if self.kind not in ("numeric", "categorical"):
             raise InputError(f"feature {self.name!r}: kind must be 'numeric' or 'categorical', not {self.kind!r}")
         if self.direction not in (None, "increase", "decrease"):
@@ -86,9 +94,45 @@ class Feature:
             if self.range is not None:
                 check_grid(self.name, self.step, max(abs(self.range[0]), abs(self.range[1])))
 
+    def _check_labels(self) -> None:
+        """``label`` and ``value_labels`` as words a sentence can hold; ``value_labels`` kept as
+        (value, label) pairs, numbers for a numeric feature and values of the domain for a category."""
+        if self.label is not None:
+            object.__setattr__(self, "label", words(self.label, f"feature {self.name!r}: the label"))
+        pairs = list(self.value_labels.items()) if isinstance(self.value_labels, Mapping) else list(self.value_labels)
+        labelled: dict[str | float, str] = {}
+        for pair in pairs:
+            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                raise InputError(f"feature {self.name!r}: value labels pair a value with its label, not {pair!r}")
+            value, label = pair
+            where = f"feature {self.name!r}: the label of {value!r}"
+            if self.kind == "numeric":
+                value = number(value, f"feature {self.name!r}: a labelled value")
+            elif not isinstance(value, str):  # a category's value is text: 2 labels '2'
+                value = token(number(value, f"feature {self.name!r}: a labelled value"))
+            if not self.is_numeric and self.domain is not None and value not in self.domain:
+                raise InputError(f"feature {self.name!r}: {value!r} is labelled but is not one of its values {list(self.domain)}")
+            if value in labelled:
+                raise InputError(f"feature {self.name!r}: the value {value!r} is labelled twice")
+            labelled[value] = words(label, where)
+        object.__setattr__(self, "value_labels", tuple(labelled.items()))
+
     @property
     def is_numeric(self) -> bool:
         return self.kind == "numeric"
+
+    @property
+    def labels_every_value(self) -> bool:
+        """Whether ``value_labels`` name every value a person may have of a numeric feature: its
+        valid values on a grid of ``step`` (adult's education levels 1 to 16).  A threshold
+        between two of them then reads as a label, and a form offers the labels to choose from."""
+        keys = {value for value, _ in self.value_labels}
+        if not self.is_numeric or not keys or self.valid is None or self.step is None:
+            return False
+        n = round((self.valid[1] - self.valid[0]) / self.step)
+        if n + 1 > len(keys):
+            return False
+        return all(self.valid[0] + i * self.step in keys for i in range(n + 1))
 
     def within(self, x: int | float, where: str) -> int | float:
         """The number ``x`` when a person may have it (see ``valid``); else an
@@ -147,7 +191,13 @@ class Feature:
             cleared = ("range", "valid", "step", "max_change") if changes["kind"] == "categorical" else ("domain", "targets")
             for name in cleared:
                 changes.setdefault(name, None)
-        return replace(self, **changes)
+            changes.setdefault("value_labels", ())
+        elif changes.get("value_labels") is not None:  # labels of values are laid over the data's one by one
+            given = changes["value_labels"]
+            changes["value_labels"] = {**dict(self.value_labels), **(dict(given) if not isinstance(given, Mapping) else given)}
+        elif changes.get("domain") is not None:  # a narrower domain keeps the labels of its values
+            changes["value_labels"] = tuple((v, label) for v, label in self.value_labels if v in changes["domain"])
+        return replace(self, **{k: () if k == "value_labels" and v is None else v for k, v in changes.items()})
 
     def protections(self) -> dict[str, Any]:
         """The settings of this feature that restrict what a person may be advised (see
@@ -263,6 +313,14 @@ class Schema:
 
     def __contains__(self, name: object) -> bool:
         return name in self._index
+
+    def words(self) -> Words:
+        """How a person reads these features and their values (their labels)."""
+        return Words(
+            {f.name: f.label for f in self.features if f.label},
+            {f.name: dict(f.value_labels) for f in self.features if f.value_labels},
+            frozenset(f.name for f in self.features if f.labels_every_value),
+        )
 
     def select(self, names: Iterable[str]) -> Schema:
         """The same schema restricted to ``names`` (in that order)."""

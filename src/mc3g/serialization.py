@@ -1,4 +1,10 @@
-"""Versioned JSON documents: every document mc3g writes starts with its format and version."""
+"""Versioned JSON documents: every document mc3g writes starts with its format and version.
+
+``version`` is the major version: a reader reads its own and refuses any other.  ``minor``
+(absent: 0) counts additions since: new keys that a reader of an older minor version ignores, and
+a reader of this one takes as empty when an older document lacks them.  So adding a key is a
+minor version, and renaming, removing or changing the meaning of one is a major version.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +16,9 @@ from typing import Any
 from .exceptions import InputError
 
 
-def header(fmt: str, version: int) -> dict[str, Any]:
-    return {"format": fmt, "version": version}
+def header(fmt: str, version: int, minor: int = 0) -> dict[str, Any]:
+    """The keys that start a document: its format, its (major) version and, past 0, its minor version."""
+    return {"format": fmt, "version": version} | ({"minor": minor} if minor else {})
 
 
 def check_header(data: Mapping[str, Any], fmt: str, version: int, what: str) -> None:

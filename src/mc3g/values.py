@@ -30,6 +30,32 @@ MISSING_MARKS = ("?", "")
 """Text that marks a missing cell (as UCI files write it), besides None and NaN."""
 
 
+def show(value: Any) -> str:
+    """A value for people: thousands separators, no needless decimals, categories as written."""
+    value = value.item() if isinstance(value, np.generic) else value
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        if float(value).is_integer():
+            return f"{int(value):,}"
+        return f"{value:,.4f}".rstrip("0").rstrip(".")
+    return str(value)
+
+
+MOST_WORDS = 200
+"""The most characters of a label: a feature's or a value's name in words."""
+
+
+def words(text: Any, where: str) -> str:
+    """``text`` as a label a sentence can hold: text of 1 to :data:`MOST_WORDS` characters, not
+    blank, without line breaks or other control characters.  Else an :class:`InputError`."""
+    if not isinstance(text, str):
+        raise InputError(f"{where} must be text, not {quoted(text)}")
+    if not text.strip() or len(text) > MOST_WORDS or any(not c.isprintable() for c in text):
+        raise InputError(f"{where} must be 1 to {MOST_WORDS} printable characters on one line, not {quoted(text)}")
+    return text
+
+
 def suggest(word: str, candidates: Iterable[str]) -> str:
     """A "did you mean" hint for a misspelt name or value, or ''."""
     close = difflib.get_close_matches(word, list(candidates), n=1)

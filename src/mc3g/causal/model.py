@@ -78,6 +78,10 @@ class CausalModel:
     def rules_for(self, feature: str) -> list[CausalRule]:
         return [r for r in self.rules if r.effect.feature == feature]
 
+    def rule(self, rule_id: str) -> CausalRule | None:
+        """The causal rule an answer names by ``rule_id`` (:attr:`CausalRule.id`), or None."""
+        return next((r for r in self.rules if r.id == rule_id), None)
+
     @property
     def forbidden(self) -> list[tuple[Literal, ...]]:
         """Every combination no consistent state may have: the constraints, and ``cause and not

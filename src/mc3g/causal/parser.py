@@ -23,6 +23,7 @@ while the line ends with ``,`` or ``<-`` or a ``{`` or ``[`` is open)::
                  | ['not'] 'immutable'
                  | ['not'] 'consequence-only' | ['not'] 'must-change'
                  | 'increase-only' | 'decrease-only' | 'any-direction'
+                 | 'label' STRING | 'values' '{' value ':' STRING {',' value ':' STRING} '}'
     rule        := ['cause'] condition '<-' condition {',' condition}
     constraint  := 'forbid' condition {',' condition}
     condition   := name ('=='|'!=') value | name ('<'|'<='|'>'|'>=') NUMBER
@@ -94,17 +95,37 @@ class _Resolver:
         return self.schema.feature(name.word)
 
     def declared(self, decl: Declaration) -> Feature | None:
-        """The feature as the declaration makes it (None while its kind is unknown)."""
+        """The feature as the declaration makes it (None while its kind is unknown); the values
+        it labels typed by its kind and checked against its domain."""
         base = self.base(decl.name)
+        if decl.labelled:
+            decl.settings["value_labels"] = self.labelled(decl, decl.settings.get("kind") or (base.kind if base else None))
         if base is None and "kind" not in decl.settings:
             return None
+        settings = {k: v for k, v in decl.settings.items() if k != "value_labels"}
         try:
-            feature = (base or Feature(decl.name.word, decl.settings["kind"])).updated(**decl.settings)
+            feature = (base or Feature(decl.name.word, decl.settings["kind"])).updated(**settings)
         except ValueError as e:
             raise self.error(str(e), decl.name) from None
-        for tok in decl.targets:
+        for tok in decl.targets + [tok for tok, _ in decl.labelled if not feature.is_numeric]:
             self.check_domain(tok, feature)
-        return feature
+        try:
+            return feature.updated(value_labels=decl.settings["value_labels"]) if decl.labelled else feature
+        except ValueError as e:
+            raise self.error(str(e), decl.labelled[0][0]) from None
+
+    def labelled(self, decl: Declaration, kind: str | None) -> dict[str | int | float, str]:
+        """The labels of ``values {...}``: a numeric feature's values are numbers, a category's
+        text (``persons: values {2: "two"}`` labels '2'); of a feature whose kind is unknown, as written."""
+        out: dict[str | int | float, str] = {}
+        for tok, text in decl.labelled:
+            if kind == "numeric" and tok.kind != "number":
+                raise self.error(f"expected a number for the numeric feature {decl.name.word}, found {tok.found()}", tok)
+            key = tok.value if tok.kind == "number" and kind != "categorical" else tok.word
+            if key in out:
+                raise self.error(f"{tok.text} is labelled twice in this declaration", tok)
+            out[key] = text
+        return out
 
     def known(self, name: Token) -> Feature | None:
         return self.features[name.word] if name.word in self.features else self.base(name)

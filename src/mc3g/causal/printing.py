@@ -85,7 +85,26 @@ def _items(settings: Mapping[str, Any]) -> list[str]:
             items.append(word)
         elif setting is False:
             items.append(f"not {word}")
+    if settings.get("label") is not None:
+        items.append(f"label {_quoted(settings['label'])}")
+    if settings.get("value_labels"):
+        pairs = (f"{_value(v, kind == 'categorical')}: {_quoted(text)}" for v, text in settings["value_labels"].items())
+        items.append("values {" + ", ".join(pairs) + "}")
     return items
+
+
+def _quoted(text: str) -> str:
+    """Words in double quotes as the lexer reads them back: a backslash, a quote and any
+    character that is not printable escaped."""
+    out = []
+    for c in text:
+        if c in '\\"':
+            out.append("\\" + c)
+        elif not c.isprintable():
+            out.append(f"\\U{ord(c):08x}")
+        else:
+            out.append(c)
+    return '"' + "".join(out) + '"'
 
 
 def _declaration(name: str, settings: Mapping[str, Any], width: int = 0) -> str:

@@ -7,16 +7,23 @@ knowledge allows, and treats as free the changes that the causal rules explain.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..exceptions import InputError
+from ..exceptions import InputError, quoted
 from ..rules import Literal
+from ..values import words
 
-DECLARABLE = ("kind", "domain", "targets", "range", "valid", "step", "immutable", "consequence_only", "direction", "max_change", "weight", "must_change")
+DECLARABLE = (
+    "kind", "domain", "targets", "range", "valid", "step", "immutable", "consequence_only", "direction", "max_change", "weight", "must_change",
+    "label", "value_labels",
+)  # fmt: skip
 """The :class:`~mc3g.schema.Feature` fields that causal knowledge may set for a feature (the ones
-the text format can state).  ``direction`` may also be ``"any"``: it lifts the data's direction."""
+the text format can state).  ``direction`` may also be ``"any"``: it lifts the data's direction;
+``value_labels`` (value -> words) are laid over the data's value by value."""
 
 
 @dataclass(frozen=True)
@@ -43,7 +50,20 @@ def checked_settings(features: Mapping[str, Mapping[str, Any]]) -> dict[str, dic
         if unknown:
             raise InputError(f"feature {name!r}: causal knowledge cannot set {unknown}; it sets {list(DECLARABLE)}")
         out[name] = {k: v for k, v in settings.items() if v is not None}
+        if "label" in out[name]:
+            words(out[name]["label"], f"feature {name!r}: the label")
+        if "value_labels" in out[name]:
+            out[name]["value_labels"] = _labels(name, out[name]["value_labels"])
     return out
+
+
+def _labels(name: str, labels: Any) -> dict[Any, str]:
+    """Value labels as a mapping value -> words (given as one, or as pairs)."""
+    try:
+        pairs = dict(labels.items() if isinstance(labels, Mapping) else labels)
+    except (TypeError, ValueError):
+        raise InputError(f"feature {name!r}: value_labels map a value to its words, not {quoted(labels)}") from None
+    return {value: words(said, f"feature {name!r}: the label of {value!r}") for value, said in pairs.items()}
 
 
 @dataclass(frozen=True)
@@ -71,9 +91,24 @@ class CausalRule:
     def cause_features(self) -> list[str]:
         return list(dict.fromkeys(lit.feature for lit in self.cause))
 
+    @property
+    def id(self) -> str:
+        """A stable name of the rule: 12 hexadecimal digits of the SHA-256 of what it says (its
+        effect, its causes in any order, whether it is a constraint), the same in every process
+        and version, whatever its comment, its place in a file or the words it is shown in.  An
+        answer's caused change names its rule by it."""
+        said = [_said(self.effect), sorted(_said(lit) for lit in self.cause), self.constraint]
+        return hashlib.sha256(json.dumps(said, separators=(",", ":")).encode("utf-8")).hexdigest()[:12]
+
     def __str__(self) -> str:
         text = f"{self.effect} <- {', '.join(str(c) for c in self.cause)}"
         return text if self.constraint else f"cause {text}"
+
+
+def _said(lit: Literal) -> list[Any]:
+    """A literal as plain data with its numbers as floats, so ``620`` and ``620.0`` say the same."""
+    values = lit.value if isinstance(lit.value, tuple) else (lit.value,)
+    return [lit.feature, lit.op, [["n", float(v)] if not isinstance(v, str) else ["t", v] for v in values]]
 
 
 @dataclass(frozen=True)

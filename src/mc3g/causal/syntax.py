@@ -26,12 +26,14 @@ class Condition:
 
 @dataclass
 class Declaration:
-    """``name: items``: the settings (Feature field -> value) and the value tokens of ``targets``,
-    kept so their values can be checked once the feature's domain is known."""
+    """``name: items``: the settings (Feature field -> value), the value tokens of ``targets``
+    and the labelled value tokens of ``values``, kept so their values can be checked (and
+    typed) once the feature's kind and domain are known."""
 
     name: Token
     settings: dict[str, Any]
     targets: list[Token]
+    labelled: list[tuple[Token, str]]
 
 
 @dataclass
@@ -160,17 +162,30 @@ class StatementParser:
         name = self.next()
         self.next()  # the ':'
         settings: dict[str, tuple[Any, str]] = {}
-        targets: list[Token] = []
+        decl = Declaration(name, {}, [], [])
         if self.peek().kind != "end":
-            self.item(settings, targets)
+            self.item(settings, decl)
             while self.accept(","):
-                self.item(settings, targets)
+                self.item(settings, decl)
             self.end()
-        return Declaration(name, {k: v for k, (v, _) in settings.items()}, targets)
+        decl.settings = {k: v for k, (v, _) in settings.items()}
+        return decl
 
-    def item(self, settings: dict[str, tuple[Any, str]], targets: list[Token]) -> None:
+    def labels(self) -> list[tuple[Token, str]]:
+        """``{value: "words", ...}``: each value's token and its words."""
+        self.expect("{", "'{' and values with their words {VALUE: \"words\", ...}")
+        pairs: list[tuple[Token, str]] = []
+        while True:
+            value = self.value()
+            self.expect(":", "':' and the value's words in quotes")
+            pairs.append((value, self.take(("string",), "the value's words in quotes").value))
+            if self.accept("}"):
+                return pairs
+            self.expect(",", "',' or '}'")
+
+    def item(self, settings: dict[str, tuple[Any, str]], decl: Declaration) -> None:
         """Read one item into ``settings`` (field -> value and the item that set it); the value
-        tokens of ``targets`` go to ``targets`` so their values can be checked later."""
+        tokens of ``targets`` and ``values`` go to ``decl`` so their values can be checked later."""
         tok = self.peek()
         if tok.kind != "word" or tok.text not in ITEMS + ("not",):
             raise self.fail("a feature item (" + ", ".join(ITEMS) + ")", suggest(tok.text, ITEMS) if tok.kind == "word" else "")
@@ -204,6 +219,11 @@ class StatementParser:
             values = self.value_set()
             put(word, tuple(v.word for v in values))
             if word == "targets":
-                targets.extend(values)
+                decl.targets.extend(values)
+        elif word == "label":
+            put("label", self.take(("string",), "the feature's words in quotes").value)
+        elif word == "values":
+            decl.labelled = self.labels()
+            put("value_labels", {(tok.value if tok.kind == "number" else tok.word): text for tok, text in decl.labelled})
         else:
             put(NUMBERS[word], float(self.take(("number",), "a number").value))

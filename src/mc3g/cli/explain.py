@@ -12,7 +12,6 @@ import typer
 from rich.table import Table
 
 from ..exceptions import InputError
-from ..explain import show
 from ..reference import fitted_explainer, knowledge
 from ..values import whole
 from .app import MODE_HELP, PROFILE_HELP, app, err, out, styled
@@ -116,10 +115,14 @@ def _test_row(ds: Any, row: int) -> Any:
 
 
 def _print_recourse(result: Any, explainer: Any, title: str) -> None:
-    shown = {f: result.instance[f] for f in explainer.features_in_play_}
-    out.print(styled((title, "bold"), ": " + ", ".join(f"{k} = {show(v)}" for k, v in shown.items())), soft_wrap=True)
+    words = explainer.words_
+    shown = ", ".join(f"{words.feature(f)} = {words.value(f, result.instance[f])}" for f in explainer.features_in_play_)
+    out.print(styled((title, "bold"), ": " + shown), soft_wrap=True)
     if result.decision:
-        out.print(styled(("Refused", "bold"), " because: " + "; or ".join(result.decision)), soft_wrap=True)
+        out.print(
+            styled(("Refused", "bold"), " because: " + "; or ".join(result.decision) + (f" ({result.run.imitation})" if result.run.imitation else "")),
+            soft_wrap=True,
+        )
     if not result.counterfactuals:
         out.print(str(result), soft_wrap=True)
         return
@@ -131,12 +134,14 @@ def _print_recourse(result: Any, explainer: Any, title: str) -> None:
         out.print(styled("\n", (f"{i}.", "bold"), f" cost {cf.cost:.4f}: {cf.plan}"), soft_wrap=True)
         table = Table("feature", "from", "to", "how", "cost")
         for c in (*cf.direct_actions, *cf.caused_changes):
-            table.add_row(c.feature, show(c.before), show(c.after), c.how, f"{c.cost:.4f}")
+            table.add_row(c.shown.feature, c.shown.before, c.shown.after, c.how, f"{c.cost:.4f}")
         out.print(table)
         if len(cf.steps) > 1 or any(len(step.actions) > 1 for step in cf.steps):
             out.print("Step by step:")
             for j, step in enumerate(cf.steps, 1):
                 out.print(f"  {j}. {step.sentence()}", soft_wrap=True)
+    if result.fewer:
+        out.print(styled("\n", result.fewer), soft_wrap=True)
 
 
 @app.command()
@@ -261,8 +266,8 @@ def demo(as_json: bool = typer.Option(False, "--json", help="Print the answer as
         if cf is None:
             table.add_row(label, "-", "no counterfactual", "")
             continue
-        follows = ", ".join(c.feature + ("" if c.cost == 0 else " (but counted)") for c in cf.caused_changes) or "nothing"
-        table.add_row(label, f"{cf.cost:.4f}", ", ".join(a.feature for a in cf.direct_actions), follows)
+        follows = ", ".join(c.shown.feature + ("" if c.cost == 0 else " (but counted)") for c in cf.caused_changes) or "nothing"
+        table.add_row(label, f"{cf.cost:.4f}", ", ".join(a.shown.feature for a in cf.direct_actions), follows)
     out.print(table)
 
 

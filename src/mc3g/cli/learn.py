@@ -30,7 +30,7 @@ def learn(
     rules = result.rules
     assert rules is not None
     if as_json:
-        payload = {**result.to_dict(), "english": rules.to_english()}
+        payload = {**result.to_dict(), "english": rules.to_english(ds.schema.words())}
         payload.pop("peak_mib")
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
         return
@@ -40,7 +40,7 @@ def learn(
     out.print(styled(("Logic program", "bold")))
     out.print(result.program or "(no rules: every row gets the default class)", soft_wrap=True)
     out.print(styled("\n", ("In words", "bold")))
-    out.print(rules.to_english(), soft_wrap=True)
+    out.print(rules.to_english(ds.schema.words()), soft_wrap=True)
     table = Table(title="Test split", title_justify="left", show_header=False)
     for key, value in (
         ("accuracy", f"{result.accuracy:.4f}"),

@@ -45,30 +45,98 @@ _NATIVE_COUNTRY = (
 )  # fmt: skip
 
 
+# What a person reads for each value: the words of the UCI documentation (adult.names), with the
+# education levels in order, 1 (Preschool) to 16 (Doctorate), as education_num codes them.
+_EDUCATION_LEVELS = (
+    ("Preschool", "preschool"), ("1st-4th", "1st to 4th grade"), ("5th-6th", "5th or 6th grade"), ("7th-8th", "7th or 8th grade"),
+    ("9th", "9th grade"), ("10th", "10th grade"), ("11th", "11th grade"), ("12th", "12th grade, no diploma"),
+    ("HS-grad", "high school graduate"), ("Some-college", "some college"), ("Assoc-voc", "associate degree (vocational)"),
+    ("Assoc-acdm", "associate degree (academic)"), ("Bachelors", "bachelor's degree"), ("Masters", "master's degree"),
+    ("Prof-school", "professional school"), ("Doctorate", "doctorate"),
+)  # fmt: skip
+_UNKNOWN_WORDS = {"?": "unknown"}
+_WORDS: dict[str, dict[str, str]] = {
+    "workclass": {
+        "Private": "private sector", "Self-emp-not-inc": "self-employed (not incorporated)", "Self-emp-inc": "self-employed (incorporated)",
+        "Federal-gov": "federal government", "Local-gov": "local government", "State-gov": "state government",
+        "Without-pay": "without pay", "Never-worked": "never worked", **_UNKNOWN_WORDS,
+    },
+    "education": dict(_EDUCATION_LEVELS),
+    "marital_status": {
+        "Married-civ-spouse": "married (civilian spouse)", "Divorced": "divorced", "Never-married": "never married", "Separated": "separated",
+        "Widowed": "widowed", "Married-spouse-absent": "married (spouse absent)", "Married-AF-spouse": "married (armed forces spouse)",
+    },
+    "occupation": {
+        "Tech-support": "technical support", "Craft-repair": "craft and repair", "Other-service": "other service", "Sales": "sales",
+        "Exec-managerial": "executive or managerial", "Prof-specialty": "professional specialty", "Handlers-cleaners": "handler or cleaner",
+        "Machine-op-inspct": "machine operator or inspector", "Adm-clerical": "administrative or clerical", "Farming-fishing": "farming or fishing",
+        "Transport-moving": "transport and moving", "Priv-house-serv": "private household service", "Protective-serv": "protective service",
+        "Armed-Forces": "armed forces", **_UNKNOWN_WORDS,
+    },
+    "relationship": {
+        "Wife": "wife", "Own-child": "own child", "Husband": "husband", "Not-in-family": "not in a family", "Other-relative": "other relative",
+        "Unmarried": "unmarried",
+    },
+    "race": {
+        "White": "White", "Asian-Pac-Islander": "Asian or Pacific Islander", "Amer-Indian-Eskimo": "American Indian or Eskimo", "Other": "other",
+        "Black": "Black",
+    },
+    "sex": {"Female": "female", "Male": "male"},
+    "native_country": {
+        **{country: country.replace("-", " ") for country in _NATIVE_COUNTRY},
+        "Outlying-US(Guam-USVI-etc)": "outlying US territories (Guam, US Virgin Islands, ...)", "Trinadad&Tobago": "Trinidad and Tobago",
+        "Hong": "Hong Kong", "Holand-Netherlands": "Netherlands", "Columbia": "Colombia", **_UNKNOWN_WORDS,
+    },
+}  # fmt: skip
+
+
+def _said(name: str, label: str) -> dict[str, object]:
+    """A categorical column's label and the words of its values."""
+    return {"label": label, "value_labels": _WORDS[name]}
+
+
 _ADULT = Spec(
     label="income",
     numeric=("age", "fnlwgt", "education_num", "capital_gain", "capital_loss", "hours_per_week"),
     features={
         "age": {"valid": AGE, "direction": "increase", "description": "age in years; only grows"},
-        "workclass": {"domain": tuple(sorted(_WORKCLASS)), "description": f"kind of employer (Private, Self-emp-inc, State-gov, ...; {_UNKNOWN})"},
-        "fnlwgt": {"valid": NOT_NEGATIVE, "description": "census sampling weight: how many people the row stands for"},
-        "education": {"domain": tuple(sorted(_EDUCATION)), "description": "highest education as text (same information as education_num)"},
-        "education_num": {
-            "valid": (1.0, 16.0),
-            "direction": "increase",
-            "description": "highest education as a number, 1 (Preschool) to 16 (Doctorate); only grows",
+        "workclass": {
+            "domain": tuple(sorted(_WORKCLASS)), "description": "kind of employer, or unknown",
+            **_said("workclass", "type of employer"),
         },
-        "marital_status": {"domain": tuple(sorted(_MARITAL_STATUS)), "description": "marital status (Married-civ-spouse, Never-married, Divorced, ...)"},
-        "occupation": {"domain": tuple(sorted(_OCCUPATION)), "description": f"occupation (Prof-specialty, Craft-repair, ...; {_UNKNOWN})"},
-        "relationship": {"domain": tuple(sorted(_RELATIONSHIP)), "description": "role in the household (Husband, Wife, Own-child, Not-in-family, ...)"},
-        "race": {"domain": tuple(sorted(_RACE)), "immutable": True, "description": "race as recorded by the census"},
-        "sex": {"domain": ("Female", "Male"), "immutable": True, "description": "sex as recorded by the census"},
+        "fnlwgt": {"valid": NOT_NEGATIVE, "description": "census sampling weight: how many people the row stands for", "label": "census weight"},
+        "education": {
+            "domain": tuple(sorted(_EDUCATION)), "description": "highest education, in words (the same as the education level)",
+            **_said("education", "education"),
+        },
+        "education_num": {
+            "valid": (1.0, 16.0), "direction": "increase",
+            "description": "highest education, from preschool to doctorate; only grows",
+            "label": "education level", "value_labels": {level: words for level, (_, words) in enumerate(_EDUCATION_LEVELS, 1)},
+        },
+        "marital_status": {
+            "domain": tuple(sorted(_MARITAL_STATUS)), "description": "marital status",
+            **_said("marital_status", "marital status"),
+        },
+        "occupation": {
+            "domain": tuple(sorted(_OCCUPATION)), "description": "occupation, or unknown",
+            **_said("occupation", "occupation"),
+        },
+        "relationship": {
+            "domain": tuple(sorted(_RELATIONSHIP)), "description": "role in the household",
+            **_said("relationship", "household relationship"),
+        },
+        "race": {"domain": tuple(sorted(_RACE)), "immutable": True, "description": "race as recorded by the census", **_said("race", "race")},
+        "sex": {"domain": ("Female", "Male"), "immutable": True, "description": "sex as recorded by the census", **_said("sex", "sex")},
         "capital_gain": {"valid": NOT_NEGATIVE, "description": "capital gains in the year (USD)"},
         "capital_loss": {"valid": NOT_NEGATIVE, "description": "capital losses in the year (USD)"},
         "hours_per_week": {"valid": (0.0, 168.0), "description": "hours worked per week"},
-        "native_country": {"domain": tuple(sorted(_NATIVE_COUNTRY)), "immutable": True, "description": f"country of birth ({_UNKNOWN})"},
+        "native_country": {
+            "domain": tuple(sorted(_NATIVE_COUNTRY)), "immutable": True, "description": "country of birth, or unknown",
+            **_said("native_country", "country of birth"),
+        },
     },
-)
+)  # fmt: skip
 _ADULT_PAPER = Spec(
     label=_ADULT.label,
     numeric=tuple(c for c in _ADULT.numeric if c != "capital_loss"),

@@ -21,23 +21,43 @@ _CARS_BINARY = {"unacc": "negative", "acc": "positive", "good": "positive", "vgo
 _PAPER_DOORS = {"morethanfive": "5more"}  # the paper's name for the UCI value
 
 _PRICES = ("high", "low", "med", "vhigh")
+_LEVELS = {"vhigh": "very high", "high": "high", "med": "medium", "low": "low", "small": "small", "big": "big"}
+_PRICE_WORDS = {"value_labels": {v: _LEVELS[v] for v in _PRICES}}
 _CARS = Spec(
     label="class",
     numeric=(),
     features={
-        "buying": {"domain": _PRICES, "description": "buying price (vhigh, high, med, low)"},
-        "maint": {"domain": _PRICES, "description": "maintenance price (vhigh, high, med, low)"},
-        "doors": {"domain": ("2", "3", "4", "5more"), "description": "number of doors (2, 3, 4, 5 or more)"},
-        "persons": {"domain": ("2", "4", "more"), "description": "capacity in persons (2, 4, more)"},
-        "lug_boot": {"domain": ("big", "med", "small"), "description": "size of the luggage boot (small, med, big)"},
-        "safety": {"domain": ("high", "low", "med"), "description": "estimated safety (low, med, high)"},
+        "buying": {"domain": _PRICES, "description": "buying price", "label": "buying price", **_PRICE_WORDS},
+        "maint": {"domain": _PRICES, "description": "maintenance price", "label": "maintenance price", **_PRICE_WORDS},
+        "doors": {
+            "domain": ("2", "3", "4", "5more"), "description": "number of doors (2, 3, 4, 5 or more)", "label": "number of doors",
+            "value_labels": {"5more": "5 or more"},
+        },
+        "persons": {
+            "domain": ("2", "4", "more"), "description": "capacity in persons", "label": "passenger capacity",
+            "value_labels": {"more": "more than 4"},
+        },
+        "lug_boot": {
+            "domain": ("big", "med", "small"), "description": "size of the luggage boot", "label": "luggage boot size",
+            "value_labels": {v: _LEVELS[v] for v in ("big", "med", "small")},
+        },
+        "safety": {
+            "domain": ("high", "low", "med"), "description": "estimated safety", "label": "estimated safety",
+            "value_labels": {v: _LEVELS[v] for v in ("high", "low", "med")},
+        },
     },
-)
+)  # fmt: skip
 _CARS_PAPER = Spec(
     label=_CARS.label,
     numeric=(),
-    features={**_CARS.features, "doors": {"domain": ("2", "3", "4", "morethanfive"), "description": "number of doors (2, 3, 4, 5 or more)"}},
-)
+    features={
+        **_CARS.features,
+        "doors": {
+            "domain": ("2", "3", "4", "morethanfive"), "description": "number of doors (2, 3, 4, 5 or more)", "label": "number of doors",
+            "value_labels": {"morethanfive": "5 or more"},
+        },
+    },
+)  # fmt: skip
 
 
 def _read_car_data(data_dir: Path | str | None) -> pd.DataFrame:

@@ -107,9 +107,37 @@ _FOREIGN_WORKER_NOTE = (
 )
 
 
+# What each code means, in the words of the UCI documentation: what a person reads.
+_MEANINGS = {
+    "A11": "below 0 DM", "A12": "0 to 200 DM", "A13": "200 DM or more (or a salary assignment)", "A14": "no checking account",
+    "A30": "no credits taken or all paid back duly", "A31": "all credits at this bank paid back duly",
+    "A32": "existing credits paid back duly till now", "A33": "a delay in paying off in the past",
+    "A34": "a critical account or credits at other banks",
+    "A40": "a new car", "A41": "a used car", "A42": "furniture or equipment", "A43": "a radio or television", "A44": "domestic appliances",
+    "A45": "repairs", "A46": "education", "A47": "a vacation", "A48": "retraining", "A49": "business", "A410": "something else",
+    "A61": "below 100 DM", "A62": "100 to 500 DM", "A63": "500 to 1,000 DM", "A64": "1,000 DM or more", "A65": "unknown or no savings account",
+    "A71": "unemployed", "A72": "less than a year", "A73": "1 to 4 years", "A74": "4 to 7 years", "A75": "7 years or more",
+    "A91": "divorced or separated male", "A92": "divorced, separated or married female", "A93": "single male",
+    "A94": "married or widowed male", "A95": "single female",
+    "A101": "none", "A102": "a co-applicant", "A103": "a guarantor",
+    "A121": "real estate", "A122": "building society savings or life insurance", "A123": "a car or other property",
+    "A124": "unknown or no property",
+    "A141": "at a bank", "A142": "at stores", "A143": "none",
+    "A151": "renting", "A152": "owning", "A153": "living for free",
+    "A171": "unemployed or unskilled non-resident", "A172": "unskilled resident", "A173": "skilled employee or official",
+    "A174": "manager, self-employed, highly qualified employee or officer",
+    "A191": "none", "A192": "yes, registered in the applicant's name", "A201": "yes", "A202": "no",
+}  # fmt: skip
+
+
 def _named(column: str) -> tuple[str, ...]:
     """The names of a coded column's values, every code of the UCI documentation."""
     return tuple(sorted(GERMAN_CODES[column].values()))
+
+
+def _said(column: str, label: str) -> dict[str, object]:
+    """A coded column's values, label and the words of its values."""
+    return {"domain": _named(column), "label": label, "value_labels": {name: _MEANINGS[code] for code, name in GERMAN_CODES[column].items()}}
 
 
 _GERMAN = Spec(
@@ -124,26 +152,43 @@ _GERMAN = Spec(
         "number_people_liable",
     ),  # fmt: skip
     features={
-        "checking_account_status": {"domain": _named("checking_account_status"), "description": "balance of the checking account (DM), or no account"},
-        "duration_months": {"valid": NOT_NEGATIVE, "description": "duration of the credit in months"},
-        "credit_history": {"domain": _named("credit_history"), "description": "how earlier credits were paid back"},
-        "purpose": {"domain": _named("purpose"), "description": "what the credit is for"},
-        "credit_amount": {"valid": NOT_NEGATIVE, "description": "credit amount (DM)"},
-        "savings_account_or_bonds": {"domain": _named("savings_account_or_bonds"), "description": "savings account / bonds (DM), or unknown / none"},
-        "present_employment_since": {"domain": _named("present_employment_since"), "description": "years in the present employment, or unemployed"},
-        "installment_rate": {"valid": (1.0, 4.0), "description": "instalment rate in percent of disposable income (1-4)"},
-        "personal_status": {"domain": _named("personal_status"), "immutable": True, "description": "sex and marital status"},
-        "other_debtors": {"domain": _named("other_debtors"), "description": "other debtors or guarantors"},
-        "present_residence_since": {"valid": (1.0, 4.0), "description": "years at the present residence (1-4)"},
-        "property": {"domain": _named("property"), "description": "most valuable property"},
-        "age_years": {"valid": AGE, "direction": "increase", "description": "age in years; only grows"},
-        "other_installment_plans": {"domain": _named("other_installment_plans"), "description": "other instalment plans (bank, stores, none)"},
-        "housing": {"domain": _named("housing"), "description": "rent, own or for free"},
-        "number_existing_credits": {"valid": NOT_NEGATIVE, "description": "number of existing credits at this bank"},
-        "job": {"domain": _named("job"), "description": "kind of job"},
-        "number_people_liable": {"valid": NOT_NEGATIVE, "description": "number of people the applicant provides maintenance for"},
-        "telephone": {"domain": _named("telephone"), "description": "has a telephone registered under their name"},
-        "foreign_worker": {"domain": _named("foreign_worker"), "immutable": True, "description": "is a foreign worker"},
+        "checking_account_status": {
+            **_said("checking_account_status", "checking account status"),
+            "description": "balance of the checking account (DM), or no account",
+        },
+        "duration_months": {"valid": NOT_NEGATIVE, "description": "duration of the credit in months", "label": "duration in months"},
+        "credit_history": {**_said("credit_history", "credit history"), "description": "how earlier credits were paid back"},
+        "purpose": {**_said("purpose", "purpose of the credit"), "description": "what the credit is for"},
+        "credit_amount": {"valid": NOT_NEGATIVE, "description": "credit amount (DM)", "label": "credit amount"},
+        "savings_account_or_bonds": {
+            **_said("savings_account_or_bonds", "savings and bonds"),
+            "description": "savings account / bonds (DM), or unknown / none",
+        },
+        "present_employment_since": {
+            **_said("present_employment_since", "time in present employment"),
+            "description": "years in the present employment, or unemployed",
+        },
+        "installment_rate": {
+            "valid": (1.0, 4.0),
+            "description": "instalment rate in percent of disposable income (1-4)",
+            "label": "instalment rate (% of income)",
+        },
+        "personal_status": {**_said("personal_status", "sex and marital status"), "immutable": True, "description": "sex and marital status"},
+        "other_debtors": {**_said("other_debtors", "other debtors or guarantors"), "description": "other debtors or guarantors"},
+        "present_residence_since": {"valid": (1.0, 4.0), "description": "years at the present residence (1-4)", "label": "years at present residence"},
+        "property": {**_said("property", "property"), "description": "most valuable property"},
+        "age_years": {"valid": AGE, "direction": "increase", "description": "age in years; only grows", "label": "age"},
+        "other_installment_plans": {**_said("other_installment_plans", "other instalment plans"), "description": "other instalment plans (bank, stores, none)"},
+        "housing": {**_said("housing", "housing"), "description": "rent, own or for free"},
+        "number_existing_credits": {"valid": NOT_NEGATIVE, "description": "number of existing credits at this bank", "label": "credits at this bank"},
+        "job": {**_said("job", "job"), "description": "kind of job"},
+        "number_people_liable": {
+            "valid": NOT_NEGATIVE,
+            "description": "number of people the applicant provides maintenance for",
+            "label": "people provided for",
+        },
+        "telephone": {**_said("telephone", "telephone"), "description": "has a telephone registered under their name"},
+        "foreign_worker": {**_said("foreign_worker", "foreign worker"), "immutable": True, "description": "is a foreign worker"},
     },
 )
 

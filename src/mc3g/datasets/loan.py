@@ -55,7 +55,11 @@ FEATURES: dict[str, dict[str, Any]] = {
     "age": {"valid": AGE, "direction": "increase", "description": "age in years; only grows"},
     "years_employed": {"valid": AGE, "direction": "increase", "description": "years in employment; only grows"},
     "annual_income": {"valid": NOT_NEGATIVE, "description": "yearly income before tax"},
-    "debt": {"domain": tuple(sorted(DEBT_LEVELS)), "description": "outstanding debt: none, up to 10,000 or over 10,000"},
+    "debt": {
+        "domain": tuple(sorted(DEBT_LEVELS)),
+        "description": "outstanding debt: none, up to 10,000 or over 10,000",
+        "value_labels": {"none": "none", "up_to_10000": "up to 10,000", "over_10000": "over 10,000"},
+    },
     # a balance may be negative (an overdraft), so any number is one
     "bank_balance": {"description": "money in the bank; the bank requires at least 60,000"},
     "credit_score": {

@@ -20,8 +20,10 @@ counterfactuals out.
   when trusted); :class:`OnnxModel`: an ONNX graph as a classifier.
 """
 
+from ..values import show
 from .batch import PeopleBar, explain_chunk, usable_cores
 from .blackbox import BlackBox, typed_frame
+from .changes import CausedChange, DirectAction, Shown, plain
 from .check import forbidden_in, violations
 from .engine import Engine, SearchSettings
 from .mc3g import MC3G
@@ -29,7 +31,7 @@ from .modelfile import OnnxModel, load_model
 from .persist import file_sha256
 from .profile import PROFILES, Profile, profile
 from .protocol import Explainer, explainer
-from .result import ERROR, NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse, RunRecord, plain, show
+from .result import ERROR, NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, Recourse, RunRecord
 from .results import ResultsFile, batch_settings, check_settings, frame_sha256, lock_file, open_results, settings_hash
 from .session import Session
 from .surrogate import Surrogate, build_surrogate
@@ -56,6 +58,7 @@ __all__ = [
     "RunRecord",
     "SearchSettings",
     "Session",
+    "Shown",
     "Surrogate",
     "WhatIf",
     "batch_settings",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ import pandas as pd
 
 from ..causal import CausalModel
 from ..exceptions import InputError
-from ..rules import Literal, Rule, RuleSet, Table, token
+from ..rules import Literal, Rule, RuleSet, Table, Words, token
 from ..schema import Schema
 from ..search import CANDIDATE_SCHEMES, COST_MODES, SCALINGS, Distance, Observed, Problem, SpaceSettings, build_space, spread
 from ..values import category, flag, fraction, number, whole
@@ -144,6 +145,11 @@ class Engine:
         features = [schema.feature(f) for f in in_play]
         spreads = {f.name: spread(X[f.name], settings.scaling) for f in features if f.is_numeric}
         return cls(rules, causal, schema, unfavourable, Observed.of(X, features), spreads, settings, black_box, fidelity)
+
+    @cached_property
+    def words(self) -> Words:
+        """How a person reads the features and values (the schema's labels)."""
+        return self.schema.words()
 
     def with_rules(self, rules: RuleSet, fidelity: float | None = None, settings: SearchSettings | None = None) -> Engine:
         """The same engine with other decision rules (a black box's refined or local surrogate),

@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..causal import CausalModel
 from ..exceptions import InputError, listed
-from ..rules import Rule, RuleSet
+from ..rules import Rule, RuleSet, Words
 from ..schema import Schema
 from ..search import Problem, Program
 from . import persist
@@ -244,6 +244,11 @@ class MC3G(BaseEstimator):
     def decision_rules_(self) -> list[Rule]:
         """The rules of the unfavourable class: the ones a counterfactual must escape."""
         return self._engine().decision
+
+    @property
+    def words_(self) -> Words:
+        """How a person reads the features and their values: the schema's labels."""
+        return self._engine().words
 
     @property
     def features_in_play_(self) -> list[str]:

@@ -5,32 +5,33 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..rules import rule_to_english
+from ..rules import PLAIN, Words
 from ..search import Problem
 
 
-def why_none(problem: Problem) -> list[str]:
+def why_none(problem: Problem, words: Words = PLAIN) -> list[str]:
     """Why no counterfactual exists: a rule that no allowed change escapes; else what makes the
-    rules and the knowledge impossible to satisfy together."""
+    rules and the knowledge impossible to satisfy together (features and values in ``words``)."""
     original = problem.original_state()
     reasons = []
     for i, rule in enumerate(problem.decision, 1):
         if problem.covers(rule, original) and not rule.exceptions and all(problem.truth(lit).all() for lit in rule.body):
             names = sorted({lit.feature for lit in rule.body})
-            reasons.append(f"rule {i} ({rule_to_english(rule)}) cannot be escaped: its features {names} cannot change ({_locks(problem, names)}).")
+            said = ", ".join(words.feature(n) for n in names)
+            reasons.append(f"rule {i} ({words.rule(rule)}) cannot be escaped: its features ({said}) cannot change ({_locks(problem, names, words)}).")
     if reasons:
         return reasons
     for combo in problem.causal.forbidden:
         if problem.in_play(combo) and all(problem.holds(lit, original) for lit in combo):
             reasons.append(
                 "the person's own values break the causal knowledge (forbidden: "
-                + ", ".join(str(lit) for lit in combo)
+                + " and ".join(words.literal(lit) for lit in combo)
                 + "), so a counterfactual must repair that too."
             )
-    must = [f.name for f in problem.space.features if f.feature.must_change]
+    must = [words.feature(f.name) for f in problem.space.features if f.feature.must_change]
     if must:
         reasons.append(f"{', '.join(must)} must change, and only to the allowed values.")
-    locked = [f.name for f in problem.space.features if len(f.values) == 1]
+    locked = [words.feature(f.name) for f in problem.space.features if len(f.values) == 1]
     reasons.append(
         "No state escapes every decision rule while satisfying the causal knowledge and the feature metadata"
         + (f" (features that cannot change: {', '.join(locked)})" if locked else "")
@@ -39,7 +40,7 @@ def why_none(problem: Problem) -> list[str]:
     return reasons
 
 
-def _locks(problem: Problem, names: Iterable[str]) -> str:
+def _locks(problem: Problem, names: Iterable[str], words: Words) -> str:
     parts = []
     for name in names:
         f = problem.space[name].feature
@@ -49,5 +50,5 @@ def _locks(problem: Problem, names: Iterable[str]) -> str:
             else f"{f.direction}-only" if f.direction
             else "no other value is allowed"
         )  # fmt: skip
-        parts.append(f"{name}: {why}")
+        parts.append(f"{words.feature(name)}: {why}")
     return "; ".join(parts)

@@ -1,155 +1,33 @@
 """What a person receives: counterfactuals split into their own actions and what follows.
 
 A :class:`Counterfactual` holds the new values, the direct actions (what the person does, and
-what each costs), the caused changes (what follows by a causal rule, free) and a plain-language
-plan.  :class:`Recourse` is the whole answer for one person, including the case where no
-counterfactual exists (and why) and the case where the person was not refused at all.
+what each costs), the caused changes (what follows by a causal rule, free; :mod:`.changes`) and a
+plain-language plan.  :class:`Recourse` is the whole answer for one person, including the case
+where no counterfactual exists (and why), the case where the person was not refused at all, the
+rules that refused them as literals and in words, and why it has fewer options than asked for.
 """
 
 from __future__ import annotations
 
 import json
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import pandas as pd
 
+from ..rules import Rule
 from ..serialization import check_header, header
+from .changes import CausedChange, DirectAction, Step, plain, plan_of, read_caused, read_direct
 
 JSON_FORMAT = "mc3g.recourse"
 JSON_VERSION = 2
+JSON_MINOR = 1  # 2.1: the refusing rules as literals, why fewer than K, changes in words, caused changes' rule ids
 
 REFUSED = "refused"
 NOT_REFUSED = "not_refused"
 NO_COUNTERFACTUAL = "no_counterfactual"
 ERROR = "error"
-
-
-def show(value: Any) -> str:
-    """A value for people: thousands separators, no needless decimals, categories as written."""
-    if isinstance(value, bool) or value is None:
-        return str(value)
-    if isinstance(value, (int, float)) and math.isfinite(value):
-        if float(value).is_integer():
-            return f"{int(value):,}"
-        return f"{value:,.4f}".rstrip("0").rstrip(".")
-    return str(value)
-
-
-def _words(feature: str) -> str:
-    return feature.replace("_", " ")
-
-
-def plain(value: Any) -> Any:
-    """Numbers as plain JSON numbers (ints when integral), everything else as text."""
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
-@dataclass(frozen=True)
-class DirectAction:
-    """A change the person makes; ``cost`` is its term in the norm (before any root)."""
-
-    feature: str
-    before: Any
-    after: Any
-    cost: float
-
-    def sentence(self) -> str:
-        if isinstance(self.before, (int, float)) and isinstance(self.after, (int, float)):
-            verb = "Raise" if self.after > self.before else "Lower"
-            return f"{verb} your {_words(self.feature)} from {show(self.before)} to {show(self.after)}."
-        return f"Change your {_words(self.feature)} from {show(self.before)} to {show(self.after)}."
-
-    @property
-    def how(self) -> str:
-        return "you do this"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"feature": self.feature, "from": plain(self.before), "to": plain(self.after), "cost": self.cost}
-
-
-@dataclass(frozen=True)
-class CausedChange:
-    """A change that follows from the direct actions by a causal rule; it costs nothing except
-    under the ``none`` mode (C3G), which counts every change.  ``forced``: the rule is a
-    constraint, so the change happens by itself; a ``cause`` rule only allows it, at no effort."""
-
-    feature: str
-    before: Any
-    after: Any
-    rule: str
-    cost: float = 0.0
-    forced: bool = True
-
-    def sentence(self) -> str:
-        """ "your credit score rises from 599 to 620"; for a change a rule allows but does not
-        force, "your occupation can become Prof-specialty (was Sales)"."""
-        if isinstance(self.before, (int, float)) and isinstance(self.after, (int, float)):
-            verb = "rises" if self.after > self.before else "falls"
-            return f"your {_words(self.feature)} {verb if self.forced else 'can ' + verb[:-1]} from {show(self.before)} to {show(self.after)}"
-        return f"your {_words(self.feature)} {'becomes' if self.forced else 'can become'} {show(self.after)} (was {show(self.before)})"
-
-    @property
-    def how(self) -> str:
-        return f"{'follows' if self.forced else 'allowed by'}: {self.rule}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"feature": self.feature, "from": plain(self.before), "to": plain(self.after), "rule": self.rule, "cost": self.cost, "forced": self.forced}
-
-
-@dataclass(frozen=True)
-class Step:
-    """One step of an option: the actions taken together (one, unless they must go together), the
-    changes they cause, the state after it (the features in play) and whether the decision there
-    is still a refusal."""
-
-    actions: tuple[DirectAction, ...]
-    caused: tuple[CausedChange, ...]
-    state: dict[str, Any]
-    refused: bool
-
-    def sentence(self) -> str:
-        together = " These go together: no order of them one at a time keeps to the causal knowledge." if len(self.actions) > 1 else ""
-        outcome = "Still refused." if self.refused else "No longer refused."
-        return f"{_plan(self.actions, self.caused)}{together} {outcome}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "actions": [a.to_dict() for a in self.actions],
-            "caused": [c.to_dict() for c in self.caused],
-            "state": {k: plain(v) for k, v in self.state.items()},
-            "decision": "refused" if self.refused else "not_refused",
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Step:
-        return cls(tuple(_direct(a) for a in data["actions"]), tuple(_caused(c) for c in data["caused"]), dict(data["state"]), data["decision"] == "refused")
-
-
-def _direct(d: Mapping[str, Any]) -> DirectAction:
-    return DirectAction(d["feature"], d["from"], d["to"], d["cost"])
-
-
-def _caused(c: Mapping[str, Any]) -> CausedChange:
-    return CausedChange(c["feature"], c["from"], c["to"], c["rule"], c.get("cost", 0.0), c.get("forced", True))
-
-
-def _plan(direct: Sequence[DirectAction], caused: Sequence[CausedChange]) -> str:
-    """What to do and what follows, in sentences."""
-    parts = [a.sentence() for a in direct]
-    forced = [c.sentence() for c in caused if c.forced]
-    allowed = [c.sentence() for c in caused if not c.forced]
-    if forced:
-        parts.append(f"As a consequence, {'; '.join(forced)}.")
-    if allowed:
-        parts.append(f"At no further effort, {'; '.join(allowed)}.")
-    return " ".join(parts) if parts else "No change is needed."
 
 
 @dataclass(frozen=True)
@@ -165,7 +43,7 @@ class Counterfactual:
     @property
     def plan(self) -> str:
         """What to do, in order, and what follows: the sentence a person reads."""
-        return _plan(self.direct_actions, self.caused_changes)
+        return plan_of(self.direct_actions, self.caused_changes)
 
     def changes(self) -> pd.DataFrame:
         """Only what changes: one row per feature, direct actions first."""
@@ -188,8 +66,8 @@ class Counterfactual:
     def from_dict(cls, data: Mapping[str, Any]) -> Counterfactual:
         return cls(
             dict(data["values"]),
-            tuple(_direct(d) for d in data["direct"]),
-            tuple(_caused(c) for c in data["caused"]),
+            tuple(read_direct(d) for d in data["direct"]),
+            tuple(read_caused(c) for c in data["caused"]),
             data["cost"],
             data["norm"],
             data["mode"],
@@ -212,8 +90,9 @@ class RunRecord:
     surrogate's held-out agreement, ``judged_by_model`` / ``rejected_by_model`` count the states
     the model was asked about and refused, ``rules`` says which rules the answer was searched
     with (``global``: the surrogate; ``local``: rules learned near the person; ``none``: the
-    model alone) and ``stopped`` why the search ended (``found``: K options; ``exhausted``: no
-    candidate left; ``budget``: ``max_states`` states judged; ``read``: ten times as many read)."""
+    model alone); for every search, ``stopped`` says why it ended (``found``: K options;
+    ``exhausted``: no candidate left; ``budget``: ``max_states`` states judged; ``read``: as many
+    states read for plain rules, ten times as many for a black box)."""
 
     method: str = "mc3g"
     profile: str | None = None
@@ -238,6 +117,14 @@ class RunRecord:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @property
+    def imitation(self) -> str:
+        """Where the reason for a black box's refusal is read, in words: rules that imitate the
+        model, and how well they agree with it ('' for decision rules, which are the model)."""
+        if self.fidelity is None:
+            return ""
+        return f"read from rules that imitate the model; they agree with the model on {self.fidelity:.0%} of the past cases they were checked against"
+
     def settings(self) -> dict[str, Any]:
         """The method and the settings, without the measurements: what answers made alike share."""
         return {name: value for name, value in asdict(self).items() if name not in MEASUREMENTS}
@@ -248,7 +135,7 @@ class RunRecord:
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
-MEASUREMENTS = frozenset({"search_seconds", "n_regions", "n_candidates", "fidelity", "judged_by_model", "rejected_by_model"})
+MEASUREMENTS = frozenset({"search_seconds", "n_regions", "n_candidates", "fidelity", "judged_by_model", "rejected_by_model", "rules", "stopped"})
 """The fields of a :class:`RunRecord` that measure what an answer took (the rest are settings)."""
 
 
@@ -259,14 +146,20 @@ class Recourse:
     ``status`` is ``refused`` (with counterfactuals in cost order), ``not_refused`` (the decision
     is already favourable), ``no_counterfactual`` (``reasons`` says why) or ``error`` (explaining
     this person failed, for instance in the model's own ``predict``; ``reasons`` has the message).
+    ``refusing`` are the decision rules that refuse the person (for a black box, rules that
+    imitate it: ``run.fidelity`` says how well) and ``decision`` the same rules in words.
+    ``fewer`` says why there are fewer options than the K asked for ('' when there are K), and
+    ``run.stopped`` where the search stopped.
     """
 
     instance: dict[str, Any]
     status: str
     counterfactuals: tuple[Counterfactual, ...] = ()
     reasons: tuple[str, ...] = ()
-    decision: tuple[str, ...] = ()  # the decision rules that fire on the person
+    decision: tuple[str, ...] = ()
     run: RunRecord = field(default_factory=RunRecord)
+    refusing: tuple[Rule, ...] = ()
+    fewer: str = ""
 
     @classmethod
     def failed(cls, instance: dict[str, Any], error: Exception, run: RunRecord) -> Recourse:
@@ -313,11 +206,13 @@ class Recourse:
         if not timing:
             del run["search_seconds"]
         return {
-            **header(JSON_FORMAT, JSON_VERSION),
+            **header(JSON_FORMAT, JSON_VERSION, JSON_MINOR),
             "status": self.status,
             "instance": {k: plain(v) for k, v in self.instance.items()},
             "decision": list(self.decision),
+            "refusing": [r.to_dict() for r in self.refusing],
             "reasons": list(self.reasons),
+            "fewer": self.fewer or None,
             "run": run,
             "features_touched": self.features_touched,
             "counterfactuals": [cf.to_dict() for cf in self.counterfactuals],
@@ -336,6 +231,8 @@ class Recourse:
             tuple(data.get("reasons", ())),
             tuple(data.get("decision", ())),
             RunRecord.from_dict(data.get("run", {})),
+            tuple(Rule.from_dict(r) for r in data.get("refusing", ())),
+            data.get("fewer") or "",
         )
 
     @classmethod
@@ -349,7 +246,5 @@ class Recourse:
             return "No counterfactual: " + " ".join(self.reasons)
         if self.status == ERROR:
             return "Error: " + " ".join(self.reasons)
-        lines = []
-        for i, cf in enumerate(self.counterfactuals, 1):
-            lines.append(f"{i}. (cost {cf.cost:.4f}, {cf.norm}) {cf.plan}")
-        return "\n".join(lines)
+        lines = [f"{i}. (cost {cf.cost:.4f}, {cf.norm}) {cf.plan}" for i, cf in enumerate(self.counterfactuals, 1)]
+        return "\n".join(lines + ([self.fewer] if self.fewer else []))

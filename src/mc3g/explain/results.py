@@ -41,9 +41,10 @@ import pandas as pd
 from ..exceptions import FileRefusedError, ResultsFileError
 from ..reading import regular_file
 from ..version import __version__
+from .changes import plain
 from .mc3g import MC3G
 from .persist import file_sha256
-from .result import Recourse, plain
+from .result import Recourse
 
 FORMAT = "mc3g.results"
 VERSION = 1

@@ -19,11 +19,11 @@ from dataclasses import replace
 from typing import Any
 
 from ..exceptions import BlackBoxError, InputError
-from ..rules import rule_to_english
 from ..search import Assessment, Problem, StateStream
+from .changes import CausedChange, DirectAction, Step
 from .engine import Engine
 from .reasons import why_none
-from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, CausedChange, Counterfactual, DirectAction, Recourse, Step
+from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, Recourse
 from .steps import Draft, order
 from .verdicts import Verdicts
 from .verified import BUDGET, FOUND, READ, READ_ALL, Hunt, Outcome, verified
@@ -111,13 +111,14 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
         box.check_columns(row)
     instance = engine.instance(row, where)
     firing = engine.firing(instance)
-    decision = tuple(rule_to_english(r) for r in firing)
+    decision = tuple(engine.words.rule(r) for r in firing)
     verdicts = None
     if box is None:
         problem = engine.problem(instance, k)
         budget = engine.settings.max_states
-        found, _, _ = yield from verified(problem, StateStream(problem, budget), k, engine.settings.distinct, None, budget)
-        outcome: Outcome | None = Outcome(engine, problem, k, found, FOUND, "given", priced_in=[problem] * len(found)) if firing else None
+        found, stopped, _ = yield from verified(problem, StateStream(problem, budget), k, engine.settings.distinct, None, budget)
+        stopped = FOUND if len(found) == k else stopped
+        outcome: Outcome | None = Outcome(engine, problem, k, found, stopped, "given", priced_in=[problem] * len(found)) if firing else None
     else:
         verdicts = Verdicts(row, clock.away, engine.consequences(instance))
         outcome = yield from Hunt(engine, row, k, verdicts, lambda p, a: [d.values for d in drafts_of(engine, row, p, a)[1]]).run(instance, bool(firing))
@@ -126,15 +127,14 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
         return Recourse(row, NOT_REFUSED, reasons=(reason,), run=record)
     problem, found = outcome.problem, outcome.found
     session.problem, session.outside = problem, outcome.outside
-    record = replace(record, n_regions=problem.space.n_regions, n_candidates=problem.space.n_candidates)
+    record = replace(record, n_regions=problem.space.n_regions, n_candidates=problem.space.n_candidates, stopped=outcome.stopped)
     if verdicts is not None:
-        record = replace(
-            record, fidelity=engine.fidelity, rejected_by_model=verdicts.rejected, judged_by_model=verdicts.judged, rules=outcome.rules, stopped=outcome.stopped
-        )
+        record = replace(record, fidelity=engine.fidelity, rejected_by_model=verdicts.rejected, judged_by_model=verdicts.judged, rules=outcome.rules)
     record = replace(record, search_seconds=clock.seconds())
+    refusing = tuple(firing)
     if not found:
-        reasons = tuple(why_none(problem)) if verdicts is None or not verdicts.rejected else (_unanswered(engine, outcome, verdicts),)
-        return Recourse(row, NO_COUNTERFACTUAL, reasons=reasons, decision=decision, run=record)
+        reasons = tuple(why_none(problem, engine.words)) if verdicts is None or not verdicts.rejected else (_unanswered(engine, outcome, verdicts),)
+        return Recourse(row, NO_COUNTERFACTUAL, reasons=reasons, decision=decision, run=record, refusing=refusing)
     drafted = [drafts_of(engine, row, p, a) for p, a in zip(outcome.priced_in, found)]
     options, drafts = [option for option, _ in drafted], [steps for _, steps in drafted]
     if verdicts is not None:
@@ -143,18 +143,46 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
         refusals = iter([any(problem.covers(r, draft.state) for r in engine.decision) for steps in drafts for draft in steps])
     counterfactuals = tuple(replace(cf, steps=tuple(_step(cf, draft, next(refusals)) for draft in steps)) for cf, steps in zip(options, drafts))
     record = replace(record, search_seconds=clock.seconds())
-    return Recourse(row, REFUSED, counterfactuals, decision=decision, run=record)
+    fewer = _fewer(engine, outcome, verdicts, len(counterfactuals), k)
+    return Recourse(row, REFUSED, counterfactuals, decision=decision, run=record, refusing=refusing, fewer=fewer)
+
+
+SEARCHED = {"global": "the surrogate rules", "local": "rules learned near the person", "none": "no rules (the model alone)"}
+
+
+def _stopped(engine: Engine, outcome: Outcome) -> str:
+    """Where a search that stopped before its end stopped, in words; '' when it read every state."""
+    most = engine.settings.max_states
+    read = most if engine.black_box is None else READ * most
+    return {
+        BUDGET: f"it stopped at the limit of {most} states judged per person (max_states)",
+        READ_ALL: f"it stopped after reading {read} candidate states ({'' if read == most else '10 × '}max_states), most of them adding actions to an option",
+    }.get(outcome.stopped, "")
 
 
 def _unanswered(engine: Engine, outcome: Outcome, verdicts: Verdicts) -> str:
     """Why a black box's search found nothing the model accepts: how far it went, and why it stopped."""
-    searched = {"global": "the surrogate rules", "local": "rules learned near the person", "none": "no rules (the model alone)"}[outcome.rules]
-    why = {
-        BUDGET: f"it stopped at the limit of {engine.settings.max_states} states judged per person (max_states)",
-        READ_ALL: f"it stopped after reading {READ * engine.settings.max_states} candidate states (10 × max_states), most of them adding actions to an option",
-    }.get(outcome.stopped, "no candidate state was left")
+    why = _stopped(engine, outcome) or "no candidate state was left"
     more = f" (and {verdicts.free} single changes and points sectioned, none a way out that keeps the knowledge)" if verdicts.free else ""
-    return f"the model refused all {verdicts.rejected} of the {verdicts.judged} states it judged, searched with {searched}{more}; {why}."
+    return f"the model refused all {verdicts.rejected} of the {verdicts.judged} states it judged, searched with {SEARCHED[outcome.rules]}{more}; {why}."
+
+
+def _fewer(engine: Engine, outcome: Outcome, verdicts: Verdicts | None, n: int, k: int) -> str:
+    """Why an answer has ``n`` options where ``k`` were asked for ('' when it has them all): the
+    search stopped at a bound, or every state within the knowledge was read."""
+    if n >= k:
+        return ""
+    found = f"Only {n} of the {k} options asked for"
+    stopped = _stopped(engine, outcome)
+    if stopped:
+        return f"{found}: {stopped}, so more may exist."
+    other = "distinct set of actions" if engine.settings.distinct else "state"
+    if verdicts is None:
+        return f"{found}: no other {other} escapes the decision rules within the causal knowledge (the search read every state)."
+    return (
+        f"{found}: the model refused every other {other} that {SEARCHED[outcome.rules]} let through within the causal knowledge "
+        f"({verdicts.judged} states judged); the model may accept states those rules do not describe."
+    )
 
 
 def _step(option: Counterfactual, draft: Draft, refused: bool) -> Step:
@@ -179,10 +207,9 @@ def changes_of(engine: Engine, row: Row, problem: Problem, found: Assessment) ->
             continue
         cost = found.terms.get(name, 0.0)
         if name in found.caused:
-            rule = found.caused[name]
-            caused.append(CausedChange(name, before, after, str(rule), cost, forced=rule.constraint))
+            caused.append(CausedChange.of(engine.words, name, before, after, found.caused[name], cost))
         else:
-            direct.append(DirectAction(name, before, after, cost))
+            direct.append(DirectAction.of(engine.words, name, before, after, cost))
     # Actions that set off a consequence read first: "clear your debt; your score follows".
     triggers = {f for rule in found.caused.values() for f in rule.cause_features}
     direct.sort(key=lambda a: a.feature not in triggers)

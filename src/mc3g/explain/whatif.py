@@ -17,17 +17,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..exceptions import InputError, UnknownNameError
-from ..rules import rule_to_english
+from ..rules import Rule
 from ..schema import Feature
 from ..search import Problem
 from ..serialization import header
+from .changes import CausedChange, DirectAction, plain
 from .check import violations
 from .engine import Engine
-from .result import CausedChange, Counterfactual, DirectAction, plain, show
+from .result import Counterfactual
 from .session import changes_of
 
 JSON_FORMAT = "mc3g.whatif"
 JSON_VERSION = 1
+JSON_MINOR = 1  # 1.1: the refusing rules as literals, changes in words, caused changes' rule ids
 
 
 @dataclass(frozen=True)
@@ -36,8 +38,9 @@ class WhatIf:
 
     ``cost`` is None when a change is not the person's to make (an immutable feature, one that
     changes only as a consequence); ``broken`` lists the constraints and metadata the state
-    breaks; ``firing`` the decision rules that still refuse it; ``refused`` is the decision
-    there, the model's for a black box (``judged_by`` says whose)."""
+    breaks; ``refusing`` the decision rules that still refuse it (for a black box, rules that
+    imitate the model) and ``firing`` the same in words; ``refused`` is the decision there, the
+    model's for a black box (``judged_by`` says whose)."""
 
     instance: dict[str, Any]
     values: dict[str, Any]
@@ -50,6 +53,7 @@ class WhatIf:
     firing: tuple[str, ...]
     refused: bool
     judged_by: str
+    refusing: tuple[Rule, ...] = ()
 
     @property
     def plan(self) -> str:
@@ -58,14 +62,15 @@ class WhatIf:
     def __str__(self) -> str:
         decision = "still refused" if self.refused else "no longer refused"
         lines = [f"{self.plan}", f"Decision ({self.judged_by}): {decision}."]
-        lines += [f"  still refuses: {rule}" for rule in self.firing]
+        imitating = " (rules that imitate the model)" if self.judged_by == "the model" else ""
+        lines += [f"  still refuses{imitating}: {rule}" for rule in self.firing]
         lines.append(f"Cost: {self.cost:.4f} ({self.norm})." if self.cost is not None else "Cost: none; a change here is not yours to make.")
         lines += [f"  breaks: {problem}" for problem in self.broken]
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            **header(JSON_FORMAT, JSON_VERSION),
+            **header(JSON_FORMAT, JSON_VERSION, JSON_MINOR),
             "instance": {k: plain(v) for k, v in self.instance.items()},
             "values": {k: plain(v) for k, v in self.values.items()},
             "direct": [a.to_dict() for a in self.direct_actions],
@@ -76,6 +81,7 @@ class WhatIf:
             "mode": self.mode,
             "broken": list(self.broken),
             "firing": list(self.firing),
+            "refusing": [r.to_dict() for r in self.refusing],
             "refused": self.refused,
             "judged_by": self.judged_by,
         }
@@ -97,7 +103,7 @@ def what_if(engine: Engine, row: Mapping[str, Any], changes: Mapping[str, Any], 
     instance = engine.instance(row, where)
     wanted = {f: v for f, v in engine.instance({**row, **changes}, f"{where} with the changes").items() if f in changes}
     if all(value == instance[name] for name, value in wanted.items()):
-        already = ", ".join(f"{name} is already {show(value)}" for name, value in wanted.items())
+        already = ", ".join(f"{engine.words.feature(name)} is already {engine.words.value(name, value)}" for name, value in wanted.items())
         raise InputError(f"nothing changes for {where}: {already}; a what-if takes a change to another value")
     base = engine.problem(instance, 1, [])
     problem = Problem(base.space.with_values(wanted, engine.spreads), engine.decision, engine.causal, base.mode, base.distance)
@@ -110,16 +116,17 @@ def what_if(engine: Engine, row: Mapping[str, Any], changes: Mapping[str, Any], 
         direct, caused = option.direct_actions, option.caused_changes
     else:  # a change that is not the person's to make: nothing to price
         values = {**row, **problem.describe(tuple(state))}
-        direct = tuple(DirectAction(n, instance[n], values[n], 0.0) for n in problem.names if n in wanted and wanted[n] != instance[n])
-        caused = tuple(CausedChange(n, instance[n], values[n], str(rule), 0.0) for n, rule in forced.items())
+        words = engine.words
+        direct = tuple(DirectAction.of(words, n, instance[n], values[n], 0.0) for n in problem.names if n in wanted and wanted[n] != instance[n])
+        caused = tuple(CausedChange.of(words, n, instance[n], values[n], rule) for n, rule in forced.items())
     values = {**row, **problem.describe(tuple(state))}
-    firing = tuple(rule_to_english(r) for r in engine.decision if problem.covers(r, tuple(state)))
-    broken = violations(Counterfactual(values, direct, caused, 0.0, "", ""), row, [], engine.causal, engine.schema)
+    refusing = tuple(r for r in engine.decision if problem.covers(r, tuple(state)))
+    broken = violations(Counterfactual(values, direct, caused, 0.0, "", ""), row, [], engine.causal, engine.schema, engine.words)
     box = engine.black_box
-    refused = box.refuses([values])[0] if box is not None else bool(firing)
+    refused = box.refuses([values])[0] if box is not None else bool(refusing)
     return WhatIf(
         row, values, direct, caused, priced.cost if priced else None, engine.settings.distance.label, engine.settings.mode,
-        tuple(broken), firing, refused, "the model" if box is not None else "the decision rules",
+        tuple(broken), tuple(engine.words.rule(r) for r in refusing), refused, "the model" if box is not None else "the decision rules", refusing,
     )  # fmt: skip
 
 

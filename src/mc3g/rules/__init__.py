@@ -2,13 +2,14 @@
 
 from .algebra import escape_boxes
 from .literal import NUMERIC_OPS, Literal, Value, format_value
-from .render import ProgramWriter, predicate, rule_to_english
+from .render import PLAIN, ProgramWriter, Words, predicate
 from .rule import Rule, merge_literals
 from .ruleset import Explanation, RuleSet
 from .table import Column, Table, token
 
 __all__ = [
     "NUMERIC_OPS",
+    "PLAIN",
     "Column",
     "Explanation",
     "Literal",
@@ -17,10 +18,10 @@ __all__ = [
     "RuleSet",
     "Table",
     "Value",
+    "Words",
     "escape_boxes",
     "format_value",
     "merge_literals",
     "predicate",
-    "rule_to_english",
     "token",
 ]

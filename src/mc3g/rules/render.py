@@ -1,12 +1,20 @@
-"""Rule sets as text: a logic program (s(CASP) syntax, as FOLD-SE prints it) and English."""
+"""Rule sets as text: a logic program (s(CASP) syntax, as FOLD-SE prints it) and English.
+
+:class:`Words` is the one place a literal, a rule or a causal rule is written in English, with
+the labels of the features and their values (:meth:`mc3g.schema.Schema.words`).
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
-from .literal import Literal, format_value
+from ..values import show
+from .literal import NUMERIC_OPS, Literal
 from .rule import Rule, RuleTrace
+from .table import token
 
 
 def predicate(name: str) -> str:
@@ -84,46 +92,106 @@ def decision_list_asp(label: str, rules: Iterable[Rule]) -> str:
     return "\n".join(writer.clauses)
 
 
-def literal_to_english(lit: Literal) -> str:
-    v = format_value(lit.value)
-    return {
-        "==": f"{lit.feature} is {v}",
-        "!=": f"{lit.feature} is not {v}",
-        "in": f"{lit.feature} is one of {v}",
-        "not in": f"{lit.feature} is none of {v}",
-    }.get(lit.op, f"{lit.feature} {lit.op} {v}")
+PHRASES = {"==": "is", "!=": "is not", "<": "is below", "<=": "is at most", ">": "is above", ">=": "is at least", "in": "is", "not in": "is none of"}
+"""How each comparison reads: "bank balance is below 60,000"."""
 
 
-def rule_to_english(rule: Rule) -> str:
-    text = " and ".join(literal_to_english(lit) for lit in rule.body) or "always"
-    for exc in rule.exceptions:
-        text += f", unless ({rule_to_english(exc)})"
-    return text
+@dataclass(frozen=True)
+class Words:
+    """How a person reads the features and their values: the one place a literal, a rule or a
+    causal rule is written in English ("bank balance is below 60,000"), for the command line,
+    the page and the what-if.
+
+    ``labels`` maps a feature to its name in words (else its name with spaces for underscores),
+    ``values`` a feature to the words of its values (else a value is shown as it is, numbers
+    with thousands separators); ``graded`` holds the numeric features whose labels name every
+    value a person may have, so a threshold between two of them reads as the label on its side
+    ("education level is at most associate degree (academic)" for ``education_num <= 12.5``).
+    Build it from a schema with :meth:`mc3g.schema.Schema.words`.
+    """
+
+    labels: Mapping[str, str] = field(default_factory=dict)
+    values: Mapping[str, Mapping[Any, str]] = field(default_factory=dict)
+    graded: frozenset[str] = frozenset()
+
+    def feature(self, name: str) -> str:
+        """A feature's name in words: "hours per week"."""
+        return self.labels.get(name) or name.replace("_", " ")
+
+    def value(self, name: str, value: Any) -> str:
+        """A value of feature ``name`` in words: its label, or the value as it is."""
+        labels = self.values.get(name)
+        if labels:
+            key = value.item() if hasattr(value, "item") else value
+            found = labels.get(key) if isinstance(key, (str, int, float)) else None
+            if found is None and not isinstance(key, str):
+                found = labels.get(token(key))
+            if found is not None:
+                return found
+        return show(value)
+
+    def literal(self, lit: Literal) -> str:
+        """``lit`` in words: "checking account status is no checking account"."""
+        name = self.feature(lit.feature)
+        if lit.op in ("in", "not in"):
+            shown = [self.value(lit.feature, v) for v in lit.value]  # type: ignore[union-attr]
+            if len(shown) == 1:
+                return f"{name} {PHRASES['==' if lit.op == 'in' else '!=']} {shown[0]}"
+            return f"{name} {PHRASES[lit.op]} {', '.join(shown[:-1])} or {shown[-1]}"
+        op, value = self._graded(lit)
+        return f"{name} {PHRASES[op]} {self.value(lit.feature, value)}"
+
+    def _graded(self, lit: Literal) -> tuple[str, Any]:
+        """A threshold between two labelled values of a graded feature, as the labelled value on
+        its side: ``<= 12.5`` is ``<= 12`` when every value is labelled (else as it is)."""
+        labels = self.values.get(lit.feature, {})
+        if lit.feature not in self.graded or lit.op not in NUMERIC_OPS or lit.value in labels:
+            return lit.op, lit.value
+        v = lit.value
+        if lit.op in ("<", "<="):
+            below = [k for k in labels if k < v or (lit.op == "<=" and k == v)]
+            return ("<=", max(below)) if below else (lit.op, v)
+        above = [k for k in labels if k > v or (lit.op == ">=" and k == v)]
+        return (">=", min(above)) if above else (lit.op, v)
+
+    def rule(self, rule: Rule) -> str:
+        """A rule's conditions in words, with its exceptions: "a and b, unless (c)"."""
+        text = " and ".join(self.literal(lit) for lit in rule.body) or "always"
+        for exc in rule.exceptions:
+            text += f", unless ({self.rule(exc)})"
+        return text
+
+    def causal(self, effect: Literal, cause: Sequence[Literal], constraint: bool) -> str:
+        """A causal rule in words: "credit score is at least 620 when debt is none"; a rule that
+        only allows its effect, "... may follow when ..."."""
+        causes = " and ".join(self.literal(lit) for lit in cause)
+        return f"{self.literal(effect)} {'when' if constraint else 'may follow when'} {causes}"
 
 
-def decision_list_english(label: str, rules: Iterable[Rule], default: str) -> str:
+PLAIN = Words()
+"""Words without labels: names with spaces for underscores, values as they are."""
+
+
+def decision_list_english(label: str, rules: Iterable[Rule], default: str, words: Words = PLAIN) -> str:
     """A decision list in English: one numbered line per rule, then the default."""
-    lines = [
-        f"{i}. {label} is {format_value(str(r.head.value))} when {rule_to_english(r)}."  # type: ignore[union-attr]
-        for i, r in enumerate(rules, 1)
-    ]
-    lines.append(f"Otherwise {label} is {format_value(default)}.")
+    lines = [f"{i}. {words.feature(label)} is {r.head.value} when {words.rule(r)}." for i, r in enumerate(rules, 1)]  # type: ignore[union-attr]
+    lines.append(f"Otherwise {words.feature(label)} is {default}.")
     return "\n".join(lines)
 
 
 def _shown(value: object) -> str:
     value = value.item() if hasattr(value, "item") else value
-    return format_value(value) if isinstance(value, (int, float, str)) else repr(value)
+    return show(value) if isinstance(value, (int, float, str)) else repr(value)
 
 
 def _check_text(trace: RuleTrace, failed_only: bool) -> str:
     checks = trace.failed if failed_only else list(trace.checks)
-    return ", ".join(f"{literal_to_english(c.literal)} ({c.literal.feature} = {_shown(c.value)})" for c in checks)
+    return ", ".join(f"{PLAIN.literal(c.literal)} ({PLAIN.feature(c.literal.feature)} = {_shown(c.value)})" for c in checks)
 
 
 def _blocking(trace: RuleTrace) -> str:
     blocked = [e for e in trace.exceptions if e.covered]
-    return "; ".join(f"the exception ({rule_to_english(e.rule)}) applies: {_check_text(e, False)}" for e in blocked)
+    return "; ".join(f"the exception ({PLAIN.rule(e.rule)}) applies: {_check_text(e, False)}" for e in blocked)
 
 
 def explanation_text(label: str, outcome: str, fired: int | None, traces: Sequence[RuleTrace]) -> str:
@@ -131,8 +199,8 @@ def explanation_text(label: str, outcome: str, fired: int | None, traces: Sequen
     ``traces``, one per rule), or why none did."""
     if fired is not None:
         trace = traces[fired]
-        return f"{label} = {format_value(outcome)}: rule {fired + 1} fires because {_check_text(trace, False) or 'its body is empty'}."
-    lines = [f"{label} = {format_value(outcome)} (the default): no rule fires."]
+        return f"{label} = {outcome}: rule {fired + 1} fires because {_check_text(trace, False) or 'its body is empty'}."
+    lines = [f"{label} = {outcome} (the default): no rule fires."]
     for i, trace in enumerate(traces, 1):
         if not trace.body_holds:
             lines.append(f"  rule {i} fails on {_check_text(trace, True)}")

@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..exceptions import InputError, UnknownNameError
 from ..serialization import check_header, header
-from .render import decision_list_asp, decision_list_english, explanation_text
+from .render import PLAIN, Words, decision_list_asp, decision_list_english, explanation_text
 from .rule import LiteralCheck, Rule, RuleTrace
 from .table import Table
 
@@ -152,8 +152,9 @@ class RuleSet:
     def to_asp(self) -> str:
         return decision_list_asp(self.label, self.rules)
 
-    def to_english(self) -> str:
-        return decision_list_english(self.label, self.rules, self.default)
+    def to_english(self, words: Words = PLAIN) -> str:
+        """The decision list in English, with the labels of ``words`` (a schema's :meth:`~mc3g.schema.Schema.words`)."""
+        return decision_list_english(self.label, self.rules, self.default, words)
 
     def __str__(self) -> str:
         return self.to_asp()

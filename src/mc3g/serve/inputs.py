@@ -20,6 +20,7 @@ from pydantic_core import PydanticCustomError
 
 from ..exceptions import InputError
 from ..explain import MC3G, fixed_here
+from ..rules import PLAIN, Words
 from ..schema import Feature
 from ..values import LARGEST
 
@@ -30,11 +31,13 @@ MAX_TEXT = 200  # characters of a category whose domain is open
 class Input:
     """One feature a request may give: ``required`` when the explainer cannot answer without it
     (every column a black box reads; the features in play for rules), ``in_play`` when a
-    counterfactual may touch it, ``changeable`` when the person may change it themselves."""
+    counterfactual may touch it, ``changeable`` when the person may change it themselves;
+    ``words`` say it as a person reads it."""
 
     feature: Feature
     required: bool
     in_play: bool
+    words: Words = PLAIN
 
     @property
     def name(self) -> str:
@@ -46,7 +49,17 @@ class Input:
 
     @property
     def label(self) -> str:
-        return self.name.replace("_", " ").replace("-", " ").capitalize()
+        said = self.words.feature(self.name)
+        return said[:1].upper() + said[1:]
+
+    @property
+    def choices(self) -> list[tuple[Any, str]] | None:
+        """The values a form offers, each with its words: a category's domain, or every value of a
+        numeric feature whose values are all labelled (adult's education levels); else None."""
+        f = self.feature
+        if f.domain is not None:  # a set: in the order of its words
+            return sorted(((v, self.words.value(self.name, v)) for v in f.domain), key=lambda choice: (choice[1].casefold(), choice[0]))
+        return [(v, label) for v, label in sorted(f.value_labels)] if f.labels_every_value else None
 
     def describe(self) -> dict[str, Any]:
         f = self.feature
@@ -55,6 +68,7 @@ class Input:
             "changeable": self.changeable, "values": list(f.domain) if f.domain is not None else None, "range": list(f.range) if f.range else None,
             "valid": list(f.valid) if f.valid else None, "step": f.step, "immutable": f.immutable, "consequence_only": f.consequence_only,
             "direction": f.direction, "max_change": f.max_change, "targets": list(f.targets) if f.targets is not None else None,
+            "value_labels": [{"value": v, "label": label} for v, label in f.value_labels] or None,
         }  # fmt: skip
 
 
@@ -64,7 +78,8 @@ def inputs_of(explainer: MC3G) -> list[Input]:
     in_play = set(explainer.features_in_play_)
     box = explainer.black_box_
     needed = set(box.columns) if box is not None else in_play
-    return [Input(schema.feature(name), name in needed, name in in_play) for name in explainer.feature_names_in_ if name in schema]
+    words = explainer.words_
+    return [Input(schema.feature(name), name in needed, name in in_play, words) for name in explainer.feature_names_in_ if name in schema]
 
 
 def _value_type(feature: Feature) -> Any:

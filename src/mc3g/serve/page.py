@@ -1,15 +1,14 @@
 """The applicant's page at ``/``: plain HTML forms, rendered on the server, no script.
 
 The form is the one ``/v1/schema`` describes (a label, a hint and the current value for each
-feature; a list of the allowed values for a category).  Posting it shows the decision in words
-and the options as cards; the what-if form posts the person's own changes and shows the new
-decision and what follows.  Form text goes through the same generated models as the JSON API, so
+feature a rule or the model reads; the allowed values, in words, to choose from).  Posting it
+shows the decision in words and the options as cards; the what-if form posts the person's own
+changes and shows the new decision and what follows.  Form text goes through the same generated models as the JSON API, so
 a bad value is named beside its field.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
@@ -20,25 +19,24 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from pydantic import ValidationError
 
 from ..exceptions import InputError
-from ..explain import show
 from .config import Service
 from .inputs import Input, RequestModels
 from .runner import Searches, TimeLimit
 
 CHANGE = "change:"  # the what-if form's fields: change:FEATURE
-_COMPARISONS = {"<=": "is at most", ">=": "is at least", "<": "is below", ">": "is above", "==": "is", "!=": "is not"}
 
 
 @dataclass(frozen=True)
 class FieldView:
-    """One form field: its id, name and label, a hint, the allowed values of a category, the
-    value shown and the error to show beside it."""
+    """One form field: its id, name and label, a hint, the values to choose from (each as the
+    form sends it and in words; None for a field of text), the value shown and the error to show
+    beside it."""
 
     id: str
     name: str
     label: str
     hint: str
-    values: list[str] | None
+    values: list[tuple[str, str]] | None
     value: str
     error: str | None = None
 
@@ -46,7 +44,7 @@ class FieldView:
 def _hint(x: Input) -> str:
     f = x.feature
     notes = [sentence_case(f.description.rstrip(".")) + "."] if f.description else []
-    if f.valid is not None:
+    if f.valid is not None and not f.labels_every_value:  # a choice of labelled values needs no bounds
         notes.append(sentence_case(f.valid_words) + ".")
     if f.immutable:
         notes.append("You cannot change this.")
@@ -64,8 +62,8 @@ def _hint(x: Input) -> str:
 def _fields(inputs: list[Input], values: dict[str, Any], errors: dict[str, str], prefix: str = "") -> list[FieldView]:
     return [
         FieldView(
-            f"{'change' if prefix else 'field'}-{i}", prefix + x.name, x.label, _hint(x), list(x.feature.domain) if x.feature.domain is not None else None,
-            _text(values.get(x.name)), errors.get(x.name),
+            f"{'change' if prefix else 'field'}-{i}", prefix + x.name, f"New {x.words.feature(x.name)}" if prefix else x.label, _hint(x),
+            [(_text(v), said) for v, said in x.choices] if x.choices is not None else None, _text(values.get(x.name)), errors.get(x.name),
         )
         for i, x in enumerate(inputs)
     ]  # fmt: skip
@@ -105,14 +103,6 @@ def _errors(error: ValidationError) -> dict[str, str]:
     return found
 
 
-def plain_words(rule: str) -> str:
-    """A decision rule as people read it: "bank_balance < 60000" → "bank balance is below 60,000"."""
-    spaced = re.sub(
-        r"\s*(<=|>=|==|!=|<|>)\s*(-?\d+(?:\.\d+)?)?", lambda m: f" {_COMPARISONS[m.group(1)]} {show(float(m.group(2))) if m.group(2) else ''}", rule
-    )
-    return spaced.replace("_", " ")
-
-
 def sentence_case(text: str) -> str:
     return text[:1].upper() + text[1:]
 
@@ -120,8 +110,9 @@ def sentence_case(text: str) -> str:
 def page_router(service: Service, inputs: list[Input], models: RequestModels, searches: Searches) -> APIRouter:
     """The page's routes; they are not part of the OpenAPI document."""
     environment = Environment(loader=PackageLoader("mc3g.serve", "templates"), autoescape=select_autoescape(default=True))
-    environment.filters.update(words=plain_words, sentence=sentence_case, show=show)
+    environment.filters.update(sentence=sentence_case)
     template = environment.get_template("page.html")
+    inputs = [x for x in inputs if x.required]  # a feature that no rule and no model reads is not asked for
     changeable = [x for x in inputs if x.changeable]
     router = APIRouter(include_in_schema=False)
 
