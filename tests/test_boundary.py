@@ -1,12 +1,15 @@
 """Sectioning one feature back to the model's boundary: exact on a monotone model, in as few
-rounds as ``SECTION`` points a round would take, with fewer rows."""
+rounds as ``section_points`` a round would take, with fewer rows."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mc3g.explain.boundary import FIRST, SECTION, Segment, fewest, rounds
+from mc3g.explain.boundary import Segment, fewest, rounds
+from mc3g.explain.tuning import DEFAULT
+
+FIRST, SECTION = DEFAULT.first_points, DEFAULT.section_points
 
 
 def _section(width: int, boundary: int) -> tuple[int, int, int]:
@@ -22,7 +25,7 @@ def _section(width: int, boundary: int) -> tuple[int, int, int]:
 
 @given(st.integers(1, 10_000_000))
 def test_the_fewest_points_need_no_more_rounds_than_section_points(inside: int) -> None:
-    n = fewest(inside)
+    n = fewest(inside, SECTION)
     assert rounds(inside, n) <= rounds(inside, SECTION)
     if inside > SECTION:
         assert n <= SECTION and (n == 2 or rounds(inside, n - 1) > rounds(inside, SECTION))

@@ -352,3 +352,46 @@ def test_a_single_change_is_judged_with_what_the_causal_rules_force() -> None:
     (option,) = explainer.explain(person)
     assert option.values == whatif.values and option.cost == pytest.approx(1.0)
     assert [(c.feature, c.after) for c in option.caused_changes] == [("score", 20)]
+
+
+def _driven(steps, model) -> object:
+    """What a search's generator returns, each of its questions judged by ``model``."""
+    try:
+        rows = next(steps)
+        while True:
+            rows = steps.send(list(model(pd.DataFrame(rows)) == "no"))
+    except StopIteration as done:
+        return done.value
+
+
+def test_each_phase_runs_alone_and_returns_a_new_outcome() -> None:
+    """The model accepts x >= 333 with y >= 5; training values of x are multiples of 50.  Without
+    the first question, the surrogate's search to the budget alone finds x = 350 (a training
+    value); sharpening that outcome alone finds the model's boundary, 333, in a new outcome, the
+    old one as it was; the last draw has nothing to do; the merge alone prices the answer."""
+    from mc3g.explain.hunt import Hunt
+    from mc3g.explain.phases import FirstQuestion, LastDraw, Merge, Sharpen, ToTheBudget
+    from mc3g.explain.verdicts import Verdicts
+
+    train = pd.DataFrame({"x": np.arange(0, 1001, 50).repeat(10), "y": np.tile(np.arange(10), 21)})
+    model = lambda f: np.where((f["x"] < 333) | (f["y"] < 5), "no", "yes")  # noqa: E731
+    engine = MC3G(model, desired_class="yes", k=1, refine=0).fit(train).engine_
+    person = {"x": 0, "y": 3}
+    instance = engine.instance(person)
+
+    def away(rows):
+        return (yield rows)
+
+    def hunt() -> Hunt:
+        return Hunt(engine, person, 1, Verdicts(person, away, engine.consequences(instance)), instance, bool(engine.firing(instance)))
+
+    assert _driven(FirstQuestion().run(hunt()), model) is True  # the model refuses the person
+    alone = hunt()
+    found = _driven(ToTheBudget().run(alone, None), model)
+    values = lambda outcome: [outcome.problem.describe(a.state) for a in outcome.found]  # noqa: E731
+    assert found.rules == "global" and values(found) == [{"x": 350, "y": 5}]
+    sharper = _driven(Sharpen().run(alone, found), model)
+    assert values(sharper) == [{"x": 333, "y": 5}] and values(found) == [{"x": 350, "y": 5}]
+    assert _driven(LastDraw().run(alone, sharper), model) is sharper  # one option asked for, one found
+    merged = _driven(Merge().run(alone, sharper), model)
+    assert merged.stopped == "found" and values(merged) == values(sharper) and merged.priced_in == (sharper.problem,)

@@ -19,10 +19,6 @@ from ..search import ActionSets, Assessment, Problem
 from .engine import Engine
 from .verdicts import Row, Verdicts
 
-KEPT = 64  # rows the model accepted outside the search that are priced for the answer
-LAST_KEPT = 256  # as many, after a last draw (its rows of many changes, caused ones counted, would crowd out others)
-PER_SET = 4  # of those, rows of the same set of direct actions, under distinct
-
 T = TypeVar("T")
 Pool = list[tuple[Fraction, int, tuple[int, ...], Problem, Assessment]]  # exact cost, source (0: found, 1: accepted), state, problem, assessment
 
@@ -33,7 +29,8 @@ class Accepted:
     def __init__(self, engine: Engine, row: Row, k: int, verdicts: Verdicts) -> None:
         self.engine, self.row, self.k, self.verdicts = engine, row, k, verdicts
         self.distinct = engine.settings.distinct
-        self.kept = KEPT
+        self.tuning = engine.settings.hunt
+        self.kept = self.tuning.kept  # ``last_kept`` after a last draw
         self._open: Engine | None = None
         self._priced: dict[tuple, tuple[Problem, Assessment] | None] = {}  # by their changes
         self._rough: dict[tuple, float] = {}
@@ -41,7 +38,7 @@ class Accepted:
     def priced(self) -> list[tuple[Problem, Assessment]]:
         """The rows the model accepted that the knowledge allows, priced: the ``kept`` cheapest
         by their L1 of the changes made (:meth:`_rough_of`, never below the price), under
-        ``distinct`` at most ``PER_SET`` of each set of direct actions (one set's near-copies
+        ``distinct`` at most ``per_set`` of each set of direct actions (one set's near-copies
         would crowd out the other sets, and only its cheapest can be an option).  They are priced
         in that order, ``kept`` at a time, until enough are found: a row the knowledge forbids
         takes no place.  Each row is priced once."""
@@ -52,7 +49,7 @@ class Accepted:
             chunk = accepted[start : start + self.kept]
             self._price([key for key in chunk if key not in self._priced])
             allowed += [pa for key in chunk if (pa := self._priced[key]) is not None]
-            chosen = (few_of_each_set(allowed, PER_SET, lambda pa: frozenset(pa[1].direct)) if self.distinct else allowed)[: self.kept]
+            chosen = (few_of_each_set(allowed, self.tuning.per_set, lambda pa: frozenset(pa[1].direct)) if self.distinct else allowed)[: self.kept]
             if len(chosen) == self.kept:
                 break
         return chosen

@@ -4,9 +4,9 @@ every single change of a person scanned.
 The surrogate's thresholds are the rules', not the model's.  A numeric action the model accepts
 may go further than the model needs, and a single change the rules refuse may be one the model
 accepts.  Both are settled by asking the model about points of a segment of one feature, the
-other values held: ``FIRST`` evenly spaced points, then, between the last point refused and the
-first accepted, every point once ``SECTION`` or fewer are left, else the fewest evenly spaced
-points that need no more rounds than ``SECTION`` would (about the square root of the points left
+other values held: ``first_points`` evenly spaced points, then, between the last point refused
+and the first accepted, every point once ``section_points`` or fewer are left, else the fewest
+evenly spaced points that need no more rounds than those would (about the square root of the points left
 where two rounds do), until the two are one grid step apart.  The model need not be monotone
 along a segment: the nearest accepted point judged is taken all the same, as every answer is
 judged by the model.  Each row is judged with what the causal rules force once its changes are
@@ -20,18 +20,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..search import decimal, infer_step, numeric_bounds
-
-FIRST, SECTION = 32, 256  # points judged at once: in the first round (often asked ahead), then in each later one
+from .tuning import DEFAULT, HuntSettings
 
 
 class Segment:
     """One numeric feature moved from the person's value (``origin``) towards ``end`` on its grid,
     the other values as in ``changes`` (what the person sets; the rest is forced); ``best`` is the
     accepted value nearest the origin known (``end`` when ``accepted``; None while no point is
-    known accepted)."""
+    known accepted); ``tuning`` says how many points a round takes."""
 
-    def __init__(self, changes: Mapping[str, Any], name: str, origin: Any, end: Any, step: float, accepted: bool = True) -> None:
-        self.changes, self.name = dict(changes), name
+    def __init__(
+        self, changes: Mapping[str, Any], name: str, origin: Any, end: Any, step: float, accepted: bool = True, tuning: HuntSettings = DEFAULT
+    ) -> None:
+        self.changes, self.name, self.tuning = dict(changes), name, tuning
         self.best: Any = end if accepted else None
         self.step, self.origin = decimal(step), decimal(origin)
         self._whole = self.step.denominator == 1 and self.origin.denominator == 1  # whole numbers: no fractions needed
@@ -57,7 +58,7 @@ class Segment:
             return []
         top = self.high + 1 if self._open_end else self.high  # exclusive
         inside = top - self.low - 1
-        n = fewest(inside) if self._rounds else FIRST
+        n = fewest(inside, self.tuning.section_points) if self._rounds else self.tuning.first_points
         if inside <= n:
             self._steps = list(range(self.low + 1, top))
         else:
@@ -92,13 +93,13 @@ def rounds(inside: int, n: int) -> int:
     return count
 
 
-def fewest(inside: int) -> int:
+def fewest(inside: int, section: int) -> int:
     """Points for a later round among ``inside``: the fewest that find the boundary in as many
-    rounds as ``SECTION`` points do, at worst.  Rows cost the model and the search's
+    rounds as ``section`` points do, at worst.  Rows cost the model and the search's
     book-keeping; rounds cost a call each, when no other call carries them."""
-    if inside <= SECTION:
+    if inside <= section:
         return inside  # every point: one round
-    goal, low, high = rounds(inside, SECTION), 2, SECTION
+    goal, low, high = rounds(inside, section), 2, section
     while low < high:
         middle = (low + high) // 2
         low, high = (low, middle) if rounds(inside, middle) <= goal else (middle + 1, high)
@@ -119,7 +120,8 @@ def scan(engine: Any, row: Mapping[str, Any]) -> tuple[list[dict[str, Any]], lis
         feature, original = engine.schema.feature(name), row[name]
         if feature.is_numeric:
             lo, hi = numeric_bounds(feature, original)
-            segments += [Segment({}, name, original, end, grid_step(engine, name), accepted=False) for end in (lo, hi) if end != original]
+            step = grid_step(engine, name)
+            segments += [Segment({}, name, original, end, step, False, engine.settings.hunt) for end in (lo, hi) if end != original]
         else:
             allowed = set(feature.targets) if feature.targets is not None else None
             rows += [{name: v} for v in engine.observed.tokens[name] if v != str(original) and (allowed is None or v in allowed)]

@@ -25,6 +25,7 @@ from ..values import category, flag, fraction, number, whole
 from .blackbox import BlackBox
 from .profile import profile
 from .result import RunRecord
+from .tuning import DEFAULT, HuntSettings
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,8 @@ class SearchSettings:
     only), ``max_states``, how many states the model may judge for one person, ``distinct``:
     options whose action sets truly differ rather than the K cheapest states (by default the
     ``profile``'s choice); ``random_state`` seeds what is drawn (a black box's samples); ``local``: where a
-    black box's surrogate fails near a person, learn rules there (see :mod:`.verified`)."""
+    black box's surrogate fails near a person, learn rules there (see :mod:`.hunt`); ``hunt``: how far a
+    black box's search goes and how many rows it asks at once (:class:`HuntSettings`)."""
 
     mode: str = "derived"
     norm: str = "l1"
@@ -49,6 +51,7 @@ class SearchSettings:
     profile: str = "product"
     random_state: int = 0
     local: bool = True
+    hunt: HuntSettings = DEFAULT
 
     @classmethod
     def of(cls, params: Mapping[str, Any]) -> SearchSettings:

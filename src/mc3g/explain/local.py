@@ -22,8 +22,6 @@ from ..rules import RuleSet, token
 from ..search import numeric_bounds, plain
 from .blackbox import typed_frame
 
-MOST_CHANGED = 3  # features a sample changes at most
-
 
 def rng_for(row: Mapping[str, Any], seed: int) -> np.random.Generator:
     """A generator seeded by the person's values: the same person gets the same samples, alone or
@@ -33,8 +31,9 @@ def rng_for(row: Mapping[str, Any], seed: int) -> np.random.Generator:
     return np.random.default_rng([seed, zlib.crc32(text.encode())])
 
 
-def neighbours(engine: Any, row: Mapping[str, Any], n: int, rng: np.random.Generator, most: int = MOST_CHANGED) -> list[dict[str, Any]]:
-    """``n`` changes around ``row`` (feature -> new value), each of one to ``most`` features of
+def neighbours(engine: Any, row: Mapping[str, Any], n: int, rng: np.random.Generator, most: int | None = None) -> list[dict[str, Any]]:
+    """``n`` changes around ``row`` (feature -> new value), each of one to ``most`` (by default the
+    search settings' ``most_changed``) features of
     ``engine.varied`` set to a training value its bounds allow (numbers within range and
     direction, categories among their targets).  A person's are asked with what the causal rules
     force from them (:class:`~mc3g.explain.verdicts.Verdicts`); refinement's teach the surrogate
@@ -52,6 +51,7 @@ def neighbours(engine: Any, row: Mapping[str, Any], n: int, rng: np.random.Gener
         if len(values):
             choices[name] = values
     names = list(choices)
+    most = engine.settings.hunt.most_changed if most is None else most
     out = []
     for _ in range(n if names else 0):
         picked = rng.choice(len(names), size=min(int(rng.integers(1, most + 1)), len(names)), replace=False)

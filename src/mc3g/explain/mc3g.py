@@ -71,7 +71,7 @@ class MC3G(BaseEstimator):
         (see :mod:`mc3g.explain.refine`); 0 keeps the rules first learned.
     local : where a black box's surrogate does not refuse a refused person, or the model keeps
         rejecting what it lets through, learn rules from rows around the person (see
-        :mod:`mc3g.explain.verified`).
+        :mod:`mc3g.explain.hunt`).
     profile : ``"product"`` (advice for an applicant: the schema's immutable and one-way features,
         and the product's settings for a shipped data set, hold whatever the causal knowledge
         says (it may add protections, not lift them), decision rules must describe the schema's

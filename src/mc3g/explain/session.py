@@ -8,7 +8,7 @@ such a session is done as soon as it is made.
 
 The search is MC3G's (Dasgupta et al., NeSy 2025): the least-cost states that satisfy the causal
 knowledge and escape the decision rules, in exact cost order; for a black box every state is
-checked with the model before it is returned (see :mod:`.verified`).
+checked with the model before it is returned (see :mod:`.hunt`).
 """
 
 from __future__ import annotations
@@ -22,11 +22,13 @@ from ..exceptions import BlackBoxError, InputError
 from ..search import Assessment, Problem, StateStream
 from .changes import CausedChange, DirectAction, Step
 from .engine import Engine
+from .hunt import Hunt
+from .phases import hunted
 from .reasons import why_none
 from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, Recourse
 from .steps import Draft, order
 from .verdicts import Verdicts
-from .verified import BUDGET, FOUND, READ, READ_ALL, Hunt, Outcome, verified
+from .verified import BUDGET, FOUND, READ_ALL, Outcome, verified
 
 Row = dict[str, Any]
 Steps = Generator[list[Row], list[bool], Recourse]
@@ -118,10 +120,11 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
         budget = engine.settings.max_states
         found, stopped, _ = yield from verified(problem, StateStream(problem, budget), k, engine.settings.distinct, None, budget)
         stopped = FOUND if len(found) == k else stopped
-        outcome: Outcome | None = Outcome(engine, problem, k, found, stopped, "given", priced_in=[problem] * len(found)) if firing else None
+        outcome: Outcome | None = Outcome(engine, problem, k, tuple(found), stopped, "given", priced_in=(problem,) * len(found)) if firing else None
     else:
         verdicts = Verdicts(row, clock.away, engine.consequences(instance))
-        outcome = yield from Hunt(engine, row, k, verdicts, lambda p, a: [d.values for d in drafts_of(engine, row, p, a)[1]]).run(instance, bool(firing))
+        hunt = Hunt(engine, row, k, verdicts, instance, bool(firing), lambda p, a: [d.values for d in drafts_of(engine, row, p, a)[1]])
+        outcome = yield from hunted(hunt)
     if outcome is None:
         reason = f"the decision for this person is not {engine.unfavourable!r}, so it is already favourable."
         return Recourse(row, NOT_REFUSED, reasons=(reason,), run=record)
@@ -153,10 +156,11 @@ SEARCHED = {"global": "the surrogate rules", "local": "rules learned near the pe
 def _stopped(engine: Engine, outcome: Outcome) -> str:
     """Where a search that stopped before its end stopped, in words; '' when it read every state."""
     most = engine.settings.max_states
-    read = most if engine.black_box is None else READ * most
+    times = 1 if engine.black_box is None else engine.settings.hunt.read
+    read = f"{times * most} candidate states ({'' if times == 1 else f'{times} × '}max_states)"
     return {
         BUDGET: f"it stopped at the limit of {most} states judged per person (max_states)",
-        READ_ALL: f"it stopped after reading {read} candidate states ({'' if read == most else '10 × '}max_states), most of them adding actions to an option",
+        READ_ALL: f"it stopped after reading {read}, most of them adding actions to an option",
     }.get(outcome.stopped, "")
 
 

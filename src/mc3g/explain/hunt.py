@@ -1,0 +1,176 @@
+"""One person's search with a black box: the state its phases share.
+
+MC3G (Dasgupta et al., NeSy 2025) searches FOLD-SE rules of the model's predictions and checks
+every state with the model.  Where the rules imitate the model well near the person, the first
+states read are the answer.  Where they do not, the search does more, in named phases
+(:mod:`.phases`, which runs them in this order), each bounded by the search settings'
+:class:`~.tuning.HuntSettings`:
+
+1. **The first question** asks whether the model refuses the person, with what the search will
+   want next if it does: the first states, or the rows local rules learn from, and every single
+   change of the person (:mod:`.boundary`).
+2. **Global rules**: the surrogate's states in exact cost order, judged by the model, widened
+   while the candidates run out (:meth:`Hunt.search`).
+3. **Local rules**: where the surrogate does not refuse the person, or the model keeps rejecting
+   what it lets through, rules learned near the person from the model's verdicts (:mod:`.local`).
+4. **To the budget**: the surrogate (or no rules) again, up to the budget, where neither did.
+5. **Sharpen**: the options' numeric actions sectioned back to the model's own boundary, each
+   option judged without each of its actions, and the search run again with the boundaries.
+6. **Last draw**: a person left with fewer than K options gets rows drawn around them.
+7. **Merge**: every row the model accepted counts (:mod:`.accepted`), merged again while the
+   options' steps add one.
+
+Each phase takes the last :class:`~.verified.Outcome` and returns a new one.  The model is never
+asked twice about the same values, and every row it is asked about is the state the person's
+changes reach, with what the causal rules force (:class:`Verdicts`).  What is exact: the answer is
+the K least-cost states the model accepts among those the last rules let through in the last
+candidate space, read in exact cost order, and the rows the model was seen to accept (distinct
+action sets under ``distinct``; docs/semantics.md says which are priced).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..search import Assessment, Problem, StateStream
+from .accepted import Accepted
+from .boundary import Segment, grid_step
+from .engine import Engine
+from .local import neighbours, rng_for
+from .verdicts import Asking, Row, Verdicts
+from .verified import EPSILON, EXHAUSTED, FOUND, Outcome, verified
+
+Start = tuple[Problem, StateStream, list[Assessment]]  # a search's problem, stream and the states read already
+
+
+class Hunt:
+    """The search for one person (``row``, refused or not; ``instance`` its values for the rules,
+    which refuse it when ``firing``) with ``engine``'s black box: the state its phases share.
+    ``steps(problem, state)`` gives the states on the way to an option."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        row: Row,
+        k: int,
+        verdicts: Verdicts,
+        instance: Mapping[str, Any],
+        firing: bool,
+        steps: Callable[[Problem, Assessment], list[Row]] | None = None,
+    ) -> None:
+        self.engine, self.row, self.k, self.verdicts, self.instance, self.firing, self.steps = engine, row, k, verdicts, instance, firing, steps
+        settings = engine.settings
+        self.tuning, self.budget, self.distinct, self.local = settings.hunt, settings.max_states, settings.distinct, settings.local
+        self.sharp = settings.scheme == "exact" and not settings.plausible  # numbers between training values may be asked
+        self.start: Start | None = None  # the global rules' search as the first question began it
+        self.bound = math.inf  # the K-th option's cost among the rows accepted (:meth:`bounded`)
+        self.chosen: list[tuple[Problem, Assessment]] = []  # those K options, when last bounded
+        self.scans: list[Segment] = []  # the person's single numeric changes, sectioned along with every call
+        self.accepted = Accepted(engine, row, k, verdicts)
+        self._steps: dict[tuple, list[Row]] = {}  # the options' steps, by their changes
+
+    def search(self, engine: Engine, instance: Mapping[str, Any], escape: list, patience: int | None, rules: str, start: Start | None = None) -> Asking:
+        """The search with one engine's rules (``start``: its first problem, stream and states
+        already read), widened 8× while the candidates run out and the model refused a state
+        that moves a number; with ``patience``, it stops (``stalled``) once the model has
+        rejected that many more states."""
+        per_atom, limit = self.k, None if patience is None else self.verdicts.rejected + patience
+        problem, stream, first = start or self._begun(engine, instance, per_atom, escape)
+        found, stopped, doubted = yield from self.verified(problem, stream, first, limit)
+        while stopped == EXHAUSTED and doubted and per_atom < self.tuning.widest:
+            wider = engine.problem(instance, per_atom * 8, escape)
+            if wider.space.n_candidates == problem.space.n_candidates:
+                break  # every value of every atom is in already: nothing new to try
+            more, stopped, doubted = yield from self.verified(wider, self.stream(wider), [], limit)
+            if len(more) < len(found):
+                break  # the wider round ran out of budget before the narrower one's answer
+            problem, found, per_atom = wider, more, per_atom * 8
+        return Outcome(engine, problem, per_atom, tuple(found), FOUND if len(found) == self.k else stopped, rules)
+
+    def _begun(self, engine: Engine, instance: Mapping[str, Any], per_atom: int, escape: list) -> Start:
+        problem = engine.problem(instance, per_atom, escape)
+        return problem, self.stream(problem), []
+
+    def stream(self, problem: Problem) -> StateStream:
+        """The problem's states in exact cost order, ``tuning.read`` × the budget at most."""
+        return StateStream(problem, self.tuning.read * self.budget)
+
+    def verified(self, problem: Problem, stream: StateStream, first: list[Assessment], limit: int | None) -> Asking:
+        return (yield from verified(problem, stream, self.k, self.distinct, self.verdicts, self.budget, first, limit, self.bound, self.tuning))
+
+    def bounded(self) -> None:
+        """The cost of the k-th option among the rows the model accepted outside the search so
+        far (infinite when there are fewer): no state dearer than it can be in the answer.  Found
+        after the first question, after the rows drawn for local rules and before each round of
+        the single changes' last sectioning; what is judged later only lowers it, so it stays a
+        bound."""
+        self.chosen = chosen = self.accepted.choose(self.accepted.pool()[0])
+        self.bound = chosen[-1][1].cost if len(chosen) == self.k else math.inf
+
+    def samples(self) -> list[dict[str, Any]]:
+        """Rows around the person for local rules, as many as the budget leaves (``tuning.samples`` at most)."""
+        n = min(self.tuning.samples, self.budget - self.verdicts.judged)
+        return neighbours(self.engine, self.row, n, rng_for(self.row, self.engine.settings.random_state)) if n > 0 else []
+
+    # -- rows asked along with other calls ----------------------------------------------------------
+    def ride(self) -> list[Row]:
+        """Rows asked along with the model's next call: the steps of the K options known (often
+        the answer's: its steps then need no call of their own), and the single changes' next
+        points (:meth:`scanned`)."""
+        return self.unjudged_steps(self.chosen) + self.scanned()
+
+    def unjudged_steps(self, options: Sequence[tuple[Problem, Assessment]]) -> list[Row]:
+        """The states on the way to each option (its steps) the model has not judged."""
+        rows: list[Row] = []
+        if self.steps is not None:
+            for problem, a in options:
+                key = self.verdicts.key(problem.describe(a.state))
+                if key not in self._steps:
+                    self._steps[key] = self.steps(problem, a)
+                rows += [r for r in self._steps[key] if self.verdicts.known(r) is None]
+        return rows
+
+    def scanned(self) -> list[Row]:
+        """The next points of the person's single numeric changes, once the last ones are
+        judged; a change whose nearest point left costs more than the K-th option known
+        (:meth:`bounded`) is not sectioned further (it cannot be one)."""
+        rows: list[Row] = []
+        for s in self.scans:
+            while (points := s.points()) and not self._beyond(s):
+                # A segment's points are asked together: its last one unjudged, they all are.
+                known = [] if self.verdicts.known(s.row(points[-1])) is None else [self.verdicts.known(s.row(p)) for p in points]
+                if not known or None in known:
+                    rows += [s.row(p) for p in points]
+                    break
+                s.narrow(known)  # type: ignore[arg-type]
+        return rows
+
+    def _beyond(self, s: Segment) -> bool:
+        """Whether the single change ``s`` costs more than the K-th option known wherever its
+        boundary lies (the price of one feature's change grows with its size)."""
+        e = self.engine
+        delta = abs(float(s.nearest()) - float(s.origin)) / e.spreads.get(s.name, 1.0)
+        distance = e.settings.distance
+        return distance.total(distance.term(delta, e.schema.feature(s.name).weight)) > self.bound + EPSILON
+
+    def segments(self, engine: Engine, problem: Problem, state: Assessment) -> list[Segment]:
+        """A segment for each numeric direct action of ``state``, the changes the rules force left
+        to be forced again at each point (:class:`Verdicts`)."""
+        changes = problem.chosen(state)
+        numeric = [n for n in state.direct if problem.space[n].feature.is_numeric]
+        return [Segment(changes, n, self.row[n], changes[n], grid_step(engine, n), True, self.tuning) for n in numeric]
+
+    def merged(self, outcome: Outcome, searched: Sequence[Assessment]) -> Outcome:
+        """The states ``searched`` in the outcome's problem together with every other row the
+        model accepted (single changes, rows drawn around the person, points sectioned, steps),
+        priced under the causal knowledge as it stands: the K least-cost of them (distinct action
+        sets under ``distinct``)."""
+        pool, outside = self.accepted.pool(outcome.problem, searched)
+        chosen = self.accepted.choose(pool)
+        stopped = FOUND if len(chosen) == self.k else outcome.stopped
+        return Outcome(
+            outcome.engine, outcome.problem, outcome.per_atom, tuple(a for _, a in chosen), stopped, outcome.rules, outcome.local_rounds,
+            tuple(p for p, _ in chosen), outside,
+        )  # fmt: skip

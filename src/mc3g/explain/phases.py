@@ -1,0 +1,214 @@
+"""The phases of a black box's search for one person, in the order they run (:data:`PHASES`,
+run by :func:`hunted` after the first question).
+
+Each phase has one job over the person's :class:`~.hunt.Hunt` (its verdicts, the rows accepted,
+the bound they set): it takes the last :class:`~.verified.Outcome` (None before any search) and
+returns a new one, or the same one when it has nothing to do.  A test can run one alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any, Protocol
+
+from .boundary import Segment, scan
+from .hunt import Hunt
+from .local import local_rules, neighbours, rng_for
+from .verdicts import Asking
+from .verified import STALLED, Outcome
+
+
+class Phase(Protocol):
+    name: str
+
+    def run(self, hunt: Hunt, outcome: Outcome | None) -> Asking: ...
+
+
+def _fuller(new: Outcome | None, old: Outcome | None) -> Outcome | None:
+    """``new`` unless ``old`` found more states."""
+    return new if old is None or (new is not None and len(new.found) >= len(old.found)) else old
+
+
+class FirstQuestion:
+    """Whether the model refuses the person, asked with what the search will want next if it
+    does: where the rules refuse the person, the first 4K states (and the first points of each
+    one's numeric actions, whose boundary is then sought without another call); where they do
+    not, the rows around the person that local rules learn from; and the person's single changes."""
+
+    name = "first question"
+
+    def run(self, hunt: Hunt) -> Asking:
+        e, k = hunt.engine, hunt.k
+        problem = e.problem(hunt.instance, k) if hunt.firing else None
+        stream = hunt.stream(problem) if problem is not None else None
+        first = stream.take(4 * k) if stream is not None else []
+        counted = [problem.describe(a.state) for a in first] if problem is not None else hunt.samples() if hunt.local else []
+        singles, scans = scan(e, hunt.row) if hunt.sharp else ([], [])
+        free = singles + [s.row(p) for s in scans for p in s.points()]
+        if hunt.sharp and problem is not None:
+            free += [s.row(p) for a in first for s in hunt.segments(e, problem, a) for p in s.points()]
+        accepted = yield from hunt.verdicts.ask([{}] + counted[: hunt.budget], free)
+        if accepted[0]:
+            return False
+        hunt.start = (problem, stream, first) if problem is not None and stream is not None else None
+        hunt.bounded()
+        hunt.scans = scans
+        hunt.verdicts.along = hunt.ride
+        return True
+
+
+class GlobalRules:
+    """The surrogate's states, where it refuses the person; with local rules on, it stops
+    (``stalled``) once the model has rejected ``tuning.patience`` of them more than it kept."""
+
+    name = "global rules"
+
+    def run(self, hunt: Hunt, outcome: Outcome | None) -> Asking:
+        if hunt.start is None:
+            return outcome
+        e = hunt.engine
+        return (yield from hunt.search(e, hunt.instance, e.decision, hunt.tuning.patience if hunt.local else None, "global", hunt.start))
+
+
+class LocalRules:
+    """Where the surrogate does not refuse the person, or the model keeps rejecting what it lets
+    through: rules learned near the person from the model's verdicts, learned again with each
+    search's counterexamples (the global answer is kept when it has more)."""
+
+    name = "local rules"
+
+    def run(self, hunt: Hunt, outcome: Outcome | None) -> Asking:
+        if not hunt.local or (outcome is not None and outcome.stopped != STALLED):
+            return outcome
+        near = yield from self._learned(hunt)
+        return _fuller(near, outcome)
+
+    @staticmethod
+    def _learned(hunt: Hunt) -> Asking:
+        """The last local search's outcome; None when the model accepts no row judged (nothing to learn)."""
+        yield from hunt.verdicts.ask(hunt.samples())
+        hunt.bounded()
+        outcome, last = None, hunt.tuning.local_rounds
+        for round_ in range(1, last + 1):
+            changes, refusals = hunt.verdicts.labelled()
+            if all(refusals):
+                return None
+            local = hunt.engine.with_rules(local_rules(hunt.engine, hunt.row, changes, refusals))
+            instance = local.instance(hunt.row)
+            firing = bool(local.firing(instance))
+            patience = hunt.tuning.patience if round_ < last else None
+            found = yield from hunt.search(local, instance, local.decision if firing else [], patience, "local" if firing else "none")
+            outcome = replace(found, local_rounds=round_)
+            if outcome.stopped != STALLED:
+                break
+        return outcome
+
+
+class ToTheBudget:
+    """Where no search found enough before stalling, or the model accepts no row near the person:
+    the global rules (or none, the model alone, where they do not refuse the person) go on to
+    the budget, the states judged already read again without asking the model."""
+
+    name = "to the budget"
+
+    def run(self, hunt: Hunt, outcome: Outcome | None) -> Asking:
+        if outcome is not None and outcome.stopped != STALLED:
+            return outcome
+        e = hunt.engine
+        rest = yield from hunt.search(e, hunt.instance, e.decision if hunt.firing else [], None, "global" if hunt.firing else "none")
+        return _fuller(rest, outcome)
+
+
+class Sharpen:
+    """The found states' numeric actions sectioned back to the model's boundary (and the
+    person's single numeric changes to theirs, along); each found state of several actions is
+    also judged without each of them (the rules may demand an action the model does not need).
+    The boundaries join the candidates and the search runs again: its answer is kept when it
+    finds as many states, each then no dearer than before.  Needs the ``exact`` candidates."""
+
+    name = "sharpen"
+
+    def run(self, hunt: Hunt, outcome: Outcome) -> Asking:
+        if not hunt.sharp:
+            return outcome
+        problem, engine = outcome.problem, outcome.engine
+        segments = [s for state in outcome.found for s in hunt.segments(engine, problem, state)]
+        pared = [{n: v for n, v in problem.chosen(a).items() if n != d} for a in outcome.found if len(a.direct) > 1 for d in a.direct]
+        yield from self._sectioned(hunt, segments, pared)
+        extra: dict[str, list[Any]] = {}
+        for s in segments:
+            if s.best != s.changes[s.name]:
+                extra.setdefault(s.name, []).append(s.best)
+        if not extra:
+            return outcome
+        sharper = engine.problem(engine.instance(hunt.row), outcome.per_atom, list(problem.decision), extra)
+        found, _, _ = yield from hunt.verified(sharper, hunt.stream(sharper), [], None)
+        if len(found) < len(outcome.found):
+            return outcome
+        return Outcome(engine, sharper, outcome.per_atom, tuple(found), outcome.stopped, outcome.rules, outcome.local_rounds)
+
+    @staticmethod
+    def _sectioned(hunt: Hunt, segments: list[Segment], pared: list[dict[str, Any]]) -> Asking:
+        """Section ``segments`` to their ends, ``pared`` asked with the first points, then the
+        single changes; the bound (and the options whose steps ride along) before each round."""
+        hunt.bounded()
+        while (asked := [(s, p) for s in segments for p in s.points()]) or pared:
+            accepted = yield from hunt.verdicts.ask([], [s.row(p) for s, p in asked] + pared)
+            pared = []
+            for s in segments:
+                s.narrow([ok for (t, _), ok in zip(asked, accepted) if t is s])
+            hunt.bounded()
+        while rows := hunt.scanned():
+            yield from hunt.verdicts.ask([], rows)
+            hunt.bounded()
+
+
+class LastDraw:
+    """Fewer than K options, the search's and the rows accepted together: one last, wider draw
+    around the person, as DiCE random draws (the rows it accepts join the merge when the
+    knowledge allows them), and as many again changing up to every feature, as DiCE random's
+    rows may: a model can want three changes or more together, which rows of one to three
+    rarely hold."""
+
+    name = "last draw"
+
+    def run(self, hunt: Hunt, outcome: Outcome) -> Asking:
+        if not hunt.local or len(outcome.found) >= hunt.k or len(hunt.accepted.choose(hunt.accepted.pool(outcome.problem, outcome.found)[0])) >= hunt.k:
+            return outcome
+        e, n = hunt.engine, hunt.tuning.last_draw
+        rng = rng_for(hunt.row, e.settings.random_state)
+        yield from hunt.verdicts.ask([], neighbours(e, hunt.row, n, rng) + neighbours(e, hunt.row, n, rng, most=len(e.varied)))
+        hunt.accepted.kept = hunt.tuning.last_kept
+        return outcome
+
+
+class Merge:
+    """The search's states merged with the rows the model accepted (:meth:`Hunt.merged`), merged
+    again while the steps of the options chosen, once judged, add rows it accepts: a state
+    part of the way to an option may be accepted already, and cheaper."""
+
+    name = "merge"
+
+    def run(self, hunt: Hunt, outcome: Outcome) -> Asking:
+        merged = outcome
+        while True:
+            merged = hunt.merged(merged, outcome.found)
+            rows = hunt.unjudged_steps(list(zip(merged.priced_in, merged.found)))
+            if not rows:
+                return merged
+            yield from hunt.verdicts.ask([], rows)
+
+
+PHASES: tuple[Phase, ...] = (GlobalRules(), LocalRules(), ToTheBudget(), Sharpen(), LastDraw(), Merge())
+
+
+def hunted(hunt: Hunt, phases: Sequence[Phase] = PHASES) -> Asking:
+    """The person's :class:`Outcome` after the first question and ``phases``, in order; None
+    when the model does not refuse the person."""
+    if not (yield from FirstQuestion().run(hunt)):
+        return None
+    outcome = None
+    for phase in phases:
+        outcome = yield from phase.run(hunt, outcome)
+    return outcome

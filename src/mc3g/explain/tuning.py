@@ -1,0 +1,48 @@
+"""The black-box search's tuned numbers, in one place (:class:`HuntSettings`).
+
+Each number bounds one part of a person's search with a black box (:mod:`.hunt`); none changes
+what is exact about the answer (docs/semantics.md says what is), only how much of the model's
+behaviour the search looks at, and in how many calls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class HuntSettings:
+    """How far a black box's search goes for one person, and how many rows it asks at once.
+
+    ``batch``: states the model judges in one call at most (the reading starts at 4K and doubles).
+    ``read``: states the solver hands out per search, as a multiple of ``max_states`` (most past
+    the budget add actions to an option and are never shown to the model).
+    ``patience``: states the model may reject (more for each option found) before the rules are
+    learned again near the person.  ``local_rounds``: local rule sets learned at most, each with
+    the last one's counterexamples.  ``samples``: rows drawn around the person for local rules.
+    ``most_changed``: features one of those rows changes at most, as DiCE random's rows.
+    ``widest``: candidate values per atom at most, when the candidates widen (8× a time).
+    ``first_points``: points of a numeric segment judged in its first round; ``section_points``:
+    points a later round takes at most (fewer where as many rounds suffice).
+    ``last_draw``: rows drawn around a person left with fewer than K options (as many again that
+    may change every feature), judged in one last call.
+    ``kept``: rows the model accepted outside the search priced for the answer (``last_kept``
+    after a last draw, whose rows of many changes would crowd out others), at most ``per_set``
+    of one set of direct actions under ``distinct``."""
+
+    batch: int = 1024
+    read: int = 10
+    patience: int = 48
+    local_rounds: int = 3
+    samples: int = 200
+    most_changed: int = 3
+    widest: int = 512
+    first_points: int = 32
+    section_points: int = 256
+    last_draw: int = 1000
+    kept: int = 64
+    last_kept: int = 256
+    per_set: int = 4
+
+
+DEFAULT = HuntSettings()  # the settings every search takes unless told otherwise
