@@ -259,3 +259,5 @@ def test_bench_blackbox_compares_mc3g_and_dice_on_the_same_rows() -> None:
     # every query asks the model at least once (MC3G: is the person refused?); the bound is the
     # ratio with MC3G's calls alone, so it is above the ratio measured
     assert row["mc3g_calls"] >= 1 and row["dice_calls"] >= 1 and row["call_seconds"] > 0 and row["bound"] > row["ratio"]
+    # one person per call, MC3G's rounds are its calls: each round is one call
+    assert 1 <= row["rounds_median"] <= row["rounds_most"] and row["rows_per_round"] >= 1

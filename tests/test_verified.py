@@ -293,6 +293,7 @@ def test_a_single_change_dearer_than_the_options_known_is_not_sectioned() -> Non
     calls.clear()
     answer = explainer.explain({"x": 0, "y": 0})
     assert [cf.values["x"] for cf in answer] == [300]
+    assert answer.run.model_rounds == len(calls) and answer.run.rows_asked == sum(len(c) for c in calls)  # the run record counts both
     later = pd.concat(calls[1:])  # after the first question
     assert ((later["x"] > 0) & (later["y"] == 0)).sum() > 0 and not ((later["x"] == 0) & (later["y"] > 0)).any()
 

@@ -13,7 +13,8 @@ against DiCE's cheapest valid and consistent one, on the rows where both have on
 
 Both ask the model through a counter, so the run also says how many ``predict`` calls each makes
 per query, and what one call of one row costs: a verified search pays at least that per call,
-which bounds the ratio MC3G could reach even if its own work cost nothing.
+which bounds the ratio MC3G could reach even if its own work cost nothing.  MC3G's run records
+say how many rounds of questions each person took and how many rows they held.
 """
 
 from __future__ import annotations
@@ -70,6 +71,9 @@ class BlackBoxRun:
     median_ratio: float  # the median of the per-row ratios
     mc3g_calls: float  # the model's predict calls per query, one row per call
     dice_calls: float
+    rounds_median: float  # MC3G's rounds of questions per person (its run record): its calls when explained alone
+    rounds_most: int
+    rows_per_round: float  # rows MC3G asks the model per round, over every round of every person
     call_seconds: float  # the least time one predict call of one row took
     bound: float  # DiCE's mean seconds per query / (MC3G's calls x call_seconds): the ratio if MC3G's own work cost nothing
 
@@ -137,6 +141,7 @@ def _run(name: str, kind: str, n_rows: int, k: int, profile: str, progress: Call
     surrogate = mc3g.surrogate_
     ratios = np.array(t_theirs) / np.array(t_ours)
     judged = [a.run.judged_by_model or 0 for a in ours]
+    rounds = [a.run.model_rounds or 0 for a in ours]
     return BlackBoxRun(
         name, type(model[-1].estimator if isinstance(model[-1], Labelled) else model[-1]).__name__, profile, len(refused),
         surrogate.first_fidelity if surrogate else None, surrogate.fidelity if surrogate else None,
@@ -151,7 +156,9 @@ def _run(name: str, kind: str, n_rows: int, k: int, profile: str, progress: Call
         float(np.mean(judged)) if judged else 0.0, max(judged, default=0),
         float(np.mean(t_ours)), pooled_seconds, float(np.mean(t_theirs)),
         float(np.mean(t_theirs) / np.mean(t_ours)), float(np.median(ratios)),
-        *calls, call_seconds, float(np.mean(t_theirs)) / (calls[0] * call_seconds) if calls[0] else math.nan,
+        *calls, float(np.median(rounds)) if rounds else 0.0, max(rounds, default=0),
+        sum(a.run.rows_asked or 0 for a in ours) / max(sum(rounds), 1),
+        call_seconds, float(np.mean(t_theirs)) / (calls[0] * call_seconds) if calls[0] else math.nan,
     )  # fmt: skip
 
 

@@ -202,7 +202,8 @@ def bench_blackbox(
 
     columns = ("data", "model", "fidelity", "near", "rows", "answered MC3G / DiCE", "DiCE good, MC3G missed", "MC3G dearer", "valid % MC3G / DiCE",
                "consistent % MC3G / DiCE", "L1 MC3G / DiCE (rows)", "judged mean / most", "s per query MC3G / pooled / DiCE", "ratio (median)",
-               "calls per query MC3G / DiCE", "one call ms", "ratio if MC3G's work were free")  # fmt: skip
+               "calls per query MC3G / DiCE", "rounds per person median / most", "rows per round", "one call ms",
+               "ratio if MC3G's work were free")  # fmt: skip
 
     def row(r: Any) -> tuple[str, ...]:
         pct = lambda v: "-" if v is None else f"{v:.0f}"  # noqa: E731
@@ -213,7 +214,8 @@ def bench_blackbox(
             f"{r.mc3g_answered} / {r.dice_answered}", f"{r.dice_good}, {r.missed}", str(r.dearer),
             f"{pct(r.mc3g_validity)} / {pct(r.dice_validity)}", f"{pct(r.mc3g_consistency)} / {pct(r.dice_consistency)}", l1,
             f"{r.judged_mean:.0f} / {r.judged_most}", f"{r.mc3g_seconds:.3f} / {r.mc3g_pooled_seconds:.3f} / {r.dice_seconds:.3f}",
-            f"{r.ratio:.1f}× ({r.median_ratio:.1f}×)", f"{r.mc3g_calls:.1f} / {r.dice_calls:.1f}", f"{1000 * r.call_seconds:.1f}", f"{r.bound:.1f}×",
+            f"{r.ratio:.1f}× ({r.median_ratio:.1f}×)", f"{r.mc3g_calls:.1f} / {r.dice_calls:.1f}",
+            f"{r.rounds_median:g} / {r.rounds_most}", f"{r.rows_per_round:.0f}", f"{1000 * r.call_seconds:.1f}", f"{r.bound:.1f}×",
         )  # fmt: skip
 
     with spinner("explaining...") as status:

@@ -88,7 +88,9 @@ class RunRecord:
     ``scheme`` is the candidate scheme (``exact`` or the authors' ``data``); ``n_regions`` and
     ``n_candidates`` describe the candidate space searched; for a black box, ``fidelity`` is its
     surrogate's held-out agreement, ``judged_by_model`` / ``rejected_by_model`` count the states
-    the model was asked about and refused, ``rules`` says which rules the answer was searched
+    the model was asked about and refused, ``model_rounds`` the rounds of questions to the model
+    (its ``predict`` calls when the person is explained alone) and ``rows_asked`` the rows those
+    held, every row counted; ``rules`` says which rules the answer was searched
     with (``global``: the surrogate; ``local``: rules learned near the person; ``none``: the
     model alone); for every search, ``stopped`` says why it ended (``found``: K options;
     ``exhausted``: no candidate left; ``budget``: ``max_states`` states judged; ``read``: as many
@@ -110,6 +112,8 @@ class RunRecord:
     fidelity: float | None = None
     judged_by_model: int | None = None
     rejected_by_model: int | None = None
+    model_rounds: int | None = None
+    rows_asked: int | None = None
     rules: str | None = None
     stopped: str | None = None
     protections: dict[str, dict[str, Any]] | None = None
@@ -135,7 +139,9 @@ class RunRecord:
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
-MEASUREMENTS = frozenset({"search_seconds", "n_regions", "n_candidates", "fidelity", "judged_by_model", "rejected_by_model", "rules", "stopped"})
+MEASUREMENTS = frozenset(
+    {"search_seconds", "n_regions", "n_candidates", "fidelity", "judged_by_model", "rejected_by_model", "model_rounds", "rows_asked", "rules", "stopped"}
+)
 """The fields of a :class:`RunRecord` that measure what an answer took (the rest are settings)."""
 
 

@@ -25,7 +25,7 @@ from .engine import Engine
 from .hunt import Hunt
 from .phases import hunted
 from .reasons import why_none
-from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, Recourse
+from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, Recourse, RunRecord
 from .steps import Draft, order
 from .verdicts import Verdicts
 from .verified import BUDGET, FOUND, READ_ALL, Outcome, verified
@@ -127,13 +127,13 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
         outcome = yield from hunted(hunt)
     if outcome is None:
         reason = f"the decision for this person is not {engine.unfavourable!r}, so it is already favourable."
-        return Recourse(row, NOT_REFUSED, reasons=(reason,), run=record)
+        return Recourse(row, NOT_REFUSED, reasons=(reason,), run=_measured(record, clock, verdicts))
     problem, found = outcome.problem, outcome.found
     session.problem, session.outside = problem, outcome.outside
     record = replace(record, n_regions=problem.space.n_regions, n_candidates=problem.space.n_candidates, stopped=outcome.stopped)
     if verdicts is not None:
         record = replace(record, fidelity=engine.fidelity, rejected_by_model=verdicts.rejected, judged_by_model=verdicts.judged, rules=outcome.rules)
-    record = replace(record, search_seconds=clock.seconds())
+    record = _measured(record, clock, verdicts)
     refusing = tuple(firing)
     if not found:
         reasons = tuple(why_none(problem, engine.words)) if verdicts is None or not verdicts.rejected else (_unanswered(engine, outcome, verdicts),)
@@ -145,9 +145,15 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
     else:
         refusals = iter([any(problem.covers(r, draft.state) for r in engine.decision) for steps in drafts for draft in steps])
     counterfactuals = tuple(replace(cf, steps=tuple(_step(cf, draft, next(refusals)) for draft in steps)) for cf, steps in zip(options, drafts))
-    record = replace(record, search_seconds=clock.seconds())
+    record = _measured(record, clock, verdicts)
     fewer = _fewer(engine, outcome, verdicts, len(counterfactuals), k)
     return Recourse(row, REFUSED, counterfactuals, decision=decision, run=record, refusing=refusing, fewer=fewer)
+
+
+def _measured(record: RunRecord, clock: _Clock, verdicts: Verdicts | None) -> RunRecord:
+    """The record with the time searched so far and, for a black box, the rounds of questions and the rows they held."""
+    rounds = {} if verdicts is None else {"model_rounds": verdicts.rounds, "rows_asked": verdicts.asked}
+    return replace(record, search_seconds=clock.seconds(), **rounds)
 
 
 SEARCHED = {"global": "the surrogate rules", "local": "rules learned near the person", "none": "no rules (the model alone)"}

@@ -29,6 +29,8 @@ class Verdicts:
         self.judged = 0  # rows judged by the model, the person and the rows asked for free aside
         self.rejected = 0
         self.free = 0  # rows asked for free: single changes, points sectioned, steps
+        self.rounds = 0  # calls of ``away``: rounds of questions to the model
+        self.asked = 0  # rows those held
         self._accepted: dict[tuple, bool] = {}
         self._along: set[tuple] = set()  # rows asked only because ``along`` gave them
         self._made: dict[tuple, dict[str, Any]] = {}  # rows with forced changes: the fewest changes asked that reach them
@@ -67,6 +69,7 @@ class Verdicts:
             self._along.update(along)
             unknown += along
         if unknown:
+            self.rounds, self.asked = self.rounds + 1, self.asked + len(unknown)
             refusals = yield from self.away([{**self.row, **dict(k)} for k in unknown])
             for key, refused in zip(unknown, refusals):
                 self._accepted[key] = not refused
