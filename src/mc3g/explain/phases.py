@@ -32,9 +32,10 @@ def _fuller(new: Outcome | None, old: Outcome | None) -> Outcome | None:
 
 class FirstQuestion:
     """Whether the model refuses the person, asked with what the search will want next if it
-    does: where the rules refuse the person, the first 4K states (and the first points of each
-    one's numeric actions, whose boundary is then sought without another call); where they do
-    not, the rows around the person that local rules learn from; and the person's single changes."""
+    does: where the rules refuse the person, their first ``tuning.first_states`` × K states (and
+    the first points of the numeric actions of the first 4K, whose boundary is then sought
+    without another call); where they do not, the rows around the person that local rules learn
+    from; and the person's single changes."""
 
     name = "first question"
 
@@ -42,13 +43,14 @@ class FirstQuestion:
         e, k = hunt.engine, hunt.k
         problem = e.problem(hunt.instance, k) if hunt.firing else None
         stream = hunt.stream(problem) if problem is not None else None
-        first = stream.take(4 * k) if stream is not None else []
-        counted = [problem.describe(a.state) for a in first] if problem is not None else hunt.samples() if hunt.local else []
+        first = stream.take(hunt.tuning.first_states * k) if stream is not None else []
+        counted = [problem.describe(a.state) for a in first[: 4 * k]] if problem is not None else hunt.samples() if hunt.local else []
+        ahead = [problem.describe(a.state) for a in first[4 * k :]] if problem is not None else []
         singles, scans = scan(e, hunt.row) if hunt.sharp else ([], [])
         free = singles + [s.row(p) for s in scans for p in s.points()]
         if hunt.sharp and problem is not None:
-            free += [s.row(p) for a in first for s in hunt.segments(e, problem, a) for p in s.points()]
-        accepted = yield from hunt.verdicts.ask([{}] + counted[: hunt.budget], free)
+            free += [s.row(p) for a in first[: 4 * k] for s in hunt.segments(e, problem, a) for p in s.points()]
+        accepted = yield from hunt.verdicts.ask([{}] + counted[: hunt.budget], free, ahead)
         if accepted[0]:
             return False
         hunt.start = (problem, stream, first) if problem is not None and stream is not None else None

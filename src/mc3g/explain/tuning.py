@@ -14,7 +14,11 @@ from dataclasses import dataclass
 class HuntSettings:
     """How far a black box's search goes for one person, and how many rows it asks at once.
 
-    ``batch``: states the model judges in one call at most (the reading starts at 4K and doubles).
+    ``first_states``: the global rules' first states asked with the first question, as a
+    multiple of K: the first 4K as the reading's first batch (their numeric actions' first
+    points too), the rest ahead, their verdicts held back until the reading reaches them
+    (32: the reading's first four batches, 4K, 4K, 8K and 16K, in one call).
+    ``batch``: states the model judges in one batch at most (the reading starts at 4K and doubles).
     ``read``: states the solver hands out per search, as a multiple of ``max_states`` (most past
     the budget add actions to an option and are never shown to the model).
     ``patience``: states the model may reject (more for each option found) before the rules are
@@ -31,6 +35,7 @@ class HuntSettings:
     of one set of direct actions under ``distinct``."""
 
     batch: int = 1024
+    first_states: int = 32
     read: int = 10
     patience: int = 48
     local_rounds: int = 3

@@ -33,6 +33,7 @@ class Verdicts:
         self.asked = 0  # rows those held
         self._accepted: dict[tuple, bool] = {}
         self._along: set[tuple] = set()  # rows asked only because ``along`` gave them
+        self._ahead: set[tuple] = set()  # rows asked ahead of the search, their verdicts held back until it asks
         self._made: dict[tuple, dict[str, Any]] = {}  # rows with forced changes: the fewest changes asked that reach them
 
     def key(self, changes: Mapping[str, Any]) -> tuple:
@@ -53,39 +54,57 @@ class Verdicts:
         return self._made.get(key) or dict(key)
 
     def known(self, changes: Mapping[str, Any]) -> bool | None:
-        return self._accepted.get(self.key(changes))
+        key = self.key(changes)
+        return None if key in self._ahead else self._accepted.get(key)
 
-    def ask(self, changes: Sequence[Mapping[str, Any]], free: Sequence[Mapping[str, Any]] = ()) -> Asking:
+    def ask(self, changes: Sequence[Mapping[str, Any]], free: Sequence[Mapping[str, Any]] = (), ahead: Sequence[Mapping[str, Any]] = ()) -> Asking:
         """Whether the model accepts each row (``row`` with ``changes``, then with ``free``),
         asking it only about those it has not judged, all in one call (with the rows ``along``
-        gives); rows of ``free`` (single changes scanned, points sectioned) do not count as judged."""
+        gives); rows of ``free`` (single changes scanned, points sectioned) do not count as judged.
+        Rows of ``ahead`` go in the same call, their verdicts held back: the search sees one only
+        once it asks about that row (then it counts as asked), so a row asked ahead saves a later
+        call and changes nothing else."""
         keys = [self.key(c) for c in changes]
         extra = [self.key(c) for c in free]
-        unknown = list(dict.fromkeys(k for k in keys + extra if k not in self._accepted))
-        counted = set(keys)
-        if unknown and self.along is not None:
-            asked = set(unknown)
-            along = [k for k in dict.fromkeys(map(self.key, self.along())) if k not in self._accepted and k not in asked]
+        later = [self.key(c) for c in ahead]
+        new = list(dict.fromkeys(k for k in keys + extra + later if k not in self._accepted))
+        shown = list(dict.fromkeys(k for k in keys + extra if k in self._ahead))
+        if new and self.along is not None:
+            asked = set(new)
+            along = [k for k in dict.fromkeys(map(self.key, self.along())) if k not in asked and (k not in self._accepted or k in self._ahead)]
             self._along.update(along)
-            unknown += along
-        if unknown:
-            self.rounds, self.asked = self.rounds + 1, self.asked + len(unknown)
-            refusals = yield from self.away([{**self.row, **dict(k)} for k in unknown])
-            for key, refused in zip(unknown, refusals):
-                self._accepted[key] = not refused
-                if key and key in counted:
-                    self.judged += 1
-                    self.rejected += refused
-                else:
-                    self.free += bool(key)
+            shown += [k for k in along if k in self._ahead and k not in shown]
+            new += [k for k in along if k not in self._accepted]
+        if new:
+            self.rounds, self.asked = self.rounds + 1, self.asked + len(new)
+            refusals = yield from self.away([{**self.row, **dict(k)} for k in new])
+            self._accepted.update(zip(new, (not refused for refused in refusals)))
+            held = set(later).difference(keys, extra)
+            self._ahead.update(k for k in new if k in held)
+        self._seen(keys, [k for k in new if k not in self._ahead] + shown)
         return [self._accepted[k] for k in keys + extra]
 
+    def _seen(self, keys: list[tuple], seen: list[tuple]) -> None:
+        """Count the rows the search now sees: judged when asked as ``keys``, else free.  A row
+        asked ahead takes its place among the others only now, as if asked now."""
+        counted = set(keys)
+        for key in seen:
+            if key in self._ahead:
+                self._ahead.discard(key)
+                self._accepted[key] = self._accepted.pop(key)
+            if key and key in counted:
+                self.judged += 1
+                self.rejected += not self._accepted[key]
+            else:
+                self.free += bool(key)
+
     def accepted(self) -> list[tuple]:
-        """The rows the model accepted, as their changes (keys), the person's own row aside."""
-        return [key for key, ok in self._accepted.items() if ok and key]
+        """The rows the model accepted, as their changes (keys), the person's own row and the
+        rows asked ahead that the search has not reached aside."""
+        return [key for key, ok in self._accepted.items() if ok and key and key not in self._ahead]
 
     def labelled(self) -> tuple[list[dict[str, Any]], list[bool]]:
         """Every row judged (as its changes) and whether the model refused it, but those asked
         along: the points of one feature's sections would weigh rules learned from them."""
-        rows = [(k, v) for k, v in self._accepted.items() if k not in self._along]
+        rows = [(k, v) for k, v in self._accepted.items() if k not in self._along and k not in self._ahead]
         return [dict(k) for k, _ in rows], [not v for _, v in rows]

@@ -94,14 +94,15 @@ def verified(
     whether widening could help (:meth:`_Reading.doubted`)."""
     reading = _Reading(problem, k, distinct, bound)
     size = k if verdicts is None else 4 * k
-    batch = list(first)
+    read = list(first)  # handed out in the batches the stream would have made
+    batch, read = read[:size], read[size:]
     while len(reading.kept) < k:
         if verdicts is not None and verdicts.judged >= budget:
             return reading.kept, BUDGET, False
         if verdicts is not None and limit is not None and verdicts.rejected >= limit + tuning.patience * len(reading.kept):
             return reading.kept, STALLED, False
         if not batch:
-            batch = stream.take(size if verdicts is None else min(size, budget - verdicts.judged))
+            batch = _taken(read, stream, size if verdicts is None else min(size, budget - verdicts.judged))
             size = min(2 * size, tuning.batch)  # the model disagrees here, or the options repeat: read more at once
             if not batch:
                 return reading.kept, READ_ALL if stream.at_limit else EXHAUSTED, reading.doubted()
@@ -112,3 +113,10 @@ def verified(
         reading.take(batch, accepted, stream)
         batch = []
     return reading.kept, FOUND, False
+
+
+def _taken(read: list[Assessment], stream: StateStream, n: int) -> list[Assessment]:
+    """The next ``n`` states: those read already (asked ahead), then the stream's."""
+    out = read[:n]
+    del read[:n]
+    return out + stream.take(n - len(out)) if len(out) < n else out
