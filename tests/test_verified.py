@@ -396,3 +396,29 @@ def test_each_phase_runs_alone_and_returns_a_new_outcome() -> None:
     assert _driven(LastDraw().run(alone, sharper), model) is sharper  # one option asked for, one found
     merged = _driven(Merge().run(alone, sharper), model)
     assert merged.stopped == "found" and values(merged) == values(sharper) and merged.priced_in == (sharper.problem,)
+
+
+def test_rows_asked_ahead_are_seen_only_when_the_search_asks_them() -> None:
+    """A row asked ahead goes in the same call, but counts as judged, is accepted and labelled
+    only once the search asks about it, in a call of no rows."""
+    from mc3g.explain.verdicts import Verdicts
+
+    person = {"x": 0, "y": 0}
+
+    def away(rows):
+        return (yield rows)
+
+    verdicts = Verdicts(person, away)
+    model = lambda f: np.where(f["x"] >= 2, "yes", "no")  # noqa: E731
+    assert _driven(verdicts.ask([{}, {"x": 1}], [{"y": 1}], [{"x": 2}, {"x": 3}]), model) == [False, False, False]
+    assert (verdicts.rounds, verdicts.asked, verdicts.judged, verdicts.rejected, verdicts.free) == (
+        1,
+        5,
+        1,
+        1,
+        1,
+    )  # the person, x = 1 counted, y = 1 free, two ahead
+    assert verdicts.accepted() == [] and verdicts.known({"x": 2}) is None and (("x", 2),) not in map(tuple, verdicts.labelled()[0])
+    assert _driven(verdicts.ask([{"x": 2}]), model) == [True]  # no call: the model judged it already
+    assert (verdicts.rounds, verdicts.judged, verdicts.rejected) == (1, 2, 1)
+    assert verdicts.accepted() == [(("x", 2),)] and verdicts.known({"x": 3}) is None
