@@ -251,3 +251,82 @@ def test_the_service_serves_a_saved_explainer_named_on_the_command_line(files: d
     assert answer["counterfactuals"][0]["values"]["employment"] != "unemployed" or answer["counterfactuals"][0]["values"]["income"] == 0
     refused = runner.invoke(app, ["serve", "--config", "x.toml", "--explainer", str(black_box)])
     assert refused.exit_code == 2 and "give one of the two" in refused.output
+
+
+# -- the README's walk-through ------------------------------------------------------------------
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _walk_through() -> tuple[str, list[list[str]]]:
+    """The Python that builds the example and the command blocks of the README's 'Your own data'."""
+    section = README.read_text(encoding="utf-8").split("\n## Your own data\n")[1].split("\n## ")[0]
+    blocks = re.findall(r"^```(\w+)\n(.*?)^```", section, flags=re.M | re.S)
+    python = [code for kind, code in blocks if kind == "python"]
+    commands = [[line for line in code.splitlines() if line.strip()] for kind, code in blocks if kind == "bash"]
+    assert len(python) == 1 and len(commands) == 2 and len(commands[0]) <= 6
+    return python[0], commands
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _serve(command: list[str], folder: Path) -> None:
+    """Start the README's mc3g serve on a free port of 127.0.0.1, ask for the page and an answer,
+    and stop it."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    port = _free_port()
+    process = subprocess.Popen([sys.executable, "-m", "mc3g.cli", *command[1:], "--port", str(port)], cwd=folder, env=os.environ.copy())
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                page = httpx.get(f"http://127.0.0.1:{port}/", timeout=30)
+                break
+            except httpx.TransportError:
+                assert process.poll() is None and time.monotonic() < deadline, "mc3g serve did not start"
+                time.sleep(0.5)
+        applicant = {"age": 26, "sex": "female", "employment": "unemployed", "income": 0, "debt": 18000, "savings": 8600}
+        answer = httpx.post(f"http://127.0.0.1:{port}/v1/explain", json={"applicant": applicant}, timeout=60).json()
+    finally:
+        process.terminate()
+        process.wait(30)
+    assert page.status_code == 200 and "employment" in page.text
+    assert answer["status"] == "refused" and answer["counterfactuals"][0]["values"]["employment"] != "unemployed"
+
+
+@pytest.mark.slow
+def test_the_readme_walk_through_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's 'Your own data': its Python builds the file and the model, and every command
+    runs as written, from a file mc3g has never seen to the page."""
+    import shlex
+    import subprocess
+
+    python, (steps, one_person) = _walk_through()
+    monkeypatch.chdir(tmp_path)
+    exec(compile(python, "README.md", "exec"), {})
+    outputs = []
+    for line in [*steps, *one_person]:
+        for command in line.split(" && "):
+            words = shlex.split(command)
+            if words[:2] == ["mc3g", "serve"]:
+                _serve(words, tmp_path)
+            elif words[0] == "mc3g":
+                result = runner.invoke(app, words[1:])
+                assert result.exit_code == 0, f"{command}\n{result.output}"
+                outputs.append(result.output)
+            else:
+                subprocess.run(words, cwd=tmp_path, check=True)
+    assert "forbid employment == unemployed, income != 0" in (tmp_path / "applicants.causal").read_text(encoding="utf-8").splitlines()[-1]
+    assert "Refusals by sex" in outputs[-3] and (tmp_path / "results" / "_audit" / "audit.md").is_file()
+    assert "Change your employment from unemployed to employed" in outputs[-1]

@@ -124,10 +124,11 @@ def fit(
         if path.is_dir():
             raise InputError(f"{path} is a directory: name a file for --out")
         fitted.explainer.save(path, model_file=model)
-    _report(fitted, data, model, out_file, seconds)
+    _report(fitted, data, " ".join([f"--model {model}", *(f"--trust-type {t}" for t in trust_types or ())]) if model else "", out_file, seconds)
 
 
-def _report(fitted: Fitted, data: str, model: str | None, out_file: str, seconds: float) -> None:
+def _report(fitted: Fitted, data: str, model: str, out_file: str, seconds: float) -> None:
+    """What was fitted, in words; ``model`` is how to name the model again (its options)."""
     how = " (read off its words; --favourable to choose)" if fitted.guessed else ""
     out.print(
         f"Fitted on {len(fitted.data.frame):,} rows of {data} in {seconds:.1f} s. The decision {fitted.target}: "
@@ -136,10 +137,10 @@ def _report(fitted: Fitted, data: str, model: str | None, out_file: str, seconds
         soft_wrap=True,
     )
     if model:
-        out.print(f"The rules below imitate the model in {model}: they agree with it on {fitted.score:.1%} of held-out rows.", markup=False, soft_wrap=True)
+        out.print(f"The rules below imitate the model: they agree with it on {fitted.score:.1%} of held-out rows.", markup=False, soft_wrap=True)
     else:
         out.print(f"FOLD-SE rules of the refusal, learned from the file: {fitted.score:.1%} accurate on 20 % of its rows held out.", markup=False, soft_wrap=True)
     out.print(fitted.rules.to_english(), markup=False, soft_wrap=True)
     out.print(f"Advice may touch: {', '.join(fitted.explainer.features_in_play_)}.", markup=False, soft_wrap=True)
-    again = f" --model {model}" if model else ""
+    again = f" {model}" if model else ""
     out.print(f"Saved {out_file}. Next: mc3g explain --explainer {out_file}{again} --input {data} --row 0", markup=False, soft_wrap=True)
