@@ -39,7 +39,8 @@ class Broken:
 
     def __str__(self) -> str:
         more = f", ... ({self.rows - len(self.first):,} more)" if self.rows > len(self.first) else ""
-        return f"{self.source}: {self.rows:,} row(s) of the data break {self.statement}: {', '.join(self.first)}{more}"
+        rows = "1 row of the data breaks" if self.rows == 1 else f"{self.rows:,} rows of the data break"
+        return f"{self.source}: {rows} {self.statement}: {', '.join(self.first)}{more}"
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,13 @@ class Report:
     @property
     def passed(self) -> bool:
         return not self.errors and not self.broken
+
+    @property
+    def read(self) -> str:
+        """What was read of the knowledge, in words."""
+        model = self.knowledge
+        counts = ((len(model.features), "feature declaration"), (len(model.rules), "causal rule"), (len(model.constraints), "constraint"))
+        return ", ".join(f"{n} {noun}{'' if n == 1 else 's'}" for n, noun in counts)
 
 
 def check_knowledge(path: str | Path, data: str | Path, target: str | None = None) -> Report:
