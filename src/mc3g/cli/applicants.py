@@ -4,6 +4,7 @@ never seen to a saved explainer, by way of causal knowledge drafted from it and 
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import typer
 from ..applicants import Fitted, check_knowledge, draft, fit_file, read_data
 from ..exceptions import InputError
 from ..explain import load_model
-from .app import MODE_HELP, PROFILE_HELP, app, err, out, user_errors
+from .app import MODE_HELP, PROFILE_HELP, app, err, out
 
 DATA_HELP = "A CSV or Parquet file of past applicants: a header naming the columns, one row per applicant, the decision in a column."
 TARGET = typer.Option(..., "--target", help="The column that holds the decision.")
@@ -32,23 +33,21 @@ def init(
 ) -> None:
     """Draft causal knowledge from DATA for a person to review: kinds and ranges as the data show
     them; steps, protections and dependencies guessed, each with its evidence."""
-    with user_errors():
-        started = time.perf_counter()
-        rows = read_data(data, categorical=categorical or (), hint=" (a category some of whose values look like numbers: --categorical NAME)")
-        drafted = draft(rows.frame, target, favourable=favourable, guess=not no_guess, source=Path(data).name, most=most)
-        text = drafted.to_text()
-        seconds = time.perf_counter() - started
-        if out_file:
-            write_new(Path(out_file), text, overwrite)
-    if not out_file:
-        out.print(text, markup=False, highlight=False, soft_wrap=True, end="")
+    started = time.perf_counter()
+    rows = read_data(data, categorical=categorical or (), hint=" (a category some of whose values look like numbers: --categorical NAME)")
+    drafted = draft(rows.frame, target, favourable=favourable, guess=not no_guess, source=Path(data).name, most=most)
+    text = drafted.to_text()
+    seconds = time.perf_counter() - started
+    if out_file:
+        write_new(Path(out_file), text, overwrite)
+    else:
+        sys.stdout.write(text)  # as it is: no console reads it
     err.print(
         f"Drafted {out_file or 'the knowledge'} from {len(rows.frame):,} rows in {seconds:.2f} s: {len(drafted.features)} features; "
         f"protections proposed for {', '.join(drafted.protected) or 'none'}; {len(drafted.dependencies)} dependencies found (commented out).",
-        markup=False,
         soft_wrap=True,
     )
-    err.print(f"Review it, then: mc3g check {out_file or 'FILE.causal'} --data {data} --target {target}", markup=False, soft_wrap=True)
+    err.print(f"Review it, then: mc3g check {out_file or 'FILE.causal'} --data {data} --target {target}", soft_wrap=True)
 
 
 def write_new(path: Path, text: str, overwrite: bool) -> None:
@@ -76,23 +75,22 @@ def check(
     """Check a knowledge file against a data file: every name or value the data lack, at
     file:line:column, and every statement rows of the data break. Exit 2 on the first kind, 1 on
     the second."""
-    with user_errors():
-        report = check_knowledge(knowledge, data, target)
+    report = check_knowledge(knowledge, data, target)
     for error in report.errors:
-        out.print(f"{error}", markup=False, soft_wrap=True)
+        out.print(f"{error}", soft_wrap=True)
     for broken in report.broken:
-        out.print(str(broken), markup=False, soft_wrap=True)
+        out.print(str(broken), soft_wrap=True)
     for note in report.notes:
-        out.print(f"note: {note}", markup=False, soft_wrap=True)
+        out.print(f"note: {note}", soft_wrap=True)
     counts = report.read
     against = f"{len(report.data.frame):,} rows of {data}"
     if report.errors:
-        err.print(f"{knowledge}: {len(report.errors)} problem(s) with names or values ({counts} read) against {against}.", markup=False, soft_wrap=True)
+        err.print(f"{knowledge}: {len(report.errors)} problem(s) with names or values ({counts} read) against {against}.", soft_wrap=True)
         raise typer.Exit(2)
     if report.broken:
-        err.print(f"{knowledge}: {len(report.broken)} statement(s) broken by rows of the data ({counts}; {against}).", markup=False, soft_wrap=True)
+        err.print(f"{knowledge}: {len(report.broken)} statement(s) broken by rows of the data ({counts}; {against}).", soft_wrap=True)
         raise typer.Exit(1)
-    err.print(f"{knowledge}: every name and value is in the data, and no row breaks it ({counts}; {against}).", markup=False, soft_wrap=True)
+    err.print(f"{knowledge}: every name and value is in the data, and no row breaks it ({counts}; {against}).", soft_wrap=True)
 
 
 @app.command()
@@ -113,17 +111,16 @@ def fit(
 ) -> None:
     """Fit an explainer on DATA and save it: of a model of your own (with the held-out fidelity of
     the rules that imitate it), or of FOLD-SE rules learned from DATA (with their accuracy)."""
-    with user_errors():
-        if (trust_model or trust_types) and not model:
-            raise InputError("--trust-model and --trust-type say how to read --model: give them with --model")
-        started = time.perf_counter()
-        loaded = load_model(model, trust_model=trust_model, trusted_types=trust_types or None) if model else None
-        fitted = fit_file(data, target, causal=causal, model=loaded, favourable=favourable, profile=profile, mode=mode, norm=norm, k=k, distinct=distinct)
-        seconds = time.perf_counter() - started
-        path = Path(out_file)
-        if path.is_dir():
-            raise InputError(f"{path} is a directory: name a file for --out")
-        fitted.explainer.save(path, model_file=model)
+    if (trust_model or trust_types) and not model:
+        raise InputError("--trust-model and --trust-type say how to read --model: give them with --model")
+    started = time.perf_counter()
+    loaded = load_model(model, trust_model=trust_model, trusted_types=trust_types or None) if model else None
+    fitted = fit_file(data, target, causal=causal, model=loaded, favourable=favourable, profile=profile, mode=mode, norm=norm, k=k, distinct=distinct)
+    seconds = time.perf_counter() - started
+    path = Path(out_file)
+    if path.is_dir():
+        raise InputError(f"{path} is a directory: name a file for --out")
+    fitted.explainer.save(path, model_file=model)
     _report(fitted, data, " ".join([f"--model {model}", *(f"--trust-type {t}" for t in trust_types or ())]) if model else "", out_file, seconds)
 
 
@@ -133,14 +130,13 @@ def _report(fitted: Fitted, data: str, model: str, out_file: str, seconds: float
     out.print(
         f"Fitted on {len(fitted.data.frame):,} rows of {data} in {seconds:.1f} s. The decision {fitted.target}: "
         f"favourable {fitted.favourable!r}{how}, refused {fitted.unfavourable!r}.",
-        markup=False,
         soft_wrap=True,
     )
     if model:
-        out.print(f"The rules below imitate the model: they agree with it on {fitted.score:.1%} of held-out rows.", markup=False, soft_wrap=True)
+        out.print(f"The rules below imitate the model: they agree with it on {fitted.score:.1%} of held-out rows.", soft_wrap=True)
     else:
-        out.print(f"FOLD-SE rules of the refusal, learned from the file: {fitted.score:.1%} accurate on 20 % of its rows held out.", markup=False, soft_wrap=True)
-    out.print(fitted.rules.to_english(), markup=False, soft_wrap=True)
-    out.print(f"Advice may touch: {', '.join(fitted.explainer.features_in_play_)}.", markup=False, soft_wrap=True)
+        out.print(f"FOLD-SE rules of the refusal, learned from the file: {fitted.score:.1%} accurate on 20 % of its rows held out.", soft_wrap=True)
+    out.print(fitted.rules.to_english(), soft_wrap=True)
+    out.print(f"Advice may touch: {', '.join(fitted.explainer.features_in_play_)}.", soft_wrap=True)
     again = f" {model}" if model else ""
-    out.print(f"Saved {out_file}. Next: mc3g explain --explainer {out_file}{again} --input {data} --row 0", markup=False, soft_wrap=True)
+    out.print(f"Saved {out_file}. Next: mc3g explain --explainer {out_file}{again} --input {data} --row 0", soft_wrap=True)
