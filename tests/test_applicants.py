@@ -291,3 +291,21 @@ def test_people_and_persons_are_checked_against_the_explainer(lender_csv: Path, 
         person_of(explainer, "{}")
     with pytest.raises(InputError, match="not JSON"):
         person_of(explainer, "{age: 3}")
+
+
+def test_a_text_identifier_can_be_left_out_so_new_applicants_are_explained(tmp_path: Path) -> None:
+    frame = lender(300).assign(application=[f"A{i:05d}" for i in range(300)])
+    path = tmp_path / "applicants.csv"
+    frame.to_csv(path, index=False)
+    line = next(line for line in draft(frame, "approved").to_text().splitlines() if line.startswith("application:"))
+    assert "immutable" in line and "give mc3g fit --ignore application" in line
+    explainer = fit_file(path, "approved", ignore=["application"]).explainer
+    assert "application" not in explainer.feature_names_in_
+    new = tmp_path / "new.csv"
+    frame.assign(application=[f"B{i:05d}" for i in range(300)]).to_csv(new, index=False)  # every one a value never seen
+    rows = people_of(explainer, new).frame
+    assert (explainer.refuses(rows[list(explainer.feature_names_in_)]) == (rows.approved == "no")).mean() > 0.9
+    with pytest.raises(InputError, match="--ignore names the decision"):
+        fit_file(path, "approved", ignore=["approved"])
+    with pytest.raises(InputError, match=r"no column\(s\) \['aplication'\], which --ignore names"):
+        fit_file(path, "approved", ignore=["aplication"])

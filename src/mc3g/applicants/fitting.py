@@ -10,6 +10,7 @@ that say it (``approved``/``rejected``, ``yes``/``no``, ``good``/``bad``, ...), 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,7 @@ def fit_file(
     causal: str | Path | None = None,
     model: Any = None,
     favourable: Any = None,
+    ignore: Sequence[str] = (),
     profile: str = "product",
     **params: Any,
 ) -> Fitted:
@@ -64,12 +66,13 @@ def fit_file(
     ``target``, with the knowledge file ``causal`` (checked against the data's columns and
     values) and a black box ``model`` (labels: the target's values, or ``favourable`` names the
     good one of its own) or, without one, FOLD-SE rules of the refusal learned from the file.
-    ``params`` go to :class:`~mc3g.explain.MC3G`."""
+    The columns named in ``ignore`` are no features (an identifier: a new applicant brings a new
+    value, which a feature's categories would refuse).  ``params`` go to :class:`~mc3g.explain.MC3G`."""
     declared = CausalModel.parse(read_file(causal), str(causal)) if causal is not None else CausalModel()
     categorical = [name for name, settings in declared.features.items() if settings.get("kind") == "categorical"]
     rows = read_data(data, categorical=categorical, hint=TEXT_HINT)
     classes = list(decision_classes(rows.frame, target, str(rows.path)))
-    X = _model_columns(model, rows, target)
+    X = _model_columns(model, rows, target, ignore)
     base = infer_schema(rows.frame[[*X.columns, target]], target, classes[0], Path(data).stem)
     knowledge = parse(read_file(causal), str(causal), base) if causal is not None else CausalModel()  # a name the data lacks is refused here
     rows.check(knowledge.schema(base).features)
@@ -141,14 +144,20 @@ def _rules(X: pd.DataFrame, y: pd.Series, schema: Schema, unfavourable: str, par
     return FoldSE(**settings).fit(X, labels).rules_, accuracy
 
 
-def _model_columns(model: Any, rows: DataFile, target: str) -> pd.DataFrame:
+def _model_columns(model: Any, rows: DataFile, target: str, ignore: Sequence[str]) -> pd.DataFrame:
     """The columns the explainer reads: those a model was fitted on (``feature_names_in_``), else
-    every column but the decision."""
+    every column but the decision and those to ``ignore``."""
+    rows.require(ignore, "--ignore names")
+    if target in ignore:
+        raise InputError(f"--ignore names the decision {target!r}: it is no feature anyway")
     names = getattr(model, "feature_names_in_", None) if model is not None else None
     if names is None:
-        return rows.frame.drop(columns=[target])
+        return rows.frame.drop(columns=[target, *ignore])
     names = [str(n) for n in names]
     if target in names:
         raise InputError(f"the model reads the decision {target!r} itself: it was fitted with its own answer among its inputs")
+    read = [c for c in ignore if c in names]
+    if read:
+        raise InputError(f"--ignore names {read}, which the model reads: it cannot be left out")
     rows.require(names, "the model reads")
     return rows.frame[names]

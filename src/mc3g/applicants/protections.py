@@ -121,7 +121,10 @@ def protection(name: str, values: pd.Series, numeric: bool, rows: int) -> Propos
         return Proposal({"immutable": True}, "a weight of the row, by its name (a sampling weight?): it describes the record, not the person", True)
     distinct = values.nunique(dropna=True)
     if rows >= 20 and distinct == rows and (not numeric or _names(name, _IDENTIFIER) or _is_sequence(values)):
-        return Proposal({"immutable": True}, f"identifies the row, {distinct:,} values in {rows:,} rows: it describes the record, not the person", True)
+        why = f"identifies the row, {distinct:,} values in {rows:,} rows: it describes the record, not the person"
+        if not numeric:  # a new applicant's new value would be refused as none of its categories
+            why += f"; to leave it out, delete this line and give mc3g fit --ignore {name}"
+        return Proposal({"immutable": True}, why, True)
     return None
 
 

@@ -103,6 +103,7 @@ def fit(
     trust_model: bool = typer.Option(False, "--trust-model", help="Load a pickled --model: loading a pickle runs code from the file, so only for files you trust."),
     trust_types: list[str] = typer.Option(None, "--trust-type", help="A type a .skops --model may hold beyond skops' trusted defaults; repeat for several."),
     favourable: str = typer.Option(None, "--favourable", help="The favourable value of the decision (or of --model's labels, when they are its own)."),
+    ignore: list[str] = typer.Option(None, "--ignore", help="A column that is no feature (an identifier: new applicants bring new values); repeat for several."),
     profile: str = typer.Option("product", "--profile", help=PROFILE_HELP),
     mode: str = typer.Option("derived", help=MODE_HELP),
     norm: str = typer.Option("l1", help="l0, l1 or l2."),
@@ -115,7 +116,9 @@ def fit(
         raise InputError("--trust-model and --trust-type say how to read --model: give them with --model")
     started = time.perf_counter()
     loaded = load_model(model, trust_model=trust_model, trusted_types=trust_types or None) if model else None
-    fitted = fit_file(data, target, causal=causal, model=loaded, favourable=favourable, profile=profile, mode=mode, norm=norm, k=k, distinct=distinct)
+    fitted = fit_file(
+        data, target, causal=causal, model=loaded, favourable=favourable, ignore=ignore or (), profile=profile, mode=mode, norm=norm, k=k, distinct=distinct
+    )
     seconds = time.perf_counter() - started
     path = Path(out_file)
     if path.is_dir():
