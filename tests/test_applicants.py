@@ -68,7 +68,6 @@ def test_a_file_is_typed_as_pandas_types_it_with_each_row_at_its_line(tmp_path: 
         ("age,income\n", "has a header but no rows"),
         ("age,income\n30,1000\n40,2000,7\n", "line 3: 3 fields, but the header names 2 columns"),
         ("age,\n30,1\n", "line 1: column 2 of the header has no name"),
-        (",age\n0,30\n", "to_csv with its index"),
         ("age,age\n30,31\n", "line 1: the header names the column(s) ['age'] more than once"),
         ("age,income\n30,40000\n41,4O000\n52,38000\n", "line 3: column 'income' holds numbers and text: '4O000' here, '40000' at line 2"),
     ],
@@ -78,6 +77,23 @@ def test_what_pandas_would_let_pass_is_refused_at_its_line(tmp_path: Path, text:
     with pytest.raises(InputError) as caught:
         read_data(path)
     assert str(path) in str(caught.value) and expected in str(caught.value)
+
+
+def test_an_index_written_by_pandas_and_semicolons_are_read_as_pandas_users_mean_them(tmp_path: Path) -> None:
+    indexed = read_data(_write(tmp_path, ",age,job\n10,30,clerk\n11,41,smith\n"))
+    assert list(indexed.frame.columns) == ["age", "job"] and indexed.frame.index.tolist() == [10, 11] and indexed.lines.tolist() == [2, 3]
+    semicolons = read_data(_write(tmp_path, "age;income\n30;1.5\n41;2\n", "eu.csv"))
+    assert list(semicolons.frame.columns) == ["age", "income"] and semicolons.frame["income"].tolist() == [1.5, 2.0]
+    with pytest.raises(DataFormatError, match="line 2: column 'income' holds numbers and text: '1,5' here"):  # a decimal comma is not guessed
+        read_data(_write(tmp_path, "age;income\n30;1,5\n41;2\n", "eu.csv"))
+
+
+def test_a_missing_cell_is_named_with_how_many_rows_have_one(tmp_path: Path) -> None:
+    from mc3g.schema import Feature
+
+    data = read_data(_write(tmp_path, "age,job\n30,clerk\n,smith\n41,\n52,cook\n"))
+    with pytest.raises(DataFormatError, match=r"line 3: age is missing .*; 2 row\(s\) have a missing cell: fill them in, or leave those rows out"):
+        data.check([Feature("age", "numeric"), Feature("job", "categorical")])
 
 
 def test_a_file_that_is_not_utf8_or_not_a_table_is_named(tmp_path: Path) -> None:

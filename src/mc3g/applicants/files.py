@@ -5,11 +5,12 @@ A model of one's own was most likely fitted on ``pandas.read_csv(FILE)``, so the
 as pandas types them by default (numbers, ``True``/``False``, ``NA`` and empty cells missing):
 the model then sees what it saw in training.  Where pandas guesses and may guess wrong, the file
 is refused instead, naming the file, the line and the column: a row with more fields than the
-header (pandas would take the first column as an index), a column without a name or named
-twice, a column of numbers with text in it (a typo in a number, unless the column is named as
+header (pandas would take the first column as an index), a column without a name (but the
+first, the index pandas' ``to_csv`` writes, read back as the index) or named twice, a column of numbers with text in it (a typo in a number, unless the column is named as
 text: a category some of whose values look like numbers), an empty file, a header without rows.
 
-Line numbers come from a pass of Python's ``csv`` reader, which splits a file as pandas does, so
+A header with no comma but a ``;``, a tab or a ``|`` is split at that.  Line numbers come from a
+pass of Python's ``csv`` reader, which splits a file as pandas does, so
 every error names the line a person sees in an editor; a row of a Parquet file is named by its
 position.
 """
@@ -63,12 +64,14 @@ class DataFile:
     def check(self, features: Iterable[Feature]) -> None:
         """Refuse the first cell a feature cannot hold (text in a numeric column, a missing
         cell, a value outside the feature's valid values or domain), naming its line and column."""
+        features = [f for f in features if f.name in self.frame.columns]
         for f in features:
-            if f.name in self.frame.columns:
-                bad = f.first_refused(self.frame[f.name])
-                if bad is not None:
-                    position = self.frame.index.get_loc(bad[0])
-                    raise self.error(int(position), f"{f.name} is {bad[1]}")
+            bad = f.first_refused(self.frame[f.name])
+            if bad is not None:
+                position = int(self.frame.index.get_loc(bad[0]))
+                gaps = int(self.frame[[g.name for g in features]].isna().any(axis=1).sum())
+                more = f"; {gaps:,} row(s) have a missing cell: fill them in, or leave those rows out" if pd.isna(self.frame[f.name].iloc[position]) else ""
+                raise self.error(position, f"{f.name} is {bad[1]}{more}")
 
 
 def read_data(path: str | Path, *, categorical: Collection[str] = (), hint: str = "") -> DataFile:
@@ -104,24 +107,35 @@ def decision_classes(frame: pd.DataFrame, target: str, source: str) -> dict[str,
 
 
 def _csv(file: Path) -> DataFile:
-    header, lines = _lines(file)
+    delimiter = _delimiter(file)
+    header, lines = _lines(file, delimiter)
+    indexed = not header[0].strip()  # written by pandas' to_csv with its index: read it back as the index
     try:
-        frame = pd.read_csv(file, low_memory=False)
+        frame = pd.read_csv(file, sep=delimiter, low_memory=False, index_col=0 if indexed else None)
     except (ValueError, OSError) as exc:  # pandas' parser errors are ValueErrors
         raise FileRefusedError(file, f"cannot be read as CSV: {exc}") from None
-    if len(frame) != len(lines) or list(frame.columns) != header:  # the two readers split it differently: name rows, not lines
+    if len(frame) != len(lines) or list(frame.columns) != header[indexed:]:  # the two readers split it differently: name rows, not lines
         return DataFile(file, frame, None)
     return DataFile(file, frame, lines)
 
 
-def _lines(file: Path) -> tuple[list[str], np.ndarray]:
+def _delimiter(file: Path) -> str:
+    """A comma, unless the header has none and one of ``;``, a tab or ``|`` instead (a CSV saved
+    where the comma is the decimal mark)."""
+    with file.open(encoding="utf-8-sig", errors="replace") as fh:
+        first = fh.readline(1 << 16)
+    others = [d for d in ";\t|" if d in first]
+    return others[0] if "," not in first and len(others) == 1 else ","
+
+
+def _lines(file: Path, delimiter: str) -> tuple[list[str], np.ndarray]:
     """The header and the line each row starts on; a file without rows, a row with another count
     of fields than the header, and a header naming a column twice or not at all are refused."""
     header: list[str] | None = None
     starts: list[int] = []
     try:
         with file.open(encoding="utf-8-sig", newline="") as fh:  # pandas drops a byte-order mark too
-            reader = csv.reader(fh)
+            reader = csv.reader(fh, delimiter=delimiter)
             end = 0
             for fields in reader:
                 start, end = end + 1, reader.line_num
@@ -155,10 +169,10 @@ def _first_non_utf8(file: Path) -> int:
 
 
 def _header(file: Path, names: list[str], line: int) -> list[str]:
-    for i, name in enumerate(names, 1):
+    """The header's names; the first alone may be empty (the index pandas' to_csv writes)."""
+    for i, name in enumerate(names[1:], 2):
         if not name.strip():
-            why = " (a file written by pandas' to_csv with its index? write it with index=False)" if i == 1 else ""
-            raise DataFormatError(file, line, f"column {i} of the header has no name{why}")
+            raise DataFormatError(file, line, f"column {i} of the header has no name")
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise DataFormatError(file, line, f"the header names the column(s) {twice} more than once")
