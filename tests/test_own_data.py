@@ -102,6 +102,26 @@ def test_init_drafts_and_check_passes_on_it(files: dict[str, Path]) -> None:
     assert "every name and value is in the data, and no row breaks it" in result.output and "1 constraint" in result.output
 
 
+def test_init_on_adult_proposes_the_protections_and_the_spouse_dependency_and_check_passes(shared_data: Path, tmp_path: Path) -> None:
+    """The issue's 'done when': adult's training split written to a CSV, its income the decision."""
+    from mc3g.datasets import load
+
+    data, knowledge = tmp_path / "adult-train.csv", tmp_path / "adult.causal"
+    load("adult", split="paper").train.to_csv(data, index=False)
+    result = runner.invoke(app, ["init", str(data), "--target", "income", "--favourable", ">50K", "--out", str(knowledge)])
+    assert result.exit_code == 0, result.output
+    text = knowledge.read_text(encoding="utf-8")
+    lines = {line.split(":")[0]: line for line in text.splitlines() if not line.startswith("#") and ":" in line}
+    for name, why in (("sex", "sex, by its name"), ("race", "race, by its name"), ("native_country", "national origin, by its name")):
+        assert "immutable" in lines[name].split("#")[0] and why in lines[name]
+    assert "increase-only" in lines["age"] and "max-change 10" in lines["age"] and "age, by its name" in lines["age"]
+    spouse = "# forbid relationship in {Husband, Wife}, marital_status not in {Married-AF-spouse, Married-civ-spouse}  # all 11,834 rows"
+    assert spouse in text
+    assert "native_country" not in text.split("## Dependencies")[1]  # 'no White person born in Laos' is a correlation, not a fact
+    checked = runner.invoke(app, ["check", str(knowledge), "--data", str(data), "--target", "income"])
+    assert checked.exit_code == 0 and "no row breaks it" in checked.output
+
+
 def test_init_keeps_an_existing_file_unless_told(files: dict[str, Path], tmp_path: Path) -> None:
     out = tmp_path / "k.causal"
     out.write_text("# my edits\n", encoding="utf-8")
