@@ -230,7 +230,7 @@ def whatif(
     as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
 ) -> None:
     """Try a plan of one's own: what it forces, what it breaks, the decision and the cost."""
-    choose(row=row, all_refused=False, person=person, input_path=input_path, saved=saved)
+    choose(row=row, all_refused=None, person=person, input_path=input_path, saved=saved)
     wanted = {}
     for change in changes:
         name, sep, value = change.partition("=")
@@ -300,7 +300,7 @@ def export(
     """Print the logic program behind an answer; `clingo` runs it as it is."""
     if fmt != "asp":
         raise InputError(f"unknown format {fmt!r}; the only format is 'asp'")
-    choose(row=row, all_refused=False, person=person, input_path=input_path, saved=saved)
+    choose(row=row, all_refused=None, person=person, input_path=input_path, saved=saved)
     if model and not saved:
         raise InputError("--model here only loads an --explainer that holds a black box; the program is that of its rules")
     explainer, data, split_rows = _explainer(

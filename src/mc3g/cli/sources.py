@@ -93,11 +93,11 @@ def one_person(explainer: MC3G, text: str) -> pd.Series:
     return pd.Series(person_of(explainer, text), name="given by --person", dtype=object)
 
 
-def choose(*, row: int | None, all_refused: bool, person: str | None, input_path: str | None, saved: str | None) -> None:
-    """Refuse a combination of --row, --all-refused, --person and --input that names no one, or
-    more than one way."""
-    if sum((row is not None, all_refused, person is not None)) != 1:
-        raise InputError("give one of --row N, --all-refused or --person JSON")
+def choose(*, row: int | None, all_refused: bool | None, person: str | None, input_path: str | None, saved: str | None) -> None:
+    """Refuse a combination of --row, --all-refused (None: a command without it), --person and
+    --input that names no one, or more than one way."""
+    if sum((row is not None, bool(all_refused), person is not None)) != 1:
+        raise InputError("give one of --row N, --all-refused or --person JSON" if all_refused is not None else "give one of --row N or --person JSON")
     if person is not None and input_path:
         raise InputError("--person is one person; --input is a file of people: give one of the two")
     if saved and person is None and not input_path:
