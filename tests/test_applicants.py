@@ -228,10 +228,15 @@ def test_rows_outside_declared_valid_values_are_counted(lender_csv: Path, tmp_pa
 
 
 # -- fitting -------------------------------------------------------------------------------------
-def test_fit_learns_the_refusal_and_reads_favourable_off_its_words(lender_csv: Path) -> None:
-    fitted = fit_file(lender_csv, "approved", k=2)
+def test_fit_learns_the_refusal_and_reads_favourable_off_its_words(lender_csv: Path, tmp_path: Path) -> None:
+    fitted = fit_file(lender_csv, "approved", k=2, ignore=["record"])
     assert (fitted.favourable, fitted.unfavourable, fitted.guessed) == ("yes", "no", True)
     assert fitted.score > 0.9 and {str(r.head.value) for r in fitted.rules.rules} == {"no"}
+    model = lambda X: np.where((X["income"] > 40_000) | ((X["age"] > 60) & (X["income"] > 20_000)), "yes", "no")  # noqa: E731
+    free = fit_file(lender_csv, "approved", model=model, refine=0)
+    assert "age" in free.explainer.features_in_play_ and free.unprotected == ["age"]  # without knowledge nothing is protected: said
+    knowledge = _write(tmp_path, "age: increase-only\n", "k.causal")
+    assert fit_file(lender_csv, "approved", model=model, causal=knowledge, refine=0).unprotected == []
 
 
 @pytest.mark.parametrize(

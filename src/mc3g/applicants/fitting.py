@@ -25,6 +25,7 @@ from ..foldse import FoldSE
 from ..rules import RuleSet, token
 from ..schema import Schema, infer_schema
 from .files import DataFile, decision_classes, read_data
+from .protections import protection
 
 GOOD = frozenset({"yes", "y", "approved", "approve", "accepted", "accept", "granted", "good", "paid", "repaid", "hired", "pass", "passed"})
 BAD = frozenset({"no", "n", "rejected", "reject", "refused", "denied", "declined", "bad", "default", "defaulted", "not hired", "fail", "failed"})
@@ -49,6 +50,20 @@ class Fitted:
     @property
     def rules(self) -> RuleSet:
         return self.explainer.rules_
+
+    @property
+    def unprotected(self) -> list[str]:
+        """Features advice may change that look like what :func:`~.protections.protection` would
+        protect (a characteristic fair-lending law protects, age, a row's identifier or weight):
+        the knowledge left them free, perhaps on purpose, perhaps for want of ``mc3g init``."""
+        schema, frame = self.explainer.schema_, self.data.frame
+        out = []
+        for name in self.explainer.features_in_play_:
+            f = schema.feature(name)
+            if not f.immutable and not f.consequence_only and f.direction is None:
+                if protection(name, frame[name], f.is_numeric, len(frame)) is not None:
+                    out.append(name)
+        return out
 
 
 def fit_file(

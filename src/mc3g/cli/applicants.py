@@ -141,5 +141,11 @@ def _report(fitted: Fitted, data: str, model: str, out_file: str, seconds: float
         out.print(f"FOLD-SE rules of the refusal, learned from the file: {fitted.score:.1%} accurate on 20 % of its rows held out.", soft_wrap=True)
     out.print(fitted.rules.to_english(), soft_wrap=True)
     out.print(f"Advice may touch: {', '.join(fitted.explainer.features_in_play_)}.", soft_wrap=True)
+    if fitted.unprotected:
+        err.print(
+            f"note: advice may change {', '.join(fitted.unprotected)}, which look protected (a characteristic fair-lending law protects, age, "
+            "a record's identifier or weight); mc3g init proposes protections, and the knowledge (--causal) decides.",
+            soft_wrap=True,
+        )
     again = f" {model}" if model else ""
     out.print(f"Saved {out_file}. Next: mc3g explain --explainer {out_file}{again} --input {data} --row 0", soft_wrap=True)
