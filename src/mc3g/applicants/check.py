@@ -117,7 +117,7 @@ def _rows(source: Source | None, statement: str, mask: np.ndarray, data: DataFil
     hits = np.flatnonzero(mask)
     if not len(hits) or source is None:
         return []
-    first = tuple(data.where(int(i)).rpartition(", ")[2] for i in hits[:FIRST])
+    first = tuple(data.place(int(i)) for i in hits[:FIRST])
     return [Broken(source, statement, len(hits), first)]
 
 

@@ -44,9 +44,13 @@ class DataFile:
     frame: pd.DataFrame
     lines: np.ndarray | None
 
+    def place(self, position: int) -> str:
+        """Where the row at ``position`` is in its file: ``line L`` (a CSV) or ``row N``."""
+        return f"line {self.lines[position]}" if self.lines is not None else f"row {position}"
+
     def where(self, position: int) -> str:
         """The row at ``position`` as a person finds it: ``FILE, line L`` or ``FILE, row N``."""
-        return f"{self.path}, line {self.lines[position]}" if self.lines is not None else f"{self.path}, row {position}"
+        return f"{self.path}, {self.place(position)}"
 
     def error(self, position: int, problem: str) -> InputError:
         if self.lines is not None:
@@ -220,7 +224,7 @@ def _check_not_mixed(data: DataFile, column: str, hint: str) -> None:
     cells = values.to_numpy(dtype=object)
     raise data.error(
         at,
-        f"column {column!r} holds numbers and text: {_cell(cells[at])} here, {_cell(cells[other])} at {data.where(other).rpartition(', ')[2]} "
+        f"column {column!r} holds numbers and text: {_cell(cells[at])} here, {_cell(cells[other])} at {data.place(other)} "
         f"({int(is_number.sum()):,} numbers, {int(is_text.sum()):,} text); make every cell a number, or every cell text{hint}",
     )
 

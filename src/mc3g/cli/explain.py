@@ -16,7 +16,7 @@ from ..explain import show
 from ..reference import fitted_explainer
 from ..values import whole
 from .app import MODE_HELP, PROFILE_HELP, app, err, out, styled
-from .sources import INPUT_HELP, PERSON_HELP, SAVED_HELP, People, choose, dataset_or_saved, given_option, input_file, one_person, saved_explainer, test_split
+from .sources import INPUT_HELP, PERSON_HELP, SAVED_HELP, People, choose, dataset_or_saved, given_option, input_file, one_person, saved_explainer, split_people
 
 DATASET_HELP = (
     "adult, german, cars or loan (the paper's rules, or under the product profile rules FOLD-SE learns for the data's refusal), "
@@ -183,7 +183,7 @@ def _explainer(
         explainer, data = saved_explainer(ctx, saved, model, trust_model, trust_types)
         return explainer.set_params(**{name: value for name, value in calls.items() if name != "k" or given_option(ctx, "k")}), data, None
     ds, explainer = fitted_explainer(dataset, fit.pop("split"), model_file=model, **fit, **calls, **_model_params(model, trust_model, trust_types, favourable))
-    split_rows = test_split(ds, explainer)
+    split_rows = split_people(ds, explainer)
     return explainer, split_rows.data, split_rows
 
 

@@ -64,7 +64,7 @@ def given_option(ctx: typer.Context, name: str) -> bool:
     return source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT")
 
 
-def test_split(ds: Any, explainer: MC3G) -> People:
+def split_people(ds: Any, explainer: MC3G) -> People:
     """A shipped data set's test split, as ``mc3g explain DATASET`` has always read it."""
     data = {"name": ds.name, "split": ds.split, "train_sha256": frame_sha256(ds.train), "test_sha256": frame_sha256(ds.test)}
     columns = list(explainer.feature_names_in_)
@@ -85,7 +85,7 @@ def input_file(explainer: MC3G, path: str, data: dict[str, Any], every: bool) ->
     rows = people_of(explainer, path, check=every)
     columns = [str(c) for c in explainer.feature_names_in_]
     recorded = {**data, "input": Path(path).name, "input_sha256": frame_sha256(rows.frame)}
-    return People(rows.frame, recorded, lambda row: f"{Path(path).name}, row {row} ({rows.where(row).rpartition(', ')[2]})", lambda row: row_of(rows, row, columns))
+    return People(rows.frame, recorded, lambda row: f"{Path(path).name}, row {row} ({rows.place(row)})", lambda row: row_of(rows, row, columns))
 
 
 def one_person(explainer: MC3G, text: str) -> pd.Series:
