@@ -366,7 +366,8 @@ class Schema:
 
 
 def infer_schema(frame: pd.DataFrame, label: str, unfavourable: str, name: str = "data", numeric: Iterable[str] | None = None) -> Schema:
-    """A schema read off a frame: numeric dtypes (or the columns named in ``numeric``) are numeric."""
+    """A schema read off a frame: numeric dtypes (or the columns named in ``numeric``) are numeric;
+    a column of truth values is a category of two values, ``True`` and ``False``."""
     if label not in frame.columns:
         raise UnknownNameError(f"label column {label!r} is not in the frame; columns are {list(frame.columns)}")
     declared = set(numeric) if numeric is not None else None
@@ -381,7 +382,7 @@ def infer_schema(frame: pd.DataFrame, label: str, unfavourable: str, name: str =
                 f"column {col!r} holds numbers and text (row {stray[0]}: {stray[1]!r}), so its kind is unclear: "
                 "declare it (a schema, or numeric=) or make every cell a number or every cell text"
             )
-        is_num = col in declared if declared is not None else pd.api.types.is_numeric_dtype(values)
+        is_num = col in declared if declared is not None else pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
         features.append(observed_feature(str(col), values, is_num))
     classes = tuple(sorted(frame[label].astype(str).unique()))
     return Schema(name, tuple(features), label, classes, str(unfavourable))
