@@ -11,14 +11,15 @@ features (:class:`ProfileSettings`), so that whoever names the schema gets them
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from .exceptions import InputError, UnknownNameError
+from .protections import PROTECTIONS
 from .rules import Column, Words, token
 from .values import LARGEST, category_problem, check_grid, first_non_number, number, stray_text, words
 
@@ -218,45 +219,6 @@ class Feature:
 
 SETTINGS: tuple[str, ...] = tuple(f.name for f in fields(Feature) if f.name != "name")
 """The fields of a feature that :meth:`Feature.updated` and :meth:`Schema.updated` may change."""
-
-
-class Protection(NamedTuple):
-    """A feature setting the product profile guards: its unrestricted value (``free``), whether a
-    feature with later settings (``after``) keeps the restriction ``before`` of an earlier one,
-    the restriction of a feature in words, and whether answers list it among the protections in
-    force (``listed``)."""
-
-    free: Any
-    kept: Callable[[Any, Feature], bool]
-    words: Callable[[Feature], str]
-    listed: bool = True
-
-
-def _within(before: tuple[float, float], after: tuple[float, float] | None) -> bool:
-    return after is not None and before[0] <= after[0] and after[1] <= before[1]
-
-
-PROTECTIONS: dict[str, Protection] = {
-    "immutable": Protection(False, lambda _, after: after.immutable, lambda _: "immutable"),
-    "consequence_only": Protection(False, lambda _, after: after.immutable or after.consequence_only, lambda _: "consequence-only"),
-    "direction": Protection(None, lambda before, after: after.immutable or after.direction == before, lambda f: f"{f.direction}-only"),
-    "valid": Protection(None, lambda before, after: _within(before, after.valid), lambda f: f"valid only {f.valid_words}", listed=False),
-    "max_change": Protection(
-        None, lambda before, after: after.immutable or (after.max_change is not None and after.max_change <= before), lambda f: f"max-change {f.max_change:g}"
-    ),
-    "targets": Protection(
-        None,
-        lambda before, after: after.immutable or (after.targets is not None and set(after.targets) <= set(before)),
-        lambda f: f"targets {{{', '.join(f.targets or ())}}}",
-    ),
-}
-"""The feature settings the product profile guards: knowledge may tighten them, never loosen
-them.  Those that restrict advice (all but ``valid``) are listed in every answer as the
-protections in force, and an immutable feature keeps each of them.  ``valid`` says who may be a
-person at all, not where advice goes: it holds even for an immutable feature, and answers leave
-it out (the training range inside it bounds advice; ``/v1/schema`` shows both per feature).
-``range`` is not guarded: it bounds where advice may put a number, by default the training
-range, and knowledge may widen it.  A new setting that restricts advice joins here."""
 
 
 @dataclass(frozen=True)
