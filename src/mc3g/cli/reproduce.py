@@ -47,7 +47,7 @@ def reproduce_table1(
     as_json: bool = typer.Option(False, "--json", help="Print {dataset: {method: {causal_consistency, validity, l0, l1, seconds_per_query, n}}}."),
 ) -> None:
     """The paper's Table 1 under our protocol: MC3G, C3G, DiCE, Wachter and the nearest
-    counterfactual, on the same refused rows of a black box (see docs/report.md)."""
+    counterfactual, on the same refused rows of a black box (mc3g report writes it to docs/report/report.md)."""
     from ..bench.report import PAPER_NAMES
     from ..bench.table1 import PAPER_TABLE1, table1
 
