@@ -223,3 +223,18 @@ def test_no_product_answer_breaks_the_datas_metadata_for_a_black_box() -> None:
     german_paper, german_product = profile_audit("german", model="rules")
     assert (german_paper.refusal, german_product.refusal) == ("good", "bad")
     assert german_product.answered == german_product.people > 0
+
+
+def test_the_advice_benchmark_sorts_each_option_by_what_a_lender_may_not_hand_out(adult) -> None:
+    """A husband told to be never married (a broken constraint too), to have an unknown employer,
+    to work 70 hours and to wait 20 years: each category counted once, the max-changes by feature."""
+    from mc3g.bench.advice import _judged
+    from mc3g.explain.result import Counterfactual
+    from mc3g.rules import Words
+
+    person = dict(adult.X_test[(adult.X_test["relationship"] == "Husband") & (adult.X_test["hours_per_week"] == 40)].iloc[0].items())
+    values = {**person, "marital_status": "Never-married", "workclass": "?", "hours_per_week": 70, "age": person["age"] + 20}
+    judge = knowledge(adult).schema(adult.schema.under("product"))
+    problems = violations(Counterfactual(values, (), (), 0.0, "", ""), person, [], knowledge(adult), judge, Words({n: n for n in judge.feature_names}))
+    assert _judged(values, person, problems, adult.schema, judge) == ({"household", "unknown", "moves", "hours", "other"}, {"hours_per_week", "age"})
+    assert _judged(person, person, [], adult.schema, judge) == (set(), set())
