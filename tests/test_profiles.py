@@ -103,7 +103,7 @@ def test_each_profiles_feature_settings_come_with_the_data_sets_schema(adult) ->
     # No advice to take a capital loss, nor to change the census's sampling weight, nor to wait
     # more than a decade.
     assert {name: product.features[name] for name in ("capital_gain", "fnlwgt", "age", "marital_status", "relationship")} == {
-        "capital_gain": {"direction": "increase", "max_change": 5000.0}, "fnlwgt": {"immutable": True}, "age": {"max_change": 10.0},
+        "capital_gain": {"direction": "increase", "max_change": 7298.0}, "fnlwgt": {"immutable": True}, "age": {"max_change": 10.0},
         "marital_status": {"immutable": True}, "relationship": {"immutable": True},
     }  # fmt: skip
     assert product.where["age"].startswith("mc3g/resources/adult.product.causal:")

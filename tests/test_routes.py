@@ -28,7 +28,7 @@ from mc3g.rules import Literal, Rule, RuleSet
 
 runner = CliRunner()
 SHIPPED = Path(__file__).resolve().parents[1] / "src" / "mc3g" / "resources" / "adult.causal"
-PRODUCT = {"capital_gain": {"direction": "increase", "max_change": 5000.0}, "fnlwgt": {"immutable": True}, "age": {"direction": "increase", "max_change": 10.0}}
+PRODUCT = {"capital_gain": {"direction": "increase", "max_change": 7298.0}, "fnlwgt": {"immutable": True}, "age": {"direction": "increase", "max_change": 10.0}}
 TEMPTING = RuleSet(
     (
         Rule(
