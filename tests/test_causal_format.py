@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mc3g.causal import CausalModel, CausalRule, CausalSyntaxError, Constraint, Source, load, parse
+from mc3g.causal import CausalModel, CausalRule, CausalSyntaxError, Constraint, Source, load, parse, parse_all
 from mc3g.causal.printing import to_asp, to_text
 from mc3g.datasets import load as load_data
 from mc3g.exceptions import InputError
@@ -482,3 +482,21 @@ def test_a_wrong_move_is_named_at_its_file_line_and_column(text: str, column: in
     with pytest.raises(CausalSyntaxError) as info:
         parse(text, file="moves.causal")
     assert (info.value.file, info.value.line, info.value.column, info.value.message) == ("moves.causal", 1, column, message)
+
+
+def test_every_problem_is_collected_in_file_order_and_the_first_raised_alone() -> None:
+    """mc3g check reports them all: syntax errors statement by statement, every unknown name and
+    value; the statements with a problem are left out of the knowledge read."""
+    schema = Schema("s", (Feature("a", "numeric"), Feature("b", "categorical", domain=("x", "y"))), "label", ("0", "1"), "0")
+    text = "a: numeric\nforbid a >> 3\nforbid b == z, c == 1\nforbid b == x, a > 2\nb: categorical {x, q}\n"
+    with pytest.raises(CausalSyntaxError, match="<string>:2:"):
+        parse(text, schema=schema)
+    model, errors = parse_all(text, schema=schema)
+    assert [(e.line, e.column) for e in errors] == [(2, 10), (3, 13), (3, 16)]  # 'q' declares b's values: it is no error
+    assert [str(c) for c in model.constraints] == ["forbid b == 'x', a > 2"] and set(model.features) == {"a", "b"}
+
+
+def test_an_open_end_of_valid_values_is_printed_as_people_write_it() -> None:
+    model = CausalModel(features={"age": {"kind": "numeric", "valid": (0, LARGEST)}, "x": {"kind": "numeric", "valid": (-LARGEST, 5)}})
+    assert "valid [0, 1e15]" in model.to_text() and "valid [-1e15, 5]" in model.to_text()
+    assert parse(model.to_text()) == model

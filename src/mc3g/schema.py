@@ -11,14 +11,15 @@ features (:class:`ProfileSettings`), so that whoever names the schema gets them
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from .exceptions import InputError, UnknownNameError
+from .protections import PROTECTIONS
 from .rules import Column, Words, token
 from .values import LARGEST, category_problem, check_grid, first_non_number, number, stray_text, words
 
@@ -279,53 +280,6 @@ SETTINGS: tuple[str, ...] = tuple(f.name for f in fields(Feature) if f.name != "
 """The fields of a feature that :meth:`Feature.updated` and :meth:`Schema.updated` may change."""
 
 
-class Protection(NamedTuple):
-    """A feature setting the product profile guards: its unrestricted value (``free``), whether a
-    feature with later settings (``after``) keeps the restriction ``before`` of an earlier one,
-    the restriction of a feature in words, and whether answers list it among the protections in
-    force (``listed``)."""
-
-    free: Any
-    kept: Callable[[Any, Feature], bool]
-    words: Callable[[Feature], str]
-    listed: bool = True
-
-
-def _within(before: tuple[float, float], after: tuple[float, float] | None) -> bool:
-    return after is not None and before[0] <= after[0] and after[1] <= before[1]
-
-
-PROTECTIONS: dict[str, Protection] = {
-    "immutable": Protection(False, lambda _, after: after.immutable, lambda _: "immutable"),
-    "consequence_only": Protection(False, lambda _, after: after.immutable or after.consequence_only, lambda _: "consequence-only"),
-    "direction": Protection(None, lambda before, after: after.immutable or after.direction == before, lambda f: f"{f.direction}-only"),
-    "valid": Protection(None, lambda before, after: _within(before, after.valid), lambda f: f"valid only {f.valid_words}", listed=False),
-    "max_change": Protection(
-        None, lambda before, after: after.immutable or (after.max_change is not None and after.max_change <= before), lambda f: f"max-change {f.max_change:g}"
-    ),
-    "targets": Protection(
-        None,
-        lambda before, after: after.immutable or (after.targets is not None and set(after.targets) <= set(before)),
-        lambda f: f"targets {{{', '.join(f.targets or ())}}}",
-    ),
-    "moves": Protection(
-        None,
-        lambda before, after: after.immutable or (after.moves is not None and set(after.moves) <= set(before)),
-        lambda f: f"moves {{{', '.join(f'{a} -> {b}' for a, b in f.moves or ())}}}",
-    ),
-    "unknown": Protection(
-        (), lambda before, after: after.immutable or set(before) <= set(after.unknown), lambda f: f"never to unknown {{{', '.join(f.unknown)}}}"
-    ),
-}
-"""The feature settings the product profile guards: knowledge may tighten them, never loosen
-them.  Those that restrict advice (all but ``valid``) are listed in every answer as the
-protections in force, and an immutable feature keeps each of them.  ``valid`` says who may be a
-person at all, not where advice goes: it holds even for an immutable feature, and answers leave
-it out (the training range inside it bounds advice; ``/v1/schema`` shows both per feature).
-``range`` is not guarded: it bounds where advice may put a number, by default the training
-range, and knowledge may widen it.  A new setting that restricts advice joins here."""
-
-
 @dataclass(frozen=True)
 class ProfileSettings:
     """A profile's own settings for a data set's features, kept with the data's schema and laid
@@ -433,7 +387,8 @@ class Schema:
 
 
 def infer_schema(frame: pd.DataFrame, label: str, unfavourable: str, name: str = "data", numeric: Iterable[str] | None = None) -> Schema:
-    """A schema read off a frame: numeric dtypes (or the columns named in ``numeric``) are numeric."""
+    """A schema read off a frame: numeric dtypes (or the columns named in ``numeric``) are numeric;
+    a column of truth values is a category of two values, ``True`` and ``False``."""
     if label not in frame.columns:
         raise UnknownNameError(f"label column {label!r} is not in the frame; columns are {list(frame.columns)}")
     declared = set(numeric) if numeric is not None else None
@@ -448,7 +403,7 @@ def infer_schema(frame: pd.DataFrame, label: str, unfavourable: str, name: str =
                 f"column {col!r} holds numbers and text (row {stray[0]}: {stray[1]!r}), so its kind is unclear: "
                 "declare it (a schema, or numeric=) or make every cell a number or every cell text"
             )
-        is_num = col in declared if declared is not None else pd.api.types.is_numeric_dtype(values)
+        is_num = col in declared if declared is not None else pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
         features.append(observed_feature(str(col), values, is_num))
     classes = tuple(sorted(frame[label].astype(str).unique()))
     return Schema(name, tuple(features), label, classes, str(unfavourable))

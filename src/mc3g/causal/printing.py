@@ -34,7 +34,7 @@ class Knowledge(Protocol):
 def _number(v: float) -> str:
     if not math.isfinite(v):
         raise InputError(f"{v} cannot be written as causal knowledge: numbers must be finite")
-    return token(v)
+    return f"{'-' if v < 0 else ''}1e15" if abs(v) == LARGEST else token(v)  # an open end of valid values, as people write it
 
 
 def _name(name: str) -> str:
@@ -123,6 +123,18 @@ def _quoted(text: str) -> str:
 
 def _declaration(name: str, settings: Mapping[str, Any], width: int = 0) -> str:
     return f"{_name(name) + ':':<{width}} {', '.join(_items(settings))}".rstrip()
+
+
+def declaration_line(name: str, settings: Mapping[str, Any], width: int = 0) -> str:
+    """One feature's declaration (``name:`` padded to ``width``, then its items), as the format
+    writes it; a draft of knowledge writes its own comments beside it."""
+    return _declaration(name, settings, width)
+
+
+def statement_line(statement: CausalRule | Constraint, categorical: set[str]) -> str:
+    """A causal rule or a constraint as the format writes it, without its comment; values of the
+    ``categorical`` features are written as text."""
+    return _rule(statement, categorical) if isinstance(statement, CausalRule) else _constraint(statement, categorical)
 
 
 def _rule(rule: CausalRule, categorical: set[str]) -> str:
