@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 
 from .exceptions import InputError, UnknownNameError
-from .protections import PROTECTIONS
+from .moves import checked_moves
+from .protections import PROTECTIONS, plain_setting
 from .rules import Column, Words, token
 from .values import LARGEST, category_problem, check_grid, first_non_number, number, stray_text, words
 
@@ -94,7 +95,9 @@ class Feature:
             raise InputError(f"feature {self.name!r}: a categorical feature has no range, valid values, step or max-change")
         if self.kind == "numeric" and (self.domain is not None or self.targets is not None or self.moves is not None or self.unknown):
             raise InputError(f"feature {self.name!r}: a numeric feature has a range, not a set of values, moves or unknown values")
-        self._check_moves()
+        moves, unknown = checked_moves(f"feature {self.name!r}", self.moves, self.unknown, self.domain, self.targets)
+        object.__setattr__(self, "moves", moves)
+        object.__setattr__(self, "unknown", unknown)
         if self.step is not None:
             number(self.step, f"feature {self.name!r}: the step")
             if self.step <= 0:
@@ -124,31 +127,6 @@ class Feature:
                 raise InputError(f"feature {self.name!r}: the value {value!r} is labelled twice")
             labelled[value] = words(label, where)
         object.__setattr__(self, "value_labels", tuple(labelled.items()))
-
-    def _check_moves(self) -> None:
-        """``moves`` kept as sorted distinct (from, to) pairs of text and ``unknown`` as sorted
-        distinct text, all values of the domain; no move to an unknown value, nor to the value
-        one already has, and no unknown value among the targets."""
-        where = f"feature {self.name!r}"
-        if isinstance(self.unknown, str) or not all(isinstance(v, str) for v in self.unknown):
-            raise InputError(f"{where}: the values that mean unknown are a set of text values, not {self.unknown!r}")
-        unknown = tuple(sorted(set(self.unknown)))
-        object.__setattr__(self, "unknown", unknown)
-        if self.moves is not None:
-            pairs = list(self.moves.items()) if isinstance(self.moves, Mapping) else list(self.moves)
-            if not all(isinstance(p, (tuple, list)) and len(p) == 2 and all(isinstance(v, str) for v in p) for p in pairs):
-                raise InputError(f"{where}: moves are (from, to) pairs of values, not {self.moves!r}")
-            object.__setattr__(self, "moves", tuple(sorted({(a, b) for a, b in pairs})))
-        named = [*unknown, *(v for pair in self.moves or () for v in pair)]
-        if self.domain is not None and (stray := [v for v in named if v not in self.domain]):
-            raise InputError(f"{where}: {stray[0]!r} is not one of its values {list(self.domain)}")
-        for a, b in self.moves or ():
-            if a == b:
-                raise InputError(f"{where}: the move {a} -> {b} goes nowhere")
-            if b in unknown:
-                raise InputError(f"{where}: the move {a} -> {b} goes to a value that means unknown, which is never advice")
-        if self.targets is not None and (bad := sorted(set(self.targets) & set(unknown))):
-            raise InputError(f"{where}: {bad[0]!r} means unknown, so it cannot be a target of advice")
 
     def may_move(self, before: str, after: str) -> bool:
         """Whether advice may move this category from ``before`` to another value ``after``:
@@ -250,7 +228,7 @@ class Feature:
         """The settings of this feature that restrict what a person may be advised (see
         :data:`PROTECTIONS`), as plain JSON values: ``{}`` when the feature may move freely."""
         found = {name: getattr(self, name) for name, protection in PROTECTIONS.items() if protection.listed and getattr(self, name) != protection.free}
-        return {name: _moved(value) if name == "moves" else _plain(value) for name, value in found.items()}
+        return {name: plain_setting(name, value) for name, value in found.items()}
 
     def lifted(self, after: Feature) -> tuple[str, str] | None:
         """The first protection of this feature that ``after`` (the same feature, with more
@@ -261,19 +239,6 @@ class Feature:
             if before != protection.free and not protection.kept(before, after):
                 return name, protection.words(self)
         return None
-
-
-def _plain(value: Any) -> Any:
-    """A setting as plain JSON values: tuples as lists."""
-    return list(value) if isinstance(value, tuple) else value
-
-
-def _moved(moves: tuple[tuple[str, str], ...]) -> dict[str, list[str]]:
-    """Moves as plain JSON: each value with the values it may move to."""
-    out: dict[str, list[str]] = {}
-    for a, b in moves:
-        out.setdefault(a, []).append(b)
-    return out
 
 
 SETTINGS: tuple[str, ...] = tuple(f.name for f in fields(Feature) if f.name != "name")
