@@ -209,13 +209,14 @@ def test_reproducing_the_paper_needs_its_profile(adult) -> None:
 @pytest.mark.slow
 def test_no_product_answer_breaks_the_datas_metadata_for_a_black_box() -> None:
     """A gradient-boosted black box on adult: under product no option changes a protected
-    attribute, lowers age or education, or leaves the training range (checked against the data's
+    attribute, lowers age or education, moves past a max-change or leaves the training range (checked against the data's
     own metadata); under paper the published rules let sex change, so the check can fail; and
     German's refusal is 'bad'."""
     from mc3g.bench.profiles import profile_audit
 
     paper, product = profile_audit("adult", every=16)
-    assert product.profile == "product" and product.people == paper.people and product.answered == product.people
+    # Under product marrying and the like are no way out (issue 22), so a few have none: 329 of 335 answered (each told why)
+    assert product.profile == "product" and product.people == paper.people and product.answered >= 0.97 * product.people
     assert (product.protected, product.one_way, product.out_of_range, product.other, product.too_far) == (0, 0, 0, 0, 0)
     assert paper.profile == "paper" and paper.other == 0
     (rules,) = profile_audit("adult", model="rules", every=16, profiles=("paper",))
