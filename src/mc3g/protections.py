@@ -42,6 +42,14 @@ PROTECTIONS: dict[str, Protection] = {
         lambda before, after: after.immutable or (after.targets is not None and set(after.targets) <= set(before)),
         lambda f: f"targets {{{', '.join(f.targets or ())}}}",
     ),
+    "moves": Protection(
+        None,
+        lambda before, after: after.immutable or (after.moves is not None and set(after.moves) <= set(before)),
+        lambda f: f"moves {{{', '.join(f'{a} -> {b}' for a, b in f.moves or ())}}}",
+    ),
+    "unknown": Protection(
+        (), lambda before, after: after.immutable or set(before) <= set(after.unknown), lambda f: f"never to unknown {{{', '.join(f.unknown)}}}"
+    ),
 }
 """The feature settings the product profile guards: knowledge may tighten them, never loosen
 them.  Those that restrict advice (all but ``valid``) are listed in every answer as the
@@ -50,3 +58,14 @@ person at all, not where advice goes: it holds even for an immutable feature, an
 it out (the training range inside it bounds advice; ``/v1/schema`` shows both per feature).
 ``range`` is not guarded: it bounds where advice may put a number, by default the training
 range, and knowledge may widen it.  A new setting that restricts advice joins here."""
+
+
+def plain_setting(name: str, value: Any) -> Any:
+    """A protection as plain JSON, as answers list it: tuples as lists, and moves as each value
+    with the values it may move to."""
+    if name != "moves":
+        return list(value) if isinstance(value, tuple) else value
+    out: dict[str, list[str]] = {}
+    for a, b in value:
+        out.setdefault(a, []).append(b)
+    return out

@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 
 from .exceptions import InputError, UnknownNameError
-from .protections import PROTECTIONS
+from .moves import checked_moves
+from .protections import PROTECTIONS, plain_setting
 from .rules import Column, Words, token
 from .values import LARGEST, category_problem, check_grid, first_non_number, number, stray_text, words
 
@@ -40,7 +41,11 @@ class Feature:
     (1 for integers), so "just past a threshold" is well defined.  ``max_change`` is the most one
     person may move a number from their own value, either way: ``range`` bounds where advice may
     go for anyone, ``max_change`` what one person may be asked to do (an applicant of 24 is not
-    told to be 87).
+    told to be 87).  ``moves`` are the (from, to) pairs a category may make (None: any move to a
+    target): a person with value ``a`` may be advised ``b`` only when ``(a, b)`` is one of them
+    (never-married -> married, not never-married -> divorced).  ``unknown`` are the values that
+    mean "not known" (adult's '?'): a person may have one, and keeps it, but advice never moves a
+    person to one, whatever the targets and moves say.
 
     What a person reads: ``label`` is the feature's name in words ("hours per week"; by default
     the name with spaces for underscores) and ``value_labels`` the words for its values
@@ -52,6 +57,8 @@ class Feature:
     kind: Kind
     domain: tuple[str, ...] | None = None
     targets: tuple[str, ...] | None = None
+    moves: tuple[tuple[str, str], ...] | None = None
+    unknown: tuple[str, ...] = ()
     range: tuple[float, float] | None = None
     valid: tuple[float, float] | None = None
     step: float | None = None
@@ -86,8 +93,11 @@ class Feature:
                 raise InputError(f"feature {self.name!r}: max-change must be > 0, not {self.max_change}")
         if self.kind == "categorical" and any(x is not None for x in (self.range, self.valid, self.step, self.max_change)):
             raise InputError(f"feature {self.name!r}: a categorical feature has no range, valid values, step or max-change")
-        if self.kind == "numeric" and (self.domain is not None or self.targets is not None):
-            raise InputError(f"feature {self.name!r}: a numeric feature has a range, not a set of values")
+        if self.kind == "numeric" and (self.domain is not None or self.targets is not None or self.moves is not None or self.unknown):
+            raise InputError(f"feature {self.name!r}: a numeric feature has a range, not a set of values, moves or unknown values")
+        moves, unknown = checked_moves(f"feature {self.name!r}", self.moves, self.unknown, self.domain, self.targets)
+        object.__setattr__(self, "moves", moves)
+        object.__setattr__(self, "unknown", unknown)
         if self.step is not None:
             number(self.step, f"feature {self.name!r}: the step")
             if self.step <= 0:
@@ -117,6 +127,16 @@ class Feature:
                 raise InputError(f"feature {self.name!r}: the value {value!r} is labelled twice")
             labelled[value] = words(label, where)
         object.__setattr__(self, "value_labels", tuple(labelled.items()))
+
+    def may_move(self, before: str, after: str) -> bool:
+        """Whether advice may move this category from ``before`` to another value ``after``:
+        not immutable, ``after`` not unknown, among the targets and one of the moves."""
+        return (
+            not self.immutable
+            and after not in self.unknown
+            and (self.targets is None or after in self.targets)
+            and (self.moves is None or (before, after) in self.moves)
+        )
 
     @property
     def is_numeric(self) -> bool:
@@ -189,22 +209,26 @@ class Feature:
         if changes.get("direction") == "any":
             changes["direction"] = None
         if changes.get("kind", self.kind) != self.kind:
-            cleared = ("range", "valid", "step", "max_change") if changes["kind"] == "categorical" else ("domain", "targets")
+            cleared = ("range", "valid", "step", "max_change") if changes["kind"] == "categorical" else ("domain", "targets", "moves", "unknown")
             for name in cleared:
                 changes.setdefault(name, None)
             changes.setdefault("value_labels", ())
         elif changes.get("value_labels") is not None:  # labels of values are laid over the data's one by one
             given = changes["value_labels"]
             changes["value_labels"] = {**dict(self.value_labels), **(dict(given) if not isinstance(given, Mapping) else given)}
-        elif changes.get("domain") is not None:  # a narrower domain keeps the labels of its values
-            changes["value_labels"] = tuple((v, label) for v, label in self.value_labels if v in changes["domain"])
-        return replace(self, **{k: () if k == "value_labels" and v is None else v for k, v in changes.items()})
+        elif changes.get("domain") is not None:  # a narrower domain keeps the labels, moves and unknown values of its values
+            domain = set(changes["domain"])
+            changes["value_labels"] = tuple((v, label) for v, label in self.value_labels if v in domain)
+            changes.setdefault("unknown", tuple(v for v in self.unknown if v in domain))
+            if self.moves is not None:
+                changes.setdefault("moves", tuple((a, b) for a, b in self.moves if a in domain and b in domain))
+        return replace(self, **{k: () if k in ("value_labels", "unknown") and v is None else v for k, v in changes.items()})
 
     def protections(self) -> dict[str, Any]:
         """The settings of this feature that restrict what a person may be advised (see
         :data:`PROTECTIONS`), as plain JSON values: ``{}`` when the feature may move freely."""
         found = {name: getattr(self, name) for name, protection in PROTECTIONS.items() if protection.listed and getattr(self, name) != protection.free}
-        return {name: list(value) if isinstance(value, tuple) else value for name, value in found.items()}
+        return {name: plain_setting(name, value) for name, value in found.items()}
 
     def lifted(self, after: Feature) -> tuple[str, str] | None:
         """The first protection of this feature that ``after`` (the same feature, with more

@@ -72,6 +72,9 @@ from .lexer import SET_OPS, Token, statements, tokens
 from .statements import CausalRule, Constraint, Source
 from .syntax import Condition, Declaration, ForbidStatement, RuleStatement, StatementParser
 
+_NAMING = ("targets", "moves", "unknown")
+"""The settings that name values of a category: checked against its domain before they are laid."""
+
 
 class _Resolver:
     """Settles what each statement means: features against the schema, values by feature kind."""
@@ -113,14 +116,21 @@ class _Resolver:
             decl.settings["value_labels"] = self.labelled(decl, decl.settings.get("kind") or (base.kind if base else None))
         if base is None and "kind" not in decl.settings:
             return None
-        settings = {k: v for k, v in decl.settings.items() if k != "value_labels"}
+        named = {k: v for k, v in decl.settings.items() if k in _NAMING}  # laid once their values are known to be the domain's
+        settings = {k: v for k, v in decl.settings.items() if k != "value_labels" and k not in named}
         try:
             feature = (base or Feature(decl.name.word, decl.settings["kind"])).updated(**settings)
         except ValueError as e:
             self.problem(self.error(str(e), decl.name))
             return None
-        for tok in decl.targets + [tok for tok, _ in decl.labelled if not feature.is_numeric]:
+        found = len(self.errors or ())
+        for tok in decl.named + [tok for tok, _ in decl.labelled if not feature.is_numeric]:
             self.check_domain(tok, feature)
+        if len(self.errors or ()) == found:  # the values named are the domain's (else each is reported already)
+            try:
+                feature = feature.updated(**named)
+            except ValueError as e:
+                self.problem(self.error(str(e), decl.named[0] if decl.named else decl.name))
         try:
             return feature.updated(value_labels=decl.settings["value_labels"]) if decl.labelled else feature
         except ValueError as e:
