@@ -5,6 +5,7 @@ same examples everywhere; and serve an app on the loopback for the service's tes
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,6 +19,12 @@ settings.register_profile("mc3g", derandomize=True)
 settings.load_profile("mc3g")
 
 os.environ.setdefault("MC3G_DATA_DIR", str(Path(__file__).resolve().parents[2] / "shared" / "data"))
+
+
+def pytest_report_header() -> list[str]:
+    """Say at the start, not in a skip nobody reads, whether the browser tests can run."""
+    found = shutil.which("chromium")
+    return [f"chromium: {found}" if found else "chromium: missing, so the service's browser tests skip (Debian: apt-get install chromium)"]
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder
 from typer.testing import CliRunner
 
-from mc3g import MC3G
+from mc3g import MC3G, CausalModel
 from mc3g.cli import app
 from mc3g.datasets import load
 from mc3g.datasets.loan import JOHN
@@ -182,6 +182,25 @@ def test_rows_reach_the_model_in_its_training_dtypes_and_values_that_do_not_fit_
     assert typed_frame([[30.5, 1.0, "clerk"]], dtypes)["age"].tolist() == [30.5]  # not cut to 30
     assert typed_frame([{"age": "thirty", "income": 1.0, "job": "clerk"}], dtypes)["age"].tolist() == ["thirty"]
     assert typed_frame([], dtypes).columns.tolist() == list(dtypes) and len(typed_frame([], dtypes)) == 0
+
+
+def test_a_category_typed_as_truth_values_or_numbers_reaches_the_model_in_its_type() -> None:
+    """A column of True/False is a category of two values, and a category of codes 1, 2, 3 stays
+    one: the model still gets bools and numbers back, not the tokens "True" and "2" (a
+    DecisionTreeClassifier failed on 'True', an encoder fitted on ints ignored '2')."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"income": rng.integers(10, 100, 400) * 1000, "guarantor": rng.choice([True, False], 400), "region": rng.choice([1, 2, 3], 400)})
+    y = np.where((X.income > 60_000) | (X.guarantor & (X.region == 2)), "yes", "no")
+    model = make_pipeline(ColumnTransformer([("c", OneHotEncoder(), ["guarantor", "region"])], remainder="passthrough"), GradientBoostingClassifier(random_state=0))
+    model.fit(X, y)
+    explainer = MC3G(model, CausalModel(features={"region": {"kind": "categorical"}}), desired_class="yes", refine=0, k=3).fit(X)
+    assert explainer.schema_.feature("guarantor").domain == ("False", "True") and explainer.schema_.feature("region").domain == ("1", "2", "3")
+    refused = X[(model.predict(X) == "no") & ~X.guarantor & (X.region == 2)].iloc[0]
+    answer = explainer.explain(refused)
+    assert answer.status == "refused" and answer.counterfactuals
+    flipped = pd.DataFrame([cf.values for cf in answer.counterfactuals]).astype({"guarantor": bool, "region": int})
+    assert (model.predict(flipped) == "yes").all()
+    assert typed_frame([{"income": 1, "guarantor": "True", "region": "2"}], X.dtypes.to_dict()).dtypes.tolist() == X.dtypes.tolist()
 
 
 def test_labels_in_a_column_or_of_another_type_are_read_as_text(loan) -> None:

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mc3g.causal import CausalModel, CausalRule, CausalSyntaxError, Constraint, Source, load, parse
+from mc3g.causal import CausalModel, CausalRule, CausalSyntaxError, Constraint, Source, load, parse, parse_all
 from mc3g.causal.printing import to_asp, to_text
 from mc3g.datasets import load as load_data
 from mc3g.exceptions import InputError
@@ -269,7 +269,7 @@ SYNTAX_ERRORS = [
         "x: consequence_only",
         1,
         4,
-        "expected a feature item (numeric, categorical, range, valid, domain, targets, step, weight, max-change, immutable, "
+        "expected a feature item (numeric, categorical, range, valid, domain, targets, moves, unknown, step, weight, max-change, immutable, "
         "consequence-only, must-change, increase-only, decrease-only, any-direction, label, values) after ':', found 'consequence_only'; "
         "did you mean 'consequence-only'?",
     ),
@@ -380,11 +380,20 @@ def feature_settings(draw: st.DrawFn, kind: str | None) -> dict[str, Any]:
         targets = draw(st.none() | st.lists(st.sampled_from(domain), min_size=1, unique=True).map(tuple))
     else:
         targets = draw(st.none() | st.lists(TEXTS, min_size=1, max_size=3, unique=True).map(tuple)) if kind != "numeric" else None
+    moves = unknown = None
+    if domain is not None and kind == "categorical":  # moves between values, none to a value that means unknown
+        unknown = draw(st.none() | st.lists(st.sampled_from(domain), min_size=1, unique=True).map(tuple))
+        known = [v for v in domain if v not in (unknown or ())]
+        targets = None if targets is None else tuple(v for v in targets if v in known) or None
+        pairs = [(a, b) for a in domain for b in known if a != b]
+        moves = draw(st.none() | st.lists(st.sampled_from(pairs), unique=True).map(lambda p: tuple(sorted(p)))) if pairs else None
     bounds = st.lists(st.floats(-1e9, 1e9), min_size=2, max_size=2).map(lambda b: (min(b), max(b)))
     settings = {
         "kind": kind,
         "domain": domain,
         "targets": targets,
+        "moves": moves,
+        "unknown": unknown,
         "range": draw(st.none() | bounds) if kind != "categorical" else None,
         "valid": draw(st.none() | bounds) if kind != "categorical" else None,
         "step": draw(st.none() | st.floats(1e-5, 1e6)) if kind != "categorical" else None,  # a grid of at most 1e15 steps
@@ -445,3 +454,49 @@ def test_loan_and_adult_round_trip_through_text() -> None:
     for text in (LOAN, ADULT):
         model = parse(text)
         assert parse(to_text(model)) == model
+
+
+def test_moves_read_as_pairs_and_print_grouped_by_the_value_they_leave() -> None:
+    """A side may be a set ({a, b} -> {a, b}: any move between them, none to itself), moves are
+    kept as sorted pairs, printed one value at a time, and read back the same."""
+    text = "m: categorical {a, b, c, '?'}, moves {a -> b, {b, c} -> {b, c}, c->a}, unknown {'?'}\n"
+    model = parse(text)
+    assert model.features["m"]["moves"] == (("a", "b"), ("b", "c"), ("c", "a"), ("c", "b")) and model.features["m"]["unknown"] == ("?",)
+    assert model.to_text() == "m: categorical {a, b, c, '?'}, moves {a -> b, b -> c, c -> {a, b}}, unknown {'?'}\n"
+    assert parse(model.to_text()) == model and parse("m: categorical {a, b}, moves {}").features["m"]["moves"] == ()
+    assert CausalModel(features={"m": {"moves": {"b": "a", "a": "b"}}}).features["m"]["moves"] == (("a", "b"), ("b", "a"))
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "message"),
+    [
+        ("m: categorical {a, b}, moves {a -> a}", 36, "the move a -> a goes nowhere"),
+        ("m: categorical {a, b}, moves {a -> d}", 36, "'d' is not a value of m; its values are {'a', 'b'}"),
+        ("m: categorical {a, b}, moves {a b}", 33, "expected '->' and the value(s) it may move to after 'a', found 'b'"),
+        ("m: categorical {a, b, x}, moves {a -> x}, unknown {x}", 34, "feature 'm': the move a -> x goes to a value that means unknown, which is never advice"),
+        ("m: categorical {a, x}, targets {a, x}, unknown {x}", 33, "feature 'm': 'x' means unknown, so it cannot be a target of advice"),
+        ("n: numeric [0, 1], moves {a -> b}", 27, "feature 'n': a numeric feature has a range, not a set of values, moves or unknown values"),
+    ],
+)
+def test_a_wrong_move_is_named_at_its_file_line_and_column(text: str, column: int, message: str) -> None:
+    with pytest.raises(CausalSyntaxError) as info:
+        parse(text, file="moves.causal")
+    assert (info.value.file, info.value.line, info.value.column, info.value.message) == ("moves.causal", 1, column, message)
+
+
+def test_every_problem_is_collected_in_file_order_and_the_first_raised_alone() -> None:
+    """mc3g check reports them all: syntax errors statement by statement, every unknown name and
+    value; the statements with a problem are left out of the knowledge read."""
+    schema = Schema("s", (Feature("a", "numeric"), Feature("b", "categorical", domain=("x", "y"))), "label", ("0", "1"), "0")
+    text = "a: numeric\nforbid a >> 3\nforbid b == z, c == 1\nforbid b == x, a > 2\nb: categorical {x, q}\n"
+    with pytest.raises(CausalSyntaxError, match="<string>:2:"):
+        parse(text, schema=schema)
+    model, errors = parse_all(text, schema=schema)
+    assert [(e.line, e.column) for e in errors] == [(2, 10), (3, 13), (3, 16)]  # 'q' declares b's values: it is no error
+    assert [str(c) for c in model.constraints] == ["forbid b == 'x', a > 2"] and set(model.features) == {"a", "b"}
+
+
+def test_an_open_end_of_valid_values_is_printed_as_people_write_it() -> None:
+    model = CausalModel(features={"age": {"kind": "numeric", "valid": (0, LARGEST)}, "x": {"kind": "numeric", "valid": (-LARGEST, 5)}})
+    assert "valid [0, 1e15]" in model.to_text() and "valid [-1e15, 5]" in model.to_text()
+    assert parse(model.to_text()) == model

@@ -94,7 +94,8 @@ def test_demo_and_explain_json_share_one_shape() -> None:
             assert all({"feature", "from", "to", "cost"} <= set(d) for d in cf["direct"])
             assert all({"feature", "from", "to", "rule"} <= set(c) for c in cf["caused"])
     costs = [cf["cost"] for cf in explained["counterfactuals"]]
-    assert costs == sorted(costs) and len(costs) == 3
+    # Adult's row 1 is divorced: under product marrying is no advice, so a capital gain is the one way out, and the answer says why
+    assert costs == sorted(costs) and len(costs) == 1 and explained["fewer"].startswith("Only 1 of the 3 options asked for: no other distinct set")
     assert demo["cost_by_mode"]["none"] > demo["cost_by_mode"]["derived"]
 
 
@@ -261,3 +262,15 @@ def test_bench_blackbox_compares_mc3g_and_dice_on_the_same_rows() -> None:
     assert row["mc3g_calls"] >= 1 and row["dice_calls"] >= 1 and row["call_seconds"] > 0 and row["bound"] > row["ratio"]
     # one person per call, MC3G's rounds are its calls: each round is one call
     assert 1 <= row["rounds_median"] <= row["rounds_most"] and row["rows_per_round"] >= 1
+
+
+@pytest.mark.slow
+def test_bench_advice_finds_nothing_a_lender_may_not_hand_out_under_product() -> None:
+    """German's refused people under a held-out black box: no option changes personal status,
+    closes an account or raises the amount, and every person short of K options is told why."""
+    result = runner.invoke(app, ["bench", "advice", "--rows", "10", "--data", "german", "--json"])
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.stdout)
+    assert (row["dataset"], row["profile"], row["people"]) == ("german", "product", 10) and row["options"] > 0
+    assert [row[kind] for kind in ("protected", "household", "unknown", "moves", "hours", "other")] == [0] * 6 and row["past_max_change"] == {}
+    assert sum(row["fewer"].values()) >= row["people"] - row["answered"] and all(why.startswith(("fewer: ", "none: ")) for why in row["fewer"])

@@ -102,7 +102,10 @@ def test_each_profiles_feature_settings_come_with_the_data_sets_schema(adult) ->
     product, paper = adult.schema.profiles["product"], adult.schema.profiles["paper"]
     # No advice to take a capital loss, nor to change the census's sampling weight, nor to wait
     # more than a decade.
-    assert product.features == {"capital_gain": {"direction": "increase"}, "fnlwgt": {"immutable": True}, "age": {"max_change": 10.0}}
+    assert {name: product.features[name] for name in ("capital_gain", "fnlwgt", "age", "marital_status", "relationship")} == {
+        "capital_gain": {"direction": "increase", "max_change": 7298.0}, "fnlwgt": {"immutable": True}, "age": {"max_change": 10.0},
+        "marital_status": {"immutable": True}, "relationship": {"immutable": True},
+    }  # fmt: skip
     assert product.where["age"].startswith("mc3g/resources/adult.product.causal:")
     assert paper.features == {"sex": {"immutable": False}, "education_num": {"direction": "any"}}
     assert not knowledge(adult).features and knowledge(adult).rules and knowledge(adult).constraints
@@ -132,6 +135,42 @@ def test_product_tells_no_one_to_wait_more_than_a_decade(adult) -> None:
     assert not product.explain(young).counterfactuals
     assert [cf.values["age"] for cf in product.explain(nearly)] == [60]
     assert violations(far.counterfactuals[0], young, [], product.causal_, product.schema_) == ["age moves by 36, more than its max-change of 10"]
+
+
+NOT_ADVICE = {"workclass": {"?", "Never-worked", "Without-pay"}, "occupation": {"?", "Armed-Forces"}}
+
+
+def not_advice(person: dict, values: dict) -> list[str]:
+    """What an option tells a person that no lender may: to marry, divorce or leave a household,
+    to have an unknown class of work or occupation, to stop being paid, to enlist, or to work more
+    than 60 hours a week."""
+    found = [name for name in ("marital_status", "relationship") if values[name] != person[name]]
+    found += [f"{name} {values[name]}" for name, bad in NOT_ADVICE.items() if values[name] != person[name] and values[name] in bad]
+    return found + (["hours over 60"] if values["hours_per_week"] > 60 and values["hours_per_week"] != person["hours_per_week"] else [])
+
+
+def test_product_tells_no_one_to_marry_enlist_stop_being_paid_or_work_over_60_hours(adult) -> None:
+    """A model that approves exactly the advice no lender may give: under paper the refused are
+    told to marry, become a husband or enlist; under product
+    (marital status and relationship immutable, work moving only between paid classes and
+    civilian occupations, hours at most 60) none of it, and they are told why nothing is left."""
+
+    def tempted(X: pd.DataFrame) -> np.ndarray:
+        bad = X["marital_status"].isin(["Married-civ-spouse", "Married-AF-spouse"]) | X["relationship"].isin(["Husband", "Wife"])
+        bad |= X["hours_per_week"] > 60
+        for name, values in NOT_ADVICE.items():
+            bad |= X[name].isin(values)
+        return np.where(bad, ">50K", "<=50K")
+
+    X = adult.X_train.iloc[:1500]
+    refused = adult.X_test[(tempted(adult.X_test) == "<=50K") & (adult.X_test["hours_per_week"] <= 40)].iloc[:3]
+    people = [dict(row.items()) for _, row in refused.iterrows()]
+    paper = MC3G(tempted, knowledge(adult), schema=adult.schema, k=3, profile="paper").fit(X).explain(refused)
+    product = MC3G(tempted, knowledge(adult), schema=adult.schema, k=3).fit(X).explain(refused)
+    told = {what.split(" ")[0] for person, answer in zip(people, paper) for cf in answer for what in not_advice(person, cf.values)}
+    assert told >= {"marital_status", "relationship", "occupation"} and all(answer.counterfactuals for answer in paper)
+    assert [not_advice(person, cf.values) for person, answer in zip(people, product) for cf in answer] == []
+    assert all(answer.reasons for answer in product if not answer.counterfactuals)
 
 
 def test_decision_rules_describe_the_datas_refusal_under_product(adult, german) -> None:
@@ -170,13 +209,14 @@ def test_reproducing_the_paper_needs_its_profile(adult) -> None:
 @pytest.mark.slow
 def test_no_product_answer_breaks_the_datas_metadata_for_a_black_box() -> None:
     """A gradient-boosted black box on adult: under product no option changes a protected
-    attribute, lowers age or education, or leaves the training range (checked against the data's
+    attribute, lowers age or education, moves past a max-change or leaves the training range (checked against the data's
     own metadata); under paper the published rules let sex change, so the check can fail; and
     German's refusal is 'bad'."""
     from mc3g.bench.profiles import profile_audit
 
     paper, product = profile_audit("adult", every=16)
-    assert product.profile == "product" and product.people == paper.people and product.answered == product.people
+    # Under product marrying and the like are no way out (issue 22), so a few have none: 329 of 335 answered (each told why)
+    assert product.profile == "product" and product.people == paper.people and product.answered >= 0.97 * product.people
     assert (product.protected, product.one_way, product.out_of_range, product.other, product.too_far) == (0, 0, 0, 0, 0)
     assert paper.profile == "paper" and paper.other == 0
     (rules,) = profile_audit("adult", model="rules", every=16, profiles=("paper",))
@@ -184,3 +224,18 @@ def test_no_product_answer_breaks_the_datas_metadata_for_a_black_box() -> None:
     german_paper, german_product = profile_audit("german", model="rules")
     assert (german_paper.refusal, german_product.refusal) == ("good", "bad")
     assert german_product.answered == german_product.people > 0
+
+
+def test_the_advice_benchmark_sorts_each_option_by_what_a_lender_may_not_hand_out(adult) -> None:
+    """A husband told to be never married (a broken constraint too), to have an unknown employer,
+    to work 70 hours and to wait 20 years: each category counted once, the max-changes by feature."""
+    from mc3g.bench.advice import _judged
+    from mc3g.explain.result import Counterfactual
+    from mc3g.rules import Words
+
+    person = dict(adult.X_test[(adult.X_test["relationship"] == "Husband") & (adult.X_test["hours_per_week"] == 40)].iloc[0].items())
+    values = {**person, "marital_status": "Never-married", "workclass": "?", "hours_per_week": 70, "age": person["age"] + 20}
+    judge = knowledge(adult).schema(adult.schema.under("product"))
+    problems = violations(Counterfactual(values, (), (), 0.0, "", ""), person, [], knowledge(adult), judge, Words({n: n for n in judge.feature_names}))
+    assert _judged(values, person, problems, adult.schema, judge) == ({"household", "unknown", "moves", "hours", "other"}, {"hours_per_week", "age"})
+    assert _judged(person, person, [], adult.schema, judge) == (set(), set())

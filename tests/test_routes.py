@@ -28,7 +28,7 @@ from mc3g.rules import Literal, Rule, RuleSet
 
 runner = CliRunner()
 SHIPPED = Path(__file__).resolve().parents[1] / "src" / "mc3g" / "resources" / "adult.causal"
-PRODUCT = {"capital_gain": {"direction": "increase"}, "fnlwgt": {"immutable": True}, "age": {"direction": "increase", "max_change": 10.0}}
+PRODUCT = {"capital_gain": {"direction": "increase", "max_change": 7298.0}, "fnlwgt": {"immutable": True}, "age": {"direction": "increase", "max_change": 10.0}}
 TEMPTING = RuleSet(
     (
         Rule(
@@ -57,10 +57,12 @@ def files(adult, tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def people(adult) -> list[int]:
-    """Two refused test rows: one of 53 (waiting seven years is advice), one of 39 (only school)."""
+    """Two refused test rows: one of 53 (waiting seven years is advice), one under 40 within two
+    education levels of a bachelor's (only school, as far as product's max-change lets one study)."""
     X = adult.X_test
     refused = TEMPTING.covers(X)
-    return [int((refused & (X["age"] >= 50)).argmax()), int((refused & (X["age"] < 40) & (X["capital_gain"] > 0)).argmax())]
+    school = refused & (X["age"] < 40) & (X["capital_gain"] > 0) & (X["education_num"] >= 11)
+    return [int((refused & (X["age"] >= 50)).argmax()), int(school.argmax())]
 
 
 @pytest.fixture(scope="module")
@@ -108,13 +110,14 @@ def test_the_command_line_holds_the_product_settings_with_a_copy_of_the_shipped_
     assert answers(copied) == answers(shipped)
     protections = copied[0]["run"]["protections"]
     assert {name: protections[name] for name in PRODUCT} == PRODUCT
-    assert protections["sex"] == {"immutable": True} and protections["education_num"] == {"direction": "increase"}
+    assert protections["sex"] == {"immutable": True} and protections["education_num"] == {"direction": "increase", "max_change": 2.0}
     only = runner.invoke(app, ["explain", "adult", "--row", str(people[0]), "-k", "3", "--json", *rules, "--causal-only", str(files / "adult.causal")])
     assert only.exit_code == 0, only.output
     assert answers([json.loads(only.stdout)]) == answers(shipped[:1])
     assert f"--causal-only: the causal knowledge is {files / 'adult.causal'} alone" in only.stderr
     assert "the knowledge shipped for adult (4 causal rules, 5 constraints) is not used" in only.stderr
-    assert "The product profile's settings for adult still hold (capital_gain, fnlwgt, age)" in only.stderr
+    held = "capital_gain, fnlwgt, age, marital_status, relationship, workclass, occupation, hours_per_week, education_num"
+    assert f"The product profile's settings for adult still hold ({held})" in only.stderr
     both = runner.invoke(app, ["explain", "adult", "--row", "0", *rules, "--causal", str(files / "adult.causal"), "--causal-only", str(files / "adult.causal")])
     assert both.exit_code == 2 and "give one of them" in both.output
 

@@ -92,7 +92,9 @@ def problems(draw, escapes: bool = False, scaled: bool = False):
             span = tuple(float(_on_grid(end, steps[n])) for end in NUMERIC[n])
             features.append(Feature(n, "numeric", range=span, step=float(steps[n]), **flags))
         else:
-            features.append(Feature(n, "categorical", domain=CATEGORICAL[n], **flags))
+            pairs = [(a, b) for a in CATEGORICAL[n] for b in CATEGORICAL[n] if a != b]
+            moves = draw(st.none() | st.none() | st.lists(st.sampled_from(pairs), unique=True))  # the moves a category may make
+            features.append(Feature(n, "categorical", domain=CATEGORICAL[n], moves=moves, **flags))
     instance = {n: (_on_grid(draw(st.integers(*NUMERIC[n])), steps[n]) if n in NUMERIC else draw(st.sampled_from(CATEGORICAL[n]))) for n in names}
     head = Literal("y_", "==", "bad")
 
@@ -151,7 +153,7 @@ def _full_space(features, instance, spreads) -> CandidateSpace:
             if f.max_change is not None:
                 allowed = [v for v in allowed if abs(Fraction(repr(v)) - own) <= Fraction(repr(f.max_change))]
         else:
-            allowed = list(f.domain)
+            allowed = [v for v in f.domain if f.moves is None or (instance[f.name], v) in set(f.moves)]
         if f.immutable:
             allowed = []
         values = [instance[f.name]] + [v for v in allowed if v != instance[f.name]]

@@ -4,8 +4,10 @@ the body and time limits, and that no request can reach a file or a model."""
 
 from __future__ import annotations
 
+import re
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -171,6 +173,17 @@ def test_malformed_and_oversized_bodies_get_4xx(client: httpx.Client) -> None:
     assert too_big.status_code == 413 and "65,536 bytes" in too_big.json()["detail"]
     streamed = client.post("/v1/explain", content=iter([b'{"applicant": "', b"x" * (64 * 1024), b'"}']), headers=headers)
     assert streamed.status_code == 413 and "transfer-encoding" in streamed.request.headers
+
+
+def test_the_api_document_lists_every_status_the_service_answers_with(client: httpx.Client) -> None:
+    """Issue 25: OpenAPI said a body that is not JSON got 400 (it gets 422) and left out the
+    500 of a failed model; docs/service.md's table, the document and the answers agree."""
+    paths = client.get("/openapi.json").json()["paths"]
+    documented = {path: set(paths[path]["post"]["responses"]) for path in ("/v1/explain", "/v1/whatif")}
+    table = Path(__file__).parents[1] / "docs" / "service.md"
+    listed = {line.split("|")[1].strip() for line in table.read_text(encoding="utf-8").splitlines() if re.match(r"\| [2-5]\d\d \|", line)}
+    assert documented == {"/v1/explain": listed, "/v1/whatif": listed}
+    assert "gets a 422" in paths["/v1/explain"]["post"]["responses"]["400"]["description"]
 
 
 def test_no_request_reaches_a_file_or_loads_anything(client: httpx.Client) -> None:

@@ -118,3 +118,19 @@ def test_the_command_line_tries_a_plan() -> None:
     assert set(data) >= {"direct", "caused", "plan", "cost", "broken", "firing", "refused", "judged_by"}
     bad = runner.invoke(app, ["whatif", "loan", "--row", "0", "--set", "bank_balance"])
     assert bad.exit_code == 2 and "--set takes FEATURE=VALUE" in bad.output
+
+
+def test_a_move_the_knowledge_does_not_allow_is_never_advice_and_a_what_if_says_it_breaks_the_knowledge() -> None:
+    """Single may become married and married divorced, but single not divorced, and nobody
+    becomes '?' (unknown): the search offers only the allowed move, the checker flags the others
+    and the what-if reports them as breaking the knowledge, as it does a target."""
+    causal = CausalModel.parse("m: categorical {single, married, divorced, '?'}, moves {single -> {married, divorced}, married -> divorced}, unknown {'?'}")
+    causal = causal.combined(CausalModel.parse("m: moves {single -> married, married -> divorced}"))
+    rules = RuleSet((Rule(Literal("out", "==", "bad"), (Literal("m", "in", ("single", "?")),)),), "out", "good")
+    explainer = MC3G(rules, causal, k=3).fit(pd.DataFrame({"m": ["single", "married", "divorced", "?"]}))
+    assert [o.values["m"] for o in explainer.explain({"m": "single"}).counterfactuals] == ["married"]
+    assert not explainer.explain({"m": "?"}).counterfactuals  # '?' may make no move
+    result = explainer.whatif({"m": "single"}, {"m": "divorced"})
+    assert result.broken == ("m moves from single to divorced, a move the knowledge does not allow",) and not result.refused
+    unknown = explainer.whatif({"m": "married"}, {"m": "?"})
+    assert unknown.broken == ("m = ? means unknown, which is never advice", "m moves from married to ?, a move the knowledge does not allow")

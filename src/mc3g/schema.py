@@ -11,14 +11,16 @@ features (:class:`ProfileSettings`), so that whoever names the schema gets them
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from .exceptions import InputError, UnknownNameError
+from .moves import checked_moves
+from .protections import PROTECTIONS, plain_setting
 from .rules import Column, Words, token
 from .values import LARGEST, category_problem, check_grid, first_non_number, number, stray_text, words
 
@@ -39,7 +41,11 @@ class Feature:
     (1 for integers), so "just past a threshold" is well defined.  ``max_change`` is the most one
     person may move a number from their own value, either way: ``range`` bounds where advice may
     go for anyone, ``max_change`` what one person may be asked to do (an applicant of 24 is not
-    told to be 87).
+    told to be 87).  ``moves`` are the (from, to) pairs a category may make (None: any move to a
+    target): a person with value ``a`` may be advised ``b`` only when ``(a, b)`` is one of them
+    (never-married -> married, not never-married -> divorced).  ``unknown`` are the values that
+    mean "not known" (adult's '?'): a person may have one, and keeps it, but advice never moves a
+    person to one, whatever the targets and moves say.
 
     What a person reads: ``label`` is the feature's name in words ("hours per week"; by default
     the name with spaces for underscores) and ``value_labels`` the words for its values
@@ -51,6 +57,8 @@ class Feature:
     kind: Kind
     domain: tuple[str, ...] | None = None
     targets: tuple[str, ...] | None = None
+    moves: tuple[tuple[str, str], ...] | None = None
+    unknown: tuple[str, ...] = ()
     range: tuple[float, float] | None = None
     valid: tuple[float, float] | None = None
     step: float | None = None
@@ -85,8 +93,11 @@ class Feature:
                 raise InputError(f"feature {self.name!r}: max-change must be > 0, not {self.max_change}")
         if self.kind == "categorical" and any(x is not None for x in (self.range, self.valid, self.step, self.max_change)):
             raise InputError(f"feature {self.name!r}: a categorical feature has no range, valid values, step or max-change")
-        if self.kind == "numeric" and (self.domain is not None or self.targets is not None):
-            raise InputError(f"feature {self.name!r}: a numeric feature has a range, not a set of values")
+        if self.kind == "numeric" and (self.domain is not None or self.targets is not None or self.moves is not None or self.unknown):
+            raise InputError(f"feature {self.name!r}: a numeric feature has a range, not a set of values, moves or unknown values")
+        moves, unknown = checked_moves(f"feature {self.name!r}", self.moves, self.unknown, self.domain, self.targets)
+        object.__setattr__(self, "moves", moves)
+        object.__setattr__(self, "unknown", unknown)
         if self.step is not None:
             number(self.step, f"feature {self.name!r}: the step")
             if self.step <= 0:
@@ -116,6 +127,16 @@ class Feature:
                 raise InputError(f"feature {self.name!r}: the value {value!r} is labelled twice")
             labelled[value] = words(label, where)
         object.__setattr__(self, "value_labels", tuple(labelled.items()))
+
+    def may_move(self, before: str, after: str) -> bool:
+        """Whether advice may move this category from ``before`` to another value ``after``:
+        not immutable, ``after`` not unknown, among the targets and one of the moves."""
+        return (
+            not self.immutable
+            and after not in self.unknown
+            and (self.targets is None or after in self.targets)
+            and (self.moves is None or (before, after) in self.moves)
+        )
 
     @property
     def is_numeric(self) -> bool:
@@ -188,22 +209,26 @@ class Feature:
         if changes.get("direction") == "any":
             changes["direction"] = None
         if changes.get("kind", self.kind) != self.kind:
-            cleared = ("range", "valid", "step", "max_change") if changes["kind"] == "categorical" else ("domain", "targets")
+            cleared = ("range", "valid", "step", "max_change") if changes["kind"] == "categorical" else ("domain", "targets", "moves", "unknown")
             for name in cleared:
                 changes.setdefault(name, None)
             changes.setdefault("value_labels", ())
         elif changes.get("value_labels") is not None:  # labels of values are laid over the data's one by one
             given = changes["value_labels"]
             changes["value_labels"] = {**dict(self.value_labels), **(dict(given) if not isinstance(given, Mapping) else given)}
-        elif changes.get("domain") is not None:  # a narrower domain keeps the labels of its values
-            changes["value_labels"] = tuple((v, label) for v, label in self.value_labels if v in changes["domain"])
-        return replace(self, **{k: () if k == "value_labels" and v is None else v for k, v in changes.items()})
+        elif changes.get("domain") is not None:  # a narrower domain keeps the labels, moves and unknown values of its values
+            domain = set(changes["domain"])
+            changes["value_labels"] = tuple((v, label) for v, label in self.value_labels if v in domain)
+            changes.setdefault("unknown", tuple(v for v in self.unknown if v in domain))
+            if self.moves is not None:
+                changes.setdefault("moves", tuple((a, b) for a, b in self.moves if a in domain and b in domain))
+        return replace(self, **{k: () if k in ("value_labels", "unknown") and v is None else v for k, v in changes.items()})
 
     def protections(self) -> dict[str, Any]:
         """The settings of this feature that restrict what a person may be advised (see
         :data:`PROTECTIONS`), as plain JSON values: ``{}`` when the feature may move freely."""
         found = {name: getattr(self, name) for name, protection in PROTECTIONS.items() if protection.listed and getattr(self, name) != protection.free}
-        return {name: list(value) if isinstance(value, tuple) else value for name, value in found.items()}
+        return {name: plain_setting(name, value) for name, value in found.items()}
 
     def lifted(self, after: Feature) -> tuple[str, str] | None:
         """The first protection of this feature that ``after`` (the same feature, with more
@@ -218,45 +243,6 @@ class Feature:
 
 SETTINGS: tuple[str, ...] = tuple(f.name for f in fields(Feature) if f.name != "name")
 """The fields of a feature that :meth:`Feature.updated` and :meth:`Schema.updated` may change."""
-
-
-class Protection(NamedTuple):
-    """A feature setting the product profile guards: its unrestricted value (``free``), whether a
-    feature with later settings (``after``) keeps the restriction ``before`` of an earlier one,
-    the restriction of a feature in words, and whether answers list it among the protections in
-    force (``listed``)."""
-
-    free: Any
-    kept: Callable[[Any, Feature], bool]
-    words: Callable[[Feature], str]
-    listed: bool = True
-
-
-def _within(before: tuple[float, float], after: tuple[float, float] | None) -> bool:
-    return after is not None and before[0] <= after[0] and after[1] <= before[1]
-
-
-PROTECTIONS: dict[str, Protection] = {
-    "immutable": Protection(False, lambda _, after: after.immutable, lambda _: "immutable"),
-    "consequence_only": Protection(False, lambda _, after: after.immutable or after.consequence_only, lambda _: "consequence-only"),
-    "direction": Protection(None, lambda before, after: after.immutable or after.direction == before, lambda f: f"{f.direction}-only"),
-    "valid": Protection(None, lambda before, after: _within(before, after.valid), lambda f: f"valid only {f.valid_words}", listed=False),
-    "max_change": Protection(
-        None, lambda before, after: after.immutable or (after.max_change is not None and after.max_change <= before), lambda f: f"max-change {f.max_change:g}"
-    ),
-    "targets": Protection(
-        None,
-        lambda before, after: after.immutable or (after.targets is not None and set(after.targets) <= set(before)),
-        lambda f: f"targets {{{', '.join(f.targets or ())}}}",
-    ),
-}
-"""The feature settings the product profile guards: knowledge may tighten them, never loosen
-them.  Those that restrict advice (all but ``valid``) are listed in every answer as the
-protections in force, and an immutable feature keeps each of them.  ``valid`` says who may be a
-person at all, not where advice goes: it holds even for an immutable feature, and answers leave
-it out (the training range inside it bounds advice; ``/v1/schema`` shows both per feature).
-``range`` is not guarded: it bounds where advice may put a number, by default the training
-range, and knowledge may widen it.  A new setting that restricts advice joins here."""
 
 
 @dataclass(frozen=True)
@@ -366,7 +352,8 @@ class Schema:
 
 
 def infer_schema(frame: pd.DataFrame, label: str, unfavourable: str, name: str = "data", numeric: Iterable[str] | None = None) -> Schema:
-    """A schema read off a frame: numeric dtypes (or the columns named in ``numeric``) are numeric."""
+    """A schema read off a frame: numeric dtypes (or the columns named in ``numeric``) are numeric;
+    a column of truth values is a category of two values, ``True`` and ``False``."""
     if label not in frame.columns:
         raise UnknownNameError(f"label column {label!r} is not in the frame; columns are {list(frame.columns)}")
     declared = set(numeric) if numeric is not None else None
@@ -381,7 +368,7 @@ def infer_schema(frame: pd.DataFrame, label: str, unfavourable: str, name: str =
                 f"column {col!r} holds numbers and text (row {stray[0]}: {stray[1]!r}), so its kind is unclear: "
                 "declare it (a schema, or numeric=) or make every cell a number or every cell text"
             )
-        is_num = col in declared if declared is not None else pd.api.types.is_numeric_dtype(values)
+        is_num = col in declared if declared is not None else pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
         features.append(observed_feature(str(col), values, is_num))
     classes = tuple(sorted(frame[label].astype(str).unique()))
     return Schema(name, tuple(features), label, classes, str(unfavourable))

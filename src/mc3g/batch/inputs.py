@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import glob
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -102,9 +103,12 @@ def input_files(spec: str | Path) -> tuple[list[Path], str]:
     return [regular_file(f, "batch input") for f in files], kinds.pop()
 
 
-def plan_input(spec: str | Path, partition_rows: int, features: list[str], client: Any) -> Input:
+def plan_input(spec: str | Path, partition_rows: int, features: list[str], client: Any, text: Sequence[str] = ()) -> Input:
     """The input ``spec`` names, planned into partitions; ``features`` must all be columns of it.
-    A CSV's blocks are counted on the cluster of ``client`` (a Parquet file's rows are in its footer)."""
+    A CSV's blocks are counted on the cluster of ``client`` (a Parquet file's rows are in its
+    footer), and its columns ``text`` (categories with values that are not numbers) are read as
+    text in every block, as pandas reads them in a whole file: a block whose cells happen to be
+    numbers types the column as the others do."""
     files, kind = input_files(spec)
     root = Path(os.path.commonpath([f.resolve().parent for f in files]))
     names = [str(f.resolve().relative_to(root)) for f in files]
@@ -114,7 +118,7 @@ def plan_input(spec: str | Path, partition_rows: int, features: list[str], clien
     metas = []
     integer_index = True
     for file, name in zip(files, names):
-        loaders, sizes, meta, labels = read(file, client)
+        loaders, sizes, meta, labels = read(file, client, text)
         metas.append((name, meta))
         integer_index = integer_index and labels is not str
         first_row = 0
@@ -133,14 +137,14 @@ def plan_input(spec: str | Path, partition_rows: int, features: list[str], clien
     return Input(kind, names, [file_sha256(f, "batch input") for f in files], blocks, partitions, meta, integer_index, partition_rows)
 
 
-def _csv_file(path: Path, client: Any) -> tuple[list[Any], list[int], Any, Any]:
-    """A CSV file's blocks (read by dask.dataframe), their sizes counted on the cluster, its
-    dtypes and its labels: the row numbers."""
+def _csv_file(path: Path, client: Any, text: Sequence[str]) -> tuple[list[Any], list[int], Any, Any]:
+    """A CSV file's blocks (read by dask.dataframe, the columns ``text`` as text), their sizes
+    counted on the cluster, its dtypes and its labels: the row numbers."""
     import dask
     import dask.dataframe as dd
 
     try:
-        frame = dd.read_csv(str(path.resolve()), blocksize=CSV_BLOCK_BYTES)
+        frame = dd.read_csv(str(path.resolve()), blocksize=CSV_BLOCK_BYTES, dtype=dict.fromkeys(text, str) or None)
         blocks = frame.to_delayed()
         sizes = client.gather(client.compute([dask.delayed(len)(b) for b in blocks]))
     except (ValueError, TypeError, OSError, UnicodeDecodeError) as exc:  # pandas' parser errors are ValueErrors
@@ -148,9 +152,10 @@ def _csv_file(path: Path, client: Any) -> tuple[list[Any], list[int], Any, Any]:
     return blocks, list(sizes), frame._meta, range(0, sum(sizes))
 
 
-def _parquet_file(path: Path, client: Any) -> tuple[list[Any], list[int], Any, Any]:
+def _parquet_file(path: Path, client: Any, text: Sequence[str]) -> tuple[list[Any], list[int], Any, Any]:
     """A Parquet file's row groups, their sizes, its dtypes, and its labels: a range (the one
-    pandas wrote down, or the row numbers), or the index it stores (``int`` or ``str`` labels)."""
+    pandas wrote down, or the row numbers), or the index it stores (``int`` or ``str`` labels).
+    Its columns keep the types it stores (``text`` is for CSV files)."""
     import dask
     import pyarrow as pa
     import pyarrow.parquet as pq

@@ -20,8 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from ..exceptions import BatchError, InputError
 from ..explain import batch_settings, usable_cores
+from ..schema import Schema
+from ..values import first_non_number
 from ..version import __version__
 from .inputs import Input, plan_input
 from .store import ResultsFolder
@@ -89,7 +93,8 @@ class Batch:
         self.client = client
         self.explainer = explainer
         _check_workers(client)
-        self.input: Input = plan_input(source, partition_rows, list(explainer.feature_names_in_), client)
+        features = [str(c) for c in explainer.feature_names_in_]
+        self.input: Input = plan_input(source, partition_rows, features, client, _text(explainer.schema_, features))
         settings = batch_settings(explainer, {**(data or {}), "input": self.input.settings()}, model_file)
         plan = {"partitions": len(self.input.partitions), "people": self.input.rows}
         self.folder = ResultsFolder(Path(out), settings, plan, overwrite)
@@ -147,6 +152,15 @@ class Batch:
                 "the partitions written are kept: run the same command again to do the others"
             )
         return self.summary
+
+
+def _text(schema: Schema, features: list[str]) -> list[str]:
+    """The categorical features that a CSV reader types as text: those with a value that is not
+    a number (pandas reads such a column as text, and so must every block of a batch's input)."""
+    return [
+        name for name in features
+        if name in schema and not (f := schema.feature(name)).is_numeric and f.domain is not None and first_non_number(pd.Series(f.domain)) is not None
+    ]  # fmt: skip
 
 
 def _itself(explainer: Any) -> Any:

@@ -33,7 +33,7 @@ NEGATABLE = ("immutable", "consequence-only", "must-change")
 NUMBERS: dict[str, str] = {"step": "step", "weight": "weight", "max-change": "max_change"}
 """Feature items with a number: the :class:`~mc3g.schema.Feature` field each one sets."""
 
-ITEMS = ("numeric", "categorical", "range", "valid", "domain", "targets", *NUMBERS, *FLAGS, "label", "values")
+ITEMS = ("numeric", "categorical", "range", "valid", "domain", "targets", "moves", "unknown", *NUMBERS, *FLAGS, "label", "values")
 
 OPERATORS = ("==", "!=", "<", "<=", ">", ">=")
 SET_OPS = ("in", "not in")
@@ -117,9 +117,12 @@ def _line_tokens(line: str, number: int, file: str) -> Iterator[Token]:
         if c in "'\"":
             value, end = _string(line, i, number, file)
             yield Token("string", line[i:end], number, column, value)
+        elif line.startswith("->", i):  # a move, FROM -> TO; a word stops before it
+            end = i + 2
+            yield Token("arrow", "->", number, column)
         elif _is_word_char(c):
             end = i
-            while end < len(line) and _is_word_char(line[end]):
+            while end < len(line) and _is_word_char(line[end]) and not line.startswith("->", end):
                 end += 1
             run = line[i:end]
             kind = classify(run) or "junk"

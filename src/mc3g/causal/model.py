@@ -12,13 +12,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..exceptions import CausalSyntaxError
 from ..rules import Literal
 from ..schema import Schema
 from .parser import read, read_file
 from .printing import to_asp, to_text
 from .statements import CausalRule, Constraint, Source, checked_settings
 
-__all__ = ["CausalModel", "CausalRule", "Constraint", "Source", "load", "parse"]
+__all__ = ["CausalModel", "CausalRule", "Constraint", "Source", "load", "parse", "parse_all"]
 
 
 @dataclass(frozen=True)
@@ -128,3 +129,11 @@ def parse(text: str, file: str = "<string>", schema: Schema | None = None) -> Ca
 def load(path: str | Path, schema: Schema | None = None) -> CausalModel:
     """Read a UTF-8 causal-knowledge file; the model is named after the file."""
     return CausalModel.load(path, schema)
+
+
+def parse_all(text: str, file: str = "<string>", schema: Schema | None = None) -> tuple[CausalModel, list[CausalSyntaxError]]:
+    """Every problem of the text (in file order, not only the first) and the knowledge of the
+    statements that have none: what ``mc3g check`` reports."""
+    errors: list[CausalSyntaxError] = []
+    parsed = read(text, file, schema, errors)
+    return CausalModel(**parsed._asdict()), errors

@@ -49,7 +49,9 @@ or handed to a solver as program text (printed programs quote every value).
 Errors are :class:`CausalSyntaxError` at ``file:line:column``, one at a time: the first syntax
 error of the file, else the first problem in a feature declaration, else the first in a rule or
 constraint (a rule may use a feature declared further down, so meanings are settled after the
-whole file is read).
+whole file is read).  Given a list to collect them in, :func:`read` reports every problem it
+can instead (each statement's first syntax error, every unknown name and value), in file order,
+and leaves out the statements that have one: ``mc3g check`` lists them all.
 
 The words and tokens are in :mod:`mc3g.causal.lexer`, the statements as written in
 :mod:`mc3g.causal.syntax`; :func:`mc3g.causal.parse` and :func:`mc3g.causal.load` turn what
@@ -70,19 +72,30 @@ from .lexer import SET_OPS, Token, statements, tokens
 from .statements import CausalRule, Constraint, Source
 from .syntax import Condition, Declaration, ForbidStatement, RuleStatement, StatementParser
 
+_NAMING = ("targets", "moves", "unknown")
+"""The settings that name values of a category: checked against its domain before they are laid."""
+
 
 class _Resolver:
     """Settles what each statement means: features against the schema, values by feature kind."""
 
-    def __init__(self, file: str, schema: Schema | None, declarations: list[Declaration]) -> None:
+    def __init__(self, file: str, schema: Schema | None, declarations: list[Declaration], errors: list[CausalSyntaxError] | None = None) -> None:
         self.file = file
         self.schema = schema
+        self.errors = errors
         self.features: dict[str, Feature | None] = {}
+        self.refused: set[str] = set()  # declarations with a problem (collected, not raised)
         for decl in declarations:
+            found = len(errors or ())
             self.features[decl.name.word] = self.declared(decl)
+            if len(errors or ()) > found:
+                self.refused.add(decl.name.word)
 
     def error(self, message: str, tok: Token) -> CausalSyntaxError:
         return CausalSyntaxError(message, self.file, tok.line, tok.column)
+
+    def problem(self, error: CausalSyntaxError) -> None:
+        _problem(error, self.errors)
 
     def base(self, name: Token) -> Feature | None:
         """The schema's feature of that name; with a schema, a name it lacks is an error."""
@@ -91,7 +104,8 @@ class _Resolver:
         if name.word not in self.schema:
             names = self.schema.feature_names
             hint = suggest(name.word, names) or f"; the features are {', '.join(names)}"
-            raise self.error(f"unknown feature {name.word!r}{hint}", name)
+            self.problem(self.error(f"unknown feature {name.word!r}{hint}", name))
+            return None
         return self.schema.feature(name.word)
 
     def declared(self, decl: Declaration) -> Feature | None:
@@ -102,29 +116,39 @@ class _Resolver:
             decl.settings["value_labels"] = self.labelled(decl, decl.settings.get("kind") or (base.kind if base else None))
         if base is None and "kind" not in decl.settings:
             return None
-        settings = {k: v for k, v in decl.settings.items() if k != "value_labels"}
+        named = {k: v for k, v in decl.settings.items() if k in _NAMING}  # laid once their values are known to be the domain's
+        settings = {k: v for k, v in decl.settings.items() if k != "value_labels" and k not in named}
         try:
             feature = (base or Feature(decl.name.word, decl.settings["kind"])).updated(**settings)
         except ValueError as e:
-            raise self.error(str(e), decl.name) from None
-        for tok in decl.targets + [tok for tok, _ in decl.labelled if not feature.is_numeric]:
+            self.problem(self.error(str(e), decl.name))
+            return None
+        found = len(self.errors or ())
+        for tok in decl.named + [tok for tok, _ in decl.labelled if not feature.is_numeric]:
             self.check_domain(tok, feature)
+        if len(self.errors or ()) == found:  # the values named are the domain's (else each is reported already)
+            try:
+                feature = feature.updated(**named)
+            except ValueError as e:
+                self.problem(self.error(str(e), decl.named[0] if decl.named else decl.name))
         try:
             return feature.updated(value_labels=decl.settings["value_labels"]) if decl.labelled else feature
         except ValueError as e:
-            raise self.error(str(e), decl.labelled[0][0]) from None
+            self.problem(self.error(str(e), decl.labelled[0][0]))
+            return feature
 
     def labelled(self, decl: Declaration, kind: str | None) -> dict[str | int | float, str]:
         """The labels of ``values {...}``: a numeric feature's values are numbers, a category's
         text (``persons: values {2: "two"}`` labels '2'); of a feature whose kind is unknown, as written."""
         out: dict[str | int | float, str] = {}
         for tok, text in decl.labelled:
-            if kind == "numeric" and tok.kind != "number":
-                raise self.error(f"expected a number for the numeric feature {decl.name.word}, found {tok.found()}", tok)
             key = tok.value if tok.kind == "number" and kind != "categorical" else tok.word
-            if key in out:
-                raise self.error(f"{tok.text} is labelled twice in this declaration", tok)
-            out[key] = text
+            if kind == "numeric" and tok.kind != "number":
+                self.problem(self.error(f"expected a number for the numeric feature {decl.name.word}, found {tok.found()}", tok))
+            elif key in out:
+                self.problem(self.error(f"{tok.text} is labelled twice in this declaration", tok))
+            else:
+                out[key] = text
         return out
 
     def known(self, name: Token) -> Feature | None:
@@ -133,12 +157,12 @@ class _Resolver:
     def check_domain(self, tok: Token, feature: Feature) -> None:
         if feature.domain is not None and tok.word not in feature.domain:
             values = format_value(feature.domain)
-            raise self.error(f"{tok.word!r} is not a value of {feature.name}; its values are {values}{suggest(tok.word, feature.domain)}", tok)
+            self.problem(self.error(f"{tok.word!r} is not a value of {feature.name}; its values are {values}{suggest(tok.word, feature.domain)}", tok))
 
     def literal(self, cond: Condition) -> Literal:
         feature = self.known(cond.feature)
         if feature is not None and feature.kind == "categorical" and cond.op in NUMERIC_OPS:
-            raise self.error(f"{feature.name} is categorical, so it cannot be compared with {cond.op!r}; use ==, !=, in or not in", cond.op_token)
+            self.problem(self.error(f"{feature.name} is categorical, so it cannot be compared with {cond.op!r}; use ==, !=, in or not in", cond.op_token))
         values = [self.value(tok, feature) for tok in cond.values]
         return Literal(cond.feature.word, cond.op, tuple(values) if cond.op in SET_OPS else values[0])
 
@@ -149,16 +173,17 @@ class _Resolver:
         if tok.kind == "number":
             return tok.value
         if feature is not None:
-            raise self.error(f"expected a number for the numeric feature {feature.name}, found {tok.found()}", tok)
+            self.problem(self.error(f"expected a number for the numeric feature {feature.name}, found {tok.found()}", tok))
         return tok.word
 
-    def rule(self, rule: RuleStatement) -> CausalRule:
+    def rule(self, rule: RuleStatement) -> CausalRule | None:
         effect = self.literal(rule.effect)
         cause = [self.literal(c) for c in rule.cause]
         try:
             return CausalRule(effect, tuple(cause), rule.constraint, rule.source, rule.comment)
         except ValueError as e:
-            raise CausalSyntaxError(str(e), self.file, rule.source.line, rule.source.column) from None
+            self.problem(CausalSyntaxError(str(e), self.file, rule.source.line, rule.source.column))
+            return None
 
     def constraint(self, forbid: ForbidStatement) -> Constraint:
         return Constraint(tuple(self.literal(c) for c in forbid.conditions), forbid.source, forbid.comment)
@@ -175,28 +200,61 @@ class Parsed(NamedTuple):
     constraints: tuple[Constraint, ...]
 
 
-def read(text: str, file: str = "<string>", schema: Schema | None = None) -> Parsed:
+def read(text: str, file: str = "<string>", schema: Schema | None = None, errors: list[CausalSyntaxError] | None = None) -> Parsed:
     """Read causal knowledge; with ``schema``, every feature must be one of its features and every
-    value fit the feature's kind and domain.  Raises :class:`CausalSyntaxError`."""
-    parsed = [StatementParser(s, file).statement() for s in statements(tokens(text, file))]
+    value fit the feature's kind and domain.  Raises :class:`CausalSyntaxError`; given ``errors``,
+    collects every problem there instead (in file order) and leaves out the statements that have one."""
+    parsed = _statements(text, file, errors)
     declarations: dict[str, Declaration] = {}
     for s in parsed:
         if isinstance(s, Declaration):
             first = declarations.setdefault(s.name.word, s)
             if first is not s:
                 message = f"feature {s.name.word!r} is declared twice: on line {first.name.line} and on line {s.name.line}"
-                raise CausalSyntaxError(message, file, s.name.line, s.name.column)
-    resolver = _Resolver(file, schema, list(declarations.values()))
+                _problem(CausalSyntaxError(message, file, s.name.line, s.name.column), errors)
+    resolver = _Resolver(file, schema, list(declarations.values()), errors)
     rules: list[CausalRule] = []
     constraints: list[Constraint] = []
     for s in parsed:  # in file order, so the first error is the one reported
+        found = len(errors or ())
         if isinstance(s, RuleStatement):
-            rules.append(resolver.rule(s))
+            rule = resolver.rule(s)
+            if rule is not None and len(errors or ()) == found:
+                rules.append(rule)
         elif isinstance(s, ForbidStatement):
-            constraints.append(resolver.constraint(s))
-    features = {name: d.settings for name, d in declarations.items()}
-    sources = {name: Source(file, d.name.line, d.name.column) for name, d in declarations.items()}
+            constraint = resolver.constraint(s)
+            if len(errors or ()) == found:
+                constraints.append(constraint)
+    kept = {name: d for name, d in declarations.items() if name not in resolver.refused}
+    features = {name: d.settings for name, d in kept.items()}
+    sources = {name: Source(file, d.name.line, d.name.column) for name, d in kept.items()}
+    if errors is not None:
+        errors.sort(key=lambda e: (e.line, e.column))
     return Parsed(features, sources, tuple(rules), tuple(constraints))
+
+
+def _statements(text: str, file: str, errors: list[CausalSyntaxError] | None) -> list[Declaration | RuleStatement | ForbidStatement]:
+    """The statements of ``text`` as written; when collecting ``errors``, a statement with a
+    syntax error is left out, and an error of the lexer (an unclosed quote) ends the reading."""
+    if errors is None:
+        return [StatementParser(s, file).statement() for s in statements(tokens(text, file))]
+    out = []
+    try:
+        for s in statements(tokens(text, file)):
+            try:
+                out.append(StatementParser(s, file).statement())
+            except CausalSyntaxError as e:
+                errors.append(e)
+    except CausalSyntaxError as e:
+        errors.append(e)
+    return out
+
+
+def _problem(error: CausalSyntaxError, errors: list[CausalSyntaxError] | None) -> None:
+    """Raise ``error``, or collect it in ``errors`` and go on."""
+    if errors is None:
+        raise error
+    errors.append(error)
 
 
 def read_file(path: str | Path) -> str:

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from ..exceptions import InputError
 from ..rules import Literal, ProgramWriter, Value, predicate, token
+from ..values import LARGEST
 from .lexer import FLAGS, KEYWORDS, NUMBERS, SET_OPS, classify
 from .statements import CausalRule, Constraint
 
@@ -33,7 +34,7 @@ class Knowledge(Protocol):
 def _number(v: float) -> str:
     if not math.isfinite(v):
         raise InputError(f"{v} cannot be written as causal knowledge: numbers must be finite")
-    return token(v)
+    return f"{'-' if v < 0 else ''}1e15" if abs(v) == LARGEST else token(v)  # an open end of valid values, as people write it
 
 
 def _name(name: str) -> str:
@@ -45,7 +46,7 @@ def _value(v: Value, categorical: bool) -> str:
     feature, reads as a number, whose text is then the value), quoted otherwise."""
     if not isinstance(v, str):
         return _number(v)  # type: ignore[arg-type]
-    bare = classify(v) == "word" or (categorical and classify(v) == "number")
+    bare = classify(v) == "word" or (categorical and classify(v) == "number" and abs(float(v)) <= LARGEST)  # 1E100 is too large to read bare
     return v if bare else repr(v)
 
 
@@ -55,6 +56,15 @@ def _interval(bounds: tuple[float, float]) -> str:
 
 def _set(values: tuple, categorical: bool) -> str:
     return "{" + ", ".join(_value(v, categorical) for v in values) + "}"
+
+
+def _moves(pairs: tuple[tuple[str, str], ...]) -> str:
+    """Moves as ``{a -> b, c -> {d, e}}``: each value with the values it may move to."""
+    by_source: dict[str, list[str]] = {}
+    for a, b in pairs:
+        by_source.setdefault(a, []).append(b)
+    said = (f"{_value(a, True)} -> {_value(to[0], True) if len(to) == 1 else _set(tuple(to), True)}" for a, to in by_source.items())
+    return "{" + ", ".join(said) + "}"
 
 
 def _literal(lit: Literal, categorical: set[str]) -> str:
@@ -78,6 +88,10 @@ def _items(settings: Mapping[str, Any]) -> list[str]:
         items.append(f"domain {_set(domain, True)}")
     if settings.get("targets") is not None:
         items.append(f"targets {_set(settings['targets'], True)}")
+    if settings.get("moves") is not None:
+        items.append(f"moves {_moves(settings['moves'])}")
+    if settings.get("unknown"):
+        items.append(f"unknown {_set(settings['unknown'], True)}")
     items += [f"{word} {_number(settings[name])}" for word, name in NUMBERS.items() if settings.get(name) is not None]
     for word, (name, value) in FLAGS.items():
         setting = settings.get(name)
@@ -109,6 +123,18 @@ def _quoted(text: str) -> str:
 
 def _declaration(name: str, settings: Mapping[str, Any], width: int = 0) -> str:
     return f"{_name(name) + ':':<{width}} {', '.join(_items(settings))}".rstrip()
+
+
+def declaration_line(name: str, settings: Mapping[str, Any], width: int = 0) -> str:
+    """One feature's declaration (``name:`` padded to ``width``, then its items), as the format
+    writes it; a draft of knowledge writes its own comments beside it."""
+    return _declaration(name, settings, width)
+
+
+def statement_line(statement: CausalRule | Constraint, categorical: set[str]) -> str:
+    """A causal rule or a constraint as the format writes it, without its comment; values of the
+    ``categorical`` features are written as text."""
+    return _rule(statement, categorical) if isinstance(statement, CausalRule) else _constraint(statement, categorical)
 
 
 def _rule(rule: CausalRule, categorical: set[str]) -> str:

@@ -18,8 +18,8 @@ from ..rules import Literal
 from ..values import words
 
 DECLARABLE = (
-    "kind", "domain", "targets", "range", "valid", "step", "immutable", "consequence_only", "direction", "max_change", "weight", "must_change",
-    "label", "value_labels",
+    "kind", "domain", "targets", "moves", "unknown", "range", "valid", "step", "immutable", "consequence_only", "direction", "max_change", "weight",
+    "must_change", "label", "value_labels",
 )  # fmt: skip
 """The :class:`~mc3g.schema.Feature` fields that causal knowledge may set for a feature (the ones
 the text format can state).  ``direction`` may also be ``"any"``: it lifts the data's direction;
@@ -52,9 +52,20 @@ def checked_settings(features: Mapping[str, Mapping[str, Any]]) -> dict[str, dic
         out[name] = {k: v for k, v in settings.items() if v is not None}
         if "label" in out[name]:
             words(out[name]["label"], f"feature {name!r}: the label")
+        if "moves" in out[name]:
+            out[name]["moves"] = _moves(name, out[name]["moves"])
         if "value_labels" in out[name]:
             out[name]["value_labels"] = _labels(name, out[name]["value_labels"])
     return out
+
+
+def _moves(name: str, moves: Any) -> tuple[tuple[str, str], ...]:
+    """Moves as sorted distinct (from, to) pairs (given as pairs, or as a mapping from -> to)."""
+    try:
+        pairs = {(a, b) for a, b in (moves.items() if isinstance(moves, Mapping) else moves)}
+    except (TypeError, ValueError):
+        raise InputError(f"feature {name!r}: moves are (from, to) pairs of values, not {quoted(moves)}") from None
+    return tuple(sorted(pairs, key=lambda pair: (str(pair[0]), str(pair[1]))))
 
 
 def _labels(name: str, labels: Any) -> dict[Any, str]:

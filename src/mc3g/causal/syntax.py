@@ -26,13 +26,13 @@ class Condition:
 
 @dataclass
 class Declaration:
-    """``name: items``: the settings (Feature field -> value), the value tokens of ``targets``
-    and the labelled value tokens of ``values``, kept so their values can be checked (and
-    typed) once the feature's kind and domain are known."""
+    """``name: items``: the settings (Feature field -> value), the value tokens of ``targets``,
+    ``moves`` and ``unknown`` (``named``) and the labelled value tokens of ``values``, kept so
+    their values can be checked (and typed) once the feature's kind and domain are known."""
 
     name: Token
     settings: dict[str, Any]
-    targets: list[Token]
+    named: list[Token]
     labelled: list[tuple[Token, str]]
 
 
@@ -183,9 +183,30 @@ class StatementParser:
                 return pairs
             self.expect(",", "',' or '}'")
 
+    def moves(self) -> list[tuple[Token, Token]]:
+        """``{FROM -> TO, ...}``: the (from, to) value tokens of each move.  Either side may be a
+        set, which stands for every pair; a pair of one value with itself is left out of a
+        set's pairs (``{a, b} -> {a, b}``: any move between them), and an error when written."""
+        self.expect("{", "'{' and the moves a value may make {FROM -> TO, ...}")
+        pairs: list[tuple[Token, Token]] = []
+        if self.accept("}"):
+            return pairs  # {}: no move at all
+        while True:
+            sources = self.value_set() if self.at("{") else [self.value()]
+            self.expect("->", "'->' and the value(s) it may move to")
+            at = self.peek()
+            targets = self.value_set() if self.at("{") else [self.value()]
+            if len(sources) == len(targets) == 1 and sources[0].word == targets[0].word:
+                raise CausalSyntaxError(f"the move {sources[0].word} -> {targets[0].word} goes nowhere", self.file, at.line, at.column)
+            pairs += [(a, b) for a in sources for b in targets if a.word != b.word]
+            if self.accept("}"):
+                return pairs
+            self.expect(",", "',' or '}'")
+
     def item(self, settings: dict[str, tuple[Any, str]], decl: Declaration) -> None:
         """Read one item into ``settings`` (field -> value and the item that set it); the value
-        tokens of ``targets`` and ``values`` go to ``decl`` so their values can be checked later."""
+        tokens of ``targets``, ``moves``, ``unknown`` and ``values`` go to ``decl`` so their values
+        can be checked later."""
         tok = self.peek()
         if tok.kind != "word" or tok.text not in ITEMS + ("not",):
             raise self.fail("a feature item (" + ", ".join(ITEMS) + ")", suggest(tok.text, ITEMS) if tok.kind == "word" else "")
@@ -215,11 +236,15 @@ class StatementParser:
                 put("domain", tuple(v.word for v in self.value_set()))
         elif word in ("range", "valid"):
             put(word, self.interval())
-        elif word in ("domain", "targets"):
+        elif word in ("domain", "targets", "unknown"):
             values = self.value_set()
             put(word, tuple(v.word for v in values))
-            if word == "targets":
-                decl.targets.extend(values)
+            if word != "domain":
+                decl.named.extend(values)
+        elif word == "moves":
+            pairs = self.moves()
+            put("moves", tuple(sorted({(a.word, b.word) for a, b in pairs})))
+            decl.named.extend(tok for pair in pairs for tok in pair)
         elif word == "label":
             put("label", self.take(("string",), "the feature's words in quotes").value)
         elif word == "values":

@@ -33,6 +33,7 @@ from .explain import (
     _model_params,
     fitted,
 )
+from .sources import SAVED_HELP, dataset_or_saved, given_option, saved_explainer
 
 REFUSALS = ("people", "errors", "refused", "recourse", "refused_ratio")
 BURDEN = ("mean", "median", "p90", "burden_ratio")  # a terminal shows the audit in two tables of these, then the actions
@@ -41,8 +42,10 @@ SCHEDULER_HELP = "The address of an existing Dask scheduler (tcp://HOST:PORT); w
 
 @app.command()
 def batch(
+    ctx: typer.Context,
     source: str = typer.Argument(..., help="The people: a CSV or Parquet file, a folder of them, or a glob (quoted)."),
-    dataset: str = typer.Option(..., "--dataset", help=DATASET_HELP),
+    dataset: str = typer.Option(None, "--dataset", help=DATASET_HELP),
+    saved: str = typer.Option(None, "--explainer", help=SAVED_HELP),
     out_dir: str = typer.Option(..., "--out", help="The results folder: one Parquet file per partition; a rerun with the same settings resumes it."),
     workers: int = typer.Option(None, "--workers", help="Worker processes of the LocalCluster: from 1 to the cores (default: one per core)."),
     scheduler: str = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
@@ -69,11 +72,17 @@ def batch(
     if scheduler and workers is not None:
         raise InputError("--workers sizes the LocalCluster mc3g starts; a cluster given by --scheduler has its own workers")
     n = None if workers is None else _workers(workers)
-    ds, explainer = fitted(
-        dataset, split, causal, causal_only, rules_file=rules, model_file=model, mode=mode, norm=norm, k=k, profile=profile, distinct=distinct,
-        **_model_params(model, trust_model, trust_types, favourable),
-    )  # fmt: skip
-    data = {"name": ds.name, "split": ds.split, "train_sha256": frame_sha256(ds.train)}
+    dataset_or_saved(dataset, saved)
+    if saved:
+        explainer, data = saved_explainer(ctx, saved, model, trust_model, trust_types)
+        if given_option(ctx, "k"):
+            explainer.set_params(k=k)
+    else:
+        ds, explainer = fitted(
+            dataset, split, causal, causal_only, rules_file=rules, model_file=model, mode=mode, norm=norm, k=k, profile=profile, distinct=distinct,
+            **_model_params(model, trust_model, trust_types, favourable),
+        )  # fmt: skip
+        data = {"name": ds.name, "split": ds.split, "train_sha256": frame_sha256(ds.train)}
     started = time.perf_counter()
     with dask_client(scheduler, n) as client:
         with Batch(explainer, source, out_dir, client, data=data, model_file=model, partition_rows=partition_rows, overwrite=overwrite) as run:

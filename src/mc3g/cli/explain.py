@@ -15,10 +15,11 @@ from ..exceptions import InputError
 from ..reference import fitted_explainer, knowledge
 from ..values import whole
 from .app import MODE_HELP, PROFILE_HELP, app, err, out, styled
+from .sources import INPUT_HELP, PERSON_HELP, SAVED_HELP, People, choose, dataset_or_saved, given_option, input_file, one_person, saved_explainer, split_people
 
 DATASET_HELP = (
     "adult, german, cars or loan (the paper's rules, or under the product profile rules FOLD-SE learns for the data's refusal), "
-    "or any data set with --rules or --model."
+    "or any data set with --rules or --model; or, for data of your own, --explainer FILE instead."
 )
 
 
@@ -59,6 +60,9 @@ def fitted(dataset: str, split: str | None, causal: str | None, causal_only: str
         held = f" The {profile} profile's settings for {ds.name} still hold ({', '.join(laid.features)})." if laid is not None else ""
         err.print(f"--causal-only: the causal knowledge is {causal_only} alone: {left}.{held}", soft_wrap=True)
     return ds, explainer
+SAVED = typer.Option(None, "--explainer", help=SAVED_HELP)
+INPUT = typer.Option(None, "--input", help=INPUT_HELP)
+PERSON = typer.Option(None, "--person", help=PERSON_HELP)
 
 
 def _model_params(model_file: str | None, trust_model: bool, trust_types: list[str] | None, favourable: str | None) -> dict[str, Any]:
@@ -69,25 +73,25 @@ def _model_params(model_file: str | None, trust_model: bool, trust_types: list[s
     return params | ({"desired_class": favourable} if favourable is not None else {})
 
 
-def _results(ds: Any, explainer: Any, out_file: str | None, model_file: str | None, overwrite: bool) -> Any:
+def _results(people: People, explainer: Any, out_file: str | None, model_file: str | None, overwrite: bool) -> Any:
     """The results file of ``--out`` (standard output without it), resumed when its header holds
-    this run's settings: the data set with fingerprints of its rows, the profile, the model, the
-    rules, the knowledge and every setting.  A pipe or a device is written without resume."""
-    from ..explain import batch_settings, frame_sha256, open_results
+    this run's settings: the people (a data set with fingerprints of its rows, or the saved
+    explainer and the input file, by their SHA-256), the profile, the model, the rules, the
+    knowledge and every setting.  A pipe or a device is written without resume."""
+    from ..explain import batch_settings, open_results
 
-    data = {"name": ds.name, "split": ds.split, "train_sha256": frame_sha256(ds.train), "test_sha256": frame_sha256(ds.test)}
-    results = open_results(out_file or sys.stdout, batch_settings(explainer, data, model_file), list(ds.test.index), overwrite=overwrite)
+    results = open_results(out_file or sys.stdout, batch_settings(explainer, people.data, model_file), list(people.rows.index), overwrite=overwrite)
     if out_file and not results.resumable:
         err.print(f"{out_file} is not a regular file (a pipe or a device): the answers are written to it without resume.", soft_wrap=True)
     return results
 
 
-def _explain_all(ds: Any, explainer: Any, results: Any) -> None:
-    """Every refused test row, one JSON line each, written as they finish; the rows already in
-    the results file are skipped."""
+def _explain_all(people: People, explainer: Any, results: Any) -> None:
+    """Every refused row, one JSON line each, written as they finish; the rows already in the
+    results file are skipped."""
     from collections import Counter
 
-    X = ds.test[list(explainer.feature_names_in_)]
+    X = people.rows[list(explainer.feature_names_in_)]
     refused = [int(p) for p in np.flatnonzero(explainer.refuses(X))]
     todo = [p for p in refused if p not in results.done]
     counts: Counter[str] = Counter()
@@ -104,14 +108,6 @@ def _n_jobs(n_jobs: int) -> int:
 
     cores = usable_cores()
     return n_jobs if n_jobs == -1 else whole(n_jobs, "--n-jobs", 1, cores, f" (mc3g may use {cores} core(s) here; -1 uses them all)")
-
-
-def _test_row(ds: Any, row: int) -> Any:
-    if not len(ds.test):
-        raise InputError(f"the {ds.name} {ds.split} test split has no rows: there is no row {row} to explain")
-    if not 0 <= row < len(ds.test):
-        raise InputError(f"row {row} is out of range: the {ds.name} {ds.split} test split has rows 0 to {len(ds.test) - 1}")
-    return ds.test.drop(columns=[ds.schema.label]).iloc[row].rename(f"{row} of the {ds.split} test split")  # as errors name it
 
 
 def _print_recourse(result: Any, explainer: Any, title: str) -> None:
@@ -146,13 +142,17 @@ def _print_recourse(result: Any, explainer: Any, title: str) -> None:
 
 @app.command()
 def explain(
-    dataset: str = typer.Argument(..., help=DATASET_HELP),
-    row: int = typer.Option(None, "--row", min=0, help="Position of the person in the test split (0-based)."),
-    all_refused: bool = typer.Option(False, "--all-refused", help="Explain every refused test row (JSON lines)."),
+    ctx: typer.Context,
+    dataset: str = typer.Argument(None, help=DATASET_HELP, show_default=False),
+    row: int = typer.Option(None, "--row", min=0, help="Position of the person in the test split, or in --input (0-based)."),
+    all_refused: bool = typer.Option(False, "--all-refused", help="Explain every refused row of the test split, or of --input (JSON lines)."),
     out: str = typer.Option(
         None, "--out", help="Write the answers to this results file (JSON lines after a header of the settings); a rerun with the same settings resumes it."
     ),
     overwrite: bool = typer.Option(False, "--overwrite", help="Start the --out file afresh, losing its answers (else a file of other settings is refused)."),
+    saved: str = SAVED,
+    input_path: str = INPUT,
+    person: str = PERSON,
     split: str = SPLIT,
     mode: str = MODE,
     norm: str = NORM,
@@ -174,32 +174,66 @@ def explain(
     as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
 ) -> None:
     """The least-effort ways out of a refusal, respecting the causal knowledge."""
-    if (row is None) == (not all_refused):
-        raise InputError("give either --row N or --all-refused")
+    choose(row=row, all_refused=all_refused, person=person, input_path=input_path, saved=saved)
     if overwrite and not out:
         raise InputError("--overwrite starts the --out file afresh: give it with --out")
-    ds, explainer = fitted(
-        dataset, split, causal, causal_only, rules_file=rules, model_file=model, mode=mode, norm=norm, k=k, candidates=candidates,
-        root=not squared, scaling=scaling, plausible=plausible, profile=profile, distinct=distinct, n_jobs=_n_jobs(n_jobs),
-        **_model_params(model, trust_model, trust_types, favourable),
+    if out and person is not None:
+        raise InputError("--out holds answers by the position of a row (of --input or the test split); --person has none")
+    explainer, data, split_rows = _explainer(
+        ctx, dataset, saved, model, trust_model, trust_types, favourable, {"k": k, "n_jobs": _n_jobs(n_jobs)}, split=split, rules_file=rules,
+        causal_file=causal, causal_only=causal_only, mode=mode, norm=norm, candidates=candidates, root=not squared, scaling=scaling, plausible=plausible,
+        profile=profile, distinct=distinct,
     )  # fmt: skip
-    person = None if all_refused else _test_row(ds, row)[list(explainer.feature_names_in_)]  # refused before any file is written
-    with _results(ds, explainer, out, model, overwrite) if out or all_refused else nullcontext() as results:
-        if person is None:
-            _explain_all(ds, explainer, results)
-            return
-        result = _one_row(explainer, row, person, results)
+    if person is not None:
+        result, title = explainer.session(one_person(explainer, person)).run(explainer.refuses_rows), "The person of --person"
+    else:
+        people = input_file(explainer, input_path, data, all_refused) if input_path else split_rows
+        chosen = None if all_refused else people.pick(row)  # refused before any file is written
+        with _results(people, explainer, out, model, overwrite) if out or all_refused else nullcontext() as results:
+            if chosen is None:
+                _explain_all(people, explainer, results)
+                return
+            result, title = _one_row(explainer, row, chosen, results), people.title(row)
     if as_json:
         sys.stdout.write(result.to_json() + "\n")
         return
-    _print_recourse(result, explainer, f"{ds.name} test row {row} ({ds.split} split)")
+    _print_recourse(result, explainer, title)
+
+
+def _explainer(
+    ctx: typer.Context, dataset: str | None, saved: str | None, model: str | None, trust_model: bool, trust_types: list[str] | None,
+    favourable: str | None, calls: dict[str, Any], **fit: Any,
+) -> tuple[Any, dict[str, Any], People | None]:
+    """The explainer of DATASET (fitted on its training split with ``fit``'s settings) or of
+    --explainer FILE, with the per-call settings ``calls`` (-k, --n-jobs; a saved explainer keeps
+    its own K unless -k is given); what a results header records of it; and the data set's test
+    split (None for a saved explainer)."""
+    dataset_or_saved(dataset, saved)
+    if saved:
+        explainer, data = saved_explainer(ctx, saved, model, trust_model, trust_types)
+        return explainer.set_params(**{name: value for name, value in calls.items() if name != "k" or given_option(ctx, "k")}), data, None
+    ds, explainer = fitted(
+        dataset, fit.pop("split"), fit.pop("causal_file"), fit.pop("causal_only"), model_file=model, **fit, **calls,
+        **_model_params(model, trust_model, trust_types, favourable),
+    )  # fmt: skip
+    split_rows = split_people(ds, explainer)
+    return explainer, split_rows.data, split_rows
+
+
+def _picked(explainer: Any, split_rows: People | None, data: dict[str, Any], input_path: str | None, row: int | None, person: str | None) -> tuple[Any, str]:
+    """The one person --person gives, or row --row of --input or of the test split, and a title."""
+    if person is not None:
+        return one_person(explainer, person), "The person of --person"
+    people = input_file(explainer, input_path, data, False) if input_path else split_rows
+    assert people is not None and row is not None  # choose() saw to it
+    return people.pick(row), people.title(row)
 
 
 def _one_row(explainer: Any, row: int, person: Any, results: Any) -> Any:
-    """The answer for test row ``row`` (``person``); with a results file, the one it holds, or
+    """The answer for row ``row`` (``person``); with a results file, the one it holds, or
     else a new one written to it."""
     if results is not None and row in results.done:
-        err.print(f"test row {row} is already in {results.name}: its answer there is shown.", soft_wrap=True)
+        err.print(f"row {row} is already in {results.name}: its answer there is shown.", soft_wrap=True)
         return results.stored(row)
     result = explainer.explain(person)
     if results is not None:
@@ -209,9 +243,13 @@ def _one_row(explainer: Any, row: int, person: Any, results: Any) -> Any:
 
 @app.command()
 def whatif(
-    dataset: str = typer.Argument(..., help=DATASET_HELP),
-    row: int = typer.Option(..., "--row", min=0, help="Position of the person in the test split (0-based)."),
+    ctx: typer.Context,
+    dataset: str = typer.Argument(None, help=DATASET_HELP, show_default=False),
+    row: int = typer.Option(None, "--row", min=0, help="Position of the person in the test split, or in --input (0-based)."),
     changes: list[str] = typer.Option(..., "--set", help="A change the person makes, as FEATURE=VALUE; repeat for several."),
+    saved: str = SAVED,
+    input_path: str = INPUT,
+    person: str = PERSON,
     split: str = SPLIT,
     mode: str = MODE,
     norm: str = NORM,
@@ -226,21 +264,23 @@ def whatif(
     as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
 ) -> None:
     """Try a plan of one's own: what it forces, what it breaks, the decision and the cost."""
+    choose(row=row, all_refused=None, person=person, input_path=input_path, saved=saved)
     wanted = {}
     for change in changes:
         name, sep, value = change.partition("=")
         if not sep or not name.strip():
             raise InputError(f"--set takes FEATURE=VALUE, not {change!r}")
         wanted[name.strip()] = value.strip()
-    ds, explainer = fitted(
-        dataset, split, causal, causal_only, rules_file=rules, model_file=model, mode=mode, norm=norm, profile=profile,
-        **_model_params(model, trust_model, trust_types, favourable),
+    explainer, data, split_rows = _explainer(
+        ctx, dataset, saved, model, trust_model, trust_types, favourable, {}, split=split, rules_file=rules, causal_file=causal, causal_only=causal_only,
+        mode=mode, norm=norm, profile=profile,
     )  # fmt: skip
-    result = explainer.whatif(_test_row(ds, row)[list(explainer.feature_names_in_)], wanted)
+    chosen, title = _picked(explainer, split_rows, data, input_path, row, person)
+    result = explainer.whatif(chosen, wanted)
     if as_json:
         sys.stdout.write(result.to_json() + "\n")
         return
-    out.print(styled((f"{ds.name} test row {row}", "bold"), f" ({ds.split} split)"))
+    out.print(styled((title, "bold")))
     out.print(str(result), soft_wrap=True)
 
 
@@ -273,9 +313,13 @@ def demo(as_json: bool = typer.Option(False, "--json", help="Print the answer as
 
 @app.command()
 def export(
-    dataset: str = typer.Argument(..., help=DATASET_HELP),
-    row: int = typer.Option(..., "--row", min=0, help="Position of the person in the test split (0-based)."),
+    ctx: typer.Context,
+    dataset: str = typer.Argument(None, help=DATASET_HELP, show_default=False),
+    row: int = typer.Option(None, "--row", min=0, help="Position of the person in the test split, or in --input (0-based)."),
     fmt: str = typer.Option("asp", "--format", help="asp: the clingo program (decision rules, causal knowledge, the person, the query)."),
+    saved: str = SAVED,
+    input_path: str = INPUT,
+    person: str = PERSON,
     split: str = typer.Option(None, help="paper, uci or default."),
     mode: str = MODE,
     norm: str = NORM,
@@ -284,9 +328,18 @@ def export(
     rules: str = typer.Option(None, "--rules", help="Decision rules as JSON."),
     causal: str = CAUSAL,
     causal_only: str = CAUSAL_ONLY,
+    model: str = typer.Option(None, "--model", help=MODEL_HELP + " Only to load an --explainer of a black box."),
+    trust_model: bool = TRUST_MODEL,
+    trust_types: list[str] = TRUST_TYPES,
 ) -> None:
     """Print the logic program behind an answer; `clingo` runs it as it is."""
     if fmt != "asp":
         raise InputError(f"unknown format {fmt!r}; the only format is 'asp'")
-    ds, explainer = fitted(dataset, split, causal, causal_only, rules_file=rules, mode=mode, norm=norm, candidates=candidates, profile=profile)
-    sys.stdout.write(explainer.program(_test_row(ds, row)))
+    choose(row=row, all_refused=None, person=person, input_path=input_path, saved=saved)
+    if model and not saved:
+        raise InputError("--model here only loads an --explainer that holds a black box; the program is that of its rules")
+    explainer, data, split_rows = _explainer(
+        ctx, dataset, saved, model, trust_model, trust_types, None, {}, split=split, rules_file=rules, causal_file=causal, causal_only=causal_only,
+        mode=mode, norm=norm, candidates=candidates, profile=profile,
+    )  # fmt: skip
+    sys.stdout.write(explainer.program(_picked(explainer, split_rows, data, input_path, row, person)[0]))

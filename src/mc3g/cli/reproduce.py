@@ -47,7 +47,7 @@ def reproduce_table1(
     as_json: bool = typer.Option(False, "--json", help="Print {dataset: {method: {causal_consistency, validity, l0, l1, seconds_per_query, n}}}."),
 ) -> None:
     """The paper's Table 1 under our protocol: MC3G, C3G, DiCE, Wachter and the nearest
-    counterfactual, on the same refused rows of a black box (see docs/report.md)."""
+    counterfactual, on the same refused rows of a black box (mc3g report writes it to docs/report/report.md)."""
     from ..bench.report import PAPER_NAMES
     from ..bench.table1 import PAPER_TABLE1, table1
 
@@ -183,6 +183,40 @@ def bench_profiles(
         results = profile_audit("adult", every=every, k=k, n_jobs=n_jobs, progress=status)
         results += profile_audit("german", model="rules", k=k, progress=status)
     print_results(results, columns, row, f"Options under each profile (K = {k}), checked against the data's own metadata", as_json, markdown)
+
+
+@bench_app.command("advice")
+def bench_advice(
+    rows: int = typer.Option(None, "--rows", min=1, help="The first N refused test rows per data set (default: all of them)."),
+    k: int = typer.Option(3, "-k", "--k", min=1, help="Options per person."),
+    datasets: list[str] = typer.Option(["adult", "german"], "--data", help="adult and/or german; repeat for both."),
+    profile: str = typer.Option("product", "--profile", help=PROFILE_HELP),
+    n_jobs: int = typer.Option(1, "--n-jobs", min=1, help="Processes."),
+    markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
+) -> None:
+    """What a lender would hand out: a histogram gradient-boosted black box refuses test rows, each
+    refused person is explained, and every option is counted by what a lender should not hand out
+    (protected features, marriage and household, unknown values, moves the knowledge does not
+    allow, more than 60 hours, moves past each max-change), with the first options that are a
+    single capital gain and the people with fewer than K options, by why."""
+    from ..bench.advice import advice_audit
+
+    columns = ("data", "profile", "people", "answered", "options", "protected", "marriage & household", "unknown values",
+               "moves not allowed", "hours > 60", "past max-change", "other", "first option a single capital gain",
+               "fewer than K (why)", "seconds")  # fmt: skip
+
+    def row(r: Any) -> tuple[str, ...]:
+        counts = (r.people, r.answered, r.options, r.protected, r.household, r.unknown, r.moves, r.hours)
+        past = ", ".join(f"{name} {n:,}" for name, n in r.past_max_change.items()) or "-"
+        gain = f"{r.first_single_gain:,} ({100 * r.first_single_gain / r.answered:.0f}%)" if r.answered else "-"
+        fewer = "; ".join(f"{why} {n:,}" for why, n in sorted(r.fewer.items())) or "-"
+        return (f"{r.dataset} ({r.split})", r.profile, *(f"{n:,}" for n in counts), past, f"{r.other:,}", gain, fewer, f"{r.seconds:.0f}")
+
+    with spinner("explaining...") as status:
+        results = [advice_audit(name, profile, k, rows, n_jobs, progress=status) for name in datasets]
+    title = f"Options a lender should not hand out ({profile} profile, K = {k}, histogram gradient boosting)"
+    print_results(results, columns, row, title, as_json, markdown)
 
 
 @bench_app.command("blackbox")

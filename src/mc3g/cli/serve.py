@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -16,6 +17,9 @@ def serve(
     config: str = typer.Option(
         None, "--config", help="A TOML file: data set or saved explainer, model, knowledge, profile, defaults, limits. Default: the loan example."
     ),
+    saved: str = typer.Option(None, "--explainer", help="Serve this saved explainer (mc3g fit, or MC3G.save): [explainer] saved = FILE without a file."),
+    model: str = typer.Option(None, "--model", help="With --explainer: the model file of the black box it explains."),
+    trust_types: list[str] = typer.Option(None, "--trust-type", help="With --model: a type a .skops file may hold beyond skops' trusted defaults."),
     host: str = typer.Option(None, "--host", help="Address to bind; 127.0.0.1 (loopback) unless the file or this option says otherwise."),
     port: int = typer.Option(None, "--port", min=1, max=65535, help="Port; 8000 unless the file or this option says otherwise."),
     workers: int = typer.Option(1, "--workers", min=1, max=64, help="Processes; each fits or loads the explainer once at start-up."),
@@ -25,13 +29,31 @@ def serve(
         from ..serve import address, is_loopback, listening, run, service_of
     except ImportError as exc:
         raise InputError(f"mc3g serve needs the serve extra: pip install 'mc3g[serve]' ({exc})") from None
-    service = service_of(config)
+    source = _source(config, saved, model, trust_types)
+    service = service_of(source)
     service = replace(service, host=host or service.host, port=port or service.port)
     sock = listening(service.host, service.port)
     if not is_loopback(service.host):
         err.print(styled(("note:", "bold yellow"), f" binding to {service.host}, not loopback: the service is reachable from other machines."))
     err.print(f"Serving {service.title} on http://{address(service.host, service.port)}/ (the page), API under /v1/, OpenAPI at /openapi.json")
-    run(service, config, workers, sock=sock)
+    run(service, source, workers, sock=sock)
+
+
+def _source(config: str | None, saved: str | None, model: str | None, trust_types: list[str] | None) -> str | dict[str, Any] | None:
+    """What the service is built from: a TOML file, or a saved explainer named on the command
+    line (the same table a file's [explainer] would hold), or neither (the loan example)."""
+    if saved is None:
+        if model or trust_types:
+            raise InputError("--model and --trust-type go with --explainer (a service file names them in its [explainer] table)")
+        return config
+    if config:
+        raise InputError("--explainer serves a saved explainer; --config a service file that names one: give one of the two")
+    table: dict[str, Any] = {"saved": str(Path(saved).resolve())}
+    if model:
+        table["model"] = str(Path(model).resolve())
+    if trust_types:
+        table["trusted_types"] = list(trust_types)
+    return {"explainer": table}
 
 
 @bench_app.command("serve")

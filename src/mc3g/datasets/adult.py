@@ -91,8 +91,9 @@ _WORDS: dict[str, dict[str, str]] = {
 
 
 def _said(name: str, label: str) -> dict[str, object]:
-    """A categorical column's label and the words of its values."""
-    return {"label": label, "value_labels": _WORDS[name]}
+    """A categorical column's label and the words of its values; '?' (UCI's mark of an unknown
+    value) as a value that means unknown, which a person may have and advice never gives."""
+    return {"label": label, "value_labels": _WORDS[name], **({"unknown": ("?",)} if "?" in _WORDS[name] else {})}
 
 
 _ADULT = Spec(

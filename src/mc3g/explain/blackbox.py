@@ -117,9 +117,12 @@ def typed_frame(rows: Sequence[Mapping[str, Any]] | Sequence[Sequence[Any]], dty
 
 def _column(values: list[Any], dtype: Any) -> np.ndarray | pd.Series:
     """``values`` as a column of ``dtype`` when they fit it (numbers of an integer column must be
-    whole), else as they are."""
+    whole), else as they are.  A category's token is turned back into the model's type: a column
+    of truth values or of numbers that mc3g reads as categories (``True``, ``2``) gets them back."""
     if isinstance(dtype, np.dtype) and dtype.kind in "biuf":
         column = np.asarray(values)
+        if column.dtype.kind in "OUS":
+            column = np.asarray([_untokened(v, dtype.kind) for v in values])
         if column.dtype.kind in "biuf" and (dtype.kind not in "iu" or column.dtype.kind != "f" or bool(np.all(np.mod(column, 1) == 0))):
             return column.astype(dtype)
         return pd.Series(values)
@@ -127,6 +130,19 @@ def _column(values: list[Any], dtype: Any) -> np.ndarray | pd.Series:
         return pd.Series(values, dtype=dtype)
     except (TypeError, ValueError):
         return pd.Series(values)
+
+
+def _untokened(value: Any, kind: str) -> Any:
+    """A token as a value of a column of ``kind`` (``b``: truth values, else numbers), when it
+    reads as one; otherwise the value as it is, for the model to judge."""
+    if not isinstance(value, str):
+        return value
+    if kind == "b":
+        return {"True": True, "False": False}.get(value, value)
+    try:
+        return float(value)
+    except ValueError:
+        return value
 
 
 def label_text(value: Any) -> str:

@@ -123,6 +123,5 @@ def scan(engine: Any, row: Mapping[str, Any]) -> tuple[list[dict[str, Any]], lis
             step = grid_step(engine, name)
             segments += [Segment({}, name, original, end, step, False, engine.settings.hunt) for end in (lo, hi) if end != original]
         else:
-            allowed = set(feature.targets) if feature.targets is not None else None
-            rows += [{name: v} for v in engine.observed.tokens[name] if v != str(original) and (allowed is None or v in allowed)]
+            rows += [{name: v} for v in engine.observed.tokens[name] if v != str(original) and feature.may_move(str(original), v)]
     return rows, segments

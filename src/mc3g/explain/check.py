@@ -59,7 +59,7 @@ def _feature_problems(f: Feature, before: Any, after: Any, caused: bool, words: 
     if f.consequence_only and not caused:
         problems.append(f"{name} changes only as a consequence, but is a direct action")
     if not f.is_numeric:
-        return problems + ([f"{name} = {now} is not one of the allowed targets"] if f.targets is not None and token(after) not in f.targets else [])
+        return problems + _category_problems(f, token(before), token(after), words)
     if f.range is not None and not f.range[0] <= float(after) <= f.range[1]:
         problems.append(f"{name} = {now} is outside the range from {show(f.range[0])} to {show(f.range[1])}")
     if f.valid is not None and not f.valid[0] <= float(after) <= f.valid[1]:
@@ -71,4 +71,18 @@ def _feature_problems(f: Feature, before: Any, after: Any, caused: bool, words: 
     moved = abs(float(after) - float(before))
     if f.max_change is not None and moved > f.max_change:
         problems.append(f"{name} moves by {moved:g}, more than its max-change of {f.max_change:g}")
+    return problems
+
+
+def _category_problems(f: Feature, before: str, after: str, words: Words) -> list[str]:
+    """How moving the category ``f`` from ``before`` to ``after`` breaks its targets, moves or
+    unknown values."""
+    name, was, now = words.feature(f.name), words.value(f.name, before), words.value(f.name, after)
+    problems = []
+    if f.targets is not None and after not in f.targets:
+        problems.append(f"{name} = {now} is not one of the allowed targets")
+    if after in f.unknown:
+        problems.append(f"{name} = {now} means unknown, which is never advice")
+    if f.moves is not None and (before, after) not in f.moves:
+        problems.append(f"{name} moves from {was} to {now}, a move the knowledge does not allow")
     return problems

@@ -35,7 +35,7 @@ def neighbours(engine: Any, row: Mapping[str, Any], n: int, rng: np.random.Gener
     """``n`` changes around ``row`` (feature -> new value), each of one to ``most`` (by default the
     search settings' ``most_changed``) features of
     ``engine.varied`` set to a training value its bounds allow (numbers within range and
-    direction, categories among their targets).  A person's are asked with what the causal rules
+    direction, categories by the moves they may make).  A person's are asked with what the causal rules
     force from them (:class:`~mc3g.explain.verdicts.Verdicts`); refinement's teach the surrogate
     the model as they are."""
     choices: dict[str, np.ndarray] = {}
@@ -46,8 +46,7 @@ def neighbours(engine: Any, row: Mapping[str, Any], n: int, rng: np.random.Gener
             seen = engine.observed.numbers[name]
             values = seen[(seen >= lo) & (seen <= hi) & (seen != original)]
         else:
-            allowed = set(feature.targets) if feature.targets is not None else None
-            values = np.array([v for v in engine.observed.tokens[name] if v != str(original) and (allowed is None or v in allowed)], dtype=object)
+            values = np.array([v for v in engine.observed.tokens[name] if v != str(original) and feature.may_move(str(original), v)], dtype=object)
         if len(values):
             choices[name] = values
     names = list(choices)

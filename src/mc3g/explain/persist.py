@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -74,7 +75,13 @@ def save(path: Path, params: Mapping[str, Any], columns: Sequence[str], engine: 
         "spreads": engine.spreads,
         "black_box": _black_box_to_dict(engine.black_box, surrogate, model_file),
     }
-    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # written whole, then renamed: never half a document
+    try:
+        temporary.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        raise InputError(f"cannot write the saved explainer {path}: {exc.strerror or exc}") from None
 
 
 def load(path: Path, model: Any = None) -> Saved:
@@ -91,11 +98,11 @@ def load(path: Path, model: Any = None) -> Saved:
     if box_doc is not None and model is None:
         where = f"kept in {box_doc.get('file')} (SHA-256 {box_doc.get('sha256')})" if box_doc.get("file") else "not named by a file"
         raise InputError(
-            f"{path} explains a black box {where}: give its model (model = FILE in a service file; in Python, "
-            "model=mc3g.load_model(FILE), which reads .skops and .onnx without running code)"
+            f"{path} explains a black box {where}: give its model (--model FILE on the command line, model = FILE in a service file; "
+            "in Python, model=mc3g.load_model(FILE), which reads .skops and .onnx without running code)"
         )
     if box_doc is None and model is not None:
-        raise InputError(f"{path} explains decision rules, not a black box: load it without a model")
+        raise InputError(f"{path} explains decision rules, not a black box: load it without a model (no --model on the command line)")
     if box_doc is not None:
         _check_model(path, box_doc, model)
     try:

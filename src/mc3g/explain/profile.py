@@ -65,7 +65,7 @@ def check_protections(data: Schema, schema: Schema, causal: CausalModel, profile
     settings for the data set (adult's capital gain only rises, its age by a decade at most).
     ``schema`` is what the knowledge made of ``data`` under the profile; knowledge may tighten a
     protection (a smaller max-change, fewer targets), never loosen it (see
-    :data:`~mc3g.schema.PROTECTIONS`)."""
+    :data:`~mc3g.protections.PROTECTIONS`)."""
     laid = data.profiles.get(profile)
     for before in data.under(profile).features:
         if before.name not in schema:

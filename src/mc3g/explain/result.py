@@ -83,7 +83,7 @@ class RunRecord:
     ``profile`` is the profile the explainer ran under (``product`` or ``paper``) and
     ``unfavourable`` the class it treated as the refusal; ``protections`` the protections in
     force: feature -> its settings that restrict advice (immutable, consequence-only, direction,
-    max-change, targets; see :data:`~mc3g.schema.PROTECTIONS`), so a reader sees what held
+    max-change, targets; see :data:`~mc3g.protections.PROTECTIONS`), so a reader sees what held
     (``None`` in answers saved before it was recorded).
     ``scheme`` is the candidate scheme (``exact`` or the authors' ``data``); ``n_regions`` and
     ``n_candidates`` describe the candidate space searched; for a black box, ``fidelity`` is its

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InputError, UnknownNameError
-from ..rules import Column, Literal, RuleSet, escape_boxes
+from ..rules import Column, Literal, RuleSet, escape_boxes, token
 from ..schema import Feature
 from ..values import check_grid
 
@@ -272,9 +272,7 @@ def _categorical_values(feature: Feature, original: str, seen: Sequence[str] | N
     domain = list(feature.domain) if feature.domain is not None else list(seen or [])
     if seen is not None:
         domain = [v for v in domain if v in set(seen)]
-    if feature.targets is not None:
-        domain = [v for v in domain if v in set(feature.targets)]
-    return [original] + [v for v in sorted(set(domain)) if v != original]
+    return [original] + [v for v in sorted(set(domain)) if v != original and feature.may_move(token(original), v)]
 
 
 @dataclass(frozen=True)

@@ -52,10 +52,13 @@ def _document(name: str, description: str) -> dict[str, Any]:
 
 
 ERRORS: dict[int | str, dict[str, Any]] = {
-    400: {"model": Problem, "description": "The body is not JSON that can be read."},
+    400: {"model": Problem, "description": "The body nests deeper than the JSON parser reads (a body that is not JSON gets a 422)."},
     413: {"model": Problem, "description": "The body is larger than the service's limit."},
+    500: {"model": Problem, "description": "The model itself failed on the applicant's row."},
     503: {"model": Problem, "description": "No answer within the time limit."},
 }
+"""The statuses besides 200 and FastAPI's own 422 (a field that is wrong, or a body that is not
+JSON, each problem named), as docs/service.md lists them."""
 
 
 def create_app(service: Service) -> FastAPI:

@@ -65,7 +65,13 @@ class Service:
 def embedded() -> Service:
     """The paper's loan example with its decision rules and causal knowledge, K = 3; the page
     starts with John, the refused applicant."""
-    return _service({"explainer": {"dataset": "loan"}}, Path.cwd())
+    return configured({"explainer": {"dataset": "loan"}})
+
+
+def configured(document: Mapping[str, Any]) -> Service:
+    """The service the tables of a configuration describe, given as a mapping rather than a file
+    (paths in it are read from the current folder): ``mc3g serve --explainer FILE``'s way."""
+    return _service(document, Path.cwd())
 
 
 # The keys each table of the file may hold, and the type of each value.

@@ -68,6 +68,7 @@ class Input:
             "changeable": self.changeable, "values": list(f.domain) if f.domain is not None else None, "range": list(f.range) if f.range else None,
             "valid": list(f.valid) if f.valid else None, "step": f.step, "immutable": f.immutable, "consequence_only": f.consequence_only,
             "direction": f.direction, "max_change": f.max_change, "targets": list(f.targets) if f.targets is not None else None,
+            "moves": f.protections().get("moves"), "unknown": list(f.unknown) or None,
             "value_labels": [{"value": v, "label": label} for v, label in f.value_labels] or None,
         }  # fmt: skip
 

@@ -15,19 +15,23 @@ import ipaddress
 import logging
 import socket
 import sys
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ..exceptions import InputError, MC3GError
 from .api import create_app
-from .config import Service, embedded, load_config
+from .config import Service, configured, embedded, load_config
 
 HEALTH_CHECK_SECONDS = 30  # a worker that does not answer the supervisor's ping for this long is replaced
 
 
-def service_of(config: str | Path | None) -> Service:
-    """The service a configuration file describes, or the embedded loan example."""
+def service_of(config: str | Path | Mapping[str, Any] | None) -> Service:
+    """The service a configuration file describes, or a configuration's tables given as a mapping
+    (``mc3g serve --explainer``), or the embedded loan example."""
+    if isinstance(config, Mapping):
+        return configured(config)
     return load_config(config) if config else embedded()
 
 
@@ -65,7 +69,7 @@ def _config(app: Any, **options: Any) -> Any:
     return uvicorn.Config(app, log_level="info", **options)
 
 
-def _worker_app(config: str | None) -> Any:
+def _worker_app(config: str | Mapping[str, Any] | None) -> Any:
     """One worker's app: its own explainer from the configuration.  A configuration that fails
     here (a file changed since the parent read it) stops the service instead of a worker being
     started again and again."""
@@ -78,7 +82,7 @@ def _worker_app(config: str | None) -> Any:
         sys.exit(STARTUP_FAILURE)
 
 
-def run(service: Service, config: str | Path | None = None, workers: int = 1, *, sock: socket.socket | None = None) -> None:
+def run(service: Service, config: str | Path | Mapping[str, Any] | None = None, workers: int = 1, *, sock: socket.socket | None = None) -> None:
     """Serve ``service`` on ``sock`` (bound to its host and port when None); with several
     ``workers``, each process builds its explainer from ``config`` (the embedded example when
     None), and a worker that dies is replaced.  Ends on SIGINT or SIGTERM."""
@@ -89,5 +93,5 @@ def run(service: Service, config: str | Path | None = None, workers: int = 1, *,
     if workers == 1:
         uvicorn.Server(_config(create_app(service))).run(sockets=[sock])
         return
-    factory = partial(_worker_app, str(config) if config else None)
+    factory = partial(_worker_app, config if isinstance(config, Mapping) else str(config) if config else None)
     Multiprocess(_config(factory, factory=True, workers=workers, timeout_worker_healthcheck=HEALTH_CHECK_SECONDS), sockets=[sock]).run()

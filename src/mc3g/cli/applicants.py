@@ -1,0 +1,151 @@
+"""``mc3g init``, ``mc3g check`` and ``mc3g fit``: from a file of past applicants that mc3g has
+never seen to a saved explainer, by way of causal knowledge drafted from it and reviewed."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import typer
+
+from ..applicants import Fitted, check_knowledge, draft, fit_file, read_data
+from ..exceptions import InputError
+from ..explain import load_model
+from .app import MODE_HELP, PROFILE_HELP, app, err, out
+
+DATA_HELP = "A CSV or Parquet file of past applicants: a header naming the columns, one row per applicant, the decision in a column."
+TARGET = typer.Option(..., "--target", help="The column that holds the decision.")
+OVERWRITE = typer.Option(False, "--overwrite", help="Replace an existing --out file.")
+
+
+@app.command()
+def init(
+    data: str = typer.Argument(..., help=DATA_HELP),
+    target: str = TARGET,
+    favourable: str = typer.Option(None, "--favourable", help="The decision's favourable value, checked and noted in the draft."),
+    out_file: str = typer.Option(None, "--out", help="Write the draft to this file (default: standard output); an existing file is kept unless --overwrite."),
+    overwrite: bool = OVERWRITE,
+    no_guess: bool = typer.Option(False, "--no-guess", help="Write each feature's kind and its categories or range alone: no step, protection or dependency is guessed."),
+    categorical: list[str] = typer.Option(None, "--categorical", help="A column of categories some of whose values look like numbers (2, 3+): read as they are, not refused; repeat for several."),
+    most: int = typer.Option(40, "--dependencies", min=0, max=1000, help="The most dependencies proposed, the best supported first."),
+) -> None:
+    """Draft causal knowledge from DATA for a person to review: kinds and ranges as the data show
+    them; steps, protections and dependencies guessed, each with its evidence."""
+    started = time.perf_counter()
+    rows = read_data(data, categorical=categorical or (), hint=" (a category some of whose values look like numbers: --categorical NAME)")
+    drafted = draft(rows.frame, target, favourable=favourable, guess=not no_guess, source=Path(data).name, most=most)
+    text = drafted.to_text()
+    seconds = time.perf_counter() - started
+    if out_file:
+        write_new(Path(out_file), text, overwrite)
+    else:
+        sys.stdout.write(text)  # as it is: no console reads it
+    err.print(
+        f"Drafted {out_file or 'the knowledge'} from {len(rows.frame):,} rows in {seconds:.2f} s: {len(drafted.features)} features; "
+        f"protections proposed for {', '.join(drafted.protected) or 'none'}; {len(drafted.dependencies)} dependencies found (commented out).",
+        soft_wrap=True,
+    )
+    err.print(f"Review it, then: mc3g check {out_file or 'FILE.causal'} --data {data} --target {target}", soft_wrap=True)
+
+
+def write_new(path: Path, text: str, overwrite: bool) -> None:
+    """Write ``text`` to ``path`` whole or not at all (a temporary file renamed into place); an
+    existing file is refused unless ``overwrite``: a knowledge file may hold a person's edits."""
+    if path.is_dir():
+        raise InputError(f"{path} is a directory: name a file for --out")
+    if path.exists() and not overwrite:
+        raise InputError(f"{path} exists (it may hold your edits): choose another --out, or replace it with --overwrite")
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+@app.command()
+def check(
+    knowledge: str = typer.Argument(..., help="A causal-knowledge file."),
+    data: str = typer.Option(..., "--data", help=DATA_HELP),
+    target: str = typer.Option(None, "--target", help="The column that holds the decision (not a feature); without it every column is one."),
+) -> None:
+    """Check a knowledge file against a data file: every name or value the data lack, at
+    file:line:column, and every statement rows of the data break. Exit 2 on the first kind, 1 on
+    the second."""
+    report = check_knowledge(knowledge, data, target)
+    for error in report.errors:
+        out.print(f"{error}", soft_wrap=True)
+    for broken in report.broken:
+        out.print(str(broken), soft_wrap=True)
+    for note in report.notes:
+        out.print(f"note: {note}", soft_wrap=True)
+    counts = report.read
+    against = f"{len(report.data.frame):,} rows of {data}"
+    if report.errors:
+        err.print(f"{knowledge}: {len(report.errors)} problem(s) with names or values ({counts} read) against {against}.", soft_wrap=True)
+        raise typer.Exit(2)
+    if report.broken:
+        err.print(f"{knowledge}: {len(report.broken)} statement(s) broken by rows of the data ({counts}; {against}).", soft_wrap=True)
+        raise typer.Exit(1)
+    err.print(f"{knowledge}: every name and value is in the data, and no row breaks it ({counts}; {against}).", soft_wrap=True)
+
+
+@app.command()
+def fit(
+    data: str = typer.Argument(..., help=DATA_HELP),
+    target: str = TARGET,
+    out_file: str = typer.Option(..., "--out", help="The saved explainer (a JSON document): replaced whole, or left as it was."),
+    causal: str = typer.Option(None, "--causal", help="A causal-knowledge file (mc3g init drafts one); every name and value in it must be in the data."),
+    model: str = typer.Option(None, "--model", help="A fitted classifier: .skops or .onnx; a pickle only with --trust-model. Without it, FOLD-SE rules are learned from DATA."),
+    trust_model: bool = typer.Option(False, "--trust-model", help="Load a pickled --model: loading a pickle runs code from the file, so only for files you trust."),
+    trust_types: list[str] = typer.Option(None, "--trust-type", help="A type a .skops --model may hold beyond skops' trusted defaults; repeat for several."),
+    favourable: str = typer.Option(None, "--favourable", help="The favourable value of the decision (or of --model's labels, when they are its own)."),
+    ignore: list[str] = typer.Option(None, "--ignore", help="A column that is no feature (an identifier: new applicants bring new values); repeat for several."),
+    profile: str = typer.Option("product", "--profile", help=PROFILE_HELP),
+    mode: str = typer.Option("derived", help=MODE_HELP),
+    norm: str = typer.Option("l1", help="l0, l1 or l2."),
+    k: int = typer.Option(1, "-k", "--k", min=1, help="How many options an answer gives, least cost first (explain -k asks for others)."),
+    distinct: bool = typer.Option(None, "--distinct/--near", help="Options whose actions truly differ, or the K nearest states; by default the profile's choice.", show_default=False),
+) -> None:
+    """Fit an explainer on DATA and save it: of a model of your own (with the held-out fidelity of
+    the rules that imitate it), or of FOLD-SE rules learned from DATA (with their accuracy)."""
+    if (trust_model or trust_types) and not model:
+        raise InputError("--trust-model and --trust-type say how to read --model: give them with --model")
+    started = time.perf_counter()
+    loaded = load_model(model, trust_model=trust_model, trusted_types=trust_types or None) if model else None
+    fitted = fit_file(
+        data, target, causal=causal, model=loaded, favourable=favourable, ignore=ignore or (), profile=profile, mode=mode, norm=norm, k=k, distinct=distinct
+    )
+    seconds = time.perf_counter() - started
+    path = Path(out_file)
+    if path.is_dir():
+        raise InputError(f"{path} is a directory: name a file for --out")
+    fitted.explainer.save(path, model_file=model)
+    _report(fitted, data, " ".join([f"--model {model}", *(f"--trust-type {t}" for t in trust_types or ())]) if model else "", out_file, seconds)
+
+
+def _report(fitted: Fitted, data: str, model: str, out_file: str, seconds: float) -> None:
+    """What was fitted, in words; ``model`` is how to name the model again (its options)."""
+    how = " (read off its words; --favourable to choose)" if fitted.guessed else ""
+    out.print(
+        f"Fitted on {len(fitted.data.frame):,} rows of {data} in {seconds:.1f} s. The decision {fitted.target}: "
+        f"favourable {fitted.favourable!r}{how}, refused {fitted.unfavourable!r}.",
+        soft_wrap=True,
+    )
+    if model:
+        out.print(f"The rules below imitate the model: they agree with it on {fitted.score:.1%} of held-out rows.", soft_wrap=True)
+    else:
+        out.print(f"FOLD-SE rules of the refusal, learned from the file: {fitted.score:.1%} accurate on 20 % of its rows held out.", soft_wrap=True)
+    out.print(fitted.rules.to_english(), soft_wrap=True)
+    out.print(f"Advice may touch: {', '.join(fitted.explainer.features_in_play_)}.", soft_wrap=True)
+    if fitted.unprotected:
+        err.print(
+            f"note: advice may change {', '.join(fitted.unprotected)}, which look protected (a characteristic fair-lending law protects, age, "
+            "a record's identifier or weight); mc3g init proposes protections, and the knowledge (--causal) decides.",
+            soft_wrap=True,
+        )
+    again = f" {model}" if model else ""
+    out.print(f"Saved {out_file}. Next: mc3g explain --explainer {out_file}{again} --input {data} --row 0", soft_wrap=True)
