@@ -191,7 +191,9 @@ def test_a_category_typed_as_truth_values_or_numbers_reaches_the_model_in_its_ty
     rng = np.random.default_rng(0)
     X = pd.DataFrame({"income": rng.integers(10, 100, 400) * 1000, "guarantor": rng.choice([True, False], 400), "region": rng.choice([1, 2, 3], 400)})
     y = np.where((X.income > 60_000) | (X.guarantor & (X.region == 2)), "yes", "no")
-    model = make_pipeline(ColumnTransformer([("c", OneHotEncoder(), ["guarantor", "region"])], remainder="passthrough"), GradientBoostingClassifier(random_state=0))
+    model = make_pipeline(
+        ColumnTransformer([("c", OneHotEncoder(), ["guarantor", "region"])], remainder="passthrough"), GradientBoostingClassifier(random_state=0)
+    )
     model.fit(X, y)
     explainer = MC3G(model, CausalModel(features={"region": {"kind": "categorical"}}), desired_class="yes", refine=0, k=3).fit(X)
     assert explainer.schema_.feature("guarantor").domain == ("False", "True") and explainer.schema_.feature("region").domain == ("1", "2", "3")

@@ -67,7 +67,22 @@ MODEL = ["--trust-type", TREE]
 
 
 def _fit(files: dict[str, Path], out: Path, *extra: str) -> str:
-    result = runner.invoke(app, ["fit", str(files["applicants.csv"]), "--target", "approved", "--favourable", "yes", "--causal", str(files["applicants.causal"]), "--out", str(out), *extra])
+    result = runner.invoke(
+        app,
+        [
+            "fit",
+            str(files["applicants.csv"]),
+            "--target",
+            "approved",
+            "--favourable",
+            "yes",
+            "--causal",
+            str(files["applicants.causal"]),
+            "--out",
+            str(out),
+            *extra,
+        ],
+    )
     assert result.exit_code == 0, result.output
     return result.output
 
@@ -168,7 +183,9 @@ def test_fit_refuses_knowledge_with_a_syntax_error_and_keeps_the_old_explainer(f
     broken, out = tmp_path / "k.causal", tmp_path / "e.json"
     broken.write_text("age: increase-only\nforbid income >> 3\n", encoding="utf-8")
     out.write_text("the explainer saved before\n", encoding="utf-8")
-    result = runner.invoke(app, ["fit", str(files["applicants.csv"]), "--target", "approved", "--favourable", "yes", "--causal", str(broken), "--out", str(out)])
+    result = runner.invoke(
+        app, ["fit", str(files["applicants.csv"]), "--target", "approved", "--favourable", "yes", "--causal", str(broken), "--out", str(out)]
+    )
     assert result.exit_code == 2 and f"{broken}:2:" in result.output
     assert out.read_text(encoding="utf-8") == "the explainer saved before\n"
 
@@ -238,7 +255,10 @@ def test_a_black_box_needs_its_model_and_the_model_it_was_saved_with(files: dict
     other = tmp_path / "explainer.json"
     other.write_text(black_box.read_text(encoding="utf-8").replace(str(files["model.skops"]), str(tmp_path / "model.skops")), encoding="utf-8")
     people = lender(200, 5)
-    model = make_pipeline(make_column_transformer((OneHotEncoder(handle_unknown="ignore"), ["sex", "employment"]), remainder="passthrough"), GradientBoostingClassifier(n_estimators=5))
+    model = make_pipeline(
+        make_column_transformer((OneHotEncoder(handle_unknown="ignore"), ["sex", "employment"]), remainder="passthrough"),
+        GradientBoostingClassifier(n_estimators=5),
+    )
     from skops.io import dump
 
     dump(model.fit(people.drop(columns="approved"), people.approved), tmp_path / "model.skops")  # another model where the saved one was

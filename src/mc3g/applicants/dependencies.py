@@ -114,7 +114,9 @@ def _between(a: str, col_a: Column, b: str, col_b: Column, least: int) -> list[t
         broken = int(counts[np.ix_(values, left_out)].sum())
         kept = [j for j in range(kb) if j not in left_out]
         consequence = _among(b, [str(col_b.categories[j]) for j in kept], [str(col_b.categories[j]) for j in left_out])
-        dependency = Dependency(_among(a, [str(col_a.categories[i]) for i in values]), consequence, rows, rows - broken, float(expected[np.ix_(values, left_out)].sum()))
+        dependency = Dependency(
+            _among(a, [str(col_a.categories[i]) for i in values]), consequence, rows, rows - broken, float(expected[np.ix_(values, left_out)].sum())
+        )
         cells = frozenset(frozenset({(a, str(col_a.categories[i])), (b, str(col_b.categories[j]))}) for i in values for j in left_out)
         out.append((cells, dependency))
     return out

@@ -6,13 +6,13 @@ as pandas types them by default (numbers, ``True``/``False``, ``NA`` and empty c
 the model then sees what it saw in training.  Where pandas guesses and may guess wrong, the file
 is refused instead, naming the file, the line and the column: a row with more fields than the
 header (pandas would take the first column as an index), a column without a name (but the
-first, the index pandas' ``to_csv`` writes, read back as the index) or named twice, a column of numbers with text in it (a typo in a number, unless the column is named as
-text: a category some of whose values look like numbers), an empty file, a header without rows.
+first, the index pandas' ``to_csv`` writes, read back as the index) or named twice, a column of
+numbers with text in it (a typo in a number, unless the column is named as text: a category
+some of whose values look like numbers), an empty file, a header without rows.
 
 A header with no comma but a ``;``, a tab or a ``|`` is split at that.  Line numbers come from a
-pass of Python's ``csv`` reader, which splits a file as pandas does, so
-every error names the line a person sees in an editor; a row of a Parquet file is named by its
-position.
+pass of Python's ``csv`` reader, which splits a file as pandas does, so every error names the
+line a person sees in an editor; a row of a Parquet file is named by its position.
 """
 
 from __future__ import annotations

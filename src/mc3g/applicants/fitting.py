@@ -153,7 +153,9 @@ def _rules(X: pd.DataFrame, y: pd.Series, schema: Schema, unfavourable: str, par
     settings = {"target": unfavourable, "numeric": schema.numeric, "ratio": params.get("ratio", 0.5), "tail": params.get("tail", 0.005)}
     counts = labels.value_counts()
     stratify = labels if counts.min() >= 2 else None
-    X_fit, X_held, y_fit, y_held = train_test_split(X, labels, test_size=params.get("holdout", 0.2), random_state=params.get("random_state", 0), stratify=stratify)
+    X_fit, X_held, y_fit, y_held = train_test_split(
+        X, labels, test_size=params.get("holdout", 0.2), random_state=params.get("random_state", 0), stratify=stratify
+    )
     held = FoldSE(**settings).fit(X_fit, y_fit)
     accuracy = float(np.mean(held.predict(X_held) == y_held.to_numpy()))
     return FoldSE(**settings).fit(X, labels).rules_, accuracy

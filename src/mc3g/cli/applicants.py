@@ -13,7 +13,8 @@ import typer
 from ..applicants import Fitted, check_knowledge, draft, fit_file, read_data
 from ..exceptions import InputError
 from ..explain import load_model
-from .app import MODE_HELP, PROFILE_HELP, app, err, out
+from .app import app, err, out
+from .explain import DISTINCT, MODE, NORM, PROFILE, TRUST_MODEL, TRUST_TYPES
 
 DATA_HELP = "A CSV or Parquet file of past applicants: a header naming the columns, one row per applicant, the decision in a column."
 TARGET = typer.Option(..., "--target", help="The column that holds the decision.")
@@ -27,8 +28,12 @@ def init(
     favourable: str = typer.Option(None, "--favourable", help="The decision's favourable value, checked and noted in the draft."),
     out_file: str = typer.Option(None, "--out", help="Write the draft to this file (default: standard output); an existing file is kept unless --overwrite."),
     overwrite: bool = OVERWRITE,
-    no_guess: bool = typer.Option(False, "--no-guess", help="Write each feature's kind and its categories or range alone: no step, protection or dependency is guessed."),
-    categorical: list[str] = typer.Option(None, "--categorical", help="A column of categories some of whose values look like numbers (2, 3+): read as they are, not refused; repeat for several."),
+    no_guess: bool = typer.Option(
+        False, "--no-guess", help="Write each feature's kind and its categories or range alone: no step, protection or dependency is guessed."
+    ),
+    categorical: list[str] = typer.Option(
+        None, "--categorical", help="A column of categories some of whose values look like numbers (2, 3+): read as they are, not refused; repeat for several."
+    ),
     most: int = typer.Option(40, "--dependencies", min=0, max=1000, help="The most dependencies proposed, the best supported first."),
 ) -> None:
     """Draft causal knowledge from DATA for a person to review: kinds and ranges as the data show
@@ -99,16 +104,20 @@ def fit(
     target: str = TARGET,
     out_file: str = typer.Option(..., "--out", help="The saved explainer (a JSON document): replaced whole, or left as it was."),
     causal: str = typer.Option(None, "--causal", help="A causal-knowledge file (mc3g init drafts one); every name and value in it must be in the data."),
-    model: str = typer.Option(None, "--model", help="A fitted classifier: .skops or .onnx; a pickle only with --trust-model. Without it, FOLD-SE rules are learned from DATA."),
-    trust_model: bool = typer.Option(False, "--trust-model", help="Load a pickled --model: loading a pickle runs code from the file, so only for files you trust."),
-    trust_types: list[str] = typer.Option(None, "--trust-type", help="A type a .skops --model may hold beyond skops' trusted defaults; repeat for several."),
+    model: str = typer.Option(
+        None, "--model", help="A fitted classifier: .skops or .onnx; a pickle only with --trust-model. Without it, FOLD-SE rules are learned from DATA."
+    ),
+    trust_model: bool = TRUST_MODEL,
+    trust_types: list[str] = TRUST_TYPES,
     favourable: str = typer.Option(None, "--favourable", help="The favourable value of the decision (or of --model's labels, when they are its own)."),
-    ignore: list[str] = typer.Option(None, "--ignore", help="A column that is no feature (an identifier: new applicants bring new values); repeat for several."),
-    profile: str = typer.Option("product", "--profile", help=PROFILE_HELP),
-    mode: str = typer.Option("derived", help=MODE_HELP),
-    norm: str = typer.Option("l1", help="l0, l1 or l2."),
+    ignore: list[str] = typer.Option(
+        None, "--ignore", help="A column that is no feature (an identifier: new applicants bring new values); repeat for several."
+    ),
+    profile: str = PROFILE,
+    mode: str = MODE,
+    norm: str = NORM,
     k: int = typer.Option(1, "-k", "--k", min=1, help="How many options an answer gives, least cost first (explain -k asks for others)."),
-    distinct: bool = typer.Option(None, "--distinct/--near", help="Options whose actions truly differ, or the K nearest states; by default the profile's choice.", show_default=False),
+    distinct: bool = DISTINCT,
 ) -> None:
     """Fit an explainer on DATA and save it: of a model of your own (with the held-out fidelity of
     the rules that imitate it), or of FOLD-SE rules learned from DATA (with their accuracy)."""
