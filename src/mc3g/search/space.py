@@ -269,10 +269,11 @@ def _data_numeric(original: float, box: Sequence[Literal], seen: np.ndarray, dat
 def _categorical_values(feature: Feature, original: str, seen: Sequence[str] | None) -> list[str]:
     if feature.immutable:
         return [original]
-    domain = list(feature.domain) if feature.domain is not None else list(seen or [])
+    domain = set(feature.domain) if feature.domain is not None else set(seen or [])
     if seen is not None:
-        domain = [v for v in domain if v in set(seen)]
-    return [original] + [v for v in sorted(set(domain)) if v != original and feature.may_move(token(original), v)]
+        domain &= set(seen)
+    before = token(original)
+    return [original] + [v for v in sorted(domain) if v != original and feature.may_move(before, v)]
 
 
 @dataclass(frozen=True)
