@@ -1,10 +1,11 @@
 """The shipped experiments: decision rules, causal knowledge and the person the paper explains.
 
 Each reference names its data set and split, the decision rules the MC3G paper published
-(``resources/NAME.rules.json``), the causal knowledge (``resources/NAME.causal``) and the
-person the paper explains.  The profiles' own feature settings for a data set (the paper's: sex
-may change, German's employment must; the product's: adult's capital gain may only rise, its
-census weight may not change) are kept apart in ``resources/NAME.PROFILE.causal``; they travel
+(``resources/NAME.rules.json``), the causal knowledge (``resources/NAME.causal``, with a split's
+own in ``resources/SPLIT/NAME.causal``) and the person the paper explains.  The profiles' own
+feature settings for a data set (the paper's: sex may change, German's employment must; the
+product's: adult's capital gain may only rise, its census weight may not change) are kept apart
+in ``resources/NAME.PROFILE.causal`` (and ``SPLIT/NAME.PROFILE.causal``); they travel
 with the data set's schema (:func:`mc3g.datasets.load`), and ``MC3G.fit`` lays the chosen
 profile's over it, on every route.  ``PAPER_TABLE2`` holds the numbers the paper published, so
 that ``mc3g reproduce table2`` can print them beside the recomputed ones.
@@ -12,7 +13,7 @@ that ``mc3g reproduce table2`` can print them beside the recomputed ones.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from typing import Any
 import pandas as pd
 
 from .causal import CausalModel
-from .datasets import JOHN, Dataset, load
+from .datasets import JOHN, Dataset, load, shipped_knowledge
 from .exceptions import InputError
 from .explain import profile as known_profile
 from .reading import read_text
@@ -31,13 +32,10 @@ def resource_text(filename: str) -> str:
     return resources.files("mc3g.resources").joinpath(filename).read_text(encoding="utf-8")
 
 
-def _resource(filename: str) -> bool:
-    return resources.files("mc3g.resources").joinpath(filename).is_file()
-
-
 def knowledge(ds: Dataset, *, causal_file: str | Path | None = None, only: bool = False) -> CausalModel | None:
-    """The causal knowledge of a run on ``ds``: the knowledge shipped for its data set (any
-    split), ``NAME.causal``, with the file ``causal_file`` added (its rules and constraints join,
+    """The causal knowledge of a run on ``ds``: the knowledge shipped for its data set and split
+    (``NAME.causal`` and the split's ``SPLIT/NAME.causal``: :func:`~mc3g.datasets.shipped_knowledge`),
+    with the file ``causal_file`` added (its rules and constraints join,
     each once, so a copy of the shipped file changes nothing; its feature settings win), or with
     ``only`` that file alone; None when there is none.
 
@@ -48,11 +46,10 @@ def knowledge(ds: Dataset, *, causal_file: str | Path | None = None, only: bool 
     if only and causal_file is None:
         raise InputError("only=True uses a causal-knowledge file instead of the knowledge shipped for the data set: name it (causal_file=, --causal-only FILE)")
     mine = CausalModel.load(causal_file, schema=ds.schema) if causal_file is not None else None
-    if only or not _resource(f"{ds.name}.causal"):
-        return mine
-    text = resource_text(f"{ds.name}.causal")
-    shipped = replace(CausalModel.parse(text, file=f"mc3g/resources/{ds.name}.causal", schema=ds.schema), name=ds.name)
-    return shipped if mine is None else shipped.combined(mine, name=f"{shipped.name} + {mine.name}")
+    shipped = None if only else shipped_knowledge(ds.schema, ds.split)
+    if shipped is None or mine is None:
+        return mine if shipped is None else shipped
+    return shipped.combined(mine, name=f"{shipped.name} + {mine.name}")
 
 
 def decision_rules(ds: Dataset, profile: str = "product") -> RuleSet:

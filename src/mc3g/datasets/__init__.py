@@ -2,7 +2,8 @@
 
 UCI files are read from ``$MC3G_DATA_DIR`` (else the user cache) and fetched with
 ``mc3g data download`` (:func:`mc3g.datasets.download.download`); ``loan`` is generated, and
-:data:`JOHN` is the paper's refused applicant in it.
+:data:`JOHN` is the paper's refused applicant in it.  What mc3g ships for each data set and
+split, its causal knowledge and each profile's settings, is read by :mod:`.shipped`.
 """
 
 from ..exceptions import ChecksumError, DataFormatError, DataNotFoundError, DownloadError
@@ -10,6 +11,7 @@ from .dataset import Dataset
 from .download import default_data_dir, download
 from .loaders import load, names
 from .loan import JOHN
+from .shipped import shipped_knowledge, shipped_profiles
 
 __all__ = [
     "JOHN",
@@ -22,4 +24,6 @@ __all__ = [
     "download",
     "load",
     "names",
+    "shipped_knowledge",
+    "shipped_profiles",
 ]

@@ -1,21 +1,19 @@
 """From read frames to a :class:`Dataset`: typed columns, the fixed split, the schema with each
-profile's settings for the data set (``mc3g/resources/NAME.PROFILE.causal``)."""
+profile's settings for the data set and split (:func:`~mc3g.datasets.shipped.shipped_profiles`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from importlib import resources
 from typing import Any
 
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-from ..causal import CausalModel
-from ..exceptions import InternalError
-from ..schema import Feature, ProfileSettings, Schema, observed_feature
+from ..schema import Feature, Schema, observed_feature
 from ..values import LARGEST
 from .dataset import Dataset
+from .shipped import shipped_profiles
 
 SPLIT_SEED = 0
 TEST_SIZE = 0.2
@@ -66,28 +64,7 @@ def make_dataset(
         made.append(observed_feature(col, train[col] if numeric else both[col], numeric, **spec.features.get(col, {})))
     classes = tuple(sorted(both[spec.label].astype(str).unique()))
     schema = Schema(name, tuple(made), spec.label, classes, unfavourable, notes=notes)
-    return Dataset(name, split, train, test, replace(schema, profiles=shipped_profiles(schema)))
-
-
-def shipped_profiles(schema: Schema) -> dict[str, ProfileSettings]:
-    """Each profile's own settings for the data set ``schema`` describes, as shipped in
-    ``mc3g/resources/NAME.PROFILE.causal`` (the product's: advice a lender may give; the paper's:
-    its experiments), read against the schema.  They travel with the schema, so every route that
-    names it gets them: the command line, the service, ``MC3G(..., schema=ds.schema)``.  Such a
-    file holds feature settings only: a causal rule or a constraint is knowledge, which goes in
-    ``NAME.causal``."""
-    found: dict[str, ProfileSettings] = {}
-    for entry in sorted(resources.files("mc3g.resources").iterdir(), key=lambda e: e.name):
-        dataset, _, rest = entry.name.partition(".")
-        profile, _, suffix = rest.partition(".")
-        if dataset != schema.name or suffix != "causal" or not profile:
-            continue
-        file = f"mc3g/resources/{entry.name}"
-        settings = CausalModel.parse(entry.read_text(encoding="utf-8"), file=file, schema=schema)
-        if settings.rules or settings.constraints:
-            raise InternalError(f"{file} holds causal rules or constraints; a profile's file holds feature settings only")
-        found[profile] = ProfileSettings(settings.features, {name: str(where) for name, where in settings.sources.items()})
-    return found
+    return Dataset(name, split, train, test, replace(schema, profiles=shipped_profiles(schema, split)))
 
 
 def _typed(frame: pd.DataFrame, numeric: Sequence[str]) -> pd.DataFrame:
