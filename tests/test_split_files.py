@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from mc3g import MC3G
+from mc3g import MC3G, CausalModel
 from mc3g.datasets import load, shipped_knowledge, shipped_profiles
-from mc3g.exceptions import InternalError
+from mc3g.exceptions import InputError, InternalError
 from mc3g.reference import decision_rules, knowledge
 from mc3g.rules import Literal, Rule, RuleSet
 
@@ -126,6 +126,16 @@ def test_the_uci_knowledge_joins_on_every_route_and_only_that_split(uci, tmp_pat
     paper = shipped_profiles(uci.schema.under(None), "paper")["product"].features
     assert "capital_loss" not in paper and "education" not in paper and uci.schema.profiles["product"].features["capital_loss"] == {"immutable": True}
     assert uci.schema.profiles["product"].where["education"].startswith("mc3g/resources/uci/adult.product.causal:")
+
+
+def test_ones_own_knowledge_may_not_lift_the_uci_splits_product_settings(uci) -> None:
+    for text, lifted in (("capital_loss: not immutable", "'capital_loss' immutable"), ("education: moves {HS-grad -> Doctorate}", "'education' moves")):
+        mine = CausalModel.parse(f"# mine\n{text}\n", file="mine.causal", schema=uci.schema)
+        with pytest.raises(InputError) as refused:
+            MC3G(TEMPTING, mine, schema=uci.schema).fit(uci.X_train)
+        message = str(refused.value)
+        assert message.startswith("mine.causal:2:1: the product profile's settings for adult (mc3g/resources/uci/adult.product.causal:"), message
+        assert lifted in message
 
 
 def _folder(tmp_path: Path, own: str, name: str = "uci/adult.product.causal") -> Path:
