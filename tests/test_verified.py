@@ -207,10 +207,11 @@ def test_when_the_search_stops_the_answer_says_how_far_it_went() -> None:
     model.fitted = True
     answer = explainer.explain({"x": 5, "y": 2, "c": "b"})
     assert answer.status == "no_counterfactual" and answer.run.stopped == "budget" and answer.run.judged_by_model == 30
-    (reason,) = answer.reasons
-    assert reason.startswith("the model refused all 30 of the 30 states it judged, searched with the surrogate rules (and ")
-    assert reason.endswith(
-        "single changes and points sectioned, none a way out that keeps the knowledge); it stopped at the limit of 30 states judged per person (max_states)."
+    reason, others = answer.reasons
+    assert others.endswith("other rows it was asked about that keep the knowledge: the person's single changes, points sectioned.")  # no draws: local off
+    assert reason == (
+        "the model refused all 30 of the 30 states it judged, searched with the surrogate rules; "
+        "it stopped at the limit of 30 states judged per person (max_states)."
     )
 
 
@@ -330,6 +331,43 @@ def test_the_last_draw_holds_rows_of_many_changes() -> None:
     assert answer.status == "refused"
     (option,) = answer
     assert all(option.values[n] >= 5 for n in "abcd")
+
+
+def _five_raised(least: int):
+    """A model that, once fitted, accepts only people with a to e all at ``least`` or more (before,
+    a >= 5: what its surrogate learns), and six numbers 0 to 10 to train on."""
+    rng = np.random.default_rng(2)
+    train = pd.DataFrame({n: rng.integers(0, 11, 300) for n in "abcdef"})
+
+    def model(frame: pd.DataFrame) -> np.ndarray:
+        accepted = (frame[list("abcde")] >= least).all(axis=1) if model.fitted else frame["a"] >= 5
+        return np.where(accepted, "yes", "no")
+
+    model.fitted = False
+    explainer = MC3G(model, desired_class="yes", k=1, max_states=30, refine=0).fit(train)
+    model.fitted = True
+    return explainer
+
+
+def test_a_person_with_no_option_after_the_last_draw_gets_a_wider_one() -> None:
+    """Five numbers raised to 8 or more together: the last draw's 2,000 rows hold none, the draw
+    made again four times as wide does; the run record counts the round and why it was made."""
+    answer = _five_raised(8).explain({n: 0 for n in "abcdef"})
+    assert answer.status == "refused" and answer.run.wider_draws == 1
+    (option,) = answer
+    assert all(option.values[n] >= 8 for n in "abcde")
+
+
+def test_a_person_no_draw_answers_is_told_what_was_asked() -> None:
+    """Five numbers at 10 together: the draws widen to their bound (16,000 rows and as many
+    changing every feature) and none holds it; the reasons say what the model was asked."""
+    answer = _five_raised(10).explain({n: 0 for n in "abcdef"})
+    assert answer.status == "no_counterfactual" and answer.run.wider_draws == 2
+    assert answer.reasons[-1].startswith("The model accepted none of the ")
+    assert answer.reasons[-1].endswith(
+        "other rows it was asked about that keep the knowledge: the person's single changes, points sectioned and rows drawn around them "
+        "(the draw made 2 more times, each four times as wide)."
+    )
 
 
 def test_a_single_change_is_judged_with_what_the_causal_rules_force() -> None:

@@ -174,8 +174,9 @@ def _why_fewer(answer: Recourse) -> str:
     lead = "fewer" if answer.counterfactuals else "none"
     if answer.status == "error":
         return f"none: error ({said})"
+    drawn = ", nor any row drawn around them" if "rows drawn around them" in said else ""
     if "it stopped" in said:
-        return f"{lead}: the search stopped at a bound"
+        return f"{lead}: the search stopped at a bound{drawn}"
     if "the model refused" in said:
-        return f"{lead}: the model refused every other state the rules let through"
-    return f"{lead}: no other state escapes within the knowledge"
+        return f"{lead}: the model refused every other state the rules let through{drawn}"
+    return f"{lead}: no other state escapes within the knowledge{drawn}"

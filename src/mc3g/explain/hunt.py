@@ -16,7 +16,8 @@ states read are the answer.  Where they do not, the search does more, in named p
 4. **To the budget**: the surrogate (or no rules) again, up to the budget, where neither did.
 5. **Sharpen**: the options' numeric actions sectioned back to the model's own boundary, each
    option judged without each of its actions, and the search run again with the boundaries.
-6. **Last draw**: a person left with fewer than K options gets rows drawn around them.
+6. **Last draw**: a person left with fewer than K options gets rows drawn around them; one left
+   with none gets the draw again, wider, up to a bound.
 7. **Merge**: every row the model accepted counts (:mod:`.accepted`), merged again while the
    options' steps add one.
 
@@ -70,6 +71,7 @@ class Hunt:
         self.scans: list[Segment] = []  # the person's single numeric changes, sectioned along with every call
         self.accepted = Accepted(engine, row, k, verdicts)
         self._steps: dict[tuple, list[Row]] = {}  # the options' steps, by their changes
+        self.wider_draws = 0  # draws made again, wider, because the person had no option at all
 
     def search(self, engine: Engine, instance: Mapping[str, Any], escape: list, patience: int | None, rules: str, start: Start | None = None) -> Asking:
         """The search with one engine's rules (``start``: its first problem, stream and states

@@ -171,18 +171,29 @@ class LastDraw:
     around the person, as DiCE random draws (the rows it accepts join the merge when the
     knowledge allows them), and as many again changing up to every feature, as DiCE random's
     rows may: a model can want three changes or more together, which rows of one to three
-    rarely hold."""
+    rarely hold.  Where the person still has no option at all, the draw is made again four
+    times as wide, one call a time, up to ``tuning.widest_draw`` rows; each such round is
+    counted in the run record (``wider_draws``)."""
 
     name = "last draw"
 
     def run(self, hunt: Hunt, outcome: Outcome) -> Asking:
-        if not hunt.local or len(outcome.found) >= hunt.k or len(hunt.accepted.choose(hunt.accepted.pool(outcome.problem, outcome.found)[0])) >= hunt.k:
+        if not hunt.local or self._options(hunt, outcome) >= hunt.k:
             return outcome
         e, n = hunt.engine, hunt.tuning.last_draw
         rng = rng_for(hunt.row, e.settings.random_state)
-        yield from hunt.verdicts.ask([], neighbours(e, hunt.row, n, rng) + neighbours(e, hunt.row, n, rng, most=len(e.varied)))
         hunt.accepted.kept = hunt.tuning.last_kept
-        return outcome
+        while True:
+            yield from hunt.verdicts.ask([], neighbours(e, hunt.row, n, rng) + neighbours(e, hunt.row, n, rng, most=len(e.varied)))
+            n *= 4
+            if n > hunt.tuning.widest_draw or self._options(hunt, outcome):
+                return outcome
+            hunt.wider_draws += 1
+
+    @staticmethod
+    def _options(hunt: Hunt, outcome: Outcome) -> int:
+        """The options the search and the rows accepted so far give together."""
+        return len(hunt.accepted.choose(hunt.accepted.pool(outcome.problem, outcome.found)[0]))
 
 
 class Merge:

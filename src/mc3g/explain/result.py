@@ -90,7 +90,8 @@ class RunRecord:
     surrogate's held-out agreement, ``judged_by_model`` / ``rejected_by_model`` count the states
     the model was asked about and refused, ``model_rounds`` the rounds of questions to the model
     (its ``predict`` calls when the person is explained alone) and ``rows_asked`` the rows those
-    held, every row counted; ``rules`` says which rules the answer was searched
+    held, every row counted, and ``wider_draws`` the draws made again, wider, because the model
+    had accepted no row the knowledge allows (the rounds past the common case, and why); ``rules`` says which rules the answer was searched
     with (``global``: the surrogate; ``local``: rules learned near the person; ``none``: the
     model alone); for every search, ``stopped`` says why it ended (``found``: K options;
     ``exhausted``: no candidate left; ``budget``: ``max_states`` states judged; ``read``: as many
@@ -114,6 +115,7 @@ class RunRecord:
     rejected_by_model: int | None = None
     model_rounds: int | None = None
     rows_asked: int | None = None
+    wider_draws: int | None = None
     rules: str | None = None
     stopped: str | None = None
     protections: dict[str, dict[str, Any]] | None = None
@@ -140,7 +142,8 @@ class RunRecord:
 
 
 MEASUREMENTS = frozenset(
-    {"search_seconds", "n_regions", "n_candidates", "fidelity", "judged_by_model", "rejected_by_model", "model_rounds", "rows_asked", "rules", "stopped"}
+    {"search_seconds", "n_regions", "n_candidates", "fidelity", "judged_by_model", "rejected_by_model"}
+    | {"model_rounds", "rows_asked", "wider_draws", "rules", "stopped"}
 )
 """The fields of a :class:`RunRecord` that measure what an answer took (the rest are settings)."""
 

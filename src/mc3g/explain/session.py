@@ -125,6 +125,7 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
         verdicts = Verdicts(row, clock.away, engine.consequences(instance))
         hunt = Hunt(engine, row, k, verdicts, instance, bool(firing), lambda p, a: [d.values for d in drafts_of(engine, row, p, a)[1]])
         outcome = yield from hunted(hunt)
+        record = replace(record, wider_draws=hunt.wider_draws)
     if outcome is None:
         reason = f"the decision for this person is not {engine.unfavourable!r}, so it is already favourable."
         return Recourse(row, NOT_REFUSED, reasons=(reason,), run=_measured(record, clock, verdicts))
@@ -137,6 +138,7 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
     refusing = tuple(firing)
     if not found:
         reasons = tuple(why_none(problem, engine.words)) if verdicts is None or not verdicts.rejected else (_unanswered(engine, outcome, verdicts),)
+        reasons += (_undrawn(engine, verdicts, record.wider_draws or 0),) if verdicts is not None and verdicts.free else ()
         return Recourse(row, NO_COUNTERFACTUAL, reasons=reasons, decision=decision, run=record, refusing=refusing)
     drafted = [drafts_of(engine, row, p, a) for p, a in zip(outcome.priced_in, found)]
     options, drafts = [option for option, _ in drafted], [steps for _, steps in drafted]
@@ -173,8 +175,17 @@ def _stopped(engine: Engine, outcome: Outcome) -> str:
 def _unanswered(engine: Engine, outcome: Outcome, verdicts: Verdicts) -> str:
     """Why a black box's search found nothing the model accepts: how far it went, and why it stopped."""
     why = _stopped(engine, outcome) or "no candidate state was left"
-    more = f" (and {verdicts.free} single changes and points sectioned, none a way out that keeps the knowledge)" if verdicts.free else ""
-    return f"the model refused all {verdicts.rejected} of the {verdicts.judged} states it judged, searched with {SEARCHED[outcome.rules]}{more}; {why}."
+    return f"the model refused all {verdicts.rejected} of the {verdicts.judged} states it judged, searched with {SEARCHED[outcome.rules]}; {why}."
+
+
+def _undrawn(engine: Engine, verdicts: Verdicts, wider: int) -> str:
+    """What else a black box was asked for a person left with no option: the single changes,
+    points sectioned and, with local search on, rows drawn around them (the draw made again,
+    wider, ``wider`` times)."""
+    again = f" (the draw made {wider} more time{'s' if wider > 1 else ''}, each four times as wide)" if wider else ""
+    drawn = f" and rows drawn around them{again}" if engine.settings.local else ""
+    asked = f"The model accepted none of the {verdicts.free} other rows it was asked about that keep the knowledge"
+    return f"{asked}: the person's single changes, points sectioned{drawn}."
 
 
 def _fewer(engine: Engine, outcome: Outcome, verdicts: Verdicts | None, n: int, k: int) -> str:

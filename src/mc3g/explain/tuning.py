@@ -29,7 +29,10 @@ class HuntSettings:
     ``first_points``: points of a numeric segment judged in its first round; ``section_points``:
     points a later round takes at most (fewer where as many rounds suffice).
     ``last_draw``: rows drawn around a person left with fewer than K options (as many again that
-    may change every feature), judged in one last call.
+    may change every feature), judged in one last call.  ``widest_draw``: where the model
+    accepted none of those the knowledge allows (the person has no option at all), the draw is
+    made again four times as wide, one call a time, while it is at most this many rows (as many
+    again changing every feature): a model can want many changes together, which few rows hold.
     ``kept``: rows the model accepted outside the search priced for the answer (``last_kept``
     after a last draw, whose rows of many changes would crowd out others), at most ``per_set``
     of one set of direct actions under ``distinct``."""
@@ -45,6 +48,7 @@ class HuntSettings:
     first_points: int = 32
     section_points: int = 256
     last_draw: int = 1000
+    widest_draw: int = 16000
     kept: int = 64
     last_kept: int = 256
     per_set: int = 4
