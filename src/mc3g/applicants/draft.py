@@ -183,8 +183,8 @@ def _guesses(name: str, values: pd.Series, numeric: bool, rows: int, settings: d
     elif not numeric and "domain" in settings:
         unknown = [v for v in settings["domain"] if v.lower() in UNKNOWN]
         if unknown and len(unknown) < len(settings["domain"]):
-            settings["targets"] = tuple(v for v in settings["domain"] if v not in unknown)
-            guesses.append(("targets", f"{', '.join(map(repr, unknown))} says the value is unknown: never advice"))
+            settings["unknown"] = tuple(unknown)
+            guesses.append(("unknown", f"{', '.join(map(repr, unknown))} says the value is unknown: a person may have it, advice never moves to it"))
     return guesses, proposal is not None and proposal.record
 
 
