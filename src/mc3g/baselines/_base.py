@@ -13,6 +13,7 @@ objective, which differs from method to method).
 from __future__ import annotations
 
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -24,7 +25,7 @@ from ..rules import token
 from ..search import spread
 
 
-class Baseline:
+class Baseline(ABC):
     """A counterfactual method without causal knowledge, fitted on training rows.
 
     ``desired_class`` is ``"opposite"`` (the other class of a binary model, whatever it predicts
@@ -66,8 +67,9 @@ class Baseline:
         self.spreads_ = {c: spread(X[c]) for c in self._numeric(X)}
         return self
 
+    @abstractmethod
     def _fit(self, X: pd.DataFrame) -> None:
-        raise NotImplementedError
+        """Read the training rows (columns and dtypes checked already)."""
 
     def _numeric(self, X: pd.DataFrame) -> list[str]:
         """The columns priced as numbers (the others as categories)."""
@@ -112,10 +114,10 @@ class Baseline:
             raise InputError(f"desired_class='opposite' needs a binary model; this one has classes {self.classes_}: name the desired class")
         return others[0]
 
+    @abstractmethod
     def _search(self, row: pd.Series, desired: Any, k: int) -> tuple[pd.DataFrame, str]:
         """Up to ``k`` rows the model gives ``desired`` (training columns and dtypes), and the
         reason when there are none."""
-        raise NotImplementedError
 
     def _counterfactual(self, instance: dict[str, Any], values: dict[str, Any]) -> Counterfactual:
         """Every changed feature is a direct action, priced as MC3G's L1 term (std units, categories 1)."""

@@ -116,7 +116,7 @@ class Engine:
         self.settings = settings
         self.black_box = black_box
         self.fidelity = fidelity
-        self.decision = decision_rules(rules, unfavourable)
+        self.decision = refusing_rules(rules, unfavourable)
         self.features = features_in_play(self.decision, causal, schema)
         self._checked = [(f.name, f) for f in schema.features]
         self._domains = {f.name: frozenset(f.domain) for f in schema.features if f.domain is not None}
@@ -139,7 +139,7 @@ class Engine:
         """The engine with what the training rows ``X`` show of the features in play: their
         values and spreads.  For a black box, of every feature: rules learned later, near one
         person or from the model's mistakes, may read any of them."""
-        in_play = features_in_play(decision_rules(rules, unfavourable), causal, schema)
+        in_play = features_in_play(refusing_rules(rules, unfavourable), causal, schema)
         missing = [f for f in in_play if f not in X.columns]
         if missing:
             raise InputError(f"the rules or the causal knowledge use feature(s) {missing} that the data does not have")
@@ -266,7 +266,7 @@ def person(row: pd.Series | Mapping[str, Any]) -> tuple[dict[str, Any], str]:
     return dict(row), "the row"
 
 
-def decision_rules(rules: RuleSet, unfavourable: str) -> list[Rule]:
+def refusing_rules(rules: RuleSet, unfavourable: str) -> list[Rule]:
     """The rules of the unfavourable class: the ones a counterfactual must escape."""
     return [r for r in rules.rules if str(r.head.value) == unfavourable]  # type: ignore[union-attr]
 

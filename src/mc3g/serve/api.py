@@ -41,7 +41,7 @@ HEADERS = [
 ]
 
 
-class Problem(BaseModel):
+class ErrorDetail(BaseModel):
     """Why a request got no answer."""
 
     detail: str
@@ -52,10 +52,10 @@ def _document(name: str, description: str) -> dict[str, Any]:
 
 
 ERRORS: dict[int | str, dict[str, Any]] = {
-    400: {"model": Problem, "description": "The body nests deeper than the JSON parser reads (a body that is not JSON gets a 422)."},
-    413: {"model": Problem, "description": "The body is larger than the service's limit."},
-    500: {"model": Problem, "description": "The model itself failed on the applicant's row."},
-    503: {"model": Problem, "description": "No answer within the time limit."},
+    400: {"model": ErrorDetail, "description": "The body nests deeper than the JSON parser reads (a body that is not JSON gets a 422)."},
+    413: {"model": ErrorDetail, "description": "The body is larger than the service's limit."},
+    500: {"model": ErrorDetail, "description": "The model itself failed on the applicant's row."},
+    503: {"model": ErrorDetail, "description": "No answer within the time limit."},
 }
 """The statuses besides 200 and FastAPI's own 422 (a field that is wrong, or a body that is not
 JSON, each problem named), as docs/service.md lists them."""
