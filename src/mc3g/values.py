@@ -30,6 +30,15 @@ MISSING_MARKS = ("?", "")
 """Text that marks a missing cell (as UCI files write it), besides None and NaN."""
 
 
+def plain(value: Any) -> Any:
+    """A value as JSON and the search write it: a NumPy scalar as Python's, a whole number as an
+    int (38.0 is 38), another number as a float, anything else (text, a flag) as it is."""
+    value = value.item() if isinstance(value, np.generic) else value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    return int(value) if float(value).is_integer() else float(value)
+
+
 def show(value: Any) -> str:
     """A value for people: thousands separators, no needless decimals, categories as written."""
     value = value.item() if isinstance(value, np.generic) else value

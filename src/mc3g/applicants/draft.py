@@ -22,7 +22,7 @@ import pandas as pd
 from ..causal import CausalModel, declaration_line, statement_line
 from ..exceptions import InputError
 from ..rules import Column
-from ..values import LARGEST
+from ..values import LARGEST, plain
 from .dependencies import MOST, MOST_VALUES, Dependency, dependencies
 from .files import decision_classes
 from .protections import protection
@@ -146,7 +146,7 @@ def _feature(name: str, values: pd.Series, rows: int, guess: bool) -> FeatureDra
     if numeric:
         numbers = pd.to_numeric(values, errors="coerce").to_numpy(np.float64)
         present = numbers[~np.isnan(numbers)]
-        settings: dict[str, Any] = {"kind": "numeric", "range": (_plain(present.min()), _plain(present.max()))} if len(present) else {"kind": "numeric"}
+        settings: dict[str, Any] = {"kind": "numeric", "range": (plain(present.min()), plain(present.max()))} if len(present) else {"kind": "numeric"}
     else:
         domain = tuple(str(c) for c in Column.from_values(values.dropna()).categories)
         settings = {"kind": "categorical"}
@@ -171,7 +171,7 @@ def _guesses(name: str, values: pd.Series, numeric: bool, rows: int, settings: d
         step = inferred_step(numbers)
         if step is not None:
             settings["step"] = step[0]
-            guesses.append((f"step {_plain(step[0])}", step[1]))
+            guesses.append((f"step {plain(step[0])}", step[1]))
         if settings["range"][0] >= 0:
             settings["valid"] = (0, LARGEST)
             guesses.append(("valid from 0", "never negative here: a negative value is refused"))
@@ -213,9 +213,4 @@ def _item(key: str, value: Any) -> str:
     """A proposed setting as the format writes it."""
     if key == "direction":
         return f"{value}-only"
-    return f"max-change {_plain(value)}" if key == "max_change" else key
-
-
-def _plain(x: Any) -> int | float:
-    x = float(x)
-    return int(x) if x.is_integer() else x
+    return f"max-change {plain(value)}" if key == "max_change" else key

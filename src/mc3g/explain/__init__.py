@@ -20,10 +20,10 @@ counterfactuals out.
   when trusted); :class:`OnnxModel`: an ONNX graph as a classifier.
 """
 
-from ..values import show
+from ..values import plain, show
 from .batch import PeopleBar, explain_chunk, usable_cores
 from .blackbox import BlackBox, typed_frame
-from .changes import CausedChange, DirectAction, Shown, plain
+from .changes import CausedChange, DirectAction, Shown
 from .check import forbidden_in, violations
 from .engine import Engine, SearchSettings
 from .mc3g import MC3G

@@ -14,15 +14,7 @@ from typing import Any
 
 from ..causal import CausalRule
 from ..rules import PLAIN, Words
-
-
-def plain(value: Any) -> Any:
-    """Numbers as plain JSON numbers (ints when integral), everything else as text."""
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
+from ..values import plain
 
 
 @dataclass(frozen=True)

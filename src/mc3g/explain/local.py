@@ -19,7 +19,8 @@ import numpy as np
 
 from ..foldse import FoldSE
 from ..rules import RuleSet, token
-from ..search import numeric_bounds, plain
+from ..search import numeric_bounds
+from ..values import plain
 from .blackbox import typed_frame
 
 

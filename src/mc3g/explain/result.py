@@ -18,7 +18,8 @@ import pandas as pd
 
 from ..rules import Rule
 from ..serialization import check_header, header
-from .changes import CausedChange, DirectAction, Step, plain, plan_of, read_caused, read_direct
+from ..values import plain
+from .changes import CausedChange, DirectAction, Step, plan_of, read_caused, read_direct
 
 JSON_FORMAT = "mc3g.recourse"
 JSON_VERSION = 2

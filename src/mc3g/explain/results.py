@@ -40,8 +40,8 @@ import pandas as pd
 
 from ..exceptions import FileRefusedError, ResultsFileError
 from ..reading import regular_file
+from ..values import plain
 from ..version import __version__
-from .changes import plain
 from .mc3g import MC3G
 from .persist import file_sha256
 from .result import Recourse

@@ -21,7 +21,8 @@ from ..rules import Rule
 from ..schema import Feature
 from ..search import Problem
 from ..serialization import header
-from .changes import CausedChange, DirectAction, plain
+from ..values import plain
+from .changes import CausedChange, DirectAction
 from .check import violations
 from .engine import Engine
 from .result import Counterfactual

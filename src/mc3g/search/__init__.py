@@ -23,7 +23,6 @@ from .space import (
     decimal,
     infer_step,
     numeric_bounds,
-    plain,
 )
 
 __all__ = [
@@ -47,7 +46,6 @@ __all__ = [
     "decimal",
     "infer_step",
     "numeric_bounds",
-    "plain",
     "search",
     "spread",
 ]

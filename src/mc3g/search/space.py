@@ -29,7 +29,7 @@ import pandas as pd
 from ..exceptions import InputError, UnknownNameError
 from ..rules import Column, Literal, RuleSet, escape_boxes, token
 from ..schema import Feature
-from ..values import check_grid
+from ..values import check_grid, plain
 
 CANDIDATE_SCHEMES = ("exact", "data")
 
@@ -239,14 +239,6 @@ def _exact_numeric(feature: Feature, original: float, literals: Sequence[Literal
             order = np.lexsort((inside, np.abs(inside - original)))
             out.extend(plain(v) for v in inside[order][:n])
     return out
-
-
-def plain(v: Any) -> Any:
-    """A training value as the search writes it: a whole number as an int, another number as a
-    float, text as it is."""
-    if isinstance(v, str):
-        return v
-    return int(v) if float(v).is_integer() else float(v)
 
 
 def _data_numeric(original: float, box: Sequence[Literal], seen: np.ndarray, data_k: int, lo: float, hi: float) -> tuple[list[float], int]:
