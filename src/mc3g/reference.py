@@ -23,7 +23,7 @@ import pandas as pd
 from .causal import CausalModel
 from .datasets import JOHN, Dataset, load, shipped_knowledge
 from .exceptions import InputError
-from .explain import profile as known_profile
+from .explain import Profile
 from .reading import read_text
 from .rules import RuleSet
 
@@ -52,7 +52,7 @@ def knowledge(ds: Dataset, *, causal_file: str | Path | None = None, only: bool 
     return shipped.combined(mine, name=f"{shipped.name} + {mine.name}")
 
 
-def decision_rules(ds: Dataset, profile: str = "product") -> RuleSet:
+def decision_rules(ds: Dataset, profile: str = Profile.PRODUCT) -> RuleSet:
     """The decision rules for ``ds``.  The rules the paper published for this data set and split
     when they apply: always under ``paper``, under ``product`` only when they describe the data's
     refusal.  Otherwise, under ``product``, FOLD-SE rules of the refusal learned on the training
@@ -61,7 +61,7 @@ def decision_rules(ds: Dataset, profile: str = "product") -> RuleSet:
 
     ref = REFERENCES.get(ds.name)
     published = ref.rules if ref is not None and ref.split == ds.split else None
-    chosen = known_profile(profile)
+    chosen = Profile.named(profile)
     if published is not None and (not chosen.guarded or {str(r.head.value) for r in published.rules} == {ds.schema.unfavourable}):  # type: ignore[union-attr]
         return published
     if not chosen.guarded:
@@ -88,7 +88,7 @@ def fitted_explainer(
     model_file: str | Path | None = None,
     trust_model: bool = False,
     trusted_types: list[str] | None = None,
-    profile: str = "product",
+    profile: str = Profile.PRODUCT,
     **params: Any,
 ) -> tuple[Dataset, Any]:
     """The data set and an MC3G explainer fitted on its training split, as the CLI and the service
@@ -154,7 +154,7 @@ class Reference:
         ds = ds or self.data()
         return ds.X_test.iloc[self.person]  # German's published id is the row's position in its file
 
-    def explainer(self, ds: Dataset | None = None, *, profile: str = "product", **params: Any):
+    def explainer(self, ds: Dataset | None = None, *, profile: str = Profile.PRODUCT, **params: Any):
         """An MC3G explainer fitted on the training split with the profile's rules and knowledge."""
         from .explain import MC3G
 

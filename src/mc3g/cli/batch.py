@@ -14,7 +14,7 @@ from rich import box
 from rich.table import Table
 
 from ..exceptions import InputError
-from ..values import whole
+from ..params import whole
 from .app import app, bench_app, err, out, print_results, styled
 from .explain import (
     CAUSAL,
@@ -103,7 +103,7 @@ def _workers(workers: int) -> int:
     from ..explain import usable_cores
 
     cores = usable_cores()
-    return whole(workers, "--workers", 1, cores, f" (mc3g may use {cores} core(s) here)")
+    return whole(workers, "--workers", 1, cores, f"mc3g may use {cores} core(s) here")
 
 
 @app.command()

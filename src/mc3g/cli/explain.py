@@ -12,8 +12,9 @@ import typer
 from rich.table import Table
 
 from ..exceptions import InputError
+from ..explain import Profile
+from ..params import whole
 from ..reference import fitted_explainer, knowledge
-from ..values import whole
 from .app import MODE_HELP, PROFILE_HELP, app, err, out, styled
 from .sources import INPUT_HELP, PERSON_HELP, SAVED_HELP, People, choose, dataset_or_saved, given_option, input_file, one_person, saved_explainer, split_people
 
@@ -31,7 +32,7 @@ SPLIT = typer.Option(None, help="paper, uci or default; by default the paper's s
 MODE = typer.Option("derived", help=MODE_HELP)
 NORM = typer.Option("l1", help="l0, l1 or l2.")
 K = typer.Option(1, "-k", "--k", min=1, help="How many counterfactuals, least cost first.")
-PROFILE = typer.Option("product", "--profile", help=PROFILE_HELP)
+PROFILE = typer.Option(Profile.PRODUCT.value, "--profile", help=PROFILE_HELP)
 DISTINCT = typer.Option(
     None, "--distinct/--near", help="Options whose actions truly differ, or the K nearest states; by default the profile's choice.", show_default=False
 )
@@ -107,7 +108,7 @@ def _n_jobs(n_jobs: int) -> int:
     from ..explain import usable_cores
 
     cores = usable_cores()
-    return n_jobs if n_jobs == -1 else whole(n_jobs, "--n-jobs", 1, cores, f" (mc3g may use {cores} core(s) here; -1 uses them all)")
+    return n_jobs if n_jobs == -1 else whole(n_jobs, "--n-jobs", 1, cores, f"mc3g may use {cores} core(s) here; -1 uses them all")
 
 
 def _print_recourse(result: Any, explainer: Any, title: str) -> None:
