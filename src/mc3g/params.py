@@ -91,11 +91,12 @@ class Whole(Kind):
 @dataclass(frozen=True)
 class Number(Kind):
     """A finite real number between ``low`` and ``high`` (None: unbounded), each bound inside or
-    not as ``closed`` says: ``both``, ``left``, ``right`` or ``neither``."""
+    not as ``closed`` says: ``both``, ``left``, ``right`` or ``neither``; ``of`` names its unit."""
 
     low: float | None = None
     high: float | None = None
     closed: str = "both"
+    of: str = ""
 
     def fits(self, value: Any) -> bool:
         return isinstance(value, (RealNumber, np.floating, np.integer)) and not isinstance(value, (bool, np.bool_)) and math.isfinite(float(value))
@@ -110,13 +111,14 @@ class Number(Kind):
 
     def said(self, params: Mapping[str, Any]) -> str:
         left, right = self.closed in ("both", "left"), self.closed in ("both", "right")
+        number = f"a number of {self.of}" if self.of else "a number"
         if self.low is not None and self.high is not None:
-            return f"a number in {'[' if left else '('}{_bound(self.low)}, {_bound(self.high)}{']' if right else ')'}"
+            return f"{number} in {'[' if left else '('}{_bound(self.low)}, {_bound(self.high)}{']' if right else ')'}"
         if self.low is not None:
-            return f"a number {'at least' if left else 'above'} {_bound(self.low)}"
+            return f"{number} {'at least' if left else 'above'} {_bound(self.low)}"
         if self.high is not None:
-            return f"a number {'at most' if right else 'below'} {_bound(self.high)}"
-        return "a finite number"
+            return f"{number} {'at most' if right else 'below'} {_bound(self.high)}"
+        return "a finite " + number.removeprefix("a ")
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ counterfactuals out.
 - :func:`explain_chunk`: many people's searches with their questions to the model pooled;
   :class:`PeopleBar`: a progress bar of people and people per second.
 - :func:`load_model`: a fitted model from a file (``.skops`` or ``.onnx`` freely, a pickle only
-  when trusted); :class:`OnnxModel`: an ONNX graph as a classifier.
+  when trusted); :class:`ModelFile`: a file with how it may be read, as the command line and the
+  service say it; :class:`OnnxModel`: an ONNX graph as a classifier.
 """
 
 from ..values import show
@@ -27,7 +28,7 @@ from .changes import CausedChange, DirectAction, Shown, plain
 from .check import forbidden_in, violations
 from .engine import Engine, SearchSettings
 from .mc3g import MC3G
-from .modelfile import OnnxModel, load_model
+from .modelfile import ModelFile, OnnxModel, load_model
 from .persist import file_sha256
 from .profile import Profile
 from .protocol import Explainer, explainer
@@ -50,6 +51,7 @@ __all__ = [
     "Engine",
     "Explainer",
     "Profile",
+    "ModelFile",
     "OnnxModel",
     "PeopleBar",
     "Recourse",

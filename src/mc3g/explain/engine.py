@@ -24,7 +24,6 @@ from ..schema import Schema
 from ..search import CANDIDATE_SCHEMES, COST_MODES, NORMS, SCALINGS, Distance, Observed, Problem, SpaceSettings, build_space, spread
 from ..values import category, number
 from .blackbox import BlackBox
-from .profile import PARAMETER as PROFILE
 from .profile import Profile
 from .result import RunRecord
 from .tuning import DEFAULT, HuntSettings
@@ -65,7 +64,7 @@ class SearchSettings:
         "data_k": [Whole(1)],
         "max_states": [Whole(1)],
         "distinct": [Flag(), None],
-        "profile": PROFILE,
+        "profile": [OneOf(tuple(Profile))],
         "random_state": [Whole(0)],
         "local": [Flag()],
     }

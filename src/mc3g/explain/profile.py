@@ -49,8 +49,8 @@ class Profile(StrEnum):
 
     @classmethod
     def named(cls, name: str | Profile) -> Profile:
-        """The profile called ``name``; any other name is refused by :data:`PARAMETER`'s check."""
-        validate({"profile": name}, {"profile": PARAMETER})
+        """The profile called ``name``; any other name is refused, as a ``profile`` parameter is."""
+        validate({"profile": name}, {"profile": [OneOf(tuple(cls))]})
         return cls(name)
 
 
@@ -58,10 +58,6 @@ _DESCRIPTIONS = {
     Profile.PRODUCT: "advice for an applicant: the data's and the product's protections hold, options truly differ",
     Profile.PAPER: "the MC3G paper's settings, to reproduce its tables",
 }
-
-PARAMETER = [OneOf(tuple(Profile))]
-"""What a ``profile`` parameter accepts, in every table that has one."""
-
 
 def check_protections(data: Schema, schema: Schema, causal: CausalModel, profile: Profile = Profile.PRODUCT) -> None:
     """Refuse knowledge that lifts a protection ``profile`` keeps: one of ``data`` (the data's
