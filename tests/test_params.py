@@ -8,8 +8,9 @@ import pytest
 
 from mc3g import MC3G, FoldSE
 from mc3g.exceptions import InputError, UnknownNameError
-from mc3g.explain import Profile, SearchSettings
+from mc3g.explain import ModelFile, Profile, SearchSettings
 from mc3g.params import Flag, Number, OneOf, Text, Texts, Whole, validate, whole
+from mc3g.reference import ExplainerSettings
 
 TABLE = {
     "most": [Whole(1)],
@@ -79,3 +80,27 @@ def test_one_registry_of_profiles() -> None:
     assert Profile.PRODUCT.distinct and Profile.PRODUCT.guarded and not Profile.PAPER.distinct and not Profile.PAPER.guarded
     with pytest.raises(UnknownNameError, match="^profile must be one of 'product' or 'paper', not 'lender'$"):
         Profile.named("lender")
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: ExplainerSettings(dataset="loan", favourable="yes"), r"favourable \(--favourable\) names a label of a model's answers: give it with --model"),
+        (lambda: ExplainerSettings(dataset="loan", model=ModelFile("m.skops"), rules_file="r.json"), r"or a rules file \(r.json\), not both"),
+        (lambda: ExplainerSettings(dataset="loan", causal_file="a", causal_only="b"), "give one of them"),
+        (lambda: ExplainerSettings(dataset="loan", params={"desired_class": 1}), r"params may not set desired_class \(say it as favourable\)"),
+        (lambda: ExplainerSettings(dataset="loan", profile="lender"), "^profile must be one of 'product' or 'paper', not 'lender'$"),
+        (lambda: ExplainerSettings(dataset=None), "^dataset must be the name of a data set, not None$"),
+        (lambda: ModelFile(None, trust_model=True), "say how to read a model file: give them with one"),
+        (lambda: ModelFile("m.skops", trusted_types="sklearn.tree._tree.Tree"), "^trusted_types must be a list of type names, or None"),
+    ],
+)
+def test_an_explainer_s_settings_are_checked_once_for_the_command_line_and_the_service(make, message) -> None:
+    with pytest.raises(InputError, match=message):
+        make()
+
+
+def test_the_favourable_label_becomes_desired_class_in_one_place() -> None:
+    settings = ExplainerSettings.of("loan", model_file="m.skops", trusted_types=["T"], favourable=1, mode="none", k=2)
+    assert settings.model == ModelFile("m.skops", False, ("T",)) and settings.profile is Profile.PRODUCT
+    assert settings.explainer_params() == {"mode": "none", "k": 2, "profile": Profile.PRODUCT, "desired_class": 1}

@@ -365,6 +365,9 @@ def test_a_broken_rule_set_document_is_refused(text, message) -> None:
         (["explain", "loan", "--row", "0", "--rules", "pyproject.toml"], "the rule set is not JSON"),
         (["explain", "loan", "--row", "0", "--model", "pyproject.toml"], "pyproject.toml: unknown kind of model file .toml"),
         (["explain", "loan", "--row", "0", "--n-jobs", "0"], "--n-jobs must be a whole number from 1 to"),
+        (["explain", "loan", "--row", "0", "--trust-model"], "trust_model and trusted_types (--trust-model, --trust-type) say how to read a model file"),
+        (["explain", "loan", "--row", "0", "--causal", "a.causal", "--causal-only", "b.causal"], "give one of them"),
+        (["explain", "loan", "--row", "0", "--mode", "magic"], "mode must be one of 'derived', 'explained' or 'none', not 'magic'"),
     ],
 )
 def test_the_cli_names_a_refused_option_and_exits_2(args, message) -> None:
