@@ -16,8 +16,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from numbers import Integral
-from numbers import Real as RealNumber
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -34,7 +33,8 @@ class Kind(ABC):
         """Whether ``value`` has this kind's type (a whole number, text...), bounds aside."""
 
     def accepts(self, value: Any, params: Mapping[str, Any]) -> bool:
-        """Whether ``value`` is accepted; ``params`` holds the parameters checked before it."""
+        """Whether ``value`` is accepted; ``params`` are all the parameters checked with it (a
+        bound may be another's value)."""
         return self.fits(value)
 
     @abstractmethod
@@ -99,7 +99,7 @@ class Number(Kind):
     of: str = ""
 
     def fits(self, value: Any) -> bool:
-        return isinstance(value, (RealNumber, np.floating, np.integer)) and not isinstance(value, (bool, np.bool_)) and math.isfinite(float(value))
+        return isinstance(value, (Real, np.floating, np.integer)) and not isinstance(value, (bool, np.bool_)) and math.isfinite(float(value))
 
     def accepts(self, value: Any, params: Mapping[str, Any]) -> bool:
         if not self.fits(value):
