@@ -115,18 +115,23 @@ def test_a_saved_explainer_refuses_a_model_other_than_its_own(tmp_path: Path) ->
     ("text", "message"),
     [
         ('[explainer]\ndataset = "loan"\n[server]\nport = 1\n', "unknown table(s) ['server']"),
-        ('[explainer]\ndataset = "loan"\nmodle = "m.skops"\n', "[explainer] has an unknown key 'modle'"),
-        ('[explainer]\ndataset = "loan"\nk = "3"\n', "[explainer] k is '3', which is not a whole number"),
-        ('[explainer]\ndataset = "loan"\nk = 11\n', "k must be a whole number from 1 to max_k = 10"),
-        ('[explainer]\ndataset = "loan"\n[service]\ntimeout_seconds = 0\n', "timeout_seconds must be a number of seconds above 0"),
-        ('[explainer]\ndataset = "loan"\n[service]\nthreads = true\n', "[service] threads is True"),
+        ('[explainer]\ndataset = "loan"\nmodle = "m.skops"\n', "[explainer] has an unknown key 'modle'; the keys are ['candidates', 'causal', "),
+        ('[explainer]\ndataset = "loan"\nk = "3"\n', "[explainer] k must be a whole number, not '3' (a str)"),
+        ('[explainer]\ndataset = "loan"\nk = 11\n', "[explainer] k must be a whole number from 1 to 10 (max_k = 10: the most options a request may ask for"),
+        ('[explainer]\ndataset = "loan"\nmode = "magic"\n', "[explainer] mode must be one of 'derived', 'explained' or 'none', not 'magic'"),
+        ('[explainer]\ndataset = "loan"\nfavourable = "yes"\n', "[explainer] favourable (--favourable) names a label of a model's answers"),
+        ('[explainer]\ndataset = "loan"\n[service]\ntimeout_seconds = 0\n', "[service] timeout_seconds must be a number of seconds in (0, 3600], not 0"),
+        ('[explainer]\ndataset = "loan"\n[service]\nthreads = true\n', "[service] threads must be a whole number at least 1, not True (a bool)"),
+        ('[explainer]\ndataset = "loan"\n[service]\nport = 0\n', "[service] port must be a whole number from 1 to 65535, not 0"),
+        ("explainer = 3\n", "[explainer] must be a table"),
+        ('example = 3\n[explainer]\ndataset = "loan"\n', "[example] must be a table of feature = value"),
         ("[explainer]\n", "needs either dataset = NAME"),
         ('[explainer]\ndataset = "loan"\nsaved = "x.json"\n', "not both"),
         ('[explainer]\nsaved = "x.json"\nmode = "none"\n', "['mode'] are fixed in the saved explainer"),
         ('[explainer]\ndataset = "loan"\nmodel = "missing.skops"\n', "missing.skops: no such model file"),
-        ('[explainer]\ndataset = "loan"\ntrusted_types = [1]\n', "trusted_types must list type names as text"),
+        ('[explainer]\ndataset = "loan"\ntrusted_types = [1]\n', "[explainer] trusted_types must be a list of type names, not [1] (a list)"),
         ('[explainer]\ndataset = "loan"\nmodel = "m.pkl"\nrules = "r.json"\n', "not both"),
-        ('[explainer]\ndataset = "loan"\ncausal = "a.causal"\ncausal_only = "b.causal"\n', "causal_only = FILE replaces it: give one"),
+        ('[explainer]\ndataset = "loan"\ncausal = "a.causal"\ncausal_only = "b.causal"\n', "causal_only (--causal-only) uses a file instead of it: give one"),
         ('[explainer]\nsaved = "x.json"\ncausal_only = "b.causal"\n', "['causal_only'] are fixed in the saved explainer"),
         ("[explainer\n", "not TOML"),
     ],
@@ -136,6 +141,20 @@ def test_a_bad_file_is_named_with_its_table_and_key(tmp_path: Path, text: str, m
     with pytest.raises(InputError) as refused:
         load_config(config)
     assert str(refused.value).startswith(str(config)) and message in str(refused.value)
+
+
+def test_an_unknown_key_is_one_error_naming_it_and_the_keys_the_table_accepts(tmp_path: Path) -> None:
+    """The tables are pydantic models closed to unknown keys; the error lists the declared ones."""
+    from mc3g.serve.config import ExplainerTable, ServiceTable
+
+    for table, model in (("explainer", ExplainerTable), ("service", ServiceTable)):
+        tables = '[explainer]\ndataset = "loan"\nthreads_ = 2\n' if table == "explainer" else '[explainer]\ndataset = "loan"\n[service]\nthreads_ = 2\n'
+        config = write(tmp_path, tables)
+        with pytest.raises(InputError) as refused:
+            load_config(config)
+        keys = sorted(model.model_fields)
+        assert str(refused.value).startswith(f"{config}: [{table}] has an unknown key 'threads_'; the keys are {keys}")
+    assert "did you mean 'threads'?" in str(refused.value)
 
 
 @pytest.mark.parametrize(
@@ -157,7 +176,7 @@ def test_a_bad_example_stops_the_start_naming_the_file(tmp_path: Path, example: 
 
 def test_the_command_says_what_is_wrong_and_exits_2(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["serve", "--config", str(write(tmp_path, '[explainer]\ndataset = "loan"\nk = 0\n'))])
-    assert result.exit_code == 2 and "k must be a whole number from 1 to max_k = 10" in result.output
+    assert result.exit_code == 2 and "[explainer] k must be a whole number from 1 to 10 (max_k = 10" in result.output
     result = CliRunner().invoke(app, ["serve", "--config", str(write(tmp_path, '[explainer]\ndataset = "loan"\nmodle = "m.skops"\n[server]\n'))])
     assert result.exit_code == 2 and "the tables are [explainer], [service] and [example]" in result.output  # not read as markup
     result = CliRunner().invoke(app, ["serve", "--config", str(write(tmp_path, '[explainer]\ndataset = "loan"\nmodle = "m.skops"\n'))])

@@ -13,17 +13,20 @@ that ``mc3g reproduce table2`` can print them beside the recomputed ones.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from importlib import resources
+from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
 
 from .causal import CausalModel
 from .datasets import JOHN, Dataset, load, shipped_knowledge
 from .exceptions import InputError
-from .explain import profile as known_profile
+from .explain import ModelFile, Profile
+from .params import Constraints, Flag, Instance, OneOf, Text, Whole, validate
 from .reading import read_text
 from .rules import RuleSet
 
@@ -52,7 +55,7 @@ def knowledge(ds: Dataset, *, causal_file: str | Path | None = None, only: bool 
     return shipped.combined(mine, name=f"{shipped.name} + {mine.name}")
 
 
-def decision_rules(ds: Dataset, profile: str = "product") -> RuleSet:
+def decision_rules(ds: Dataset, profile: str = Profile.PRODUCT) -> RuleSet:
     """The decision rules for ``ds``.  The rules the paper published for this data set and split
     when they apply: always under ``paper``, under ``product`` only when they describe the data's
     refusal.  Otherwise, under ``product``, FOLD-SE rules of the refusal learned on the training
@@ -61,7 +64,7 @@ def decision_rules(ds: Dataset, profile: str = "product") -> RuleSet:
 
     ref = REFERENCES.get(ds.name)
     published = ref.rules if ref is not None and ref.split == ds.split else None
-    chosen = known_profile(profile)
+    chosen = Profile.named(profile)
     if published is not None and (not chosen.guarded or {str(r.head.value) for r in published.rules} == {ds.schema.unfavourable}):  # type: ignore[union-attr]
         return published
     if not chosen.guarded:
@@ -78,45 +81,99 @@ def decision_rules(ds: Dataset, profile: str = "product") -> RuleSet:
     return learner.fit(ds.X_train, ds.y_train).rules_
 
 
-def fitted_explainer(
-    dataset: str,
-    split: str | None = None,
-    *,
-    rules_file: str | Path | None = None,
-    causal_file: str | Path | None = None,
-    causal_only: bool = False,
-    model_file: str | Path | None = None,
-    trust_model: bool = False,
-    trusted_types: list[str] | None = None,
-    profile: str = "product",
-    **params: Any,
-) -> tuple[Dataset, Any]:
-    """The data set and an MC3G explainer fitted on its training split, as the CLI and the service
-    assemble them: a black box read from ``model_file`` (through :func:`~mc3g.explain.load_model`,
-    with ``trust_model`` and ``trusted_types``), or the decision rules of ``rules_file``, or the
-    profile's rules for the data set (:func:`decision_rules`); the knowledge shipped for the data
-    set with ``causal_file`` added, or with ``causal_only`` that file alone (:func:`knowledge`),
-    under the profile's settings for the data set.  ``split`` defaults to the reference's split
-    (the paper's, where it has one)."""
-    from .explain import MC3G, load_model
+FILE = [None, Instance((str, PathLike), "the path of a file")]
+RESERVED = {"model": "model", "causal": "causal_file or causal_only", "schema": "the data set", "desired_class": "favourable", "profile": "profile"}
+"""MC3G's parameters that :class:`ExplainerSettings` sets itself, and the setting that says each."""
 
-    if model_file and rules_file:
-        raise InputError(
-            f"give a model file ({model_file}) or a rules file ({rules_file}), not both: "
-            "a black box is explained through rules learned from its own answers"
-        )
-    ref = REFERENCES.get(dataset)
-    ds = load(dataset, split=split or (ref.split if ref else "uci"))
+
+@dataclass(frozen=True, kw_only=True)
+class ExplainerSettings:
+    """What an explainer of a data set mc3g knows is fitted from and with: the one typed form of
+    the command line's options (``mc3g explain DATASET ...``) and of a service file's
+    ``[explainer]`` table, read by :func:`fitted_explainer` alone.  A black box (``model``, with
+    its ``favourable`` label when its labels are its own) or decision rules (``rules_file``, else
+    the profile's: :func:`decision_rules`); the knowledge shipped for the data set with
+    ``causal_file`` added, or the file ``causal_only`` instead of it (:func:`knowledge`); the
+    ``profile``; and MC3G's other parameters (``params``: mode, norm, k...), which its own table
+    checks at ``fit``.  Each setting and how they combine are checked here, once for both."""
+
+    dataset: str
+    split: str | None = None
+    model: ModelFile = ModelFile()
+    favourable: Any = None
+    rules_file: str | PathLike[str] | None = None
+    causal_file: str | PathLike[str] | None = None
+    causal_only: str | PathLike[str] | None = None
+    profile: str = Profile.PRODUCT
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    _parameter_constraints: ClassVar[Constraints] = {
+        "dataset": [Text("the name of a data set")],
+        "split": [None, Text("the name of a split")],
+        "model": [Instance(ModelFile, "a ModelFile")],
+        "favourable": [None, Text("a label"), Whole(), Flag()],
+        "rules_file": FILE,
+        "causal_file": FILE,
+        "causal_only": FILE,
+        "profile": [OneOf(tuple(Profile))],
+        "params": [Instance(Mapping, "a mapping of MC3G's parameters")],
+    }
+
+    def __post_init__(self) -> None:
+        validate(vars(self), self._parameter_constraints)
+        object.__setattr__(self, "profile", Profile(self.profile))
+        if self.model.path is not None and self.rules_file is not None:
+            raise InputError(
+                f"give a model file ({self.model.path}) or a rules file ({self.rules_file}), not both: "
+                "a black box is explained through rules learned from its own answers"
+            )
+        if self.causal_file is not None and self.causal_only is not None:
+            raise InputError(
+                "causal (--causal) adds a file to the knowledge shipped for the data set and causal_only (--causal-only) uses a file "
+                "instead of it: give one of them"
+            )
+        if self.favourable is not None and self.model.path is None:
+            raise InputError("favourable (--favourable) names a label of a model's answers: give it with --model (model = FILE in a service file)")
+        taken = [f"{name} (say it as {RESERVED[name]})" for name in self.params if name in RESERVED]
+        if taken:
+            raise InputError(f"params may not set {', '.join(taken)}")
+
+    @classmethod
+    def of(
+        cls, dataset: str, split: str | None = None, *, model_file: Any = None, trust_model: bool = False, trusted_types: Any = None, **options: Any
+    ) -> ExplainerSettings:
+        """The settings from keywords: the model file and how to read it, the other settings by
+        their names, and MC3G's parameters."""
+        names = {f.name for f in fields(cls)} - {"dataset", "split", "model", "params"}
+        settings = {k: v for k, v in options.items() if k in names}
+        params = {k: v for k, v in options.items() if k not in names}
+        return cls(dataset=dataset, split=split, model=ModelFile(model_file, trust_model, trusted_types), **settings, params=params)
+
+    def explainer_params(self) -> dict[str, Any]:
+        """MC3G's keyword parameters: ``params`` with the profile, and ``favourable`` as ``desired_class``."""
+        return {**self.params, "profile": self.profile} | ({"desired_class": self.favourable} if self.favourable is not None else {})
+
+
+def fitted_explainer(settings: str | ExplainerSettings, split: str | None = None, **options: Any) -> tuple[Dataset, Any]:
+    """The data set and an MC3G explainer fitted on its training split, as ``settings`` say (or,
+    from Python, a data set's name with the keywords of :meth:`ExplainerSettings.of`): the CLI
+    and the service assemble theirs here.  ``split`` defaults to the reference's split (the
+    paper's, where it has one)."""
+    from .explain import MC3G
+
+    s = settings if isinstance(settings, ExplainerSettings) else ExplainerSettings.of(settings, split, **options)
+    ref = REFERENCES.get(s.dataset)
+    ds = load(s.dataset, split=s.split or (ref.split if ref else "uci"))
     model: Any
-    if model_file:
-        model = load_model(model_file, trust_model=trust_model, trusted_types=trusted_types)
-    elif rules_file:
-        model = _rules_file(rules_file)
+    if s.model.path is not None:
+        model = s.model.load()
+    elif s.rules_file is not None:
+        model = _rules_file(s.rules_file)
     else:
-        model = decision_rules(ds, profile)
-    causal = knowledge(ds, causal_file=causal_file, only=causal_only)
-    X_train = ds.train.drop(columns=[ds.schema.label]) if model_file else ds.X_train  # a black box may read every column
-    return ds, MC3G(model, causal, schema=ds.schema, profile=profile, **params).fit(X_train)
+        model = decision_rules(ds, s.profile)
+    causal = knowledge(ds, causal_file=s.causal_only or s.causal_file, only=s.causal_only is not None)
+    X_train = ds.train.drop(columns=[ds.schema.label]) if s.model.path is not None else ds.X_train  # a black box may read every column
+    return ds, MC3G(model, causal, schema=ds.schema, **s.explainer_params()).fit(X_train)
 
 
 def _rules_file(path: str | Path) -> RuleSet:
@@ -154,7 +211,7 @@ class Reference:
         ds = ds or self.data()
         return ds.X_test.iloc[self.person]  # German's published id is the row's position in its file
 
-    def explainer(self, ds: Dataset | None = None, *, profile: str = "product", **params: Any):
+    def explainer(self, ds: Dataset | None = None, *, profile: str = Profile.PRODUCT, **params: Any):
         """An MC3G explainer fitted on the training split with the profile's rules and knowledge."""
         from .explain import MC3G
 

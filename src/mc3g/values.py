@@ -1,8 +1,9 @@
-"""What mc3g accepts as a number, a category or a parameter, checked where users hand values in.
+"""What mc3g accepts as a number or a category, checked where users hand values in.
 
-Every entrance (a person's row, training data, a data file, causal knowledge, rules, a parameter)
-asks these checks, so a value is refused for the same reasons everywhere, with a message that
-says where the value was, what it is and why it is refused.  Nothing here imports the rest of
+Every entrance (a person's row, training data, a data file, causal knowledge, rules) asks these
+checks (what a parameter accepts is declared in :mod:`mc3g.params`), so a value is refused for
+the same reasons everywhere, with a message that says where the value was, what it is and why
+it is refused.  Nothing here imports the rest of
 mc3g, so the schema, the rules and the parsers can all use it.
 """
 
@@ -178,35 +179,6 @@ def category_problem(value: Any, canonical: str, domain: Collection[str] | None)
 
 def _listed(domain: Collection[str] | None) -> str:
     return "" if domain is None else f" ({listed(sorted(domain))})"
-
-
-def whole(value: Any, name: str, low: int, high: int | None = None, why: str = "") -> int:
-    """A parameter that must be a whole number in [low, high]: the value as an int, or an
-    :class:`InputError` naming the parameter, its value and the bound (``why`` says where an
-    upper bound comes from)."""
-    bounds = f"at least {low}" if high is None else f"from {low} to {high}"
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Integral, np.integer)):
-        raise InputError(f"{name} must be a whole number {bounds}, not {value!r} (a {type(value).__name__})")
-    if value < low or (high is not None and value > high):
-        raise InputError(f"{name} must be {bounds}, not {value}{why}")
-    return int(value)
-
-
-def fraction(value: Any, name: str, low: float, high: float, *, closed_high: bool = False) -> float:
-    """A parameter that must be a real number in [low, high) (or [low, high]), as a float."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.floating)) or not math.isfinite(float(value)):
-        raise InputError(f"{name} must be a number from {low} to {high}, not {value!r}")
-    inside = low <= value <= high if closed_high else low <= value < high
-    if not inside:
-        raise InputError(f"{name} must be in [{low}, {high}{']' if closed_high else ')'}, not {value!r}")
-    return float(value)
-
-
-def flag(value: Any, name: str) -> bool:
-    """A parameter that must be True or False."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise InputError(f"{name} must be True or False, not {value!r}")
-    return bool(value)
 
 
 def stray_text(column: pd.Series) -> tuple[Any, Any] | None:

@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..causal import CausalModel, parse, read_file
 from ..exceptions import InputError
-from ..explain import MC3G, BlackBox
+from ..explain import MC3G, BlackBox, Profile
 from ..foldse import FoldSE
 from ..rules import RuleSet, token
 from ..schema import Schema, infer_schema
@@ -74,7 +74,7 @@ def fit_file(
     model: Any = None,
     favourable: Any = None,
     ignore: Sequence[str] = (),
-    profile: str = "product",
+    profile: str = Profile.PRODUCT,
     **params: Any,
 ) -> Fitted:
     """Fit an MC3G explainer on the rows of the data file ``data`` whose decision is the column

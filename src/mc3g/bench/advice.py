@@ -39,7 +39,7 @@ from sklearn.preprocessing import OrdinalEncoder
 
 from ..causal import CausalModel
 from ..datasets import Dataset, load
-from ..explain import MC3G, Recourse, violations
+from ..explain import MC3G, Profile, Recourse, violations
 from ..reference import knowledge
 from ..rules import Words, token
 from ..schema import Schema
@@ -87,7 +87,7 @@ def lender_model(ds: Dataset) -> Pipeline:
 
 
 def advice_audit(
-    dataset: str = "adult", profile: str = "product", k: int = 3, rows: int | None = None, n_jobs: int = 1, progress: Callable[[str], None] | None = None
+    dataset: str = "adult", profile: str = Profile.PRODUCT, k: int = 3, rows: int | None = None, n_jobs: int = 1, progress: Callable[[str], None] | None = None
 ) -> AdviceAudit:
     """The counts above over the test rows the model refuses (the first ``rows`` of them, or
     all), with one thread per native thread pool: histogram boosting's OpenMP threads spin on a
@@ -114,7 +114,7 @@ def _audit(dataset: str, profile: str, k: int, rows: int | None, n_jobs: int, pr
     start = time.perf_counter()
     answers = explainer.explain(refused)
     seconds = time.perf_counter() - start
-    judge = causal.schema(ds.schema.under("product"))  # what a lender may hand out: product's knowledge
+    judge = causal.schema(ds.schema.under(Profile.PRODUCT))  # what a lender may hand out: product's knowledge
     names = Words({n: n for n in judge.feature_names})  # the checker's problems name the features as they are, to be sorted
     counts: Counter[str] = Counter()
     past: Counter[str] = Counter()

@@ -25,7 +25,7 @@ from pathlib import Path
 from ..batch import Batch, dask_client
 from ..causal import CausalModel
 from ..datasets import load
-from ..explain import MC3G, NO_COUNTERFACTUAL, REFUSED
+from ..explain import MC3G, NO_COUNTERFACTUAL, REFUSED, Profile
 from ..reference import knowledge
 from .table1 import SURROGATE_TAIL, black_box
 
@@ -53,7 +53,7 @@ class BatchTiming:
 
 def batch_benchmark(
     workers: tuple[int, ...] = (1, 2),
-    profile: str = "product",
+    profile: str = Profile.PRODUCT,
     k: int = 1,
     model: str = "gbm",
     joblib: bool = False,

@@ -30,7 +30,7 @@ import pandas as pd
 
 from ..causal import CausalModel
 from ..datasets import load
-from ..explain import MC3G, Recourse, explainer, violations
+from ..explain import MC3G, Profile, Recourse, explainer, violations
 from ..reference import knowledge
 from ..search import spread
 from .table1 import SETTINGS, SURROGATE_TAIL, Labelled, black_box, direct_cost
@@ -86,7 +86,7 @@ def blackbox_benchmark(
     kinds: tuple[str, ...] = KINDS,
     rows: int = 30,
     k: int = 3,
-    profile: str = "product",
+    profile: str = Profile.PRODUCT,
     progress: Callable[[str], None] | None = None,
 ) -> list[BlackBoxRun]:
     """One :class:`BlackBoxRun` per data set and black box, with one thread per native thread

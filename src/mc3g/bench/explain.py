@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..explain import forbidden_in, violations
+from ..explain import Profile, forbidden_in, violations
 from ..reference import decision_rules, reference
 from ..rules import Table
 
@@ -37,7 +37,7 @@ class ExplainTiming:
         return asdict(self)
 
 
-def refused_rows(name: str, profile: str = "product", limit: int | None = None, every: int = 1):
+def refused_rows(name: str, profile: str = Profile.PRODUCT, limit: int | None = None, every: int = 1):
     """The reference's data set and its test rows on which a decision rule of the profile fires
     (every ``every``-th of them, at most ``limit``)."""
     ref = reference(name)
@@ -52,7 +52,7 @@ def explain_benchmark(
     ks: tuple[int, ...] = (1, 20),
     mode: str = "derived",
     candidates: str = "exact",
-    profile: str = "product",
+    profile: str = Profile.PRODUCT,
     distinct: bool | None = None,
     limit: int | None = None,
     every: int = 1,

@@ -19,11 +19,11 @@ from typing import Any
 
 from ..causal import CausalModel
 from ..datasets import load
-from ..explain import MC3G, violations
+from ..explain import MC3G, Profile, violations
 from ..reference import decision_rules, knowledge
 from .table1 import SURROGATE_TAIL, black_box
 
-PROFILE_NAMES = ("paper", "product")
+PROFILE_NAMES = (Profile.PAPER, Profile.PRODUCT)
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ def profile_audit(
     ds = load(dataset, split=split)
     judge = None if model == "rules" else black_box(ds, model)
     X_train, X_test = ds.train.drop(columns=[ds.schema.label]), ds.test.drop(columns=[ds.schema.label])
-    bounded = (knowledge(ds) or CausalModel()).schema(ds.schema.under("product"))  # the data's metadata with product's settings
+    bounded = (knowledge(ds) or CausalModel()).schema(ds.schema.under(Profile.PRODUCT))  # the data's metadata with product's settings
     out = []
     for name in profiles:
         if progress:

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..explain import Profile
 from ..reference import PAPER_TABLE2
 from .explain import explain_benchmark
 from .table1 import METHODS, PAPER_TABLE1, fidelities, table1
@@ -55,7 +56,7 @@ def write_report(out: Path, rows: int = 50, explain_limit: int | None = 500, pro
     say("Table 2")
     cells, spaces = table2()
     say("search time per person")
-    timings = explain_benchmark(limit=explain_limit, profile="paper") + explain_benchmark(ks=(3,), limit=explain_limit)
+    timings = explain_benchmark(limit=explain_limit, profile=Profile.PAPER) + explain_benchmark(ks=(3,), limit=explain_limit)
     say("surrogate fidelity per black box")
     fidelity = fidelities()
 

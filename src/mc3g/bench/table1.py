@@ -52,7 +52,7 @@ from sklearn.preprocessing import LabelEncoder, OneHotEncoder, StandardScaler
 from ..causal import CausalModel
 from ..datasets import Dataset, load
 from ..exceptions import UnknownNameError
-from ..explain import MC3G, Counterfactual, Explainer, explainer, violations
+from ..explain import MC3G, Counterfactual, Explainer, Profile, explainer, violations
 from ..reference import knowledge
 from ..rules import token
 from ..search import spread
@@ -250,7 +250,7 @@ def run_dataset(
     # What each explainer needs to know of the data set, by registry name.  MC3G reads the
     # immutable features off the schema; the baselines are told them as features_to_vary.
     # MC3G runs under the paper profile: the K nearest states, as the paper compares them.
-    surrogate = {"schema": schema, "tail": SURROGATE_TAIL[ds.name], "profile": "paper"}
+    surrogate = {"schema": schema, "tail": SURROGATE_TAIL[ds.name], "profile": Profile.PAPER}
     setup = {
         "mc3g": surrogate,
         "nearest_noncausal": surrogate,

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ..explain import Profile
 from ..reference import reference
 
 DATASETS = ("adult", "german", "cars")
@@ -31,7 +32,7 @@ def table2(
         cells: dict[str, Any] = {}
         for mode in MODES:
             for norm in NORMS:
-                result = ref.explainer(ds, profile="paper", mode=mode, norm=norm, k=k, candidates="data").explain(person)
+                result = ref.explainer(ds, profile=Profile.PAPER, mode=mode, norm=norm, k=k, candidates="data").explain(person)
                 costs = [cf.cost for cf in result.counterfactuals]
                 cells.setdefault(mode, {})[norm] = {
                     "nearest": costs[0] if costs else None,

@@ -20,6 +20,7 @@ from typer.core import TyperGroup
 
 from .. import __version__
 from ..exceptions import InternalError, MC3GError
+from ..explain import Profile
 
 out = Console(highlight=False, markup=False)
 err = Console(stderr=True, highlight=False, markup=False)
@@ -79,7 +80,7 @@ app.add_typer(data_app, name="data")
 app.add_typer(bench_app, name="bench")
 app.add_typer(reproduce_app, name="reproduce")
 
-PROFILE_HELP = "product (advice for an applicant: the data's and the product's protections hold) or paper (the MC3G paper's settings)."
+PROFILE_HELP = " or ".join(f"{p} ({p.description})" for p in Profile) + "."
 MODE_HELP = "derived (MC3G: what follows from your actions is free), explained (the authors' code) or none (C3G)."
 
 

@@ -12,7 +12,7 @@ import typer
 
 from ..applicants import Fitted, check_knowledge, draft, fit_file, read_data
 from ..exceptions import InputError
-from ..explain import load_model
+from ..explain import ModelFile
 from .app import app, err, out
 from .explain import DISTINCT, MODE, NORM, PROFILE, TRUST_MODEL, TRUST_TYPES
 
@@ -121,10 +121,9 @@ def fit(
 ) -> None:
     """Fit an explainer on DATA and save it: of a model of your own (with the held-out fidelity of
     the rules that imitate it), or of FOLD-SE rules learned from DATA (with their accuracy)."""
-    if (trust_model or trust_types) and not model:
-        raise InputError("--trust-model and --trust-type say how to read --model: give them with --model")
+    reading = ModelFile(model, trust_model, trust_types)
     started = time.perf_counter()
-    loaded = load_model(model, trust_model=trust_model, trusted_types=trust_types or None) if model else None
+    loaded = reading.load()
     fitted = fit_file(
         data, target, causal=causal, model=loaded, favourable=favourable, ignore=ignore or (), profile=profile, mode=mode, norm=norm, k=k, distinct=distinct
     )

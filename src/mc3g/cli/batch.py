@@ -14,7 +14,9 @@ from rich import box
 from rich.table import Table
 
 from ..exceptions import InputError
-from ..values import whole
+from ..explain import ModelFile
+from ..params import whole
+from ..reference import ExplainerSettings
 from .app import app, bench_app, err, out, print_results, styled
 from .explain import (
     CAUSAL,
@@ -30,7 +32,6 @@ from .explain import (
     TRUST_MODEL,
     TRUST_TYPES,
     K,
-    _model_params,
     fitted,
 )
 from .sources import SAVED_HELP, dataset_or_saved, given_option, saved_explainer
@@ -73,14 +74,17 @@ def batch(
         raise InputError("--workers sizes the LocalCluster mc3g starts; a cluster given by --scheduler has its own workers")
     n = None if workers is None else _workers(workers)
     dataset_or_saved(dataset, saved)
+    reading = ModelFile(model, trust_model, trust_types)
     if saved:
-        explainer, data = saved_explainer(ctx, saved, model, trust_model, trust_types)
+        explainer, data = saved_explainer(ctx, saved, reading)
         if given_option(ctx, "k"):
             explainer.set_params(k=k)
     else:
         ds, explainer = fitted(
-            dataset, split, causal, causal_only, rules_file=rules, model_file=model, mode=mode, norm=norm, k=k, profile=profile, distinct=distinct,
-            **_model_params(model, trust_model, trust_types, favourable),
+            ExplainerSettings(
+                dataset=dataset, split=split, model=reading, favourable=favourable, rules_file=rules, causal_file=causal, causal_only=causal_only,
+                profile=profile, params={"mode": mode, "norm": norm, "k": k, "distinct": distinct},
+            )
         )  # fmt: skip
         data = {"name": ds.name, "split": ds.split, "train_sha256": frame_sha256(ds.train)}
     started = time.perf_counter()
@@ -103,7 +107,7 @@ def _workers(workers: int) -> int:
     from ..explain import usable_cores
 
     cores = usable_cores()
-    return whole(workers, "--workers", 1, cores, f" (mc3g may use {cores} core(s) here)")
+    return whole(workers, "--workers", 1, cores, f"mc3g may use {cores} core(s) here")
 
 
 @app.command()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import nullcontext
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -12,8 +13,9 @@ import typer
 from rich.table import Table
 
 from ..exceptions import InputError
-from ..reference import fitted_explainer, knowledge
-from ..values import whole
+from ..explain import ModelFile, Profile
+from ..params import whole
+from ..reference import ExplainerSettings, fitted_explainer, knowledge
 from .app import MODE_HELP, PROFILE_HELP, app, err, out, styled
 from .sources import INPUT_HELP, PERSON_HELP, SAVED_HELP, People, choose, dataset_or_saved, given_option, input_file, one_person, saved_explainer, split_people
 
@@ -31,7 +33,7 @@ SPLIT = typer.Option(None, help="paper, uci or default; by default the paper's s
 MODE = typer.Option("derived", help=MODE_HELP)
 NORM = typer.Option("l1", help="l0, l1 or l2.")
 K = typer.Option(1, "-k", "--k", min=1, help="How many counterfactuals, least cost first.")
-PROFILE = typer.Option("product", "--profile", help=PROFILE_HELP)
+PROFILE = typer.Option(Profile.PRODUCT.value, "--profile", help=PROFILE_HELP)
 DISTINCT = typer.Option(
     None, "--distinct/--near", help="Options whose actions truly differ, or the K nearest states; by default the profile's choice.", show_default=False
 )
@@ -41,14 +43,12 @@ CAUSAL_ONLY = typer.Option(
 )
 
 
-def fitted(dataset: str, split: str | None, causal: str | None, causal_only: str | None, **params: Any) -> tuple[Any, Any]:
-    """fitted_explainer with --causal (a file added to the knowledge shipped for the data set) or
-    --causal-only (a file instead of it); --causal-only says on standard error what it leaves out
-    and that the profile's settings still hold."""
-    if causal and causal_only:
-        raise InputError("--causal adds a file to the knowledge shipped for the data set and --causal-only replaces that knowledge: give one of them")
-    ds, explainer = fitted_explainer(dataset, split, causal_file=causal or causal_only, causal_only=bool(causal_only), **params)
-    if causal_only:
+def fitted(settings: ExplainerSettings) -> tuple[Any, Any]:
+    """fitted_explainer; with --causal-only (a file instead of the knowledge shipped for the
+    data set) it says on standard error what that leaves out and that the profile's settings
+    still hold."""
+    ds, explainer = fitted_explainer(settings)
+    if settings.causal_only is not None:
         shipped = knowledge(ds)
         left = (
             f"the knowledge shipped for {ds.name} ({len(shipped.rules)} causal rules, {len(shipped.constraints)} constraints) is not used"
@@ -58,19 +58,11 @@ def fitted(dataset: str, split: str | None, causal: str | None, causal_only: str
         profile = explainer.run_record().profile
         laid = ds.schema.profiles.get(profile)
         held = f" The {profile} profile's settings for {ds.name} still hold ({', '.join(laid.features)})." if laid is not None else ""
-        err.print(f"--causal-only: the causal knowledge is {causal_only} alone: {left}.{held}", soft_wrap=True)
+        err.print(f"--causal-only: the causal knowledge is {settings.causal_only} alone: {left}.{held}", soft_wrap=True)
     return ds, explainer
 SAVED = typer.Option(None, "--explainer", help=SAVED_HELP)
 INPUT = typer.Option(None, "--input", help=INPUT_HELP)
 PERSON = typer.Option(None, "--person", help=PERSON_HELP)
-
-
-def _model_params(model_file: str | None, trust_model: bool, trust_types: list[str] | None, favourable: str | None) -> dict[str, Any]:
-    """The --model options as fitted_explainer's parameters: how to read the file, which label is good."""
-    if favourable is not None and not model_file:
-        raise InputError("--favourable names a label of --model's answers: give it with --model")
-    params: dict[str, Any] = {"trust_model": trust_model, "trusted_types": trust_types or None}
-    return params | ({"desired_class": favourable} if favourable is not None else {})
 
 
 def _results(people: People, explainer: Any, out_file: str | None, model_file: str | None, overwrite: bool) -> Any:
@@ -107,7 +99,7 @@ def _n_jobs(n_jobs: int) -> int:
     from ..explain import usable_cores
 
     cores = usable_cores()
-    return n_jobs if n_jobs == -1 else whole(n_jobs, "--n-jobs", 1, cores, f" (mc3g may use {cores} core(s) here; -1 uses them all)")
+    return n_jobs if n_jobs == -1 else whole(n_jobs, "--n-jobs", 1, cores, f"mc3g may use {cores} core(s) here; -1 uses them all")
 
 
 def _print_recourse(result: Any, explainer: Any, title: str) -> None:
@@ -179,11 +171,13 @@ def explain(
         raise InputError("--overwrite starts the --out file afresh: give it with --out")
     if out and person is not None:
         raise InputError("--out holds answers by the position of a row (of --input or the test split); --person has none")
-    explainer, data, split_rows = _explainer(
-        ctx, dataset, saved, model, trust_model, trust_types, favourable, {"k": k, "n_jobs": _n_jobs(n_jobs)}, split=split, rules_file=rules,
-        causal_file=causal, causal_only=causal_only, mode=mode, norm=norm, candidates=candidates, root=not squared, scaling=scaling, plausible=plausible,
-        profile=profile, distinct=distinct,
+    reading, calls = ModelFile(model, trust_model, trust_types), {"k": k, "n_jobs": _n_jobs(n_jobs)}
+    dataset_or_saved(dataset, saved)
+    settings = None if saved else ExplainerSettings(
+        dataset=dataset, split=split, model=reading, favourable=favourable, rules_file=rules, causal_file=causal, causal_only=causal_only, profile=profile,
+        params={"mode": mode, "norm": norm, "candidates": candidates, "root": not squared, "scaling": scaling, "plausible": plausible, "distinct": distinct},
     )  # fmt: skip
+    explainer, data, split_rows = _explainer(ctx, saved, reading, settings, calls)
     if person is not None:
         result, title = explainer.session(one_person(explainer, person)).run(explainer.refuses_rows), "The person of --person"
     else:
@@ -201,21 +195,17 @@ def explain(
 
 
 def _explainer(
-    ctx: typer.Context, dataset: str | None, saved: str | None, model: str | None, trust_model: bool, trust_types: list[str] | None,
-    favourable: str | None, calls: dict[str, Any], **fit: Any,
+    ctx: typer.Context, saved: str | None, model: ModelFile, settings: ExplainerSettings | None, calls: dict[str, Any] | None = None
 ) -> tuple[Any, dict[str, Any], People | None]:
-    """The explainer of DATASET (fitted on its training split with ``fit``'s settings) or of
-    --explainer FILE, with the per-call settings ``calls`` (-k, --n-jobs; a saved explainer keeps
-    its own K unless -k is given); what a results header records of it; and the data set's test
-    split (None for a saved explainer)."""
-    dataset_or_saved(dataset, saved)
-    if saved:
-        explainer, data = saved_explainer(ctx, saved, model, trust_model, trust_types)
+    """The explainer of --explainer FILE (its black box read as ``model`` says), or else the one
+    ``settings`` describe (fitted on the data set's training split), with the per-call settings
+    ``calls`` (-k, --n-jobs; a saved explainer keeps its own K unless -k is given); what a results
+    header records of it; and the data set's test split (None for a saved explainer)."""
+    calls = calls or {}
+    if settings is None:
+        explainer, data = saved_explainer(ctx, str(saved), model)
         return explainer.set_params(**{name: value for name, value in calls.items() if name != "k" or given_option(ctx, "k")}), data, None
-    ds, explainer = fitted(
-        dataset, fit.pop("split"), fit.pop("causal_file"), fit.pop("causal_only"), model_file=model, **fit, **calls,
-        **_model_params(model, trust_model, trust_types, favourable),
-    )  # fmt: skip
+    ds, explainer = fitted(replace(settings, params={**settings.params, **calls}))
     split_rows = split_people(ds, explainer)
     return explainer, split_rows.data, split_rows
 
@@ -271,10 +261,13 @@ def whatif(
         if not sep or not name.strip():
             raise InputError(f"--set takes FEATURE=VALUE, not {change!r}")
         wanted[name.strip()] = value.strip()
-    explainer, data, split_rows = _explainer(
-        ctx, dataset, saved, model, trust_model, trust_types, favourable, {}, split=split, rules_file=rules, causal_file=causal, causal_only=causal_only,
-        mode=mode, norm=norm, profile=profile,
+    reading = ModelFile(model, trust_model, trust_types)
+    dataset_or_saved(dataset, saved)
+    settings = None if saved else ExplainerSettings(
+        dataset=dataset, split=split, model=reading, favourable=favourable, rules_file=rules, causal_file=causal, causal_only=causal_only, profile=profile,
+        params={"mode": mode, "norm": norm},
     )  # fmt: skip
+    explainer, data, split_rows = _explainer(ctx, saved, reading, settings)
     chosen, title = _picked(explainer, split_rows, data, input_path, row, person)
     result = explainer.whatif(chosen, wanted)
     if as_json:
@@ -338,8 +331,11 @@ def export(
     choose(row=row, all_refused=None, person=person, input_path=input_path, saved=saved)
     if model and not saved:
         raise InputError("--model here only loads an --explainer that holds a black box; the program is that of its rules")
-    explainer, data, split_rows = _explainer(
-        ctx, dataset, saved, model, trust_model, trust_types, None, {}, split=split, rules_file=rules, causal_file=causal, causal_only=causal_only,
-        mode=mode, norm=norm, candidates=candidates, profile=profile,
+    reading = ModelFile(model, trust_model, trust_types)
+    dataset_or_saved(dataset, saved)
+    settings = None if saved else ExplainerSettings(
+        dataset=dataset, split=split, rules_file=rules, causal_file=causal, causal_only=causal_only, profile=profile,
+        params={"mode": mode, "norm": norm, "candidates": candidates},
     )  # fmt: skip
+    explainer, data, split_rows = _explainer(ctx, saved, reading, settings)
     sys.stdout.write(explainer.program(_picked(explainer, split_rows, data, input_path, row, person)[0]))

@@ -11,6 +11,7 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 
+from ..explain import Profile
 from .app import MODE_HELP, PROFILE_HELP, app, bench_app, err, out, print_results, reproduce_app, spinner
 
 
@@ -97,7 +98,7 @@ def bench_explain(
     mode: str = typer.Option("derived", help=MODE_HELP),
     candidates: str = typer.Option("exact", help="exact or data."),
     ks: list[int] = typer.Option([1, 20], "-k", "--k", help="How many counterfactuals; repeat for several."),
-    profile: str = typer.Option("product", "--profile", help=PROFILE_HELP),
+    profile: str = typer.Option(Profile.PRODUCT.value, "--profile", help=PROFILE_HELP),
     distinct: bool = typer.Option(
         None, "--distinct/--near", help="Options whose actions truly differ, or the K nearest states; by default the profile's choice.", show_default=False
     ),
@@ -190,7 +191,7 @@ def bench_advice(
     rows: int = typer.Option(None, "--rows", min=1, help="The first N refused test rows per data set (default: all of them)."),
     k: int = typer.Option(3, "-k", "--k", min=1, help="Options per person."),
     datasets: list[str] = typer.Option(["adult", "german"], "--data", help="adult and/or german; repeat for both."),
-    profile: str = typer.Option("product", "--profile", help=PROFILE_HELP),
+    profile: str = typer.Option(Profile.PRODUCT.value, "--profile", help=PROFILE_HELP),
     n_jobs: int = typer.Option(1, "--n-jobs", min=1, help="Processes."),
     markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
@@ -225,7 +226,7 @@ def bench_blackbox(
     k: int = typer.Option(3, "-k", "--k", min=1, help="Options per person."),
     datasets: list[str] = typer.Option(["adult", "german"], "--data", help="adult and/or german; repeat for both."),
     kinds: list[str] = typer.Option(list(("gbm", "rf", "lr", "mlp", "xgb")), "--model", help="Black boxes: gbm, rf, lr, mlp, xgb; repeat for several."),
-    profile: str = typer.Option("product", "--profile", help=PROFILE_HELP),
+    profile: str = typer.Option(Profile.PRODUCT.value, "--profile", help=PROFILE_HELP),
     markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:

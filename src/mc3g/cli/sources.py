@@ -19,7 +19,7 @@ import typer
 
 from ..applicants import people_of, person_of, row_of
 from ..exceptions import InputError
-from ..explain import MC3G, file_sha256, frame_sha256, load_model
+from ..explain import MC3G, ModelFile, file_sha256, frame_sha256
 
 SAVED_HELP = "A saved explainer (mc3g fit, or MC3G.save in Python) instead of DATASET; a black box's model is named again with --model."
 INPUT_HELP = "A CSV or Parquet file of people (every column the explainer reads): --row N picks one, --all-refused takes every refused one."
@@ -44,17 +44,14 @@ def dataset_or_saved(dataset: str | None, saved: str | None) -> None:
         raise InputError("name a data set (DATASET) or a saved explainer (--explainer FILE), one of the two")
 
 
-def saved_explainer(ctx: typer.Context, path: str, model: str | None, trust_model: bool, trust_types: list[str] | None) -> tuple[MC3G, dict[str, Any]]:
+def saved_explainer(ctx: typer.Context, path: str, model: ModelFile) -> tuple[MC3G, dict[str, Any]]:
     """The explainer saved in ``path`` (its black box read from ``model``), and what a results
     header records of it; an option it already holds the answer to is refused."""
     given = [name for name in FIXED if name in ctx.params and given_option(ctx, name)]
     if given:
         options = ", ".join(f"--{name}" for name in given)
         raise InputError(f"{options}: the saved explainer {path} holds its own; fit and save it again to change them (mc3g fit ... --out {path})")
-    if (trust_model or trust_types) and not model:
-        raise InputError("--trust-model and --trust-type say how to read --model: give them with --model")
-    loaded = load_model(model, trust_model=trust_model, trusted_types=trust_types or None) if model else None
-    explainer = MC3G.load(path, model=loaded)
+    explainer = MC3G.load(path, model=model.load())
     return explainer, {"explainer": Path(path).name, "explainer_sha256": file_sha256(Path(path), "saved explainer")}
 
 

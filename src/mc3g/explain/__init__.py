@@ -9,15 +9,16 @@ counterfactuals out.
 - :class:`Recourse`: the answer for one person, with its :class:`RunRecord`; :class:`WhatIf`:
   what follows from a person's own changes (:func:`fixed_here`: why a feature may not be one).
 - :class:`Explainer` and :func:`explainer`: one interface for MC3G and the baselines.
-- :data:`PROFILES`: ``product`` (the default: advice for an applicant) and ``paper`` (the MC3G
-  paper's settings, to reproduce its tables).
+- :class:`Profile`: ``product`` (the default: advice for an applicant) and ``paper`` (the MC3G
+  paper's settings, to reproduce its tables), the one registry of profiles.
 - :func:`open_results`: a results file of a batch, resumed only under the settings
   (:func:`batch_settings`) its answers were made under (:func:`check_settings` names what
   differs, :func:`lock_file` keeps out a second writer); :func:`usable_cores` bounds ``n_jobs``.
 - :func:`explain_chunk`: many people's searches with their questions to the model pooled;
   :class:`PeopleBar`: a progress bar of people and people per second.
 - :func:`load_model`: a fitted model from a file (``.skops`` or ``.onnx`` freely, a pickle only
-  when trusted); :class:`OnnxModel`: an ONNX graph as a classifier.
+  when trusted); :class:`ModelFile`: a file with how it may be read, as the command line and the
+  service say it; :class:`OnnxModel`: an ONNX graph as a classifier.
 """
 
 from ..values import plain, show
@@ -27,9 +28,9 @@ from .changes import CausedChange, DirectAction, Shown
 from .check import forbidden_in, violations
 from .engine import Engine, SearchSettings
 from .mc3g import MC3G
-from .modelfile import OnnxModel, load_model
+from .modelfile import ModelFile, OnnxModel, load_model
 from .persist import file_sha256
-from .profile import PROFILES, Profile, profile
+from .profile import Profile
 from .protocol import Explainer, explainer
 from .result import ERROR, NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, Recourse, RunRecord
 from .results import ResultsFile, batch_settings, check_settings, frame_sha256, lock_file, open_results, settings_hash
@@ -42,7 +43,6 @@ __all__ = [
     "MC3G",
     "NOT_REFUSED",
     "NO_COUNTERFACTUAL",
-    "PROFILES",
     "REFUSED",
     "BlackBox",
     "CausedChange",
@@ -51,6 +51,7 @@ __all__ = [
     "Engine",
     "Explainer",
     "Profile",
+    "ModelFile",
     "OnnxModel",
     "PeopleBar",
     "Recourse",
@@ -70,7 +71,6 @@ __all__ = [
     "fixed_here",
     "forbidden_in",
     "frame_sha256",
-    "profile",
     "load_model",
     "lock_file",
     "open_results",

@@ -11,19 +11,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from ..causal import CausalModel
 from ..exceptions import InputError
+from ..params import Constraints, Flag, OneOf, Whole, validate
 from ..rules import Literal, Rule, RuleSet, Table, Words, token
 from ..schema import Schema
-from ..search import CANDIDATE_SCHEMES, COST_MODES, SCALINGS, Distance, Observed, Problem, SpaceSettings, build_space, spread
-from ..values import category, flag, fraction, number, whole
+from ..search import CANDIDATE_SCHEMES, COST_MODES, NORMS, SCALINGS, Distance, Observed, Problem, SpaceSettings, build_space, spread
+from ..values import category, number
 from .blackbox import BlackBox
-from .profile import profile
+from .profile import Profile
 from .result import RunRecord
 from .tuning import DEFAULT, HuntSettings
 
@@ -48,41 +49,38 @@ class SearchSettings:
     data_k: int = 20
     max_states: int = 2000
     distinct: bool = True
-    profile: str = "product"
+    profile: Profile = Profile.PRODUCT
     random_state: int = 0
     local: bool = True
     hunt: HuntSettings = DEFAULT
 
+    _parameter_constraints: ClassVar[Constraints] = {
+        "mode": [OneOf(COST_MODES)],
+        "norm": [OneOf(NORMS)],
+        "root": [Flag()],
+        "candidates": [OneOf(CANDIDATE_SCHEMES)],
+        "scaling": [OneOf(SCALINGS)],
+        "plausible": [Flag()],
+        "data_k": [Whole(1)],
+        "max_states": [Whole(1)],
+        "distinct": [Flag(), None],
+        "profile": [OneOf(tuple(Profile))],
+        "random_state": [Whole(0)],
+        "local": [Flag()],
+    }
+    """What each of :class:`MC3G`'s parameters behind these settings accepts, by its name there."""
+
     @classmethod
     def of(cls, params: Mapping[str, Any]) -> SearchSettings:
-        """The settings from an :class:`MC3G`'s parameters, all of them checked (a wrong type or
-        a value out of bounds is an :class:`InputError` naming the parameter)."""
-        for name, allowed in (("mode", COST_MODES), ("candidates", CANDIDATE_SCHEMES), ("scaling", SCALINGS)):
-            if params[name] not in allowed:
-                raise InputError(f"{name} must be one of {list(allowed)}, not {params[name]!r}")
-        Distance(params["norm"])  # checks the norm
-        for name in ("root", "plausible") + (("distinct",) if params["distinct"] is not None else ()):
-            flag(params[name], name)
-        for name in ("data_k", "max_states"):
-            whole(params[name], name, 1)
-        whole(params.get("refine", 0), "refine", 0, 20)
-        counts = (params["k"], params["total_CFs"]) if params["total_CFs"] is not None else (params["k"],)
-        for name, value in zip(("k", "total_CFs"), counts):
-            checked_k(value, params["max_states"], name)
-        whole(params["random_state"], "random_state", 0)
-        if whole(params["n_jobs"], "n_jobs", -(2**31)) == 0:
-            raise InputError("n_jobs must not be 0: use 1 for one process, a positive number of processes, or -1 for every core")
-        fraction(params["holdout"], "holdout", 0.0, 1.0)
-        chosen = profile(params.get("profile", "paper"))  # explainers saved before profiles had the paper's
+        """The settings from an :class:`MC3G`'s parameters, checked against the table (a saved
+        explainer's among them: one saved before profiles ran under the paper's, one saved
+        before ``local`` searched without it)."""
+        params = {"profile": Profile.PAPER, "local": True} | dict(params)
+        validate(params, cls._parameter_constraints)
+        chosen = Profile(params["profile"])
         distinct = chosen.distinct if params["distinct"] is None else bool(params["distinct"])
         names = ("mode", "norm", "root", "candidates", "scaling", "plausible", "data_k", "max_states")
-        return cls(
-            *(params[n] for n in names),
-            distinct=distinct,
-            profile=chosen.name,
-            random_state=params["random_state"],
-            local=flag(params.get("local", True), "local"),
-        )
+        return cls(*(params[n] for n in names), distinct=distinct, profile=chosen, random_state=params["random_state"], local=bool(params["local"]))
 
     @property
     def distance(self) -> Distance:
@@ -217,7 +215,7 @@ class Engine:
         """The settings part of an answer's run record: what every answer with ``k`` shares."""
         st = self.settings
         return RunRecord(
-            profile=st.profile, unfavourable=self.unfavourable, mode=st.mode, norm=st.norm, root=st.root,
+            profile=st.profile.value, unfavourable=self.unfavourable, mode=st.mode, norm=st.norm, root=st.root,
             k=k, scheme=st.scheme, scaling=st.scaling, distinct=st.distinct, protections=self.schema.protections(),
         )  # fmt: skip
 
@@ -249,11 +247,15 @@ class Engine:
         return Problem(space, escape, self.causal, s.mode, s.distance)
 
 
+K = [Whole(1, "max_states", "the search hands out at most that many states for one person; raise max_states for more")]
+"""How many counterfactuals: up to ``max_states``, the most states the search hands out for one
+person (more would be cut off without a word)."""
+
+
 def checked_k(k: Any, max_states: int, name: str = "k") -> int:
-    """How many counterfactuals: a whole number from 1 to ``max_states``, the most states the
-    search hands out for one person (more would be cut off without a word)."""
-    why = f" (max_states = {max_states}: the search hands out at most that many states for one person; raise max_states for more)"
-    return whole(k, name, 1, max_states, why)
+    """``k`` (called ``name``) as :data:`K` accepts it, under the fitted ``max_states``."""
+    validate({"max_states": max_states, name: k}, {name: K})
+    return int(k)
 
 
 def person(row: pd.Series | Mapping[str, Any]) -> tuple[dict[str, Any], str]:

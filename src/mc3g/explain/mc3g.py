@@ -10,8 +10,9 @@ driver that asks the model itself (a batch, a service, a cluster worker).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -20,15 +21,17 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..causal import CausalModel
 from ..exceptions import InputError, listed
+from ..foldse import FoldSE
+from ..params import Constraints, Free, Instance, Number, Text, Texts, Whole, validate
 from ..rules import Rule, RuleSet, Words
 from ..schema import Schema
 from ..search import Problem, Program
 from . import persist
 from .batch import explain_rows
 from .blackbox import BlackBox, label_text
-from .engine import Engine, SearchSettings, checked_k, person
+from .engine import Engine, K, SearchSettings, checked_k, person
 from .metadata import check_frame, covering, schema_of_rules, unfavourable_class, with_data_bounds, with_dice_settings
-from .profile import check_protections, profile
+from .profile import check_protections
 from .refine import refine
 from .result import Recourse, RunRecord
 from .session import Session
@@ -82,8 +85,29 @@ class MC3G(BaseEstimator):
         no cheaper option, and each is the least-cost state of its set (see
         :class:`~mc3g.search.ActionSets`); ``False``: the K cheapest states; ``None``: as the
         profile says.
-    n_jobs : processes for explaining a DataFrame of people.
+    n_jobs : processes for explaining a DataFrame of people (-1 or below: every core).
+
+    What each parameter accepts is declared once, in ``_parameter_constraints``, and checked at
+    ``fit`` (:func:`mc3g.params.validate`).
     """
+
+    _parameter_constraints: ClassVar[Constraints] = {
+        **SearchSettings._parameter_constraints,
+        "model": [Free("a RuleSet, a model with predict or a function of a DataFrame (checked at fit)")],
+        "causal": [None, Instance((CausalModel, str, PathLike), "a CausalModel or the path of a causal-knowledge file")],
+        "k": K,
+        "total_CFs": [None, *K],
+        "schema": [None, Instance(Schema, "a Schema")],
+        "desired_class": [Free("'opposite' or the label of the model's favourable class (checked at fit)")],
+        "features_to_vary": [Text("'all' or a feature's name"), Texts("a list of feature names")],
+        "permitted_range": [None, Instance(Mapping, "a mapping of feature -> [low, high] or [values]")],
+        "feature_weights": [None, Instance(Mapping, "a mapping of feature -> weight")],
+        "ratio": FoldSE._parameter_constraints["ratio"],
+        "tail": FoldSE._parameter_constraints["tail"],
+        "holdout": [Number(0, 1, closed="left")],
+        "refine": [Whole(0, 20)],
+        "n_jobs": [Whole(1, because="processes"), Whole(high=-1, because="every core")],
+    }
 
     def __init__(
         self,
@@ -146,7 +170,9 @@ class MC3G(BaseEstimator):
     def fit(self, X: pd.DataFrame, y: Any = None) -> MC3G:
         """Read the data: the surrogate rules of a black box (and their fidelity), the spreads and
         domains of the features, the causal knowledge checked against them."""
-        settings = SearchSettings.of(self.get_params(deep=False))
+        params = self.get_params(deep=False)
+        validate(params, self._parameter_constraints)
+        settings = SearchSettings.of(params)
         if not isinstance(X, pd.DataFrame) or X.empty:
             raise InputError("fit needs the training data as a non-empty DataFrame")
         self.feature_names_in_ = np.array(X.columns, dtype=object)
@@ -163,7 +189,7 @@ class MC3G(BaseEstimator):
             self.surrogate_ = learn(None)
             rules = self.surrogate_.rules
         causal = self._causal_model()
-        guarded = profile(settings.profile).guarded
+        guarded = settings.profile.guarded
         schema = causal.schema(base.under(settings.profile))  # the profile's settings for the data set, then the knowledge
         if guarded:
             check_protections(base, schema, causal, settings.profile)
@@ -336,7 +362,7 @@ class MC3G(BaseEstimator):
         the ``model``: ``load_model(model_file)`` (a pickle only with ``trust_model=True``), whose
         bytes must have the SHA-256 the document records (a model object made otherwise is taken
         as given)."""
-        saved = persist.load(Path(path), model)
+        saved = persist.load(Path(path), model, cls._parameter_constraints)
         explainer = cls(saved.engine.rules if model is None else model, **saved.params)
         explainer.feature_names_in_ = np.array(saved.columns, dtype=object)
         explainer.n_features_in_ = len(saved.columns)

@@ -26,14 +26,16 @@ import io
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
+from os import PathLike
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from ..exceptions import FileRefusedError, InputError, ModelFileError, said
+from ..params import Constraints, Flag, Instance, Texts, validate
 from ..reading import read_bytes
 
 SKOPS = ".skops"
@@ -72,6 +74,36 @@ def load_model(path: str | Path, *, trust_model: bool = False, trusted_types: It
         raise ModelFileError(file, f"holds a {type(model).__name__}, which has no predict method")
     _remember(model, ModelSource(file.resolve(), hashlib.sha256(content).hexdigest()))
     return model
+
+
+@dataclass(frozen=True)
+class ModelFile:
+    """A model file and how it may be read: the one form of ``--model``, ``--trust-model`` and
+    ``--trust-type`` on the command line and of ``model``, ``trust_model`` and ``trusted_types``
+    in a service file.  How to read a file is said only with a file to read."""
+
+    path: str | PathLike[str] | None = None
+    trust_model: bool = False
+    trusted_types: tuple[str, ...] = ()
+
+    _parameter_constraints: ClassVar[Constraints] = {
+        "path": [None, Instance((str, PathLike), "the path of a model file")],
+        "trust_model": [Flag()],
+        "trusted_types": [None, Texts("a list of type names")],
+    }
+
+    def __post_init__(self) -> None:
+        validate(vars(self), self._parameter_constraints)
+        object.__setattr__(self, "trusted_types", tuple(self.trusted_types or ()))
+        if (self.trust_model or self.trusted_types) and self.path is None:
+            raise InputError(
+                "trust_model and trusted_types (--trust-model, --trust-type) say how to read a model file: "
+                "give them with one (--model; model = FILE in a service file)"
+            )
+
+    def load(self) -> Any:
+        """The model the file holds (:func:`load_model`), or None without a file."""
+        return None if self.path is None else load_model(self.path, trust_model=self.trust_model, trusted_types=self.trusted_types or None)
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ import pandas as pd
 
 from ..causal import CausalModel, CausalRule, Constraint
 from ..exceptions import InputError, ModelFileError, said
+from ..params import Constraints, validate
 from ..reading import read_text, regular_file
 from ..rules import Literal, RuleSet
 from ..schema import Feature, Schema
@@ -84,9 +85,10 @@ def save(path: Path, params: Mapping[str, Any], columns: Sequence[str], engine: 
         raise InputError(f"cannot write the saved explainer {path}: {exc.strerror or exc}") from None
 
 
-def load(path: Path, model: Any = None) -> Saved:
-    """Read a document; a black box's needs the ``model`` (the caller loads it).  A document cut
-    short or edited by hand is an :class:`InputError` naming the file."""
+def load(path: Path, model: Any = None, table: Constraints | None = None) -> Saved:
+    """Read a document; a black box's needs the ``model`` (the caller loads it), and its
+    parameters are checked against ``table`` (the estimator's).  A document cut short or edited
+    by hand is an :class:`InputError` naming the file."""
     try:
         document = json.loads(read_text(path, "saved explainer"))
     except json.JSONDecodeError as exc:
@@ -106,6 +108,7 @@ def load(path: Path, model: Any = None) -> Saved:
     if box_doc is not None:
         _check_model(path, box_doc, model)
     try:
+        validate(document.get("params", {}), table or {})
         return _restored(document, box_doc, model)
     except (InputError, KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
         raise InputError(f"{path}: a damaged saved explainer ({exc if isinstance(exc, InputError) else said(exc)}); save the explainer again") from None

@@ -16,49 +16,50 @@ profile's over the data's metadata before the causal knowledge, whatever route t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from enum import StrEnum
 
 from ..causal import CausalModel
-from ..exceptions import InputError, UnknownNameError
+from ..exceptions import InputError
+from ..params import OneOf, validate
 from ..schema import Schema
 
 
-@dataclass(frozen=True)
-class Profile:
-    """``distinct`` is the default for :class:`~mc3g.explain.MC3G`'s ``distinct``; ``guarded``
-    means the protections of the data and of the profile's settings, and the data's refusal, hold
-    whatever the knowledge or rules say."""
+class Profile(StrEnum):
+    """The profiles, the one registry of their names: a member is its name as text
+    (``Profile.PRODUCT == "product"``), so a profile reads and prints as the word a user types."""
 
-    name: str
-    distinct: bool
-    guarded: bool
-    description: str
+    PRODUCT = "product"
+    PAPER = "paper"
+
+    @property
+    def distinct(self) -> bool:
+        """The default of :class:`~mc3g.explain.MC3G`'s ``distinct``: options whose actions
+        truly differ (product), or the K nearest states (the paper's Table 2)."""
+        return self is Profile.PRODUCT
+
+    @property
+    def guarded(self) -> bool:
+        """Whether the protections of the data and of the profile's settings, and the data's
+        refusal, hold whatever the knowledge or rules say."""
+        return self is Profile.PRODUCT
+
+    @property
+    def description(self) -> str:
+        return _DESCRIPTIONS[self]
+
+    @classmethod
+    def named(cls, name: str | Profile) -> Profile:
+        """The profile called ``name``; any other name is refused, as a ``profile`` parameter is."""
+        validate({"profile": name}, {"profile": [OneOf(tuple(cls))]})
+        return cls(name)
 
 
-PROFILES: dict[str, Profile] = {
-    "product": Profile(
-        "product",
-        distinct=True,
-        guarded=True,
-        description="advice for an applicant: the data's and the product's protections hold, options truly differ",
-    ),
-    "paper": Profile(
-        "paper",
-        distinct=False,
-        guarded=False,
-        description="the MC3G paper's experimental settings, to reproduce its tables",
-    ),
+_DESCRIPTIONS = {
+    Profile.PRODUCT: "advice for an applicant: the data's and the product's protections hold, options truly differ",
+    Profile.PAPER: "the MC3G paper's settings, to reproduce its tables",
 }
 
-
-def profile(name: str) -> Profile:
-    try:
-        return PROFILES[name]
-    except (KeyError, TypeError):
-        raise UnknownNameError(f"no profile {name!r}; the profiles are {list(PROFILES)}") from None
-
-
-def check_protections(data: Schema, schema: Schema, causal: CausalModel, profile: str = "product") -> None:
+def check_protections(data: Schema, schema: Schema, causal: CausalModel, profile: Profile = Profile.PRODUCT) -> None:
     """Refuse knowledge that lifts a protection ``profile`` keeps: one of ``data`` (the data's
     own metadata: an immutable feature made mutable, a one-way feature freed, valid values
     widened, so that a person the data's schema calls impossible is let in) or of the profile's

@@ -13,10 +13,9 @@ come from one ``bincount`` and a prefix sum.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from numbers import Real
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -25,6 +24,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from ..exceptions import InputError, UnknownNameError
+from ..params import Constraints, Free, Instance, Number, OneOf, Text, validate
 from ..rules import Column, Explanation, Literal, Rule, RuleSet, Table
 from ..values import first_non_number, stray_text
 from .heuristics import HEURISTICS
@@ -178,8 +178,8 @@ class FoldSE(ClassifierMixin, BaseEstimator):
 
     Parameters (keyword only)
     -------------------------
-    ratio : exception ratio; a rule stops specialising once its negatives are at most
-        ``ratio`` times its positives, and then learns exceptions for them.
+    ratio : exception ratio, from 0 to 1; a rule stops specialising once its negatives are at
+        most ``ratio`` times its positives, and then learns exceptions for them.
     tail : rules (and exceptions) covering fewer than ``tail`` x training rows are dropped.
     heuristic : ``"mgi"`` (FOLD-SE's magic Gini), ``"ig"`` (FOLD-R++'s information gain) or
         ``"gini"``.  ``FoldSE(heuristic="ig", tail=0)`` is FOLD-R++ with the refined operator.
@@ -203,7 +203,18 @@ class FoldSE(ClassifierMixin, BaseEstimator):
     numeric_ : the names of the features treated as numeric, in column order.
     n_features_in_ : the number of columns seen in ``fit``.
     feature_names_in_ : the column names seen in ``fit``, when they are all strings.
+
+    What each parameter accepts is declared in ``_parameter_constraints`` and checked at ``fit``.
     """
+
+    _parameter_constraints: ClassVar[Constraints] = {
+        # ratio 1 already lets a rule stand that covers as many rows of the other class as of its own
+        "ratio": [Number(0, 1)],
+        "tail": [Number(0, 1, closed="left")],
+        "heuristic": [OneOf(tuple(HEURISTICS))],
+        "target": [Free("a class of y (checked at fit)")],
+        "numeric": [None, Text("a column name"), Instance(Iterable, "a list of column names")],
+    }
 
     def __init__(
         self,
@@ -222,7 +233,7 @@ class FoldSE(ClassifierMixin, BaseEstimator):
 
     # -- fitting -------------------------------------------------------------------------------
     def fit(self, X: pd.DataFrame | np.ndarray, y: Any) -> FoldSE:
-        self._check_params()
+        validate(self.get_params(deep=False), self._parameter_constraints)
         frame = self._frame(X, reset=True)
         labels = _as_labels(y, len(frame))
         numeric = self._numeric_features(frame)
@@ -253,14 +264,6 @@ class FoldSE(ClassifierMixin, BaseEstimator):
             rules, default = _decision_list(search, classes, y_codes, label_name)
         self.rules_ = RuleSet(tuple(rules), label_name, default, tuple(classes)).flattened()
         return self
-
-    def _check_params(self) -> None:
-        if self.heuristic not in HEURISTICS:
-            raise InputError(f"heuristic must be one of {sorted(HEURISTICS)}, not {self.heuristic!r}")
-        if not isinstance(self.ratio, Real) or not 0 <= self.ratio:
-            raise InputError(f"ratio must be a number >= 0, not {self.ratio!r}")
-        if not isinstance(self.tail, Real) or not 0 <= self.tail < 1:
-            raise InputError(f"tail must be a number in [0, 1), not {self.tail!r}")
 
     def _frame(self, X: Any, *, reset: bool) -> pd.DataFrame:
         """``X`` as a DataFrame named as the rules name its columns, after scikit-learn's checks

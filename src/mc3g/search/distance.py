@@ -15,7 +15,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from ..exceptions import InputError
+from ..params import OneOf, validate
 from .space import decimal
 
 NORMS = ("l0", "l1", "l2")
@@ -29,8 +29,7 @@ def spread(values: pd.Series, scaling: str = "std") -> float:
     The MAD is 0 for a feature most people share one value of (capital gain: mostly 0); it then
     falls back to the standard deviation, and that to 1 for a constant feature.
     """
-    if scaling not in SCALINGS:
-        raise InputError(f"scaling must be one of {SCALINGS}, not {scaling!r}")
+    validate({"scaling": scaling}, {"scaling": [OneOf(SCALINGS)]})
     numbers = pd.to_numeric(values, errors="coerce").dropna().to_numpy(np.float64)
     if len(numbers) < 2:
         return 1.0
@@ -48,8 +47,7 @@ class Distance:
     root: bool = True
 
     def __post_init__(self) -> None:
-        if self.norm not in NORMS:
-            raise InputError(f"norm must be one of {NORMS}, not {self.norm!r}")
+        validate({"norm": self.norm}, {"norm": [OneOf(NORMS)]})
 
     def size(self, change: float) -> float:
         """The norm's measure of one change: 1 if any (L0), ``|change|`` (L1) or ``change²`` (L2);

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..causal import CausalModel, CausalRule
-from ..exceptions import InputError
+from ..params import OneOf, validate
 from ..rules import Column, Literal, Rule
 from .distance import Distance
 from .space import CandidateSpace
@@ -72,8 +72,7 @@ class Problem:
     _cells: dict[tuple[Literal, Any], bool] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if self.mode not in COST_MODES:
-            raise InputError(f"mode must be one of {COST_MODES}, not {self.mode!r}")
+        validate({"mode": self.mode}, {"mode": [OneOf(COST_MODES)]})
         self.names = [f.name for f in self.space.features]
         self.position = {n: i for i, n in enumerate(self.names)}
         self._value_lists = [f.values for f in self.space.features]

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InputError, UnknownNameError
+from ..params import OneOf, validate
 from ..rules import Column, Literal, RuleSet, escape_boxes, token
 from ..schema import Feature
 from ..values import check_grid, plain
@@ -295,8 +296,7 @@ def build_space(
     forbidden: Sequence[tuple[Literal, ...]] = (),
 ) -> CandidateSpace:
     """Candidate values for the features in play, and the regions they combine in."""
-    if settings.scheme not in CANDIDATE_SCHEMES:
-        raise InputError(f"the candidate scheme must be one of {CANDIDATE_SCHEMES}, not {settings.scheme!r}")
+    validate({"scheme": settings.scheme}, {"scheme": [OneOf(CANDIDATE_SCHEMES)]})
     per_atom = max(settings.per_atom, 1)
     seen_numbers, seen_tokens = observed.numbers, observed.tokens
 

@@ -4,6 +4,10 @@ saved document), the default K, the applicant the page starts with, and the limi
 Configuration comes only from here: the embedded loan example, or a TOML file the operator
 names.  Nothing a request sends reaches this module, so no request can load a model, a rule set
 or causal text.  Paths in the file are read relative to the file's own folder.
+
+The file's tables are pydantic models closed to unknown keys (:class:`ServiceFile`); each value is
+checked by the kinds :mod:`mc3g.params` declares (those of MC3G's and of :class:`Limits`' tables
+where the file sets one of theirs), so a wrong one is said as a wrong parameter is anywhere.
 """
 
 from __future__ import annotations
@@ -12,12 +16,16 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, ClassVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, ValidationInfo
 
 from ..exceptions import InputError
-from ..explain import MC3G, load_model, plain
+from ..explain import MC3G, ModelFile, Profile, plain
+from ..params import Constraints, Flag, Kind, Number, Text, Texts, Whole, validate
 from ..reading import read_text
-from ..reference import REFERENCES, fitted_explainer
+from ..reference import REFERENCES, ExplainerSettings, fitted_explainer
+from ..values import suggest
 from .inputs import check_example
 
 LOOPBACK = "127.0.0.1"
@@ -33,13 +41,15 @@ class Limits:
     max_body_bytes: int = 64 * 1024
     threads: int = 2
 
+    _parameter_constraints: ClassVar[Constraints] = {
+        "max_k": [Whole(1)],
+        "timeout_seconds": [Number(0, 3600, closed="right", of="seconds")],
+        "max_body_bytes": [Whole(1)],
+        "threads": [Whole(1)],
+    }
+
     def __post_init__(self) -> None:
-        for name in ("max_k", "max_body_bytes", "threads"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InputError(f"[service] {name} must be a whole number of at least 1, not {value!r}")
-        if isinstance(self.timeout_seconds, bool) or not isinstance(self.timeout_seconds, (int, float)) or not 0 < self.timeout_seconds <= 3600:
-            raise InputError(f"[service] timeout_seconds must be a number of seconds above 0 and at most 3600, not {self.timeout_seconds!r}")
+        validate(vars(self), self._parameter_constraints, "[service] ")
 
 
 @dataclass(frozen=True)
@@ -57,9 +67,75 @@ class Service:
     port: int = 8000
 
     def __post_init__(self) -> None:
-        if isinstance(self.k, bool) or not isinstance(self.k, int) or not 1 <= self.k <= self.limits.max_k:
-            raise InputError(f"[explainer] k must be a whole number from 1 to max_k = {self.limits.max_k}, not {self.k!r}")
+        k = Whole(1, "max_k", "the most options a request may ask for")
+        validate({"max_k": self.limits.max_k, "k": self.k}, {"k": [k]}, "[explainer] ")
         check_example(self.explainer, self.example)  # a bad example stops the start, not a request
+
+
+def _declared(*kinds: Kind) -> BeforeValidator:
+    """A field's value checked by ``kinds`` (a value the file gives; a default is not checked)."""
+
+    def check(value: Any, info: ValidationInfo) -> Any:
+        validate({str(info.field_name): value}, {str(info.field_name): kinds})
+        return value
+
+    return BeforeValidator(check)
+
+
+class _Table(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+FILE = _declared(Text("the path of a file (from the configuration file's folder)"))
+_MC3G = MC3G._parameter_constraints
+
+
+class ExplainerTable(_Table):
+    """``[explainer]``: a data set to fit on (``dataset``) or a saved explainer (``saved``); the
+    model and how to read it, its favourable label, rules and knowledge; the profile, the search's
+    settings and K."""
+
+    dataset: Annotated[str | None, _declared(Text("the name of a data set"))] = None
+    split: Annotated[str | None, _declared(Text("the name of a split"))] = None
+    saved: Annotated[str | None, FILE] = None
+    model: Annotated[str | None, FILE] = None
+    trust_model: Annotated[bool, _declared(Flag())] = False
+    trusted_types: Annotated[list[str] | None, _declared(Texts("a list of type names"))] = None
+    favourable: Annotated[str | int | bool | None, _declared(Text("a label"), Whole(), Flag())] = None
+    rules: Annotated[str | None, FILE] = None
+    causal: Annotated[str | None, FILE] = None
+    causal_only: Annotated[str | None, FILE] = None
+    profile: Annotated[str | None, _declared(*_MC3G["profile"])] = None
+    mode: Annotated[str | None, _declared(*_MC3G["mode"])] = None
+    norm: Annotated[str | None, _declared(*_MC3G["norm"])] = None
+    candidates: Annotated[str | None, _declared(*_MC3G["candidates"])] = None
+    k: Annotated[int | None, _declared(Whole())] = None  # its bounds need [service] max_k: Service checks them
+
+
+_LIMITS = Limits._parameter_constraints
+
+
+class ServiceTable(_Table):
+    """``[service]``: the page's title, where to listen, and the :class:`Limits`."""
+
+    title: Annotated[str | None, _declared(Text())] = None
+    host: Annotated[str, _declared(Text("an address"))] = LOOPBACK
+    port: Annotated[int, _declared(Whole(1, 65535))] = 8000
+    max_k: Annotated[int, _declared(*_LIMITS["max_k"])] = Limits.max_k
+    timeout_seconds: Annotated[float, _declared(*_LIMITS["timeout_seconds"])] = Limits.timeout_seconds
+    max_body_bytes: Annotated[int, _declared(*_LIMITS["max_body_bytes"])] = Limits.max_body_bytes
+    threads: Annotated[int, _declared(*_LIMITS["threads"])] = Limits.threads
+
+
+class ServiceFile(_Table):
+    """A configuration: its three tables, each optional."""
+
+    explainer: ExplainerTable = ExplainerTable()
+    service: ServiceTable = ServiceTable()
+    example: dict[str, Any] | None = None
+
+
+_FITTED = ("split", "rules", "causal", "causal_only", "profile", "mode", "norm", "candidates", "favourable")  # a saved explainer holds these
 
 
 def embedded() -> Service:
@@ -74,15 +150,6 @@ def configured(document: Mapping[str, Any]) -> Service:
     return _service(document, Path.cwd())
 
 
-# The keys each table of the file may hold, and the type of each value.
-_EXPLAINER = {
-    "dataset": str, "split": str, "saved": str, "model": str, "trust_model": bool, "trusted_types": list, "favourable": (str, int, bool),
-    "rules": str, "causal": str, "causal_only": str, "profile": str, "mode": str, "norm": str, "candidates": str, "k": int,
-}  # fmt: skip
-_SERVICE = {"title": str, "host": str, "port": int} | {f.name: (int, float) if f.name == "timeout_seconds" else int for f in fields(Limits)}
-_FITTED = ("split", "rules", "causal", "causal_only", "profile", "mode", "norm", "candidates")  # settings a saved explainer already holds
-
-
 def load_config(path: str | Path) -> Service:
     """The service a TOML file describes (see ``docs/service.md``); every problem is an
     :class:`InputError` that names the file, the table and the key."""
@@ -91,9 +158,6 @@ def load_config(path: str | Path) -> Service:
         document = tomllib.loads(read_text(file, "configuration file"))
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{file}: not TOML: {exc}") from None
-    unknown = sorted(set(document) - {"explainer", "service", "example"})
-    if unknown:
-        raise InputError(f"{file}: unknown table(s) {unknown}; the tables are [explainer], [service] and [example]")
     try:
         return _service(document, file.parent)
     except InputError as exc:
@@ -101,62 +165,63 @@ def load_config(path: str | Path) -> Service:
 
 
 def _service(document: Mapping[str, Any], folder: Path) -> Service:
-    settings = _checked(document.get("explainer", {}), _EXPLAINER, "explainer")
-    options = _checked(document.get("service", {}), _SERVICE, "service")
-    example = document.get("example")
-    if example is not None and not isinstance(example, dict):
-        raise InputError("[example] must be a table of feature = value")
-    limits = Limits(**{f.name: options[f.name] for f in fields(Limits) if f.name in options})
-    explainer, title, person = _explainer(settings, folder)
-    k = settings.get("k", min(3, limits.max_k))
-    host, port = options.get("host", LOOPBACK), options.get("port", 8000)
-    if not 0 < port < 65536:
-        raise InputError(f"[service] port must be from 1 to 65535, not {port}")
-    return Service(explainer, options.get("title", title), k, limits, example if example is not None else person, host, port)
+    try:
+        config = ServiceFile.model_validate(document)
+    except ValidationError as exc:
+        raise _refused(exc) from None
+    options = config.service
+    limits = Limits(**{f.name: getattr(options, f.name) for f in fields(Limits)})
+    explainer, title, person = _explainer(config.explainer, folder)
+    k = config.explainer.k if config.explainer.k is not None else min(3, limits.max_k)
+    example = config.example if config.example is not None else person
+    return Service(explainer, options.title or title, k, limits, example, options.host, options.port)
 
 
-def _checked(table: Any, allowed: Mapping[str, Any], name: str) -> dict[str, Any]:
-    if not isinstance(table, dict):
-        raise InputError(f"[{name}] must be a table")
-    for key, value in table.items():
-        if key not in allowed:
-            raise InputError(f"[{name}] has an unknown key {key!r}; the keys are {sorted(allowed)}")
-        kind = allowed[key]
-        if not isinstance(value, kind) or (isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,))):
-            raise InputError(f"[{name}] {key} is {value!r}, which is not a {_kind_name(kind)}")
-    return dict(table)
+def _refused(error: ValidationError) -> InputError:
+    """The first problem pydantic found, said as mc3g says a wrong parameter: unknown tables
+    first (all of them), then the first table's first unknown key or value."""
+    problems = error.errors()
+    tables = [p["loc"][0] for p in problems if p["type"] == "extra_forbidden" and len(p["loc"]) == 1]
+    if tables:
+        return InputError(f"unknown table(s) {tables}; the tables are [explainer], [service] and [example]")
+    problem = problems[0]
+    table, key = str(problem["loc"][0]), ".".join(map(str, problem["loc"][1:]))
+    if problem["type"] == "extra_forbidden":
+        keys = sorted(ServiceFile.model_fields[table].annotation.model_fields)  # type: ignore[union-attr]
+        return InputError(f"[{table}] has an unknown key {key!r}; the keys are {keys}{suggest(key, keys)}")
+    cause = (problem.get("ctx") or {}).get("error")
+    if isinstance(cause, InputError):
+        return InputError(f"[{table}] {cause}")
+    if not key:
+        return InputError(f"[{table}] must be a table" + (" of feature = value" if table == "example" else ""))
+    return InputError(f"[{table}] {key}: {problem['msg']}")
 
 
-def _kind_name(kind: Any) -> str:
-    names = {str: "text", bool: "true or false", int: "whole number", float: "number", list: "list"}
-    return " or ".join(names[k] for k in (kind if isinstance(kind, tuple) else (kind,)))
-
-
-def _explainer(settings: dict[str, Any], folder: Path) -> tuple[MC3G, str, dict[str, Any] | None]:
+def _explainer(table: ExplainerTable, folder: Path) -> tuple[MC3G, str, dict[str, Any] | None]:
     """The explainer, a title for the page and the example applicant the data set offers."""
 
     def path(key: str) -> str | None:
-        return str(folder / settings[key]) if key in settings else None
+        value = getattr(table, key)
+        return None if value is None else str(folder / value)
 
-    if not all(isinstance(name, str) for name in settings.get("trusted_types", [])):
-        raise InputError(f"[explainer] trusted_types must list type names as text, not {settings['trusted_types']!r}")
-    reading = {"trust_model": settings.get("trust_model", False), "trusted_types": settings.get("trusted_types")}
-    params = {"desired_class": settings["favourable"]} if "favourable" in settings else {}
-    if ("saved" in settings) == ("dataset" in settings):
+    given = table.model_fields_set
+    if (table.saved is None) == (table.dataset is None):
         raise InputError("[explainer] needs either dataset = NAME (fitted at start-up) or saved = FILE (an MC3G.save document), not both")
-    if "saved" in settings:
-        held = [key for key in (*_FITTED, "favourable") if key in settings]
+    try:
+        model = ModelFile(path("model"), table.trust_model, table.trusted_types)
+        settings = None if table.saved is not None else ExplainerSettings(
+            dataset=table.dataset, split=table.split, model=model, favourable=table.favourable, rules_file=path("rules"), causal_file=path("causal"),
+            causal_only=path("causal_only"), profile=table.profile or Profile.PRODUCT,
+            params={key: getattr(table, key) for key in ("mode", "norm", "candidates") if key in given},
+        )  # fmt: skip
+    except InputError as exc:
+        raise InputError(f"[explainer] {exc}") from None
+    if settings is None:
+        held = [key for key in _FITTED if key in given]
         if held:
-            raise InputError(f"[explainer] {held} are fixed in the saved explainer {settings['saved']}: fit and save it again to change them")
-        model = load_model(path("model"), **reading) if "model" in settings else None  # type: ignore[arg-type]
-        return MC3G.load(path("saved"), model=model), Path(settings["saved"]).stem, None  # type: ignore[arg-type]
-    if "causal" in settings and "causal_only" in settings:
-        raise InputError("[explainer] causal = FILE adds to the knowledge shipped for the data set, causal_only = FILE replaces it: give one")
-    fitted = {key: settings[key] for key in ("profile", "mode", "norm", "candidates") if key in settings}
-    ds, explainer = fitted_explainer(
-        settings["dataset"], settings.get("split"), rules_file=path("rules"), causal_file=path("causal") or path("causal_only"),
-        causal_only="causal_only" in settings, model_file=path("model"), **reading, **fitted, **params,
-    )  # fmt: skip
+            raise InputError(f"[explainer] {held} are fixed in the saved explainer {table.saved}: fit and save it again to change them")
+        return MC3G.load(path("saved"), model=model.load()), Path(table.saved).stem, None  # type: ignore[arg-type]
+    ds, explainer = fitted_explainer(settings)
     ref = REFERENCES.get(ds.name)
     person = None
     if ref is not None and ref.split == ds.split:
