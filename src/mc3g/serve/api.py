@@ -28,7 +28,7 @@ from ..exceptions import BlackBoxError, InputError
 from ..serialization import json_schema
 from .config import Service
 from .inputs import inputs_of, request_models, schema_document
-from .page import page_router
+from .page import ROUTER, Page
 from .runner import Searches, TimeLimit
 
 # Sent with every answer: nothing is cached (answers are about a person), and a page may load
@@ -105,7 +105,8 @@ def create_app(service: Service) -> FastAPI:
     app.add_exception_handler(InputError, _refused)
     app.add_exception_handler(TimeLimit, _busy)
     app.add_exception_handler(BlackBoxError, _model_failed)
-    app.include_router(page_router(service, inputs, models, searches))
+    app.state.page = Page.of(service, inputs, models, searches)
+    app.include_router(ROUTER)
     app.mount("/static", StaticFiles(packages=[("mc3g.serve", "static")]), name="static")
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     app.add_middleware(_BodyLimit, limit=limits.max_body_bytes)

@@ -15,7 +15,7 @@ from urllib.parse import parse_qsl
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
-from jinja2 import Environment, PackageLoader, select_autoescape
+from jinja2 import Environment, PackageLoader, Template, select_autoescape
 from pydantic import ValidationError
 
 from ..exceptions import InputError
@@ -107,16 +107,28 @@ def sentence_case(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def page_router(service: Service, inputs: list[Input], models: RequestModels, searches: Searches) -> APIRouter:
-    """The page's routes; they are not part of the OpenAPI document."""
-    environment = Environment(loader=PackageLoader("mc3g.serve", "templates"), autoescape=select_autoescape(default=True))
-    environment.filters.update(sentence=sentence_case)
-    template = environment.get_template("page.html")
-    inputs = [x for x in inputs if x.required]  # a feature that no rule and no model reads is not asked for
-    changeable = [x for x in inputs if x.changeable]
-    router = APIRouter(include_in_schema=False)
+@dataclass(frozen=True)
+class Page:
+    """What the page's routes read, built once per service: the service, the fields asked (a
+    feature that no rule and no model reads is not asked for) and those a what-if may change,
+    the request models, the searches and the template."""
 
-    async def render(
+    service: Service
+    inputs: list[Input]
+    changeable: list[Input]
+    models: RequestModels
+    searches: Searches
+    template: Template
+
+    @classmethod
+    def of(cls, service: Service, inputs: list[Input], models: RequestModels, searches: Searches) -> Page:
+        environment = Environment(loader=PackageLoader("mc3g.serve", "templates"), autoescape=select_autoescape(default=True))
+        environment.filters.update(sentence=sentence_case)
+        asked = [x for x in inputs if x.required]
+        return cls(service, asked, [x for x in asked if x.changeable], models, searches, environment.get_template("page.html"))
+
+    def render(
+        self,
         values: dict[str, Any],
         k: int,
         errors: dict[str, str],
@@ -127,66 +139,77 @@ def page_router(service: Service, inputs: list[Input], models: RequestModels, se
     ) -> HTMLResponse:
         """The page; ``errors`` and ``change_errors`` map a feature (or '' for the whole form) to a message."""
         change_errors = change_errors or {}
+        service = self.service
         context = {
-            "title": service.title, "fields": _fields(inputs, values, errors), "k": k, "max_k": service.limits.max_k, "k_error": errors.get("k"),
-            "change_fields": _fields(changeable, changes or {}, change_errors, CHANGE), "problem": errors.get(""),
+            "title": service.title, "fields": _fields(self.inputs, values, errors), "k": k, "max_k": service.limits.max_k, "k_error": errors.get("k"),
+            "change_fields": _fields(self.changeable, changes or {}, change_errors, CHANGE), "problem": errors.get(""),
             "change_problem": "Choose at least one change to try." if "" in change_errors else None, **shown,
         }  # fmt: skip
-        return HTMLResponse(template.render(context), status_code=status)
+        return HTMLResponse(self.template.render(context), status_code=status)
 
-    async def answer(values: dict[str, Any], k: int, changes: dict[str, Any] | None = None, change_errors: dict[str, str] | None = None) -> HTMLResponse:
+    async def answer(self, values: dict[str, Any], k: int, changes: dict[str, Any] | None = None, change_errors: dict[str, str] | None = None) -> HTMLResponse:
         """The page with the person's options and, when they tried changes, what those do (or
         what is wrong with the changes)."""
         try:
-            result = await searches.explain(values, k)
-            whatif = await searches.whatif(values, changes) if changes and not change_errors else None
+            result = await self.searches.explain(values, k)
+            whatif = await self.searches.whatif(values, changes) if changes and not change_errors else None
         except (TimeLimit, InputError) as exc:
-            return await render(values, k, {"": str(exc)}, 503 if isinstance(exc, TimeLimit) else 422, changes)
-        return await render(values, k, {}, 422 if change_errors else 200, changes, change_errors, result=result, whatif=whatif)
+            return self.render(values, k, {"": str(exc)}, 503 if isinstance(exc, TimeLimit) else 422, changes)
+        return self.render(values, k, {}, 422 if change_errors else 200, changes, change_errors, result=result, whatif=whatif)
 
-    async def read(request: Request) -> tuple[dict[str, str], dict[str, Any], int, dict[str, str]]:
+    async def read(self, request: Request) -> tuple[dict[str, str], dict[str, Any], int, dict[str, str]]:
         """The posted form, the applicant's values, K and the errors found in them."""
         form = dict(parse_qsl((await request.body()).decode("utf-8", errors="replace"), keep_blank_values=True))
-        values = _typed(form, inputs)
+        values = _typed(form, self.inputs)
         errors: dict[str, str] = {}
         try:
-            values = models.applicant.model_validate(values).values()
+            values = self.models.applicant.model_validate(values).values()
         except ValidationError as exc:
             errors = _errors(exc)
-        k = service.k
+        k, most = self.service.k, self.service.limits.max_k
         try:
-            k = int(form.get("k", service.k))
-            if not 1 <= k <= service.limits.max_k:
+            k = int(form.get("k", k))
+            if not 1 <= k <= most:
                 raise ValueError
         except ValueError:
-            errors["k"] = f"How many options: a whole number from 1 to {service.limits.max_k}."
-            k = service.k
+            errors["k"] = f"How many options: a whole number from 1 to {most}."
+            k = self.service.k
         return form, values, k, errors
 
-    @router.get("/", response_class=HTMLResponse)
-    async def start() -> HTMLResponse:
-        if service.example is None:
-            return await render({}, service.k, {})
-        return await answer(dict(service.example), service.k)
 
-    @router.post("/", response_class=HTMLResponse)
-    async def explain(request: Request) -> HTMLResponse:
-        _, values, k, errors = await read(request)
-        if errors:
-            return await render(values, k, errors, 422)
-        return await answer(values, k)
+ROUTER = APIRouter(include_in_schema=False)
+"""The page's routes, over the app's :class:`Page` (``app.state.page``); they are not part of the OpenAPI document."""
 
-    @router.post("/whatif", response_class=HTMLResponse)
-    async def whatif(request: Request) -> HTMLResponse:
-        form, values, k, errors = await read(request)
-        changes = _typed(form, changeable, CHANGE)
-        change_errors: dict[str, str] = {}
-        try:
-            changes = models.changes.model_validate(changes).values()
-        except ValidationError as exc:
-            change_errors = _errors(exc)
-        if errors:
-            return await render(values, k, errors, 422, changes, change_errors)
-        return await answer(values, k, changes, change_errors)
 
-    return router
+def _page(request: Request) -> Page:
+    return request.app.state.page
+
+
+@ROUTER.get("/", response_class=HTMLResponse)
+async def start(request: Request) -> HTMLResponse:
+    """The form, answered at once for the service's example applicant when it has one."""
+    page = _page(request)
+    example = page.service.example
+    return page.render({}, page.service.k, {}) if example is None else await page.answer(dict(example), page.service.k)
+
+
+@ROUTER.post("/", response_class=HTMLResponse)
+async def explain(request: Request) -> HTMLResponse:
+    page = _page(request)
+    _, values, k, errors = await page.read(request)
+    return page.render(values, k, errors, 422) if errors else await page.answer(values, k)
+
+
+@ROUTER.post("/whatif", response_class=HTMLResponse)
+async def whatif(request: Request) -> HTMLResponse:
+    page = _page(request)
+    form, values, k, errors = await page.read(request)
+    changes = _typed(form, page.changeable, CHANGE)
+    change_errors: dict[str, str] = {}
+    try:
+        changes = page.models.changes.model_validate(changes).values()
+    except ValidationError as exc:
+        change_errors = _errors(exc)
+    if errors:
+        return page.render(values, k, errors, 422, changes, change_errors)
+    return await page.answer(values, k, changes, change_errors)
