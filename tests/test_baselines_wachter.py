@@ -223,8 +223,10 @@ def test_bad_arguments_are_named(data, models) -> None:
         WachterExplainer(model, k=0).fit(X).explain(X.iloc[0])
 
 
+@pytest.mark.slow
 def test_adult_mlp() -> None:
-    """The real data: an MLP on 3,000 rows of adult, refused test rows, immutable columns fixed."""
+    """The real data: an MLP on 3,000 rows of adult, refused test rows, immutable columns fixed.
+    Slow (10 s at a load of 5); the fast tier checks the same on 400 synthetic people."""
     from mc3g.datasets import load
 
     ds = load("adult", split="paper")

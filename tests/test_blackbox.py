@@ -237,7 +237,9 @@ def test_processes_give_the_same_answers(loan, boosted) -> None:
     assert [a.to_dict()["counterfactuals"] for a in one] == [a.to_dict()["counterfactuals"] for a in two]
 
 
-def test_a_batch_shares_predict_calls_and_answers_as_each_row_alone(loan, boosted) -> None:
+@pytest.mark.parametrize("people", [10, pytest.param(30, marks=pytest.mark.slow)])
+def test_a_batch_shares_predict_calls_and_answers_as_each_row_alone(loan, boosted, people) -> None:
+    """Ten people in the fast tier (41 calls alone, 5 pooled here); thirty in the full suite."""
     ds, causal = loan
     calls: list[int] = []
 
@@ -245,7 +247,8 @@ def test_a_batch_shares_predict_calls_and_answers_as_each_row_alone(loan, booste
         calls.append(len(frame))
         return boosted.predict(frame)
 
-    refused = ds.X_test[boosted.predict(ds.X_test) == "rejected"].iloc[:30]
+    refused = ds.X_test[boosted.predict(ds.X_test) == "rejected"].iloc[:people]
+    assert len(refused) == people
     explainer = MC3G(counted, causal, schema=ds.schema, k=3).fit(ds.X_train)
     calls.clear()
     alone = [explainer.explain(row) for _, row in refused.iterrows()]
@@ -298,8 +301,11 @@ def test_table1_protocol_gives_mc3g_full_validity_and_consistency() -> None:
         assert infos[name]["judged_mc3g"]["most"] >= infos[name]["judged_mc3g"]["mean"] >= 1
 
 
+@pytest.mark.slow
 def test_boosters_from_other_libraries_work_as_they_are(loan) -> None:
-    """xgboost and lightgbm predict 0/1 on numeric frames; MC3G takes them as they are."""
+    """xgboost and lightgbm predict 0/1 on numeric frames; MC3G takes them as they are.  Slow (26 s
+    at a load of 5); the fast tier's black boxes are scikit-learn's (test_every_counterfactual_flips_the_real_model)
+    and a model labelling 1 and 0 is read with favourable in test_modelfile.py."""
     ds, causal = loan
     numeric = ds.X_train.drop(columns=["debt"])
     y = (ds.y_train == "rejected").astype(int)

@@ -111,7 +111,10 @@ def test_a_trusted_pickle_is_the_model(files, logistic, loan) -> None:
 
 
 # -- skops --------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_skops_round_trip_gives_the_same_predictions_and_answers(files, logistic, loan) -> None:
+    """Slow (18 s at a load of 5); in the fast tier test_a_saved_explainer_names_its_skops_model
+    answers with the model read from its skops file as with the one in memory."""
     ds, causal = loan
     model = load_model(files["logistic.skops"])
     assert model is not logistic and (model.predict(ds.X_test) == logistic.predict(ds.X_test)).all()
