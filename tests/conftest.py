@@ -86,6 +86,20 @@ def live_server(app: Any) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
+def adult_paper() -> Iterator[Any]:
+    """adult on the paper's split, read once for the session (two seconds a read, a dozen modules
+    use it); the tests only read it, and the end of the session checks that none changed it."""
+    import pandas as pd
+
+    from mc3g.datasets import load
+
+    ds = load("adult", split="paper")
+    before = [pd.util.hash_pandas_object(frame).sum() for frame in (ds.train, ds.test)]
+    yield ds
+    assert [pd.util.hash_pandas_object(frame).sum() for frame in (ds.train, ds.test)] == before, "a test changed the shared adult data set in place"
+
+
+@pytest.fixture(scope="session")
 def loan() -> Any:
     """The service ``mc3g serve`` starts with no arguments: the loan example, John first."""
     from mc3g.serve import embedded

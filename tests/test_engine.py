@@ -88,10 +88,10 @@ def test_a_score_cannot_change_without_its_cause(loan) -> None:
 
 
 @pytest.fixture(scope="module")
-def adult():
+def adult(adult_paper):
     ref = reference("adult")
-    ds = ref.data()
-    return ref, ds, ref.person_row(ds)
+    assert (ref.dataset, ref.split) == ("adult", "paper")  # the data the session shares
+    return ref, adult_paper, ref.person_row(adult_paper)
 
 
 def test_adult_reference_person_under_each_mode(adult) -> None:

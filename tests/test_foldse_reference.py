@@ -19,8 +19,8 @@ def _body_sets(rules: RuleSet) -> set[frozenset[Literal]]:
 
 
 @pytest.fixture(scope="module")
-def adult():
-    return load("adult", split="paper")
+def adult(adult_paper):
+    return adult_paper
 
 
 def test_adult_gives_exactly_the_two_published_rules(adult) -> None:

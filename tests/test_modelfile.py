@@ -166,8 +166,8 @@ def _flips(model, answers, columns: list[str], dtypes, favourable: str) -> int:
     return len(values)
 
 
-def test_onnx_export_of_an_adult_pipeline_labels_and_explains_as_the_pipeline(tmp_path: Path) -> None:
-    ds = load("adult", split="paper")
+def test_onnx_export_of_an_adult_pipeline_labels_and_explains_as_the_pipeline(tmp_path: Path, adult_paper) -> None:
+    ds = adult_paper
     encode = ColumnTransformer([("c", OneHotEncoder(handle_unknown="ignore"), ds.schema.categorical)], remainder="passthrough")
     pipeline = make_pipeline(encode, GradientBoostingClassifier(n_estimators=30, max_depth=3, random_state=0)).fit(ds.X_train, ds.y_train)
     file = tmp_path / "adult.onnx"

@@ -117,12 +117,10 @@ def test_init_drafts_and_check_passes_on_it(files: dict[str, Path]) -> None:
     assert "every name and value is in the data, and no row breaks it" in result.output and "1 constraint" in result.output
 
 
-def test_init_on_adult_proposes_the_protections_and_the_spouse_dependency_and_check_passes(shared_data: Path, tmp_path: Path) -> None:
+def test_init_on_adult_proposes_the_protections_and_the_spouse_dependency_and_check_passes(shared_data: Path, tmp_path: Path, adult_paper) -> None:
     """The issue's 'done when': adult's training split written to a CSV, its income the decision."""
-    from mc3g.datasets import load
-
     data, knowledge = tmp_path / "adult-train.csv", tmp_path / "adult.causal"
-    load("adult", split="paper").train.to_csv(data, index=False)
+    adult_paper.train.to_csv(data, index=False)
     result = runner.invoke(app, ["init", str(data), "--target", "income", "--favourable", ">50K", "--out", str(knowledge)])
     assert result.exit_code == 0, result.output
     text = knowledge.read_text(encoding="utf-8")

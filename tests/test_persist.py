@@ -44,8 +44,8 @@ def test_rules_explainer_round_trips(tmp_path: Path, loan, mode: str) -> None:
     assert loaded.schema_ == explainer.schema_ and loaded.rules_ == explainer.rules_
 
 
-def test_adult_paper_setting_round_trips(tmp_path: Path) -> None:
-    ds = load("adult", split="paper")
+def test_adult_paper_setting_round_trips(tmp_path: Path, adult_paper) -> None:
+    ds = adult_paper
     ref = reference("adult")
     explainer = MC3G(ref.rules, ref.causal(ds), schema=ds.schema, k=2, norm="l2").fit(ds.X_train)
     explainer.save(tmp_path / "adult.json")

@@ -22,8 +22,8 @@ runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
-def adult():
-    return load("adult", split="paper")
+def adult(adult_paper):
+    return adult_paper
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,6 @@ from typer.testing import CliRunner
 
 from mc3g import MC3G, CausalModel
 from mc3g.cli import app
-from mc3g.datasets import load
 from mc3g.exceptions import InputError
 from mc3g.explain import Recourse, load_model
 from mc3g.reference import knowledge
@@ -42,8 +41,8 @@ TEMPTING = RuleSet(
 
 
 @pytest.fixture(scope="module")
-def adult():
-    return load("adult", split="paper")
+def adult(adult_paper):
+    return adult_paper
 
 
 @pytest.fixture(scope="module")

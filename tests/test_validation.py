@@ -79,8 +79,8 @@ def test_cars_persons_seven_is_not_a_value(cars) -> None:
         explainer.explain(row)
 
 
-def test_adult_marital_status_is_checked_against_its_domain() -> None:
-    ds = load("adult", split="paper")
+def test_adult_marital_status_is_checked_against_its_domain(adult_paper) -> None:
+    ds = adult_paper
     ref = reference("adult")
     explainer = MC3G(ref.rules, ref.causal(ds), schema=ds.schema).fit(ds.X_train)
     person = ds.X_test.iloc[1]
@@ -298,10 +298,10 @@ def test_causal_numbers_and_names_are_refused_at_file_line_and_column(loan, text
         CausalModel.parse(text, file="k.causal", schema=ds.schema)
 
 
-def test_a_step_too_fine_for_the_data_is_refused_not_answered_wrongly() -> None:
+def test_a_step_too_fine_for_the_data_is_refused_not_answered_wrongly(adult_paper) -> None:
     """Capital gain runs to 99,999: a step of 1e-300 (or 1e-12) cannot be held apart by a
     float, and once gave 1.9494 where the optimum is 0.9495.  It is refused, saying why."""
-    ds = load("adult", split="paper")
+    ds = adult_paper
     ref = reference("adult")
     with_step = ref.causal(ds).to_text() + "\ncapital_gain: step "
     for step in ("1e-300", "1e-12"):
