@@ -66,12 +66,14 @@ class _Enumeration:
                 if atom is not None:
                     self.decode[symbol], self.atoms[(position, index)] = (position, index), atom.literal
 
-    def _state(self, model: clingo.Model) -> State:
+    def _read(self, model: clingo.Model) -> tuple[State, int]:
+        """A model's state and its integer cost."""
         state = [0] * len(self.problem.names)
         for symbol in model.symbols(shown=True):
             position, index = self.decode[symbol]
             state[position] = index
-        return tuple(state)
+        weights = model.cost
+        return tuple(state), weights[0] if weights else 0
 
     def _count_at(self, level: int) -> None:
         """Count costs at scale ``level`` only."""
@@ -114,11 +116,8 @@ class _Enumeration:
         self._count_at(level)
         self.ctl.configuration.solve.opt_mode = f"enum,{bound}"
         self.ctl.configuration.solve.models = str(limit + 1)  # stops by itself: cancelling is slow
-        found = []
-        with self.ctl.solve(yield_=True) as handle:
-            for model in handle:
-                weights = model.cost
-                found.append((self._state(model), weights[0] if weights else 0))
+        found: list[tuple[State, int]] = []
+        self.ctl.solve(on_model=lambda model: found.append(self._read(model)))  # a callback: cheaper per model than iterating
         return Page(found, len(found) <= limit, self.reach(cost), self.scales[level])
 
     def exclude(self, actions: frozenset[str]) -> None:
