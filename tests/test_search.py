@@ -571,3 +571,71 @@ def test_steps_reach_the_option_through_consistent_states(case, mode, k) -> None
         for step in steps[:-1]:
             # the independent reading: the literals hold for the values themselves
             assert forbidden_in(step.values, causal) == []
+
+
+# -- pricing by the definition, and names as clingo reads them -------------------------------------
+def _derived_by_definition(problem: Problem, state: tuple[int, ...]) -> Fraction | None:
+    """The derived mode's least cost of ``state``, by its definition: every set of changes the
+    person may make is tried as the direct actions; it works when each other change follows from
+    a rule whose cause and effect became true, landing on the effect's nearest point, through a
+    changed cause feature that is itself direct or caused (a least fixpoint)."""
+    changed = [n for n in problem.names if state[problem.position[n]]]
+    settable = [n for n in changed if not (problem.space[n].feature.consequence_only or problem.space[n].feature.immutable)]
+
+    def caused_by(k: int, grounded: set[str]) -> bool:
+        rule = problem.rules[k]
+        at = state[problem.position[rule.effect.feature]]
+        became = not problem.truth(rule.effect)[0] and not problem.cause_before[k]
+        holds = problem.holds(rule.effect, state) and all(problem.holds(c, state) for c in rule.cause)
+        return became and holds and bool(problem.nearest[k][at]) and any(f in grounded for f in rule.cause_features)
+
+    best = None
+    for size in range(len(settable) + 1):
+        for direct in itertools.combinations(settable, size):
+            grounded, rest = set(direct), [n for n in changed if n not in direct]
+            while grown := [n for n in rest if n not in grounded and any(caused_by(k, grounded) for k, r in enumerate(problem.rules) if r.effect.feature == n)]:
+                grounded.update(grown)
+            if grounded >= set(changed):
+                cost = sum((Fraction(problem.numerators[n][state[problem.position[n]]], problem.denominator) for n in direct), Fraction(0))
+                best = cost if best is None else min(best, cost)
+    return best
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(any_problems(), st.sampled_from(SPREADS))
+def test_derived_pricing_matches_its_definition_on_every_state(case, spread) -> None:
+    """Pricing works out once per problem which rules may cause each feature, and prices a state
+    that no rule can cause directly: every state of the whole domain is priced as its definition
+    says, and the terms are plain floats of the exact costs."""
+    features, instance, rules, causal = case
+    train = _train(features)
+    problem = Problem(_full_space(features, instance, _spreads(features, train, spread)), [], causal, "derived")
+    states = [tuple(s) for s in itertools.product(*(range(len(f.values)) for f in problem.space.features))]
+    forbidden = [Rule(None, tuple(combo)) for combo in causal.forbidden if problem.in_play(combo)]
+    for state, assessed in zip(states, problem.assess_many(states)):
+        priced, expected = problem.price(state), _derived_by_definition(problem, state)
+        assert (priced is None) == (expected is None)
+        if priced is not None:
+            assert priced.exact == expected and priced.state == state
+            exact = {n: Fraction(problem.numerators[n][state[problem.position[n]]], problem.denominator) for n in priced.terms}
+            assert all(type(t) is float and t == float(exact[n]) for n, t in priced.terms.items())
+            event("a caused change" if priced.caused else "every change direct")
+        kept = not any(problem.covers(rule, state) for rule in forbidden) and all(state[problem.position[f.name]] for f in features if f.must_change)
+        assert assessed == (priced if kept else None)
+
+
+def test_feature_names_clingo_must_quote_come_back_from_the_solver() -> None:
+    """The solver finds each candidate's atom by its symbol: names with quotes, backslashes, line
+    breaks and accents reach clingo as strings and the states come back whole."""
+    from mc3g.search.solver import _Enumeration
+
+    names = ['a "quoted" name', "back\\slash", "two\nlines", "ünïcode"]
+    features = [Feature(n, "numeric", range=(0.0, 5.0), step=1.0) for n in names]
+    fvs = [FeatureValues.of(f, [1, 0, 2, 3, 4, 5], {n: 1.0 for n in names}) for f in features]
+    space = CandidateSpace(fvs, [Region((), {f.name: list(range(6)) for f in fvs})], "exact")
+    problem = Problem(space, _REFUSED_UNLESS(*(Literal(n, "<=", 2) for n in names)), CausalModel())
+    grounded = _Enumeration(problem)
+    listed = {(names.index(a.symbol.arguments[0].string), a.symbol.arguments[1].number) for a in grounded.ctl.symbolic_atoms.by_signature("val", 2)}
+    assert set(grounded.atoms) == listed and len(listed) == 4 * 6
+    found = search(problem, 4)
+    assert [problem.describe(a.state) for a in found] == [{**{n: 1 for n in names}, n: 3} for n in reversed(names)]

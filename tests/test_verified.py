@@ -272,6 +272,24 @@ def test_neighbours_keep_bounds_and_are_the_same_for_the_same_person() -> None:
     assert all(1 <= len(change) <= 2 and set(change) <= {"x", "c"} and all(change[f] != person[f] for f in change) for change in drawn)
 
 
+def test_a_draw_around_a_person_is_the_generator_s_calls_in_their_order() -> None:
+    """Each row drawn is the person's generator asked how many features (one to ``most``), which
+    of them, then each one's value among those its bounds allow: the rows, and so a black box's
+    answers, stay the same however the code around the generator is made faster.  The values are
+    plain ints, floats and text, as a person's row holds them."""
+    explainer = MC3G(_model(12, 6, "b", False), desired_class="yes", refine=0).fit(TRAIN)
+    engine, person = explainer.engine_, {"x": 4, "y": 2, "c": "a"}
+    drawn = neighbours(engine, person, 300, rng_for(person, 0), most=2)
+    pools = {"x": sorted(set(TRAIN["x"]) - {4}), "y": sorted(set(TRAIN["y"]) - {2}), "c": ["b", "c"]}
+    assert engine.varied == ["x", "y", "c"]
+    rng, names, expected = rng_for(person, 0), ["x", "y", "c"], []
+    for _ in range(300):
+        picked = rng.choice(3, size=int(rng.integers(1, 3)), replace=False)
+        expected.append({names[i]: pools[names[i]][int(rng.integers(len(pools[names[i]])))] for i in picked})
+    assert drawn == expected and {len(row) for row in drawn} == {1, 2}
+    assert all(type(v) is (str if f == "c" else int) for row in drawn for f, v in row.items())
+
+
 def test_n_jobs_splits_a_small_batch_among_the_processes() -> None:
     assert [len(c) for c in chunks(list(range(10)), 1)] == [10]
     assert [len(c) for c in chunks(list(range(10)), 2)] == [5, 5]

@@ -14,7 +14,10 @@ against DiCE's cheapest valid and consistent one, on the rows where both have on
 Both ask the model through a counter, so the run also says how many ``predict`` calls each makes
 per query, and what one call of one row costs: a verified search pays at least that per call,
 which bounds the ratio MC3G could reach even if its own work cost nothing.  MC3G's run records
-say how many rounds of questions each person took and how many rows they held.
+say how many rounds of questions each person took and how many rows they held, and how long it
+searched (``search_seconds``, the time waiting for the model left out): its own work per person,
+also measured in CPU time (less the CPU its model's ``predict`` took), which a shared machine
+inflates less than the clock.
 """
 
 from __future__ import annotations
@@ -74,6 +77,8 @@ class BlackBoxRun:
     rounds_median: float  # MC3G's rounds of questions per person (its run record): its calls when explained alone
     rounds_most: int
     rows_per_round: float  # rows MC3G asks the model per round, over every round of every person
+    own_ms: float  # MC3G's own work per person, the median: its search_seconds (the clock, the model's calls left out), in ms
+    own_cpu_ms: float  # the same in CPU time: explain's less its model's predict calls', in ms
     call_seconds: float  # the least time one predict call of one row took
     bound: float  # DiCE's mean seconds per query / (MC3G's calls x call_seconds): the ratio if MC3G's own work cost nothing
 
@@ -114,14 +119,15 @@ def _run(name: str, kind: str, n_rows: int, k: int, profile: str, progress: Call
     dice = explainer("dice", their_box, causal, k=k, method="random", timeout=60, continuous=numeric, features_to_vary=vary).fit(X_train)
     refused = X_test[model.predict(X_test).astype(str) == ds.schema.unfavourable].iloc[:n_rows]
     spreads = {c: spread(X_train[c]) for c in numeric}
-    ours, theirs, t_ours, t_theirs = [], [], [], []
+    ours, theirs, t_ours, t_theirs, cpu_ours = [], [], [], [], []
     ours_box.calls = their_box.calls = 0
     for i, (_, row) in enumerate(refused.iterrows()):
         if progress:
             progress(f"{name}, {kind}: row {i + 1} of {len(refused)}")
-        start = time.perf_counter()
+        start, cpu, model_cpu = time.perf_counter(), time.process_time(), ours_box.cpu
         ours.append(mc3g.explain(row))
         t_ours.append(time.perf_counter() - start)
+        cpu_ours.append(time.process_time() - cpu - (ours_box.cpu - model_cpu))
         start = time.perf_counter()
         theirs.append(dice.explain(row))
         t_theirs.append(time.perf_counter() - start)
@@ -158,20 +164,25 @@ def _run(name: str, kind: str, n_rows: int, k: int, profile: str, progress: Call
         float(np.mean(t_theirs) / np.mean(t_ours)), float(np.median(ratios)),
         *calls, float(np.median(rounds)) if rounds else 0.0, max(rounds, default=0),
         sum(a.run.rows_asked or 0 for a in ours) / max(sum(rounds), 1),
+        _median_ms([a.run.search_seconds or 0.0 for a in ours]), _median_ms(cpu_ours),
         call_seconds, float(np.mean(t_theirs)) / (calls[0] * call_seconds) if calls[0] else math.nan,
     )  # fmt: skip
 
 
 class _Counted:
-    """A classifier that counts the calls made to it (DiCE's sklearn backend needs
-    ``predict_proba`` and ``classes_``; MC3G calls ``predict``)."""
+    """A classifier that counts the calls made to it and the CPU time they took (DiCE's sklearn
+    backend needs ``predict_proba`` and ``classes_``; MC3G calls ``predict``)."""
 
     def __init__(self, model: Any) -> None:
-        self.model, self.classes_, self.calls = model, model.classes_, 0
+        self.model, self.classes_, self.calls, self.cpu = model, model.classes_, 0, 0.0
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         self.calls += 1
-        return self.model.predict(X)
+        start = time.process_time()
+        try:
+            return self.model.predict(X)
+        finally:
+            self.cpu += time.process_time() - start
 
     def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
         self.calls += 1
@@ -187,6 +198,10 @@ def _one_call(model: Any, row: pd.DataFrame, repeats: int = 21) -> float:
         model.predict(row)
         times.append(time.perf_counter() - start)
     return min(times)
+
+
+def _median_ms(seconds: list[float]) -> float:
+    return 1000 * float(np.median(seconds)) if seconds else math.nan
 
 
 def _share(flags: list[bool]) -> float | None:

@@ -39,23 +39,27 @@ def neighbours(engine: Any, row: Mapping[str, Any], n: int, rng: np.random.Gener
     direction, categories by the moves they may make).  A person's are asked with what the causal rules
     force from them (:class:`~mc3g.explain.verdicts.Verdicts`); refinement's teach the surrogate
     the model as they are."""
-    choices: dict[str, np.ndarray] = {}
+    choices: dict[str, list[Any]] = {}
     for name in engine.varied:
         feature, original = engine.schema.feature(name), row[name]
         if feature.is_numeric:
             lo, hi = numeric_bounds(feature, original)
             seen = engine.observed.numbers[name]
-            values = seen[(seen >= lo) & (seen <= hi) & (seen != original)]
+            values = [plain(v) for v in seen[(seen >= lo) & (seen <= hi) & (seen != original)]]
         else:
-            values = np.array([v for v in engine.observed.tokens[name] if v != str(original) and feature.may_move(str(original), v)], dtype=object)
-        if len(values):
+            values = [v for v in engine.observed.tokens[name] if v != str(original) and feature.may_move(str(original), v)]
+        if values:
             choices[name] = values
-    names = list(choices)
+    names, pools = list(choices), list(choices.values())
+    sizes = [len(pool) for pool in pools]
     most = engine.settings.hunt.most_changed if most is None else most
+    # One row costs a few of the generator's calls; the values are plain already, and the calls
+    # are bound once (a last draw makes thousands of rows).
+    integers, choice, width = rng.integers, rng.choice, len(names)
     out = []
     for _ in range(n if names else 0):
-        picked = rng.choice(len(names), size=min(int(rng.integers(1, most + 1)), len(names)), replace=False)
-        out.append({names[i]: plain(choices[names[i]][int(rng.integers(len(choices[names[i]])))]) for i in picked})
+        picked = choice(width, size=min(int(integers(1, most + 1)), width), replace=False).tolist()
+        out.append({names[i]: pools[i][integers(sizes[i])] for i in picked})
     return out
 
 

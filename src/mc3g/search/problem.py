@@ -77,11 +77,21 @@ class Problem:
         self.position = {n: i for i, n in enumerate(self.names)}
         self._value_lists = [f.values for f in self.space.features]
         self.denominator, self.numerators = self._exact_terms()
-        self.costs = {n: np.array([t / self.denominator for t in ts], dtype=np.float64) for n, ts in self.numerators.items()}
+        self.costs = {n: [t / self.denominator for t in ts] for n, ts in self.numerators.items()}
         self.rules = [r for r in self.causal.rules if r.effect.feature in self.position]
         self.nearest = [self._nearest(r) for r in self.rules]
         self.cause_before = [all(self.truth(c)[0] for c in r.cause) for r in self.rules]  # the cause held in the person's state
         self._forcing = [(rule, j) for k, rule in enumerate(self.rules) if (j := self._forced_landing(k)) is not None]
+        # What pricing reads for every state, worked out once: the rules that may cause each
+        # feature (neither their cause nor their effect held for the person), the features a
+        # person may set, the constraints and the features that must change.
+        self._may_cause: dict[str, list[int]] = {}
+        for k, rule in enumerate(self.rules):
+            if not (self.truth(rule.effect)[0] or self.cause_before[k]):
+                self._may_cause.setdefault(rule.effect.feature, []).append(k)
+        self._settable = {f.name for f in self.space.features if not (f.feature.consequence_only or f.feature.immutable)}
+        self._forbidden = [Rule(None, tuple(combo)) for combo in self.causal.forbidden if self.in_play(combo)]
+        self._must_change = [self.position[f.name] for f in self.space.features if f.feature.must_change]
 
     def _exact_terms(self) -> tuple[int, dict[str, list[int]]]:
         """Each candidate value's term as an integer over one common denominator: exact costs
@@ -195,20 +205,18 @@ class Problem:
         ok = np.ones(len(grid), dtype=bool)
         for rule in self.decision:
             ok &= ~self._covering(rule, grid)
-        for combo in self.causal.forbidden:
-            if self.in_play(combo):
-                ok &= ~self._covering(Rule(None, tuple(combo)), grid)
-        for f in self.space.features:
-            if f.feature.must_change:
-                ok &= grid[:, self.position[f.name]] != 0
-        return [self.price(tuple(int(j) for j in state)) if good else None for state, good in zip(grid, ok)]
+        for combo in self._forbidden:
+            ok &= ~self._covering(combo, grid)
+        for position in self._must_change:
+            ok &= grid[:, position] != 0
+        return [self.price(tuple(state)) if good else None for state, good in zip(grid.tolist(), ok.tolist())]
 
     def price(self, state: State) -> Assessment | None:
         """The cheapest justification of the state's changes under the mode (which are direct
         actions, which are caused) and its cost, whether or not the state escapes the decision or
         keeps the constraints; None when a change lacks the justification it needs (a feature
         that may change only as a consequence, changed without a cause)."""
-        changed = [n for n in self.names if state[self.position[n]] != 0]
+        changed = [n for n, j in zip(self.names, state) if j]
         if self.mode == "derived":
             return self._assess_derived(state, changed)
         explained = {n: r for n in changed if (r := self._explaining_rule(n, state)) is not None}
@@ -235,22 +243,21 @@ class Problem:
         """Rules that could cause this change (all but the cause's grounding hold)."""
         out = []
         idx = state[self.position[name]]
-        for k, rule in enumerate(self.rules):
-            if rule.effect.feature != name or not self.nearest[k][idx]:
-                continue
-            if self.truth(rule.effect)[0] or self.cause_before[k] or not all(self.holds(c, state) for c in rule.cause):
-                continue
-            if any(f in changed for f in rule.cause_features):
+        for k in self._may_cause.get(name, ()):
+            rule = self.rules[k]
+            if self.nearest[k][idx] and all(self.holds(c, state) for c in rule.cause) and any(f in changed for f in rule.cause_features):
                 out.append(k)
         return out
 
     def _assess_derived(self, state: State, changed_list: list[str]) -> Assessment | None:
         changed = set(changed_list)
-        options = {n: ks for n in changed_list if (ks := self._causable(n, state, changed))}
+        options = {n: ks for n in changed_list if n in self._may_cause and (ks := self._causable(n, state, changed))}
         forced = [n for n in changed_list if n not in options]
-        if any(not self._actionable(n) for n in forced):
+        if any(n not in self._settable for n in forced):
             return None
-        optional = [n for n in options if self._actionable(n)]
+        if not options:  # nothing could be caused: every change is a direct action
+            return self._priced(state, changed_list, {})
+        optional = [n for n in options if n in self._settable]
         best: Assessment | None = None
         # Try every choice of which causable changes are done directly, cheapest first.
         for size in range(len(optional) + 1):
@@ -283,14 +290,11 @@ class Problem:
                         break
         return caused if len(caused) == len(pending) else None
 
-    def _actionable(self, name: str) -> bool:
-        f = self.space[name].feature
-        return not (f.consequence_only or f.immutable)
-
     def _priced(self, state: State, direct: list[str], caused: dict[str, CausalRule], counted: list[str] | None = None) -> Assessment:
         counted = direct if counted is None else counted
-        terms = {n: float(self.costs[n][state[self.position[n]]]) for n in counted}
-        total = sum(self.numerators[n][state[self.position[n]]] for n in counted)
+        at = [(n, state[self.position[n]]) for n in counted]
+        terms = {n: self.costs[n][j] for n, j in at}
+        total = sum(self.numerators[n][j] for n, j in at)
         return Assessment(state, self.distance.total(total / self.denominator), terms, tuple(direct), caused, total, self.denominator)
 
     def value(self, name: str, state: State) -> Any:

@@ -53,20 +53,27 @@ class _Enumeration:
         self.ctl.add("base", [], self.program.facts() + _counting(len(self.scales)))
         self.ctl.ground([(part, []) for part in self.program.parts()])
         self._level: int | None = None
-        position = {name: i for i, name in enumerate(problem.names)}
+        # Each candidate value's atom, looked up by its symbol (cheaper than reading the
+        # symbols of every atom grounded).
         self.decode: dict[clingo.Symbol, tuple[int, int]] = {}
         self.atoms: dict[tuple[int, int], int] = {}
-        for atom in self.ctl.symbolic_atoms.by_signature("val", 2):
-            name, index = atom.symbol.arguments
-            key = (position[name.string], index.number)
-            self.decode[atom.symbol], self.atoms[key] = key, atom.literal
+        atoms = self.ctl.symbolic_atoms
+        for position, fv in enumerate(problem.space.features):
+            name = clingo.String(fv.name)
+            for index in range(len(fv.values)):
+                symbol = clingo.Function("val", [name, clingo.Number(index)])
+                atom = atoms[symbol]
+                if atom is not None:
+                    self.decode[symbol], self.atoms[(position, index)] = (position, index), atom.literal
 
-    def _state(self, model: clingo.Model) -> State:
+    def _read(self, model: clingo.Model) -> tuple[State, int]:
+        """A model's state and its integer cost."""
         state = [0] * len(self.problem.names)
         for symbol in model.symbols(shown=True):
             position, index = self.decode[symbol]
             state[position] = index
-        return tuple(state)
+        weights = model.cost
+        return tuple(state), weights[0] if weights else 0
 
     def _count_at(self, level: int) -> None:
         """Count costs at scale ``level`` only."""
@@ -84,8 +91,9 @@ class _Enumeration:
         best = None
         with self.ctl.solve(yield_=True) as handle:
             for model in handle:
-                if model.optimality_proven or not model.cost:  # no weight: any model is optimal
-                    best = model.cost[0] if model.cost else 0
+                weights = model.cost
+                if model.optimality_proven or not weights:  # no weight: any model is optimal
+                    best = weights[0] if weights else 0
         return None if best is None else best / self.scales[0]
 
     def _bound(self, cost: Fraction) -> tuple[int, int]:
@@ -108,10 +116,8 @@ class _Enumeration:
         self._count_at(level)
         self.ctl.configuration.solve.opt_mode = f"enum,{bound}"
         self.ctl.configuration.solve.models = str(limit + 1)  # stops by itself: cancelling is slow
-        found = []
-        with self.ctl.solve(yield_=True) as handle:
-            for model in handle:
-                found.append((self._state(model), model.cost[0] if model.cost else 0))
+        found: list[tuple[State, int]] = []
+        self.ctl.solve(on_model=lambda model: found.append(self._read(model)))  # a callback: cheaper per model than iterating
         return Page(found, len(found) <= limit, self.reach(cost), self.scales[level])
 
     def exclude(self, actions: frozenset[str]) -> None:
