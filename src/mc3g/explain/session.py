@@ -106,50 +106,89 @@ class _Clock:
 
 
 def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> Steps:
+    """The person's answer: the search by the rules alone or with the black box, then the
+    options' steps, with one run record built at the end of whichever path it took."""
     clock = _Clock()
-    record = engine.record(k)
     box = engine.black_box
     if box is not None:
         box.check_columns(row)
     instance = engine.instance(row, where)
     firing = engine.firing(instance)
-    decision = tuple(engine.words.rule(r) for r in firing)
-    verdicts = None
+    verdicts, wider = None, None
     if box is None:
-        problem = engine.problem(instance, k)
-        budget = engine.settings.max_states
-        found, stopped, _ = yield from verified(problem, StateStream(problem, budget), k, engine.settings.distinct, None, budget)
-        stopped = FOUND if len(found) == k else stopped
-        outcome: Outcome | None = Outcome(engine, problem, k, tuple(found), stopped, "given", priced_in=(problem,) * len(found)) if firing else None
+        outcome = yield from _by_rules(engine, instance, k, bool(firing))
     else:
         verdicts = Verdicts(row, clock.away, engine.consequences(instance))
-        hunt = Hunt(engine, row, k, verdicts, instance, bool(firing), lambda p, a: [d.values for d in drafts_of(engine, row, p, a)[1]])
-        outcome = yield from hunted(hunt)
-        record = replace(record, wider_draws=hunt.wider_draws)
+        outcome, wider = yield from _by_model(engine, row, k, verdicts, instance, bool(firing))
     if outcome is None:
         reason = f"the decision for this person is not {engine.unfavourable!r}, so it is already favourable."
-        return Recourse(row, NOT_REFUSED, reasons=(reason,), run=_measured(record, clock, verdicts))
-    problem, found = outcome.problem, outcome.found
-    session.problem, session.outside = problem, outcome.outside
-    record = replace(record, n_regions=problem.space.n_regions, n_candidates=problem.space.n_candidates, stopped=outcome.stopped)
-    if verdicts is not None:
-        record = replace(record, fidelity=engine.fidelity, rejected_by_model=verdicts.rejected, judged_by_model=verdicts.judged, rules=outcome.rules)
-    record = _measured(record, clock, verdicts)
-    refusing = tuple(firing)
-    if not found:
-        reasons = tuple(why_none(problem, engine.words)) if verdicts is None or not verdicts.rejected else (_unanswered(engine, outcome, verdicts),)
-        reasons += (_undrawn(engine, verdicts, record.wider_draws or 0),) if verdicts is not None and verdicts.free else ()
-        return Recourse(row, NO_COUNTERFACTUAL, reasons=reasons, decision=decision, run=record, refusing=refusing)
-    drafted = [drafts_of(engine, row, p, a) for p, a in zip(outcome.priced_in, found)]
+        return Recourse(row, NOT_REFUSED, reasons=(reason,), run=_record(engine, k, None, verdicts, wider, clock))
+    session.problem, session.outside = outcome.problem, outcome.outside
+    decision, refusing = tuple(engine.words.rule(r) for r in firing), tuple(firing)
+    if not outcome.found:
+        reasons = _no_option(engine, outcome, verdicts, wider)
+        return Recourse(row, NO_COUNTERFACTUAL, reasons=reasons, decision=decision, run=_record(engine, k, outcome, verdicts, wider, clock), refusing=refusing)
+    counterfactuals = yield from _with_steps(engine, row, outcome, verdicts)
+    fewer = _fewer(engine, outcome, verdicts, len(counterfactuals), k)
+    run = _record(engine, k, outcome, verdicts, wider, clock)
+    return Recourse(row, REFUSED, counterfactuals, decision=decision, run=run, refusing=refusing, fewer=fewer)
+
+
+def _by_rules(engine: Engine, instance: Mapping[str, Any], k: int, firing: bool) -> Generator[list[Row], list[bool], Outcome | None]:
+    """Plain decision rules: the K least-cost states that escape them, read in exact cost order
+    to the budget (no question is asked); None when no rule refuses the person."""
+    problem = engine.problem(instance, k)
+    budget = engine.settings.max_states
+    found, stopped, _ = yield from verified(problem, StateStream(problem, budget), k, engine.settings.distinct, None, budget)
+    stopped = FOUND if len(found) == k else stopped
+    return Outcome(engine, problem, k, tuple(found), stopped, "given", priced_in=(problem,) * len(found)) if firing else None
+
+
+def _by_model(
+    engine: Engine, row: Row, k: int, verdicts: Verdicts, instance: Mapping[str, Any], firing: bool
+) -> Generator[list[Row], list[bool], tuple[Outcome | None, int]]:
+    """A black box: the hunt's phases (:mod:`.phases`), and the draws it made again, wider; the
+    outcome is None when the model does not refuse the person."""
+    hunt = Hunt(engine, row, k, verdicts, instance, firing, lambda p, a: [d.values for d in drafts_of(engine, row, p, a)[1]])
+    outcome = yield from hunted(hunt)
+    return outcome, hunt.wider_draws
+
+
+def _with_steps(engine: Engine, row: Row, outcome: Outcome, verdicts: Verdicts | None) -> Generator[list[Row], list[bool], tuple[Counterfactual, ...]]:
+    """The options with their steps, each step judged: by the model for a black box (one call
+    for all), by the decision rules otherwise."""
+    drafted = [drafts_of(engine, row, p, a) for p, a in zip(outcome.priced_in, outcome.found)]
     options, drafts = [option for option, _ in drafted], [steps for _, steps in drafted]
     if verdicts is not None:
         refusals = iter([not ok for ok in (yield from verdicts.ask([], [draft.values for steps in drafts for draft in steps]))])
     else:
+        problem = outcome.problem
         refusals = iter([any(problem.covers(r, draft.state) for r in engine.decision) for steps in drafts for draft in steps])
-    counterfactuals = tuple(replace(cf, steps=tuple(_step(cf, draft, next(refusals)) for draft in steps)) for cf, steps in zip(options, drafts))
-    record = _measured(record, clock, verdicts)
-    fewer = _fewer(engine, outcome, verdicts, len(counterfactuals), k)
-    return Recourse(row, REFUSED, counterfactuals, decision=decision, run=record, refusing=refusing, fewer=fewer)
+    return tuple(replace(cf, steps=tuple(_step(cf, draft, next(refusals)) for draft in steps)) for cf, steps in zip(options, drafts))
+
+
+def _no_option(engine: Engine, outcome: Outcome, verdicts: Verdicts | None, wider: int | None) -> tuple[str, ...]:
+    """Why the person has no option: the rules that cannot be escaped within the knowledge, or
+    what the model refused; for a black box, what else it was asked."""
+    if verdicts is None or not verdicts.rejected:
+        reasons = tuple(why_none(outcome.problem, engine.words))
+    else:
+        reasons = (_unanswered(engine, outcome, verdicts),)
+    return reasons + ((_undrawn(engine, verdicts, wider or 0),) if verdicts is not None and verdicts.free else ())
+
+
+def _record(engine: Engine, k: int, outcome: Outcome | None, verdicts: Verdicts | None, wider: int | None, clock: _Clock) -> RunRecord:
+    """The answer's run record: the settings, the space searched and why it stopped, for a black
+    box what the model was asked (``wider``: the draws made again), and the time searched."""
+    record = engine.record(k)
+    if outcome is not None:
+        space = outcome.problem.space
+        record = replace(record, n_regions=space.n_regions, n_candidates=space.n_candidates, stopped=outcome.stopped)
+        if verdicts is not None:
+            record = replace(record, fidelity=engine.fidelity, rejected_by_model=verdicts.rejected, judged_by_model=verdicts.judged, rules=outcome.rules)
+    if verdicts is not None:
+        record = replace(record, wider_draws=wider)
+    return _measured(record, clock, verdicts)
 
 
 def _measured(record: RunRecord, clock: _Clock, verdicts: Verdicts | None) -> RunRecord:
