@@ -1,5 +1,6 @@
-"""The package's layering: no import cycles (counting imports inside functions too), packages meet
-through their public faces, and the core loads neither the data sets, the CLI nor rich."""
+"""The package's layering: its rooms on floors, each importing only rooms below it; no import
+cycles (counting imports inside functions too); packages meet through their public faces; the
+core loads neither the data sets, the CLI nor rich; and modules stay small."""
 
 from __future__ import annotations
 
@@ -97,6 +98,46 @@ def test_the_package_has_no_import_cycles() -> None:
     assert _cycles(_import_graph()) == []
 
 
+FLOORS: tuple[tuple[str, ...], ...] = (
+    ("exceptions", "version", "protections", "resources"),
+    ("reading", "values", "moves", "serialization"),
+    ("params", "rules"),
+    ("schema", "foldse", "models"),  # models: model files, and the one place predict is called
+    ("causal",),
+    ("search", "datasets"),
+    ("explain",),  # the explainer, its session and the search around the model
+    ("baselines", "records", "applicants", "reference"),  # records: a batch's results file
+    ("methods", "batch", "serve"),  # methods: MC3G and the baselines behind one interface
+    ("audit", "bench"),
+    ("cli",),
+)
+"""The rooms of ``src/mc3g`` (its folders, and its modules without ``.py``), bottom floor first."""
+
+
+def _room(module: str) -> str:
+    return module.split(".")[1] if "." in module else module
+
+
+def test_every_room_stands_on_one_floor() -> None:
+    placed = [room for floor in FLOORS for room in floor]
+    assert len(placed) == len(set(placed))
+    assert set(placed) == {_room(m) for m in _import_graph()} - {"mc3g"}
+
+
+def test_rooms_import_only_rooms_on_lower_floors() -> None:
+    """So the registry of methods (``mc3g.methods``) stands above ``explain`` and ``baselines``,
+    whose classes it names, and the model (``mc3g.models``) below the explainer that asks it."""
+    floor = {room: number for number, rooms in enumerate(FLOORS) for room in rooms}
+    upward = sorted(
+        f"{module} -> {target}"
+        for module, targets in _import_graph().items()
+        if module != "mc3g"
+        for target in targets
+        if target != "mc3g" and _room(target) != _room(module) and floor[_room(target)] >= floor[_room(module)]
+    )
+    assert upward == []
+
+
 def test_packages_import_each_other_only_through_their_faces() -> None:
     """``from mc3g.search.space import x`` outside ``mc3g.search`` reaches past its public face.
     ``mc3g.bench`` has none: each of its modules is the engine of one ``mc3g bench`` command."""
@@ -134,8 +175,12 @@ def test_the_command_line_loads_the_service_only_to_serve() -> None:
     assert not {m for m in loaded if m.startswith(("mc3g.serve", "fastapi", "uvicorn", "jinja2", "httpx"))}
 
 
+def _lines(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines())
+
+
 def test_no_module_is_over_400_lines() -> None:
-    long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py") if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400}
+    long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py") if (n := _lines(p)) > 400}
     assert long == {}
 
 

@@ -25,7 +25,7 @@ from mc3g.batch import MANIFEST, RESULT_COLUMNS, Batch, dask_client, input_files
 from mc3g.cli import app  # noqa: E402
 from mc3g.datasets import load  # noqa: E402
 from mc3g.exceptions import InputError, ResultsFileError  # noqa: E402
-from mc3g.explain import batch_settings, settings_hash  # noqa: E402
+from mc3g.records import batch_settings, settings_hash  # noqa: E402
 from mc3g.reference import decision_rules, knowledge  # noqa: E402
 
 runner = CliRunner()

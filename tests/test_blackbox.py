@@ -19,7 +19,7 @@ from mc3g.cli import app
 from mc3g.datasets import load
 from mc3g.datasets.loan import JOHN
 from mc3g.exceptions import BlackBoxError, InputError
-from mc3g.explain import typed_frame
+from mc3g.models import typed_frame
 from mc3g.reference import reference
 
 

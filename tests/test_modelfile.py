@@ -28,7 +28,7 @@ from mc3g import MC3G, load_model
 from mc3g.cli import app
 from mc3g.datasets import load
 from mc3g.exceptions import InputError, ModelFileError
-from mc3g.explain import OnnxModel
+from mc3g.models import OnnxModel
 from mc3g.reference import reference
 
 TREE = "sklearn.tree._tree.Tree"  # skops does not trust tree storage by default

@@ -16,7 +16,8 @@ from mc3g.batch import input_files, partition_files, read_manifest
 from mc3g.cli import app
 from mc3g.datasets import load
 from mc3g.exceptions import FileRefusedError, MissingFileError, ResultsFileError
-from mc3g.explain import load_model, open_results
+from mc3g.models import load_model
+from mc3g.records import open_results
 from mc3g.reference import fitted_explainer
 from mc3g.serve import load_config
 

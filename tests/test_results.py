@@ -25,7 +25,8 @@ from mc3g import MC3G
 from mc3g.cli import app
 from mc3g.datasets import load
 from mc3g.exceptions import ResultsFileError
-from mc3g.explain import batch_settings, open_results, settings_hash, usable_cores
+from mc3g.explain import usable_cores
+from mc3g.records import batch_settings, open_results, settings_hash
 from mc3g.reference import decision_rules, knowledge
 
 runner = CliRunner()

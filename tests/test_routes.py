@@ -21,7 +21,8 @@ from typer.testing import CliRunner
 from mc3g import MC3G, CausalModel
 from mc3g.cli import app
 from mc3g.exceptions import InputError
-from mc3g.explain import Recourse, load_model
+from mc3g.explain import Recourse
+from mc3g.models import load_model
 from mc3g.reference import knowledge
 from mc3g.rules import Literal, Rule, RuleSet
 
@@ -166,8 +167,8 @@ def served(service: Any, adult: Any, rows: list[int]) -> tuple[dict[str, Any], l
     """``/v1/schema``, and ``/v1/explain``'s answers for test ``rows``, from ``service`` on 127.0.0.1."""
     import httpx
 
-    from mc3g.explain import plain
     from mc3g.serve import create_app
+    from mc3g.values import plain
 
     with live_server(create_app(service)) as url, httpx.Client(base_url=url, timeout=120) as client:
         schema = client.get("/v1/schema").json()

@@ -1,8 +1,9 @@
 """mc3g: causally constrained counterfactual explanations for any classifier (MC3G, NeSy 2025)."""
 
 from .causal import CausalModel
-from .explain import MC3G, Counterfactual, Recourse, load_model
+from .explain import MC3G, Counterfactual, Recourse
 from .foldse import FoldSE
+from .models import load_model
 from .rules import Literal, Rule, RuleSet
 from .version import __version__
 

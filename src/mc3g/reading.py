@@ -10,6 +10,7 @@ refused too.  Nothing here imports the rest of mc3g, so every layer can use it.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from pathlib import Path
@@ -84,6 +85,16 @@ def read_text(path: str | Path, kind: str) -> str:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise FileRefusedError(Path(path), f"line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); the {kind} must be UTF-8") from None
+
+
+def file_sha256(path: str | Path, kind: str) -> str:
+    """The SHA-256 of the regular file ``path`` (see :func:`regular_file`), read in pieces: a
+    saved explainer names its model file by it, a results header its model, explainer and inputs."""
+    digest = hashlib.sha256()
+    with regular_file(path, kind).open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def _size(n: int) -> str:

@@ -1,4 +1,4 @@
-"""Counterfactual baselines for the MC3G comparison, each an Explainer of :mod:`mc3g.explain.protocol`
+"""Counterfactual baselines for the MC3G comparison, each an Explainer of :mod:`mc3g.methods`
 (registered there as ``dice``, ``wachter`` and ``nearest_noncausal``).  None of them uses causal
 knowledge.  Importing this package does not import ``dice-ml``: DiCE is loaded when a
 :class:`~mc3g.baselines.dice.DiceExplainer` is fitted."""

@@ -1,4 +1,4 @@
-"""What the counterfactual baselines share: the :class:`~mc3g.explain.protocol.Explainer` interface
+"""What the counterfactual baselines share: the :class:`~mc3g.methods.Explainer` interface
 and their answers as :class:`~mc3g.explain.result.Recourse` objects.
 
 A baseline knows no causal knowledge: it takes ``causal`` only to be built like every other
@@ -20,7 +20,8 @@ from typing import Any
 import pandas as pd
 
 from ..exceptions import InputError
-from ..explain import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, DirectAction, Recourse, RunRecord, typed_frame
+from ..explain import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, DirectAction, Recourse, RunRecord
+from ..models import typed_frame
 from ..rules import token
 from ..search import spread
 

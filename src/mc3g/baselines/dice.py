@@ -1,7 +1,7 @@
 """DiCE (the ``dice-ml`` package) as a counterfactual baseline for the MC3G comparison.
 
 DiCE knows nothing of causal knowledge: :class:`DiceExplainer` takes ``causal`` only to be built
-like every method of :mod:`mc3g.explain.protocol` and ignores it; every change it proposes is a
+like every method of :mod:`mc3g.methods` and ignores it; every change it proposes is a
 direct action.  DiCE is run as published (its own defaults) so that the comparison is fair.  What
 this module adds is only what a batch benchmark needs:
 

@@ -15,7 +15,7 @@ gradient does not push keep exactly their value.  Every iterate is decoded to a 
 (category = largest one-hot coordinate; numbers unscaled, rounded where the training column is
 integral, clipped to its range) and the answers are re-checked with the real ``model.predict``.
 Like the original method it knows no causal knowledge (``causal`` is taken, to be built like every
-method of :mod:`mc3g.explain.protocol`, and ignored): only ``features_to_vary`` restricts it.
+method of :mod:`mc3g.methods`, and ignored): only ``features_to_vary`` restricts it.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
 
 from ..exceptions import InputError
-from ..explain import typed_frame
+from ..models import typed_frame
 from ._base import Baseline
 
 STEP = 0.05  # gradient step, in MAD units of the encoded columns

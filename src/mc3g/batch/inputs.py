@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..exceptions import InputError
-from ..explain import file_sha256
-from ..reading import regular_file
+from ..reading import file_sha256, regular_file
 
 SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 CSV_BLOCK_BYTES = 16 << 20  # a CSV block is parsed at once, and partitions are cut from it

@@ -23,7 +23,8 @@ from typing import Any
 import pandas as pd
 
 from ..exceptions import BatchError, InputError
-from ..explain import batch_settings, usable_cores
+from ..explain import usable_cores
+from ..records import batch_settings
 from ..schema import Schema
 from ..values import first_non_number
 from ..version import __version__

@@ -1,8 +1,8 @@
 """A batch's results folder: a manifest of the settings, one Parquet file per partition.
 
 - ``_batch.json`` records the settings every answer in the folder was made under (the ones a
-  results file's header holds: :func:`mc3g.explain.batch_settings`) and their hash.  A rerun
-  under other settings is refused, each difference named (:func:`mc3g.explain.check_settings`);
+  results file's header holds: :func:`mc3g.records.batch_settings`) and their hash.  A rerun
+  under other settings is refused, each difference named (:func:`mc3g.records.check_settings`);
   ``overwrite`` empties the folder's partitions first.
 - ``_batch.lock`` is held by the run writing the folder, so a second run is refused.
 - ``part-NNNNN.parquet`` is one partition's people.  A rerun keeps a partition file whose
@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from ..exceptions import ResultsFileError
-from ..explain import check_settings, lock_file, settings_hash
 from ..reading import read_text, regular_file
+from ..records import check_settings, lock_file, settings_hash
 from .inputs import Partition
 from .work import METADATA_KEY, partition_metadata
 

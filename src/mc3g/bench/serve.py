@@ -166,7 +166,7 @@ def _case(name: str, folder: Path, people: int, timeout: float | None) -> tuple[
 def refused_applicants(explainer: Any, test: Any, people: int) -> list[dict[str, Any]]:
     """The first ``people`` rows of the frame ``test`` that the explainer's model refuses, as the
     plain values a JSON request carries."""
-    from ..explain import plain
+    from ..values import plain
 
     X = test[list(explainer.feature_names_in_)]
     return [{name: plain(value) for name, value in row.items()} for _, row in X[explainer.refuses(X)].iloc[:people].iterrows()]

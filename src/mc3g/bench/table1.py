@@ -27,7 +27,7 @@ is MC3G with one row per call.  DiCE and Wachter explain one row after another (
 batch call loops over the rows the same way); only their generation is timed, not our checks.
 ``paired_l1`` compares MC3G's L1 with each method's on the rows both answered.
 
-Every method is an explainer of :mod:`mc3g.explain.protocol` (``SPECS``: its registry name and
+Every method is an explainer of :mod:`mc3g.methods` (``SPECS``: its registry name and
 options), fitted on the training split and read through its :class:`~mc3g.explain.result.Recourse`
 answers; the baselines report every change as a direct action.
 """
@@ -52,7 +52,8 @@ from sklearn.preprocessing import LabelEncoder, OneHotEncoder, StandardScaler
 from ..causal import CausalModel
 from ..datasets import Dataset, load
 from ..exceptions import UnknownNameError
-from ..explain import MC3G, Counterfactual, Explainer, Profile, explainer, violations
+from ..explain import MC3G, Counterfactual, Profile, violations
+from ..methods import Explainer, explainer
 from ..reference import knowledge
 from ..rules import token
 from ..search import spread
@@ -196,7 +197,7 @@ def paired_l1(methods: dict[str, MethodResult], against: str = "mc3g") -> dict[s
 
 @dataclass(frozen=True)
 class Method:
-    """One column of Table 1: a registered explainer (:mod:`mc3g.explain.protocol`) and its options.
+    """One column of Table 1: a registered explainer (:mod:`mc3g.methods`) and its options.
 
     ``black_box`` names another model to explain instead of the data set's black box (Wachter
     needs gradients: an MLP); it explains the rows that model also refuses, and its validity is

@@ -12,7 +12,7 @@ import typer
 
 from ..applicants import Fitted, check_knowledge, draft, fit_file, read_data
 from ..exceptions import InputError
-from ..explain import ModelFile
+from ..models import ModelFile
 from .app import app, err, out
 from .explain import DISTINCT, MODE, NORM, PROFILE, TRUST_MODEL, TRUST_TYPES
 

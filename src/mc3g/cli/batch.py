@@ -14,7 +14,7 @@ from rich import box
 from rich.table import Table
 
 from ..exceptions import InputError
-from ..explain import ModelFile
+from ..models import ModelFile
 from ..params import whole
 from ..reference import ExplainerSettings
 from .app import app, bench_app, err, out, print_results, styled
@@ -68,7 +68,8 @@ def batch(
 ) -> None:
     """Explain every person of SOURCE on Dask, into a folder of Parquet files (one row per person)."""
     from ..batch import Batch, dask_client
-    from ..explain import PeopleBar, frame_sha256
+    from ..explain import PeopleBar
+    from ..records import frame_sha256
 
     if scheduler and workers is not None:
         raise InputError("--workers sizes the LocalCluster mc3g starts; a cluster given by --scheduler has its own workers")

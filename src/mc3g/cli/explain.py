@@ -13,7 +13,8 @@ import typer
 from rich.table import Table
 
 from ..exceptions import InputError
-from ..explain import ModelFile, Profile
+from ..explain import Profile
+from ..models import ModelFile
 from ..params import whole
 from ..reference import ExplainerSettings, fitted_explainer, knowledge
 from .app import MODE_HELP, PROFILE_HELP, app, err, out, styled
@@ -70,7 +71,7 @@ def _results(people: People, explainer: Any, out_file: str | None, model_file: s
     this run's settings: the people (a data set with fingerprints of its rows, or the saved
     explainer and the input file, by their SHA-256), the profile, the model, the rules, the
     knowledge and every setting.  A pipe or a device is written without resume."""
-    from ..explain import batch_settings, open_results
+    from ..records import batch_settings, open_results
 
     results = open_results(out_file or sys.stdout, batch_settings(explainer, people.data, model_file), list(people.rows.index), overwrite=overwrite)
     if out_file and not results.resumable:

@@ -19,7 +19,10 @@ import typer
 
 from ..applicants import people_of, person_of, row_of
 from ..exceptions import InputError
-from ..explain import MC3G, ModelFile, file_sha256, frame_sha256
+from ..explain import MC3G
+from ..models import ModelFile
+from ..reading import file_sha256
+from ..records import frame_sha256
 
 SAVED_HELP = "A saved explainer (mc3g fit, or MC3G.save in Python) instead of DATASET; a black box's model is named again with --model."
 INPUT_HELP = "A CSV or Parquet file of people (every column the explainer reads): --row N picks one, --all-refused takes every refused one."

@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 
 from ..foldse import FoldSE
+from ..models import typed_frame
 from ..rules import RuleSet, token
 from ..search import numeric_bounds
 from ..values import plain
-from .blackbox import typed_frame
 
 
 def rng_for(row: Mapping[str, Any], seed: int) -> np.random.Generator:

@@ -22,13 +22,13 @@ from sklearn.utils.validation import check_is_fitted
 from ..causal import CausalModel
 from ..exceptions import InputError, listed
 from ..foldse import FoldSE
+from ..models import BlackBox, label_text
 from ..params import Constraints, Free, Instance, Number, Text, Texts, Whole, validate
 from ..rules import Rule, RuleSet, Words
 from ..schema import Schema
 from ..search import Problem, Program
 from . import persist
 from .batch import explain_rows
-from .blackbox import BlackBox, label_text
 from .engine import Engine, K, SearchSettings, checked_k, person
 from .metadata import check_frame, covering, schema_of_rules, unfavourable_class, with_data_bounds, with_dice_settings
 from .profile import check_protections
@@ -351,7 +351,7 @@ class MC3G(BaseEstimator):
     def save(self, path: str | Path, model_file: str | Path | None = None) -> None:
         """Write the fitted explainer as a versioned JSON document (no pickle).  A black box is
         not embedded: ``model_file`` names the file it is kept in, and its SHA-256 is recorded; a
-        ``.skops`` or ``.onnx`` file is one :func:`~mc3g.explain.load_model` reads without running code."""
+        ``.skops`` or ``.onnx`` file is one :func:`~mc3g.models.load_model` reads without running code."""
         engine = self._engine()
         params = {k: v for k, v in self.get_params(deep=False).items() if k not in ("model", "causal", "schema")}
         persist.save(Path(path), params, list(self.feature_names_in_), engine, self.surrogate_, model_file)

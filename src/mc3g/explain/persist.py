@@ -9,14 +9,13 @@ and the columns and dtypes the model was fitted on.  Documents saved before the 
 settings travelled with the schema load as they were: what they hold is what they were fitted
 with (the run record lists it).  A black box is never embedded: the document
 names the file it is kept in and its SHA-256, and the caller loads the model itself, best from
-a ``.skops`` or ``.onnx`` file, which :func:`~mc3g.explain.load_model` reads without running code.
+a ``.skops`` or ``.onnx`` file, which :func:`~mc3g.models.load_model` reads without running code.
 A model it read is checked by the bytes it was built from, wherever the file now is: a deployment
 that copied the document and the model elsewhere is checked as well as the machine that saved it.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -29,15 +28,14 @@ import pandas as pd
 
 from ..causal import CausalModel, CausalRule, Constraint
 from ..exceptions import InputError, ModelFileError, said
+from ..models import BlackBox, model_source
 from ..params import Constraints, validate
-from ..reading import read_text, regular_file
+from ..reading import file_sha256, read_text
 from ..rules import Literal, RuleSet
 from ..schema import Feature, Schema
 from ..search import Observed
 from ..serialization import check_header, header
-from .blackbox import BlackBox
 from .engine import Engine, SearchSettings
-from .modelfile import model_source
 from .surrogate import Surrogate
 
 JSON_FORMAT = "mc3g.explainer"
@@ -143,7 +141,7 @@ def _restored(document: Mapping[str, Any], box_doc: Mapping[str, Any] | None, mo
 
 def _check_model(path: Path, box_doc: Mapping[str, Any], model: Any) -> None:
     """Refuse a model read from bytes other than those the document was saved with, wherever
-    they were read from.  A model that :func:`~mc3g.explain.load_model` did not read (an object
+    they were read from.  A model that :func:`~mc3g.models.load_model` did not read (an object
     the caller made) has no bytes to check: it is taken as given."""
     source = model_source(model)
     if source is None or not box_doc.get("sha256") or source.sha256 == box_doc["sha256"]:
@@ -163,7 +161,7 @@ def _black_box_to_dict(box: BlackBox | None, surrogate: Surrogate | None, model_
         raise InputError(f"model_file {model_file} is not a file")
     return {
         "file": str(file) if file else None,
-        "sha256": file_sha256(file) if file else None,
+        "sha256": file_sha256(file, "model file") if file else None,
         "type": f"{type(box.model).__module__}.{type(box.model).__qualname__}",
         "dtypes": {c: str(d) for c, d in box.dtypes.items()},
         "labels": list(box.labels or ()),
@@ -175,16 +173,6 @@ def _black_box_to_dict(box: BlackBox | None, surrogate: Surrogate | None, model_
 
 
 _REFINED = ("near", "first_fidelity", "first_near", "rounds", "counterexamples")
-
-
-def file_sha256(path: Path, kind: str = "model file") -> str:
-    """The SHA-256 of a file's bytes, read in pieces: model files and results headers name files
-    by it.  ``kind`` says what the file is, for its bound and a refusal (see :mod:`mc3g.reading`)."""
-    digest = hashlib.sha256()
-    with regular_file(path, kind).open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _schema_to_dict(schema: Schema) -> dict[str, Any]:

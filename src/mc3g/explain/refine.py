@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .blackbox import typed_frame
+from ..models import typed_frame
 from .engine import Engine
 from .local import neighbours
 from .surrogate import Surrogate, split

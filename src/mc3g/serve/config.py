@@ -21,11 +21,12 @@ from typing import Annotated, Any, ClassVar
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, ValidationInfo
 
 from ..exceptions import InputError
-from ..explain import MC3G, ModelFile, Profile, plain
+from ..explain import MC3G, Profile
+from ..models import ModelFile
 from ..params import Constraints, Flag, Kind, Number, Text, Texts, Whole, validate
 from ..reading import read_text
 from ..reference import REFERENCES, ExplainerSettings, fitted_explainer
-from ..values import suggest
+from ..values import plain, suggest
 from .inputs import check_example
 
 LOOPBACK = "127.0.0.1"

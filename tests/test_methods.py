@@ -14,8 +14,8 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 from mc3g.exceptions import UnknownNameError
-from mc3g.explain.protocol import REGISTRY, Explainer, explainer
 from mc3g.explain.result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Recourse
+from mc3g.methods import REGISTRY, Explainer, explainer
 
 NEEDS = {"dice": "dice_ml"}  # explainers whose optional dependency may be missing
 
@@ -68,7 +68,7 @@ def test_baselines_ignore_causal_knowledge(setup) -> None:
 
 
 def test_a_method_of_ones_own_joins_the_registry(setup) -> None:
-    from mc3g.explain.protocol import REGISTRY, register
+    from mc3g.methods import REGISTRY, register
 
     model, _ = setup
     register("mc3g_l0", "mc3g.baselines.nearest:nearest_noncausal")
@@ -86,6 +86,6 @@ def test_unknown_name_is_refused(setup) -> None:
 
 
 def test_importing_the_protocol_does_not_import_dice() -> None:
-    code = "import sys, mc3g, mc3g.explain.protocol, mc3g.baselines; print('dice_ml' in sys.modules)"
+    code = "import sys, mc3g, mc3g.methods, mc3g.baselines; print('dice_ml' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

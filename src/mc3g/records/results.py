@@ -39,12 +39,10 @@ from typing import IO, Any
 import pandas as pd
 
 from ..exceptions import FileRefusedError, ResultsFileError
-from ..reading import regular_file
+from ..explain import MC3G, Recourse
+from ..reading import file_sha256, regular_file
 from ..values import plain
 from ..version import __version__
-from .mc3g import MC3G
-from .persist import file_sha256
-from .result import Recourse
 
 FORMAT = "mc3g.results"
 VERSION = 1
@@ -81,7 +79,7 @@ def batch_settings(explainer: MC3G, data: Mapping[str, Any], model_file: str | P
     settings = {
         "mc3g": __version__,
         "data": dict(data),
-        "model_sha256": file_sha256(Path(model_file)) if model_file is not None else None,
+        "model_sha256": file_sha256(Path(model_file), "model file") if model_file is not None else None,
         "rules_sha256": text_sha256(explainer.rules_.to_json()),
         "causal_sha256": text_sha256(explainer.causal_.to_text()),
         "schema_sha256": text_sha256(repr(explainer.schema_)),

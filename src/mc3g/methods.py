@@ -5,7 +5,8 @@ without causal knowledge) are built the same way — ``factory(model, causal, **
 on training rows and asked about people; every one answers with :class:`Recourse` objects, so a
 benchmark, the CLI or a service loops over methods without knowing which is which.  Factories are
 named by import path and loaded on first use: a baseline's heavy dependency (``dice-ml``) is
-imported only when that baseline is asked for.
+imported only when that baseline is asked for.  This module stands above :mod:`mc3g.explain` and
+:mod:`mc3g.baselines`, whose classes it names; neither of them imports it.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import pandas as pd
 
-from ..exceptions import UnknownNameError
-from .result import Recourse
+from .exceptions import UnknownNameError
+from .explain import Recourse
 
 
 @runtime_checkable
