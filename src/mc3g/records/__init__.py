@@ -10,6 +10,7 @@ or losing, skipping or repeating anyone.
   (:mod:`mc3g.batch`) keeps the same rules.
 """
 
-from .results import ResultsFile, batch_settings, check_settings, frame_sha256, lock_file, open_results, settings_hash
+from .results import ResultsFile, lock_file, open_results
+from .settings import batch_settings, check_settings, frame_sha256, settings_hash
 
 __all__ = ["ResultsFile", "batch_settings", "check_settings", "frame_sha256", "lock_file", "open_results", "settings_hash"]
