@@ -1,6 +1,6 @@
 """The package's layering: its rooms on floors, each importing only rooms below it; no import
 cycles (counting imports inside functions too); packages meet through their public faces; the
-core loads neither the data sets, the CLI nor rich; and modules stay small."""
+core loads neither the data sets, the CLI nor rich; and rooms, modules and functions stay small."""
 
 from __future__ import annotations
 
@@ -182,6 +182,26 @@ def _lines(path: Path) -> int:
 def test_no_module_is_over_400_lines() -> None:
     long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py") if (n := _lines(p)) > 400}
     assert long == {}
+
+
+def test_no_function_is_over_60_lines() -> None:
+    long = {
+        f"{p.relative_to(PACKAGE)}:{node.name}": length
+        for p in PACKAGE.rglob("*.py")
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (length := node.end_lineno - node.lineno + 1) > 60  # type: ignore[operator]
+    }
+    assert long == {}
+
+
+def test_no_room_holds_over_a_fifth_of_the_lines() -> None:
+    """A room is a folder right under ``src/mc3g`` (or a module there), its lines those of its .py files."""
+    rooms: dict[str, int] = {}
+    for p in PACKAGE.rglob("*.py"):
+        room = p.relative_to(PACKAGE).parts[0]
+        rooms[room] = rooms.get(room, 0) + _lines(p)
+    total = sum(rooms.values())
+    assert {room: f"{n / total:.1%}" for room, n in rooms.items() if n > total / 5} == {}
 
 
 def test_the_batch_and_the_audit_load_dask_parquet_and_plots_only_when_they_run() -> None:

@@ -105,6 +105,29 @@ def blackbox_benchmark(
 
 
 def _run(name: str, kind: str, n_rows: int, k: int, profile: str, progress: Callable[[str], None] | None) -> BlackBoxRun:
+    fitted = _fit(name, kind, n_rows, k, profile)
+    return _judged(fitted, _asked(fitted, progress))
+
+
+@dataclass(frozen=True)
+class _Fitted:
+    """One data set's black box, MC3G and DiCE random fitted on it (each asking it through its
+    own counter), the refused test rows both explain, and the judge of their answers."""
+
+    name: str
+    kind: str
+    profile: str
+    model: Any
+    mc3g: MC3G
+    dice: Any
+    ours_box: _Counted
+    their_box: _Counted
+    fit_seconds: float  # MC3G's
+    refused: pd.DataFrame
+    judge: _Judge
+
+
+def _fit(name: str, kind: str, n_rows: int, k: int, profile: str) -> _Fitted:
     dataset, split = SETTINGS[name]
     ds = load(dataset, split=split)
     X_train, X_test = ds.train.drop(columns=[ds.schema.label]), ds.test.drop(columns=[ds.schema.label])
@@ -119,27 +142,56 @@ def _run(name: str, kind: str, n_rows: int, k: int, profile: str, progress: Call
     vary = [c for c in X_train.columns if not schema.feature(c).immutable]
     dice = explainer("dice", their_box, causal, k=k, method="random", timeout=60, continuous=numeric, features_to_vary=vary).fit(X_train)
     refused = X_test[model.predict(X_test).astype(str) == ds.schema.unfavourable].iloc[:n_rows]
-    spreads = {c: spread(X_train[c]) for c in numeric}
+    judge = _Judge(model, X_train.dtypes, ds.schema.unfavourable, causal, schema, {c: spread(X_train[c]) for c in numeric})
+    return _Fitted(name, kind, profile, model, mc3g, dice, ours_box, their_box, fit_seconds, refused, judge)
+
+
+@dataclass(frozen=True)
+class _Answers:
+    """Both methods' answers for the same rows, one row per call, interleaved, with the seconds
+    each query took (MC3G's also in CPU, its model's calls left out) and the model's calls per
+    query; MC3G's seconds per query with every row in one call; the least one call of one row took."""
+
+    ours: list[Recourse]
+    theirs: list[Recourse]
+    t_ours: list[float]
+    t_theirs: list[float]
+    cpu_ours: list[float]
+    calls: tuple[float, float]  # MC3G's, DiCE's
+    pooled_seconds: float
+    call_seconds: float
+
+
+def _asked(fitted: _Fitted, progress: Callable[[str], None] | None) -> _Answers:
+    """MC3G then DiCE on each row in turn; then MC3G on every row in one call, whose answers must
+    be those it gave one row at a time."""
+    refused, ours_box, their_box = fitted.refused, fitted.ours_box, fitted.their_box
     ours, theirs, t_ours, t_theirs, cpu_ours = [], [], [], [], []
     ours_box.calls = their_box.calls = 0
     for i, (_, row) in enumerate(refused.iterrows()):
         if progress:
-            progress(f"{name}, {kind}: row {i + 1} of {len(refused)}")
+            progress(f"{fitted.name}, {fitted.kind}: row {i + 1} of {len(refused)}")
         start, cpu, model_cpu = time.perf_counter(), time.process_time(), ours_box.cpu
-        ours.append(mc3g.explain(row))
+        ours.append(fitted.mc3g.explain(row))
         t_ours.append(time.perf_counter() - start)
         cpu_ours.append(time.process_time() - cpu - (ours_box.cpu - model_cpu))
         start = time.perf_counter()
-        theirs.append(dice.explain(row))
+        theirs.append(fitted.dice.explain(row))
         t_theirs.append(time.perf_counter() - start)
     calls = (ours_box.calls / max(len(refused), 1), their_box.calls / max(len(refused), 1))
-    call_seconds = _one_call(model, refused.iloc[:1]) if len(refused) else math.nan
+    call_seconds = _one_call(fitted.model, refused.iloc[:1]) if len(refused) else math.nan
     start = time.perf_counter()
-    pooled = mc3g.explain(refused)
+    pooled = fitted.mc3g.explain(refused)
     pooled_seconds = (time.perf_counter() - start) / max(len(refused), 1)
     if [a.to_dict()["counterfactuals"] for a in pooled] != [a.to_dict()["counterfactuals"] for a in ours]:
-        raise AssertionError(f"{name}, {kind}: MC3G's pooled answers differ from its answers one row at a time")
-    judge = _Judge(model, X_train.dtypes, ds.schema.unfavourable, causal, schema, spreads)
+        raise AssertionError(f"{fitted.name}, {fitted.kind}: MC3G's pooled answers differ from its answers one row at a time")
+    return _Answers(ours, theirs, t_ours, t_theirs, cpu_ours, calls, pooled_seconds, call_seconds)
+
+
+def _judged(fitted: _Fitted, answers: _Answers) -> BlackBoxRun:
+    """The run's figures: every answer judged again by the model and the checker, and the times."""
+    model, mc3g, refused, judge = fitted.model, fitted.mc3g, fitted.refused, fitted.judge
+    ours, theirs, t_ours, t_theirs, calls, call_seconds = answers.ours, answers.theirs, answers.t_ours, answers.t_theirs, answers.calls, answers.call_seconds
     mine = [judge(row, answer) for (_, row), answer in zip(refused.iterrows(), ours)]
     dices = [judge(row, answer) for (_, row), answer in zip(refused.iterrows(), theirs)]
     good_dice = [min((c for c, valid, consistent in r if valid and consistent), default=None) for r in dices]
@@ -150,10 +202,10 @@ def _run(name: str, kind: str, n_rows: int, k: int, profile: str, progress: Call
     judged = [a.run.judged_by_model or 0 for a in ours]
     rounds = [a.run.model_rounds or 0 for a in ours]
     return BlackBoxRun(
-        name, type(model[-1].estimator if isinstance(model[-1], Labelled) else model[-1]).__name__, profile, len(refused),
+        fitted.name, type(model[-1].estimator if isinstance(model[-1], Labelled) else model[-1]).__name__, fitted.profile, len(refused),
         surrogate.first_fidelity if surrogate else None, surrogate.fidelity if surrogate else None,
         surrogate.first_near if surrogate else None, surrogate.near if surrogate else None,
-        mc3g.rules_.n_rules, fit_seconds,
+        mc3g.rules_.n_rules, fitted.fit_seconds,
         sum(bool(a.counterfactuals) for a in ours), sum(bool(a.counterfactuals) for a in theirs),
         sum(d is not None for d in good_dice), sum(d is not None and m is None for m, d in zip(best_mine, good_dice)),
         sum(m - d > 1e-9 for m, d in both),
@@ -161,11 +213,11 @@ def _run(name: str, kind: str, n_rows: int, k: int, profile: str, progress: Call
         _share([o[2] for r in mine for o in r]), _share([o[2] for r in dices for o in r]),
         len(both), float(np.mean([m for m, _ in both])) if both else None, float(np.mean([d for _, d in both])) if both else None,
         float(np.mean(judged)) if judged else 0.0, max(judged, default=0),
-        float(np.mean(t_ours)), pooled_seconds, float(np.mean(t_theirs)),
+        float(np.mean(t_ours)), answers.pooled_seconds, float(np.mean(t_theirs)),
         float(np.mean(t_theirs) / np.mean(t_ours)), float(np.median(ratios)),
         *calls, float(np.median(rounds)) if rounds else 0.0, max(rounds, default=0),
         sum(a.run.rows_asked or 0 for a in ours) / max(sum(rounds), 1),
-        _median_ms([a.run.search_seconds or 0.0 for a in ours]), _median_ms(cpu_ours),
+        _median_ms([a.run.search_seconds or 0.0 for a in ours]), _median_ms(answers.cpu_ours),
         call_seconds, float(np.mean(t_theirs)) / (calls[0] * call_seconds) if calls[0] else math.nan,
     )  # fmt: skip
 

@@ -17,10 +17,13 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import pandas as pd
+
 from ..causal import CausalModel
-from ..datasets import load
-from ..explain import MC3G, Profile, violations
+from ..datasets import Dataset, load
+from ..explain import MC3G, Profile, Recourse, violations
 from ..reference import decision_rules, knowledge
+from ..schema import Schema
 from .table1 import SURROGATE_TAIL, black_box
 
 PROFILE_NAMES = (Profile.PAPER, Profile.PRODUCT)
@@ -68,60 +71,81 @@ def profile_audit(
     of Table 1 (``gbm``, ``rf``, ``mlp``), fitted once and shared by both profiles."""
     ds = load(dataset, split=split)
     judge = None if model == "rules" else black_box(ds, model)
-    X_train, X_test = ds.train.drop(columns=[ds.schema.label]), ds.test.drop(columns=[ds.schema.label])
+    X_test = ds.test.drop(columns=[ds.schema.label])
     bounded = (knowledge(ds) or CausalModel()).schema(ds.schema.under(Profile.PRODUCT))  # the data's metadata with product's settings
     out = []
     for name in profiles:
         if progress:
             progress(f"{dataset}: {name}")
-        causal = knowledge(ds) or CausalModel()  # the profile's settings come with ds.schema
-        options: dict[str, Any] = {"k": k, "n_jobs": n_jobs, "profile": name, "schema": ds.schema}
-        if judge is None:
-            explainer = MC3G(decision_rules(ds, name), causal, **options).fit(ds.X_train)
-        else:
-            explainer = MC3G(judge, causal, tail=SURROGATE_TAIL.get(dataset, 0.005), **options).fit(X_train)
+        explainer = _explainer(ds, judge, name, tail=SURROGATE_TAIL.get(dataset, 0.005), k=k, n_jobs=n_jobs)
         rows = X_test[list(explainer.feature_names_in_)]
         rows = rows[explainer.refuses(rows)].iloc[::every]
         rows = rows if limit is None else rows.iloc[:limit]
         start = time.perf_counter()
         answers = explainer.explain(rows)
         seconds = time.perf_counter() - start
-        counts = dict.fromkeys((*_KINDS, "other"), 0)
-        first_harmful = touched = answered = n_options = too_far = 0
-        for (_, row), answer in zip(rows.iterrows(), answers):
-            person = dict(row.items())
-            for i, cf in enumerate(answer.counterfactuals):
-                problems = violations(cf, person, [], explainer.causal_, ds.schema)
-                found = {kind for kind, words in _KINDS.items() if any(words in p for p in problems)}
-                for kind in found:
-                    counts[kind] += 1
-                counts["other"] += len(problems) > sum(any(words in p for words in _KINDS.values()) for p in problems)
-                first_harmful += i == 0 and bool(found)
-                too_far += any("max-change" in p for p in violations(cf, person, [], CausalModel(), bounded))
-            n_options += len(answer.counterfactuals)
-            if answer.counterfactuals:
-                answered += 1
-                touched += answer.features_touched
+        t = _tally(rows, answers, explainer.causal_, ds.schema, bounded)
         label = "rules" if judge is None else type(judge[-1]).__name__
-        refusal = explainer.unfavourable_
         out.append(
             ProfileAudit(
                 dataset,
                 split,
                 label,
                 name,
-                refusal,
+                explainer.unfavourable_,
                 len(rows),
-                answered,
-                n_options,
-                counts["protected"],
-                counts["one_way"],
-                counts["out_of_range"],
-                counts["other"],
-                too_far,
-                first_harmful,
-                touched / answered if answered else 0.0,
+                t.answered,
+                t.options,
+                t.counts["protected"],
+                t.counts["one_way"],
+                t.counts["out_of_range"],
+                t.counts["other"],
+                t.too_far,
+                t.first_harmful,
+                t.touched / t.answered if t.answered else 0.0,
                 seconds,
-            )  # fmt: skip
+            )
         )
     return out
+
+
+def _explainer(ds: Dataset, judge: Any, profile: str, tail: float, k: int, n_jobs: int) -> MC3G:
+    """MC3G under ``profile``, on its decision rules (``judge`` None) or on the black box ``judge``."""
+    causal = knowledge(ds) or CausalModel()  # the profile's settings come with ds.schema
+    options: dict[str, Any] = {"k": k, "n_jobs": n_jobs, "profile": profile, "schema": ds.schema}
+    if judge is None:
+        return MC3G(decision_rules(ds, profile), causal, **options).fit(ds.X_train)
+    return MC3G(judge, causal, tail=tail, **options).fit(ds.train.drop(columns=[ds.schema.label]))
+
+
+@dataclass
+class _Tally:
+    """What one profile's options do, counted as :class:`ProfileAudit` reports it."""
+
+    counts: dict[str, int]  # options per kind of harm in _KINDS, and "other"
+    answered: int = 0
+    options: int = 0
+    first_harmful: int = 0
+    too_far: int = 0
+    touched: int = 0  # the features each answered person's options change, summed
+
+
+def _tally(rows: pd.DataFrame, answers: list[Recourse], causal: CausalModel, schema: Schema, bounded: Schema) -> _Tally:
+    """Each option checked against the knowledge over the data's own metadata (``schema``), and
+    against ``bounded`` (that metadata under product's settings) for a number moved too far."""
+    tally = _Tally(dict.fromkeys((*_KINDS, "other"), 0))
+    for (_, row), answer in zip(rows.iterrows(), answers):
+        person = dict(row.items())
+        for i, cf in enumerate(answer.counterfactuals):
+            problems = violations(cf, person, [], causal, schema)
+            found = {kind for kind, words in _KINDS.items() if any(words in p for p in problems)}
+            for kind in found:
+                tally.counts[kind] += 1
+            tally.counts["other"] += len(problems) > sum(any(words in p for words in _KINDS.values()) for p in problems)
+            tally.first_harmful += i == 0 and bool(found)
+            tally.too_far += any("max-change" in p for p in violations(cf, person, [], CausalModel(), bounded))
+        tally.options += len(answer.counterfactuals)
+        if answer.counterfactuals:
+            tally.answered += 1
+            tally.touched += answer.features_touched
+    return tally
