@@ -25,7 +25,8 @@ import pandas as pd
 from .causal import CausalModel
 from .datasets import JOHN, Dataset, load, shipped_knowledge
 from .exceptions import InputError
-from .explain import ModelFile, Profile
+from .explain import ModelFile
+from .profiles import Profile
 from .params import Constraints, Flag, Instance, OneOf, Text, Whole, validate
 from .reading import read_text
 from .rules import RuleSet

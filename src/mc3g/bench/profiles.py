@@ -19,7 +19,8 @@ from typing import Any
 
 from ..causal import CausalModel
 from ..datasets import load
-from ..explain import MC3G, Profile, violations
+from ..explain import MC3G, violations
+from ..profiles import Profile
 from ..reference import decision_rules, knowledge
 from .table1 import SURROGATE_TAIL, black_box
 

@@ -52,7 +52,8 @@ from sklearn.preprocessing import LabelEncoder, OneHotEncoder, StandardScaler
 from ..causal import CausalModel
 from ..datasets import Dataset, load
 from ..exceptions import UnknownNameError
-from ..explain import MC3G, Counterfactual, Explainer, Profile, explainer, violations
+from ..explain import MC3G, Counterfactual, Explainer, explainer, violations
+from ..profiles import Profile
 from ..reference import knowledge
 from ..rules import token
 from ..search import spread

@@ -13,7 +13,8 @@ import typer
 from rich.table import Table
 
 from ..exceptions import InputError
-from ..explain import ModelFile, Profile
+from ..explain import ModelFile
+from ..profiles import Profile
 from ..params import whole
 from ..reference import ExplainerSettings, fitted_explainer, knowledge
 from .app import MODE_HELP, PROFILE_HELP, app, err, out, styled

@@ -9,8 +9,6 @@ counterfactuals out.
 - :class:`Recourse`: the answer for one person, with its :class:`RunRecord`; :class:`WhatIf`:
   what follows from a person's own changes (:func:`fixed_here`: why a feature may not be one).
 - :class:`Explainer` and :func:`explainer`: one interface for MC3G and the baselines.
-- :class:`Profile`: ``product`` (the default: advice for an applicant) and ``paper`` (the MC3G
-  paper's settings, to reproduce its tables), the one registry of profiles.
 - :func:`open_results`: a results file of a batch, resumed only under the settings
   (:func:`batch_settings`) its answers were made under (:func:`check_settings` names what
   differs, :func:`lock_file` keeps out a second writer); :func:`usable_cores` bounds ``n_jobs``.
@@ -30,7 +28,6 @@ from .engine import Engine, SearchSettings
 from .mc3g import MC3G
 from .modelfile import ModelFile, OnnxModel, load_model
 from .persist import file_sha256
-from .profile import Profile
 from .protocol import Explainer, explainer
 from .result import ERROR, NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, Recourse, RunRecord
 from .results import ResultsFile, batch_settings, check_settings, frame_sha256, lock_file, open_results, settings_hash
@@ -50,7 +47,6 @@ __all__ = [
     "DirectAction",
     "Engine",
     "Explainer",
-    "Profile",
     "ModelFile",
     "OnnxModel",
     "PeopleBar",

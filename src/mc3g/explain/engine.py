@@ -24,7 +24,7 @@ from ..schema import Schema
 from ..search import CANDIDATE_SCHEMES, COST_MODES, NORMS, SCALINGS, Distance, Observed, Problem, SpaceSettings, build_space, spread
 from ..values import category, number
 from .blackbox import BlackBox
-from .profile import Profile
+from ..profiles import Profile
 from .result import RunRecord
 from .tuning import DEFAULT, HuntSettings
 

@@ -21,7 +21,8 @@ from typing import Annotated, Any, ClassVar
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, ValidationInfo
 
 from ..exceptions import InputError
-from ..explain import MC3G, ModelFile, Profile, plain
+from ..explain import MC3G, ModelFile, plain
+from ..profiles import Profile
 from ..params import Constraints, Flag, Kind, Number, Text, Texts, Whole, validate
 from ..reading import read_text
 from ..reference import REFERENCES, ExplainerSettings, fitted_explainer
