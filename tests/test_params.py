@@ -9,8 +9,8 @@ import pytest
 from mc3g import MC3G, FoldSE
 from mc3g.exceptions import InputError, UnknownNameError
 from mc3g.explain import ModelFile, SearchSettings
-from mc3g.profiles import Profile
 from mc3g.params import Flag, Number, OneOf, Text, Texts, Whole, validate, whole
+from mc3g.profiles import Profile
 from mc3g.reference import ExplainerSettings
 
 TABLE = {

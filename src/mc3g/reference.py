@@ -26,8 +26,8 @@ from .causal import CausalModel
 from .datasets import JOHN, Dataset, load, shipped_knowledge
 from .exceptions import InputError
 from .explain import ModelFile
-from .profiles import Profile
 from .params import Constraints, Flag, Instance, OneOf, Text, Whole, validate
+from .profiles import Profile
 from .reading import read_text
 from .rules import RuleSet
 

@@ -21,8 +21,8 @@ import pandas as pd
 from ..causal import CausalModel, parse, read_file
 from ..exceptions import InputError
 from ..explain import MC3G, BlackBox
-from ..profiles import Profile
 from ..foldse import FoldSE
+from ..profiles import Profile
 from ..rules import RuleSet, token
 from ..schema import Schema, infer_schema
 from .files import DataFile, decision_classes, read_data

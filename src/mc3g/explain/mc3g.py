@@ -23,6 +23,7 @@ from ..causal import CausalModel
 from ..exceptions import InputError, listed
 from ..foldse import FoldSE
 from ..params import Constraints, Free, Instance, Number, Text, Texts, Whole, validate
+from ..profiles import check_protections
 from ..rules import Rule, RuleSet, Words
 from ..schema import Schema
 from ..search import Problem, Program
@@ -31,7 +32,6 @@ from .batch import explain_rows
 from .blackbox import BlackBox, label_text
 from .engine import Engine, K, SearchSettings, checked_k, person
 from .metadata import check_frame, covering, schema_of_rules, unfavourable_class, with_data_bounds, with_dice_settings
-from ..profiles import check_protections
 from .refine import refine
 from .result import Recourse, RunRecord
 from .session import Session

@@ -22,8 +22,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, Va
 
 from ..exceptions import InputError
 from ..explain import MC3G, ModelFile, plain
-from ..profiles import Profile
 from ..params import Constraints, Flag, Kind, Number, Text, Texts, Whole, validate
+from ..profiles import Profile
 from ..reading import read_text
 from ..reference import REFERENCES, ExplainerSettings, fitted_explainer
 from ..values import suggest
