@@ -104,6 +104,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("params", "rules"),
     ("schema", "foldse", "models"),  # models: model files, and the one place predict is called
     ("causal",),
+    ("profiles",),
     ("search", "datasets"),
     ("explain",),  # the explainer, its session and the search around the model
     ("baselines", "records", "applicants", "reference"),  # records: a batch's results file

@@ -8,9 +8,10 @@ import pytest
 
 from mc3g import MC3G, FoldSE
 from mc3g.exceptions import InputError, UnknownNameError
-from mc3g.explain import Profile, SearchSettings
+from mc3g.explain import SearchSettings
 from mc3g.models import ModelFile
 from mc3g.params import Flag, Number, OneOf, Text, Texts, Whole, validate, whole
+from mc3g.profiles import Profile
 from mc3g.reference import ExplainerSettings
 
 TABLE = {
@@ -105,3 +106,15 @@ def test_the_favourable_label_becomes_desired_class_in_one_place() -> None:
     settings = ExplainerSettings.of("loan", model_file="m.skops", trusted_types=["T"], favourable=1, mode="none", k=2)
     assert settings.model == ModelFile("m.skops", False, ("T",)) and settings.profile is Profile.PRODUCT
     assert settings.explainer_params() == {"mode": "none", "k": 2, "profile": Profile.PRODUCT, "desired_class": 1}
+
+
+def test_the_explainer_settings_check_mc3gs_parameters_where_they_are_made() -> None:
+    """A misspelt or wrong parameter is refused with the explainer's settings, named, before any
+    data is read or anything fitted (a misspelt one was a TypeError from deep inside MC3G)."""
+    from mc3g.reference import ExplainerSettings
+
+    with pytest.raises(UnknownNameError, match=r"'mdoe' is not a parameter of MC3G.*did you mean 'mode'"):
+        ExplainerSettings(dataset="loan", params={"mdoe": "none"})
+    with pytest.raises(InputError, match=r"^k must be a whole number from 1 to 2000 \(max_states = 2000"):
+        ExplainerSettings(dataset="loan", params={"k": 0})
+    assert ExplainerSettings(dataset="loan", params={"k": 3, "root": False}).params == {"k": 3, "root": False}

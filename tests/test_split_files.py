@@ -178,6 +178,7 @@ def test_a_splits_profile_file_tightens_and_adds(uci, tmp_path: Path) -> None:
     [
         ("forbid capital_loss > 0, capital_gain > 0", "uci/adult.product.causal", "holds causal rules or constraints"),
         ("capital_loss: immutable", "adult.uci.product.causal", "a split's files are in its folder"),
+        ("capital_loss: immutable", "adult.lender.causal", "PROFILE one of product, paper"),  # no such profile: its settings would never be read
     ],
 )
 def test_a_misplaced_shipped_file_is_refused(uci, tmp_path: Path, own: str, name: str, refusal: str) -> None:

@@ -24,12 +24,14 @@ import pandas as pd
 
 from .causal import CausalModel
 from .datasets import JOHN, Dataset, load, shipped_knowledge
-from .exceptions import InputError
-from .explain import Profile
+from .exceptions import InputError, UnknownNameError
+from .explain import MC3G
 from .models import ModelFile
 from .params import Constraints, Flag, Instance, OneOf, Text, Whole, validate
+from .profiles import Profile
 from .reading import read_text
 from .rules import RuleSet
+from .values import suggest
 
 
 def resource_text(filename: str) -> str:
@@ -85,6 +87,9 @@ def decision_rules(ds: Dataset, profile: str = Profile.PRODUCT) -> RuleSet:
 FILE = [None, Instance((str, PathLike), "the path of a file")]
 RESERVED = {"model": "model", "causal": "causal_file or causal_only", "schema": "the data set", "desired_class": "favourable", "profile": "profile"}
 """MC3G's parameters that :class:`ExplainerSettings` sets itself, and the setting that says each."""
+HELD = ("split", "rules", "causal", "causal_only", "favourable", "profile", "mode", "norm", "candidates", "distinct", "squared", "scaling", "plausible")
+"""What a saved explainer already holds the answer to, by the names the command line's options and
+a service file's ``[explainer]`` keys give them: said again beside a saved explainer, each is refused."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -138,6 +143,11 @@ class ExplainerSettings:
         taken = [f"{name} (say it as {RESERVED[name]})" for name in self.params if name in RESERVED]
         if taken:
             raise InputError(f"params may not set {', '.join(taken)}")
+        known = list(MC3G._parameter_constraints)
+        unknown = [name for name in self.params if name not in known]
+        if unknown:
+            raise UnknownNameError(f"params: {unknown[0]!r} is not a parameter of MC3G; they are {', '.join(known)}{suggest(unknown[0], known)}")
+        validate(MC3G(None).get_params() | dict(self.params), MC3G._parameter_constraints)  # a bound may name a parameter not given
 
     @classmethod
     def of(

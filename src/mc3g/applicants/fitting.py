@@ -20,9 +20,10 @@ import pandas as pd
 
 from ..causal import CausalModel, parse, read_file
 from ..exceptions import InputError
-from ..explain import MC3G, Profile
+from ..explain import MC3G
 from ..foldse import FoldSE
 from ..models import BlackBox
+from ..profiles import Profile
 from ..rules import RuleSet, token
 from ..schema import Schema, infer_schema
 from .files import DataFile, decision_classes, read_data

@@ -39,7 +39,8 @@ from sklearn.preprocessing import OrdinalEncoder
 
 from ..causal import CausalModel
 from ..datasets import Dataset, load
-from ..explain import MC3G, Profile, Recourse, violations
+from ..explain import MC3G, Recourse, violations
+from ..profiles import Profile
 from ..reference import knowledge
 from ..rules import Words, token
 from ..schema import Schema

@@ -25,7 +25,8 @@ from pathlib import Path
 from ..batch import Batch, dask_client
 from ..causal import CausalModel
 from ..datasets import load
-from ..explain import MC3G, NO_COUNTERFACTUAL, REFUSED, Profile
+from ..explain import MC3G, NO_COUNTERFACTUAL, REFUSED
+from ..profiles import Profile
 from ..reference import knowledge
 from .table1 import SURROGATE_TAIL, black_box
 

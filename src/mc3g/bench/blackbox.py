@@ -33,8 +33,9 @@ import pandas as pd
 
 from ..causal import CausalModel
 from ..datasets import load
-from ..explain import MC3G, Profile, Recourse, violations
+from ..explain import MC3G, Recourse, violations
 from ..methods import explainer
+from ..profiles import Profile
 from ..reference import knowledge
 from ..search import spread
 from .table1 import SETTINGS, SURROGATE_TAIL, Labelled, black_box, direct_cost

@@ -9,7 +9,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..explain import Profile, forbidden_in, violations
+from ..explain import forbidden_in, violations
+from ..profiles import Profile
 from ..reference import decision_rules, reference
 from ..rules import Table
 

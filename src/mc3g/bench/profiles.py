@@ -21,7 +21,8 @@ import pandas as pd
 
 from ..causal import CausalModel
 from ..datasets import Dataset, load
-from ..explain import MC3G, Profile, Recourse, violations
+from ..explain import MC3G, Recourse, violations
+from ..profiles import Profile
 from ..reference import decision_rules, knowledge
 from ..schema import Schema
 from .table1 import SURROGATE_TAIL, black_box

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..explain import Profile
+from ..profiles import Profile
 from ..reference import PAPER_TABLE2
 from .explain import explain_benchmark
 from .table1 import METHODS, PAPER_TABLE1, fidelities, table1

@@ -52,8 +52,9 @@ from sklearn.preprocessing import LabelEncoder, OneHotEncoder, StandardScaler
 from ..causal import CausalModel
 from ..datasets import Dataset, load
 from ..exceptions import UnknownNameError
-from ..explain import MC3G, Counterfactual, Profile, violations
+from ..explain import MC3G, Counterfactual, violations
 from ..methods import Explainer, explainer
+from ..profiles import Profile
 from ..reference import knowledge
 from ..rules import token
 from ..search import spread

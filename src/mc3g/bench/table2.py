@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..explain import Profile
+from ..profiles import Profile
 from ..reference import reference
 
 DATASETS = ("adult", "german", "cars")

@@ -20,7 +20,7 @@ from typer.core import TyperGroup
 
 from .. import __version__
 from ..exceptions import InternalError, MC3GError
-from ..explain import Profile
+from ..profiles import Profile
 
 out = Console(highlight=False, markup=False)
 err = Console(stderr=True, highlight=False, markup=False)

@@ -13,9 +13,9 @@ import typer
 from rich.table import Table
 
 from ..exceptions import InputError
-from ..explain import Profile
 from ..models import ModelFile
 from ..params import whole
+from ..profiles import Profile
 from ..reference import ExplainerSettings, fitted_explainer, knowledge
 from .app import MODE_HELP, PROFILE_HELP, app, err, out, styled
 from .sources import INPUT_HELP, PERSON_HELP, SAVED_HELP, People, choose, dataset_or_saved, given_option, input_file, one_person, saved_explainer, split_people

@@ -11,7 +11,7 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 
-from ..explain import Profile
+from ..profiles import Profile
 from .app import MODE_HELP, PROFILE_HELP, app, bench_app, err, out, print_results, reproduce_app, spinner
 
 

@@ -23,12 +23,11 @@ from ..explain import MC3G
 from ..models import ModelFile
 from ..reading import file_sha256
 from ..records import frame_sha256
+from ..reference import HELD
 
 SAVED_HELP = "A saved explainer (mc3g fit, or MC3G.save in Python) instead of DATASET; a black box's model is named again with --model."
 INPUT_HELP = "A CSV or Parquet file of people (every column the explainer reads): --row N picks one, --all-refused takes every refused one."
 PERSON_HELP = 'One person as a JSON object of feature -> value, e.g. \'{"age": 38, "debt": "none"}\'.'
-FIXED = ("split", "mode", "norm", "candidates", "profile", "distinct", "squared", "scaling", "plausible", "rules", "causal", "causal_only", "favourable")
-"""Options a saved explainer already holds the answer to."""
 
 
 @dataclass(frozen=True)
@@ -50,7 +49,7 @@ def dataset_or_saved(dataset: str | None, saved: str | None) -> None:
 def saved_explainer(ctx: typer.Context, path: str, model: ModelFile) -> tuple[MC3G, dict[str, Any]]:
     """The explainer saved in ``path`` (its black box read from ``model``), and what a results
     header records of it; an option it already holds the answer to is refused."""
-    given = [name for name in FIXED if name in ctx.params and given_option(ctx, name)]
+    given = [name for name in HELD if name in ctx.params and given_option(ctx, name)]
     if given:
         options = ", ".join(f"--{name}" for name in given)
         raise InputError(f"{options}: the saved explainer {path} holds its own; fit and save it again to change them (mc3g fit ... --out {path})")

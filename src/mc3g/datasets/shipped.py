@@ -23,12 +23,13 @@ from importlib.resources.abc import Traversable
 
 from ..causal import CausalModel
 from ..exceptions import InternalError
+from ..profiles import Profile
 from ..schema import ProfileSettings, Schema
 
 RESOURCES: Traversable = resources.files("mc3g.resources")
 """The folder of the shipped files (``mc3g/resources``)."""
 
-_Files = dict[str | None, list[CausalModel]]  # None: the knowledge; else a profile's settings
+_Files = dict[Profile | None, list[CausalModel]]  # None: the knowledge; else a profile's settings
 
 
 def shipped_knowledge(schema: Schema, split: str, folder: Traversable = RESOURCES) -> CausalModel | None:
@@ -42,7 +43,7 @@ def shipped_knowledge(schema: Schema, split: str, folder: Traversable = RESOURCE
     return replace(knowledge, name=schema.name)
 
 
-def shipped_profiles(schema: Schema, split: str, folder: Traversable = RESOURCES) -> dict[str, ProfileSettings]:
+def shipped_profiles(schema: Schema, split: str, folder: Traversable = RESOURCES) -> dict[Profile, ProfileSettings]:
     """Each profile's own settings for the data set ``schema`` describes, on ``split``
     (``NAME.PROFILE.causal``, with the split's ``SPLIT/NAME.PROFILE.causal`` laid over it).  They
     travel with the schema, so every route that names it gets them: the command line, the
@@ -50,7 +51,7 @@ def shipped_profiles(schema: Schema, split: str, folder: Traversable = RESOURCES
     rule or a constraint is knowledge, which goes in ``NAME.causal``.  A split's file that lifts
     a protection of the profile's settings or of the data is a shipped defect
     (:class:`InternalError`)."""
-    found: dict[str, ProfileSettings] = {}
+    found: dict[Profile, ProfileSettings] = {}
     for profile, layers in _read(schema, split, folder).items():
         if profile is None:
             continue
@@ -92,8 +93,11 @@ def _read(schema: Schema, split: str, folder: Traversable) -> _Files:
                 continue
             profile = rest.removesuffix("causal").removesuffix(".") or None
             file = f"{shown}/{entry.name}"
-            if profile is not None and "." in profile:
-                raise InternalError(f"{file}: a shipped file is NAME.causal or NAME.PROFILE.causal, and a split's files are in its folder (SPLIT/NAME.causal)")
+            if profile is not None and profile not in tuple(Profile):
+                raise InternalError(
+                    f"{file}: a shipped file is NAME.causal or NAME.PROFILE.causal, PROFILE one of {', '.join(Profile)}, "
+                    "and a split's files are in its folder (SPLIT/NAME.causal)"
+                )
             parsed = CausalModel.parse(entry.read_text(encoding="utf-8"), file=file, schema=schema)
-            found.setdefault(profile, []).append(replace(parsed, name=file))
+            found.setdefault(None if profile is None else Profile(profile), []).append(replace(parsed, name=file))
     return found

@@ -2,8 +2,7 @@
 counterfactuals out.
 
 - :class:`MC3G`: the estimator users see (``fit``, ``explain``, ``session``, ``whatif``,
-  ``save``/``load``); :class:`Profile`: ``product`` (the default: advice for an applicant) and
-  ``paper`` (the MC3G paper's settings, to reproduce its tables), the one registry of profiles.
+  ``save``/``load``), under a profile of :mod:`mc3g.profiles`.
 - :class:`Recourse`: the answer for one person (its :class:`Counterfactual` options of
   :class:`DirectAction` and :class:`CausedChange`, each :class:`Shown` in words), with its
   :class:`RunRecord`; :class:`WhatIf`: what follows from a person's own changes
@@ -25,7 +24,6 @@ from .changes import CausedChange, DirectAction, Shown
 from .check import forbidden_in, violations
 from .engine import Engine, SearchSettings
 from .mc3g import MC3G
-from .profile import Profile
 from .result import ERROR, NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, Recourse, RunRecord
 from .session import Session
 from .surrogate import Surrogate, build_surrogate
@@ -42,7 +40,6 @@ __all__ = [
     "DirectAction",
     "Engine",
     "PeopleBar",
-    "Profile",
     "Recourse",
     "RunRecord",
     "SearchSettings",

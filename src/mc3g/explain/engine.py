@@ -20,11 +20,11 @@ from ..causal import CausalModel
 from ..exceptions import InputError
 from ..models import BlackBox
 from ..params import Constraints, Flag, OneOf, Whole, validate
+from ..profiles import Profile
 from ..rules import Literal, Rule, RuleSet, Table, Words, token
 from ..schema import Schema
 from ..search import CANDIDATE_SCHEMES, COST_MODES, NORMS, SCALINGS, Distance, Observed, Problem, SpaceSettings, build_space, spread
 from ..values import category, number
-from .profile import Profile
 from .result import RunRecord
 from .tuning import DEFAULT, HuntSettings
 

@@ -24,6 +24,7 @@ from ..exceptions import InputError, listed
 from ..foldse import FoldSE
 from ..models import BlackBox, label_text
 from ..params import Constraints, Free, Instance, Number, Text, Texts, Whole, validate
+from ..profiles import check_protections
 from ..rules import Rule, RuleSet, Words
 from ..schema import Schema
 from ..search import Problem, Program
@@ -31,7 +32,6 @@ from . import persist
 from .batch import explain_rows
 from .engine import Engine, K, SearchSettings, checked_k, person
 from .metadata import check_frame, covering, schema_of_rules, unfavourable_class, with_data_bounds, with_dice_settings
-from .profile import check_protections
 from .refine import refine
 from .result import Recourse, RunRecord
 from .session import Session
@@ -80,7 +80,7 @@ class MC3G(BaseEstimator):
         says (it may add protections, not lift them), decision rules must describe the schema's
         refusal, distinct options) or ``"paper"`` (the MC3G paper's settings, to reproduce its
         tables: the knowledge may lift protections, the K nearest states); see
-        :mod:`mc3g.explain.profile`.
+        :mod:`mc3g.profiles`.
     distinct : options that truly differ: each option's set of direct actions contains the set of
         no cheaper option, and each is the least-cost state of its set (see
         :class:`~mc3g.search.ActionSets`); ``False``: the K cheapest states; ``None``: as the

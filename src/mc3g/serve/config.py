@@ -21,11 +21,12 @@ from typing import Annotated, Any, ClassVar
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, ValidationInfo
 
 from ..exceptions import InputError
-from ..explain import MC3G, Profile
+from ..explain import MC3G
 from ..models import ModelFile
 from ..params import Constraints, Flag, Kind, Number, Text, Texts, Whole, validate
+from ..profiles import Profile
 from ..reading import read_text
-from ..reference import REFERENCES, ExplainerSettings, fitted_explainer
+from ..reference import HELD, REFERENCES, ExplainerSettings, fitted_explainer
 from ..values import plain, suggest
 from .inputs import check_example
 
@@ -136,9 +137,6 @@ class ServiceFile(_Table):
     example: dict[str, Any] | None = None
 
 
-_FITTED = ("split", "rules", "causal", "causal_only", "profile", "mode", "norm", "candidates", "favourable")  # a saved explainer holds these
-
-
 def embedded() -> Service:
     """The paper's loan example with its decision rules and causal knowledge, K = 3; the page
     starts with John, the refused applicant."""
@@ -218,7 +216,7 @@ def _explainer(table: ExplainerTable, folder: Path) -> tuple[MC3G, str, dict[str
     except InputError as exc:
         raise InputError(f"[explainer] {exc}") from None
     if settings is None:
-        held = [key for key in _FITTED if key in given]
+        held = [key for key in HELD if key in given]
         if held:
             raise InputError(f"[explainer] {held} are fixed in the saved explainer {table.saved}: fit and save it again to change them")
         return MC3G.load(path("saved"), model=model.load()), Path(table.saved).stem, None  # type: ignore[arg-type]

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError, create_model, model_validator
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
@@ -139,12 +139,14 @@ class _Changes(_Closed):
 @dataclass(frozen=True)
 class RequestModels:
     """The models FastAPI validates bodies with: ``Explain`` (``applicant``, ``k``) and ``WhatIf``
-    (``applicant``, ``changes`` of the features in play)."""
+    (``applicant``, ``changes`` of the features in play); ``count``, their ``k`` alone, which the
+    page's form is checked with too."""
 
     applicant: type[_Closed]
     changes: type[_Closed]
     explain: type[BaseModel]
     whatif: type[BaseModel]
+    count: TypeAdapter[int]
 
 
 def request_models(inputs: list[Input], k: int, max_k: int) -> RequestModels:
@@ -163,7 +165,7 @@ def request_models(inputs: list[Input], k: int, max_k: int) -> RequestModels:
     count = Annotated[int, Field(strict=True, ge=1, le=max_k, description=f"How many options, least effort first (1 to {max_k})."), BeforeValidator(_whole)]
     explain = create_model("ExplainRequest", __config__=closed, applicant=(applicant, ...), k=(count, k))
     whatif = create_model("WhatIfRequest", __config__=closed, applicant=(applicant, ...), changes=(changes, ...))
-    return RequestModels(applicant, changes, explain, whatif)
+    return RequestModels(applicant, changes, explain, whatif, TypeAdapter(count))
 
 
 def check_example(explainer: MC3G, example: Mapping[str, Any] | None) -> None:

@@ -166,14 +166,11 @@ class Page:
             values = self.models.applicant.model_validate(values).values()
         except ValidationError as exc:
             errors = _errors(exc)
-        k, most = self.service.k, self.service.limits.max_k
+        k = self.service.k
         try:
-            k = int(form.get("k", k))
-            if not 1 <= k <= most:
-                raise ValueError
-        except ValueError:
-            errors["k"] = f"How many options: a whole number from 1 to {most}."
-            k = self.service.k
+            k = self.models.count.validate_python(int(form.get("k", k)))  # the bounds of the API's k
+        except ValueError:  # pydantic's ValidationError is one
+            errors["k"] = f"How many options: a whole number from 1 to {self.service.limits.max_k}."
         return form, values, k, errors
 
 

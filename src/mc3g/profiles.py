@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from ..causal import CausalModel
-from ..exceptions import InputError
-from ..params import OneOf, validate
-from ..schema import Schema
+from .causal import CausalModel
+from .exceptions import InputError
+from .params import OneOf, validate
+from .schema import Schema
 
 
 class Profile(StrEnum):
