@@ -51,16 +51,18 @@ def neighbours(engine: Any, row: Mapping[str, Any], n: int, rng: np.random.Gener
         if values:
             choices[name] = values
     names, pools = list(choices), list(choices.values())
-    sizes = [len(pool) for pool in pools]
+    width = len(names)
+    if not width or n <= 0:
+        return []
     most = engine.settings.hunt.most_changed if most is None else most
-    # One row costs a few of the generator's calls; the values are plain already, and the calls
-    # are bound once (a last draw makes thousands of rows).
-    integers, choice, width = rng.integers, rng.choice, len(names)
-    out = []
-    for _ in range(n if names else 0):
-        picked = choice(width, size=min(int(integers(1, most + 1)), width), replace=False).tolist()
-        out.append({names[i]: pools[i][integers(sizes[i])] for i in picked})
-    return out
+    # Drawn for all rows at once (a last draw makes thousands): how many features each row
+    # changes, a random order of the features per row (its first that many are changed), and a
+    # value of each feature's pool per row.
+    counts = np.minimum(rng.integers(1, most + 1, size=n), width).tolist()
+    order = np.argsort(rng.random((n, width)), axis=1).tolist()
+    sizes = np.array([len(pool) for pool in pools])
+    picks = np.minimum((rng.random((n, width)) * sizes).astype(np.int64), sizes - 1).tolist()
+    return [{names[j]: pools[j][pick[j]] for j in features[:count]} for count, features, pick in zip(counts, order, picks)]
 
 
 def local_rules(engine: Any, row: Mapping[str, Any], changes: Sequence[Mapping[str, Any]], refusals: Sequence[bool]) -> RuleSet:
