@@ -23,6 +23,10 @@ from ..search import numeric_bounds
 from ..values import plain
 from .blackbox import typed_frame
 
+BLOCK = 256
+"""Rows drawn at once, in whole blocks: a draw of n rows is the first n of any larger draw from the
+same generator (a person's samples for local rules are the start of their last draw)."""
+
 
 def rng_for(row: Mapping[str, Any], seed: int) -> np.random.Generator:
     """A generator seeded by the person's values: the same person gets the same samples, alone or
@@ -55,14 +59,17 @@ def neighbours(engine: Any, row: Mapping[str, Any], n: int, rng: np.random.Gener
     if not width or n <= 0:
         return []
     most = engine.settings.hunt.most_changed if most is None else most
-    # Drawn for all rows at once (a last draw makes thousands): how many features each row
-    # changes, a random order of the features per row (its first that many are changed), and a
-    # value of each feature's pool per row.
-    counts = np.minimum(rng.integers(1, most + 1, size=n), width).tolist()
-    order = np.argsort(rng.random((n, width)), axis=1).tolist()
     sizes = np.array([len(pool) for pool in pools])
-    picks = np.minimum((rng.random((n, width)) * sizes).astype(np.int64), sizes - 1).tolist()
-    return [{names[j]: pools[j][pick[j]] for j in features[:count]} for count, features, pick in zip(counts, order, picks)]
+    out: list[dict[str, Any]] = []
+    for start in range(0, n, BLOCK):
+        # A whole block at once (the rows past n unused): how many features each row changes, a
+        # random order of the features per row (its first that many change), and a value of each
+        # feature's pool.
+        counts = np.minimum(rng.integers(1, most + 1, size=BLOCK), width)[: n - start].tolist()
+        order = np.argsort(rng.random((BLOCK, width)), axis=1)[: n - start].tolist()
+        picks = np.minimum((rng.random((BLOCK, width)) * sizes).astype(np.int64), sizes - 1)[: n - start].tolist()
+        out += [{names[j]: pools[j][pick[j]] for j in features[:count]} for count, features, pick in zip(counts, order, picks)]
+    return out
 
 
 def local_rules(engine: Any, row: Mapping[str, Any], changes: Sequence[Mapping[str, Any]], refusals: Sequence[bool]) -> RuleSet:
