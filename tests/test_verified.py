@@ -4,6 +4,7 @@ person, the model's own boundaries, refinement of the surrogate, the budget said
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -272,22 +273,25 @@ def test_neighbours_keep_bounds_and_are_the_same_for_the_same_person() -> None:
     assert all(1 <= len(change) <= 2 and set(change) <= {"x", "c"} and all(change[f] != person[f] for f in change) for change in drawn)
 
 
-def test_a_draw_around_a_person_is_the_generator_s_calls_in_their_order() -> None:
-    """Each row drawn is the person's generator asked how many features (one to ``most``), which
-    of them, then each one's value among those its bounds allow: the rows, and so a black box's
-    answers, stay the same however the code around the generator is made faster.  The values are
-    plain ints, floats and text, as a person's row holds them."""
+def test_a_draw_around_a_person_is_the_generator_s_arrays_in_their_order() -> None:
+    """A draw is three arrays of the person's generator for each block of rows: how many features
+    each row changes (one to ``most``), a random order of the features per row (its first that
+    many change), and a value per feature among those its bounds allow.  The rows, and
+    so a black box's answers, stay the same however the code around the generator changes.  The
+    values are plain ints, floats and text, as a person's row holds them."""
     explainer = MC3G(_model(12, 6, "b", False), desired_class="yes", refine=0).fit(TRAIN)
     engine, person = explainer.engine_, {"x": 4, "y": 2, "c": "a"}
     drawn = neighbours(engine, person, 300, rng_for(person, 0), most=2)
     pools = {"x": sorted(set(TRAIN["x"]) - {4}), "y": sorted(set(TRAIN["y"]) - {2}), "c": ["b", "c"]}
     assert engine.varied == ["x", "y", "c"]
     rng, names, expected = rng_for(person, 0), ["x", "y", "c"], []
-    for _ in range(300):
-        picked = rng.choice(3, size=int(rng.integers(1, 3)), replace=False)
-        expected.append({names[i]: pools[names[i]][int(rng.integers(len(pools[names[i]])))] for i in picked})
+    for size in (256, 44):  # in whole blocks of 256 rows
+        counts, order = rng.integers(1, 3, size=256), np.argsort(rng.random((256, 3)), axis=1)
+        picks = (rng.random((256, 3)) * [len(pools[n]) for n in names]).astype(int)
+        expected += [{names[j]: pools[names[j]][picks[i, j]] for j in order[i, : counts[i]]} for i in range(size)]
     assert drawn == expected and {len(row) for row in drawn} == {1, 2}
     assert all(type(v) is (str if f == "c" else int) for row in drawn for f, v in row.items())
+    assert neighbours(engine, person, 200, rng_for(person, 0), most=2) == drawn[:200]  # a smaller draw is the larger one's start
 
 
 def test_n_jobs_splits_a_small_batch_among_the_processes() -> None:
@@ -478,3 +482,18 @@ def test_rows_asked_ahead_are_seen_only_when_the_search_asks_them() -> None:
     assert _driven(verdicts.ask([{"x": 2}]), model) == [True]  # no call: the model judged it already
     assert (verdicts.rounds, verdicts.judged, verdicts.rejected) == (1, 2, 1)
     assert verdicts.accepted() == [(("x", 2),)] and verdicts.known({"x": 3}) is None
+
+
+def test_the_rows_drawn_ahead_save_calls() -> None:
+    """The first question holds the rows local rules learn from and the last draw's, their
+    verdicts held back until those phases ask: where they all run, the same answer and run as
+    without, in fewer rounds of questions to the model."""
+    explainer = _five_raised(8)
+    person = {n: 0 for n in "abcdef"}
+    ahead = explainer.explain(person)
+    settings = explainer.engine_.settings
+    explainer.engine_.settings = replace(settings, hunt=replace(settings.hunt, draw_ahead=False))
+    asked = explainer.explain(person)
+    assert ahead.to_dict()["counterfactuals"] == asked.to_dict()["counterfactuals"] and ahead.run.wider_draws == asked.run.wider_draws == 1
+    assert ahead.run.judged_by_model == asked.run.judged_by_model
+    assert ahead.run.model_rounds < asked.run.model_rounds, (ahead.run.model_rounds, asked.run.model_rounds)

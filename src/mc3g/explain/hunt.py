@@ -35,6 +35,8 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from ..search import Assessment, Problem, StateStream
 from .accepted import Accepted
 from .boundary import Segment, grid_step
@@ -115,6 +117,12 @@ class Hunt:
         """Rows around the person for local rules, as many as the budget leaves (``tuning.samples`` at most)."""
         n = min(self.tuning.samples, self.budget - self.verdicts.judged)
         return neighbours(self.engine, self.row, n, rng_for(self.row, self.engine.settings.random_state)) if n > 0 else []
+
+    def drawn(self, n: int, rng: np.random.Generator) -> list[dict[str, Any]]:
+        """``n`` rows drawn around the person as DiCE random draws them, and as many again that may
+        change every feature, as DiCE random's rows may (:func:`~.local.neighbours`)."""
+        e = self.engine
+        return neighbours(e, self.row, n, rng) + neighbours(e, self.row, n, rng, most=len(e.varied))
 
     # -- rows asked along with other calls ----------------------------------------------------------
     def ride(self) -> list[Row]:

@@ -23,6 +23,10 @@ from ..rules import RuleSet, token
 from ..search import numeric_bounds
 from ..values import plain
 
+BLOCK = 256
+"""Rows drawn at once, in whole blocks: a draw of n rows is the first n of any larger draw from the
+same generator (a person's samples for local rules are the start of their last draw)."""
+
 
 def rng_for(row: Mapping[str, Any], seed: int) -> np.random.Generator:
     """A generator seeded by the person's values: the same person gets the same samples, alone or
@@ -51,15 +55,20 @@ def neighbours(engine: Any, row: Mapping[str, Any], n: int, rng: np.random.Gener
         if values:
             choices[name] = values
     names, pools = list(choices), list(choices.values())
-    sizes = [len(pool) for pool in pools]
+    width = len(names)
+    if not width or n <= 0:
+        return []
     most = engine.settings.hunt.most_changed if most is None else most
-    # One row costs a few of the generator's calls; the values are plain already, and the calls
-    # are bound once (a last draw makes thousands of rows).
-    integers, choice, width = rng.integers, rng.choice, len(names)
-    out = []
-    for _ in range(n if names else 0):
-        picked = choice(width, size=min(int(integers(1, most + 1)), width), replace=False).tolist()
-        out.append({names[i]: pools[i][integers(sizes[i])] for i in picked})
+    sizes = np.array([len(pool) for pool in pools])
+    out: list[dict[str, Any]] = []
+    for start in range(0, n, BLOCK):
+        # A whole block at once (the rows past n unused): how many features each row changes, a
+        # random order of the features per row (its first that many change), and a value of each
+        # feature's pool.
+        counts = np.minimum(rng.integers(1, most + 1, size=BLOCK), width)[: n - start].tolist()
+        order = np.argsort(rng.random((BLOCK, width)), axis=1)[: n - start].tolist()
+        picks = np.minimum((rng.random((BLOCK, width)) * sizes).astype(np.int64), sizes - 1)[: n - start].tolist()
+        out += [{names[j]: pools[j][pick[j]] for j in features[:count]} for count, features, pick in zip(counts, order, picks)]
     return out
 
 

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from .boundary import Segment, scan
 from .hunt import Hunt
-from .local import local_rules, neighbours, rng_for
+from .local import local_rules, rng_for
 from .verdicts import Asking
 from .verified import STALLED, Outcome
 
@@ -35,7 +35,9 @@ class FirstQuestion:
     does: where the rules refuse the person, their first ``tuning.first_states`` × K states (and
     the first points of the numeric actions of the first 4K, whose boundary is then sought
     without another call); where they do not, the rows around the person that local rules learn
-    from; and the person's single changes."""
+    from; and the person's single changes.  With local rules on (and ``tuning.draw_ahead``), the
+    rows local rules would learn from and those of the last draw go too, ahead: their verdicts are
+    seen when those phases run, which then need no call, or at the merge."""
 
     name = "first question"
 
@@ -50,6 +52,8 @@ class FirstQuestion:
         free = singles + [s.row(p) for s in scans for p in s.points()]
         if hunt.sharp and problem is not None:
             free += [s.row(p) for a in first[: 4 * k] for s in hunt.segments(e, problem, a) for p in s.points()]
+        if hunt.local and hunt.tuning.draw_ahead:  # the rows local rules learn from and the last draw's, in case they are wanted
+            ahead += (hunt.samples() if problem is not None else []) + hunt.drawn(hunt.tuning.last_draw, rng_for(hunt.row, e.settings.random_state))
         accepted = yield from hunt.verdicts.ask([{}] + counted[: hunt.budget], free, ahead)
         if accepted[0]:
             return False
@@ -180,11 +184,10 @@ class LastDraw:
     def run(self, hunt: Hunt, outcome: Outcome) -> Asking:
         if not hunt.local or self._options(hunt, outcome) >= hunt.k:
             return outcome
-        e, n = hunt.engine, hunt.tuning.last_draw
-        rng = rng_for(hunt.row, e.settings.random_state)
+        n, rng = hunt.tuning.last_draw, rng_for(hunt.row, hunt.engine.settings.random_state)
         hunt.accepted.kept = hunt.tuning.last_kept
         while True:
-            yield from hunt.verdicts.ask([], neighbours(e, hunt.row, n, rng) + neighbours(e, hunt.row, n, rng, most=len(e.varied)))
+            yield from hunt.verdicts.ask([], hunt.drawn(n, rng))
             n *= 4
             if n > hunt.tuning.widest_draw or self._options(hunt, outcome):
                 return outcome
@@ -197,13 +200,15 @@ class LastDraw:
 
 
 class Merge:
-    """The search's states merged with the rows the model accepted (:meth:`Hunt.merged`), merged
-    again while the steps of the options chosen, once judged, add rows it accepts: a state
-    part of the way to an option may be accepted already, and cheaper."""
+    """The search's states merged with the rows the model accepted (:meth:`Hunt.merged`; those
+    asked ahead that no phase reached count too), merged again while the steps of the options
+    chosen, once judged, add rows it accepts: a state part of the way to an option may be
+    accepted already, and cheaper."""
 
     name = "merge"
 
     def run(self, hunt: Hunt, outcome: Outcome) -> Asking:
+        hunt.verdicts.release()
         merged = outcome
         while True:
             merged = hunt.merged(merged, outcome.found)

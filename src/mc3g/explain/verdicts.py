@@ -98,6 +98,11 @@ class Verdicts:
             else:
                 self.free += bool(key)
 
+    def release(self) -> None:
+        """Let the search see every row asked ahead that it has not reached, as rows asked for
+        free: once it has ended, every row the model judged counts."""
+        self._seen([], list(self._ahead))
+
     def accepted(self) -> list[tuple]:
         """The rows the model accepted, as their changes (keys), the person's own row and the
         rows asked ahead that the search has not reached aside."""
