@@ -76,7 +76,7 @@ def test_distinct_options_flip_the_real_model() -> None:
 
 def test_a_plain_function_is_a_black_box(loan) -> None:
     ds, causal = loan
-    explainer = MC3G(bank, causal, schema=ds.schema, desired_class="approved").fit(ds.X_train)
+    explainer = MC3G(bank, causal, schema=ds.schema, desired_class="approved", refine=0).fit(ds.X_train)
     assert explainer.fidelity_ == 1.0 and explainer.unfavourable_ == "rejected"
     cf = explainer.explain(JOHN).best
     assert (cf.values["debt"], cf.values["bank_balance"], cf.values["credit_score"]) == ("none", 60000, 620)
@@ -84,7 +84,7 @@ def test_a_plain_function_is_a_black_box(loan) -> None:
 
 def test_dice_parameter_names(loan) -> None:
     ds, causal = loan
-    fit = lambda **kw: MC3G(bank, causal, schema=ds.schema, **kw).fit(ds.X_train)  # noqa: E731
+    fit = lambda **kw: MC3G(bank, causal, schema=ds.schema, refine=0, **kw).fit(ds.X_train)  # noqa: E731
     assert len(fit(total_CFs=2, distinct=False).explain(JOHN)) == 2
     no_debt_change = fit(features_to_vary=["bank_balance", "annual_income"]).explain(JOHN)
     assert no_debt_change.status == "no_counterfactual"  # the score can rise only by clearing debt
@@ -102,7 +102,7 @@ def test_bad_models_and_rows_are_named(loan) -> None:
     ds, causal = loan
     with pytest.raises(InputError, match="have a predict method"):
         MC3G(42, causal, schema=ds.schema).fit(ds.X_train)
-    explainer = MC3G(bank, causal, schema=ds.schema).fit(ds.X_train)
+    explainer = MC3G(bank, causal, schema=ds.schema, refine=0).fit(ds.X_train)
     with pytest.raises(ValueError, match=r"unknown \['colour'\]"):
         explainer.explain({**JOHN, "colour": "red"})
 
@@ -132,7 +132,7 @@ def _answering(answer):
 def test_what_the_model_answers_is_checked(loan, answer, message) -> None:
     ds, causal = loan
     model = _answering(answer)
-    explainer = MC3G(model, causal, schema=ds.schema).fit(ds.X_train)
+    explainer = MC3G(model, causal, schema=ds.schema, refine=0).fit(ds.X_train)
     model.fitted = True
     with pytest.raises(BlackBoxError, match=message):
         explainer.explain(JOHN)
@@ -207,9 +207,9 @@ def test_a_category_typed_as_truth_values_or_numbers_reaches_the_model_in_its_ty
 
 def test_labels_in_a_column_or_of_another_type_are_read_as_text(loan) -> None:
     ds, causal = loan
-    as_column = MC3G(lambda f: bank(f).reshape(-1, 1), causal, schema=ds.schema).fit(ds.X_train)
+    as_column = MC3G(lambda f: bank(f).reshape(-1, 1), causal, schema=ds.schema, refine=0).fit(ds.X_train)
     assert as_column.explain(JOHN).status == "refused"
-    numeric = MC3G(lambda f: (bank(f) == "rejected").astype(float), causal, schema=ds.schema, desired_class=0).fit(ds.X_train)
+    numeric = MC3G(lambda f: (bank(f) == "rejected").astype(float), causal, schema=ds.schema, desired_class=0, refine=0).fit(ds.X_train)
     assert numeric.unfavourable_ == "1" and numeric.explain(JOHN).status == "refused"
 
 
@@ -221,7 +221,7 @@ def test_a_failing_black_box_loses_only_its_row(loan) -> None:
             raise RuntimeError("model server unavailable")
         return bank(frame)
 
-    explainer = MC3G(moody, causal, schema=ds.schema).fit(ds.X_train)
+    explainer = MC3G(moody, causal, schema=ds.schema, refine=0).fit(ds.X_train)
     rows = pd.DataFrame([JOHN, {**JOHN, "age": 99}, {**JOHN, "bank_balance": 30000}])
     answers = explainer.explain(rows)
     assert [a.status for a in answers] == ["refused", "error", "refused"]
@@ -249,7 +249,7 @@ def test_a_batch_shares_predict_calls_and_answers_as_each_row_alone(loan, booste
 
     refused = ds.X_test[boosted.predict(ds.X_test) == "rejected"].iloc[:people]
     assert len(refused) == people
-    explainer = MC3G(counted, causal, schema=ds.schema, k=3).fit(ds.X_train)
+    explainer = MC3G(counted, causal, schema=ds.schema, k=3, refine=0).fit(ds.X_train)
     calls.clear()
     alone = [explainer.explain(row) for _, row in refused.iterrows()]
     calls_alone = len(calls)
