@@ -149,10 +149,10 @@ def test_types_skops_does_not_trust_are_refused_and_listed(files, boosted, loan,
 
 def test_a_saved_explainer_names_its_skops_model(files, logistic, loan, tmp_path: Path) -> None:
     ds, causal = loan
-    explainer = MC3G(logistic, causal, schema=ds.schema, k=2).fit(ds.X_train)
+    explainer = MC3G(logistic, causal, schema=ds.schema, k=2, refine=0).fit(ds.X_train)
     explainer.save(tmp_path / "explainer.json", model_file=files["logistic.skops"])
     loaded = MC3G.load(tmp_path / "explainer.json", model=load_model(files["logistic.skops"]))
-    refused = ds.X_test[logistic.predict(ds.X_test) == "rejected"].iloc[:10]
+    refused = ds.X_test[logistic.predict(ds.X_test) == "rejected"].iloc[:4]  # fifteen in the slow test_skops_round_trip_gives_the_same_predictions_and_answers
     assert _answers(loaded, refused) == _answers(explainer, refused)
 
 
@@ -176,7 +176,7 @@ def test_onnx_export_of_an_adult_pipeline_labels_and_explains_as_the_pipeline(tm
     assert isinstance(model, OnnxModel) and model.label_output == "output_label"
     assert [name for name, _, _ in model.inputs] == list(ds.X_train.columns)  # one input per column
     assert (model.predict(ds.X_test) == pipeline.predict(ds.X_test)).all()
-    explainer = MC3G(model, reference("adult").causal(ds), schema=ds.schema).fit(ds.X_train)
+    explainer = MC3G(model, reference("adult").causal(ds), schema=ds.schema, refine=0).fit(ds.X_train)
     assert explainer.fidelity_ >= 0.9
     refused = ds.X_test[model.predict(ds.X_test) == "<=50K"].iloc[:6]
     answers = explainer.explain(refused)
@@ -195,7 +195,7 @@ def test_onnx_with_one_tensor_input_takes_every_column_in_order(tmp_path: Path, 
     model = load_model(tmp_path / "numbers.onnx")
     assert [name for name, _, _ in model.inputs] == ["features"]
     assert (model.predict(X_test) == pipeline.predict(X_test)).all()
-    explainer = MC3G(model, None, k=2, desired_class="approved").fit(X_train)
+    explainer = MC3G(model, None, k=2, desired_class="approved", refine=0).fit(X_train)
     answers = explainer.explain(X_test[model.predict(X_test) == "rejected"].iloc[:5])
     assert _flips(model, answers, list(X_train.columns), X_train.dtypes, "approved") >= 5
     with pytest.raises(InputError, match="takes 5 values per row"):
