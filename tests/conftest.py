@@ -6,19 +6,38 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, given, settings
 
 # The same examples on every run and every machine: a red CI run is reproducible, not luck.
 settings.register_profile("mc3g", derandomize=True)
 settings.load_profile("mc3g")
 
 os.environ.setdefault("MC3G_DATA_DIR", str(Path(__file__).resolve().parents[2] / "shared" / "data"))
+
+
+def tiered(fast: int, deep: int, *strategies: Any) -> Callable[[Callable[..., None]], Callable[[int], None]]:
+    """A property test in two tiers, as test_fuzz.py's: ``fast`` examples in the fast tier and
+    ``deep`` in the full suite (marked ``slow``), so the fast tier keeps every exactness check at a
+    fraction of its cost.  The decorated body is drawn from ``strategies``; ``@example``s written
+    below this decorator run in both tiers."""
+
+    def tiers(check: Callable[..., None]) -> Callable[[int], None]:
+        def test(examples: int) -> None:
+            drawn = settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+            drawn(given(*strategies)(check))()
+
+        test.__name__ = test.__qualname__ = check.__name__
+        test.__doc__ = check.__doc__
+        depths = [pytest.param(fast, id="fast"), pytest.param(deep, id="deep", marks=pytest.mark.slow)]
+        return pytest.mark.parametrize("examples", depths)(test)
+
+    return tiers
 
 
 def pytest_report_header() -> list[str]:

@@ -10,6 +10,7 @@ import clingo
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import tiered
 from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 
@@ -215,8 +216,9 @@ def test_exact_search_matches_brute_force_over_the_whole_domain(case, mode, norm
     _check_same([(a.exact, problem.describe(a.state)) for a in found], _brute_force(full, k))
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(
+@tiered(
+    25,
+    100,
     st.one_of(any_problems(), any_problems(escapes=True)),
     st.sampled_from(COST_MODES),
     st.sampled_from(["l0", "l1", "l2"]),
@@ -266,8 +268,7 @@ def test_distinct_options_match_brute_force_over_the_whole_domain(case, mode, no
             assert any(actions >= other and c <= cost for other, c in chosen), (actions, cost, chosen)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(any_problems(), st.sampled_from(COST_MODES), st.sampled_from(["l0", "l1", "l2"]), st.integers(1, 5), st.sampled_from(SPREADS))
+@tiered(30, 120, any_problems(), st.sampled_from(COST_MODES), st.sampled_from(["l0", "l1", "l2"]), st.integers(1, 5), st.sampled_from(SPREADS))
 def test_data_candidates_search_matches_brute_force_over_its_regions(case, mode, norm, k, spread) -> None:
     features, instance, rules, causal = case
     train = _train(features, seed=1)
@@ -299,8 +300,7 @@ def _exported_optimum(program: Program) -> tuple[int, tuple[int, ...]] | None:
     return found[-1] if found else None
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(any_problems(), st.sampled_from(COST_MODES), st.sampled_from(["l0", "l1", "l2"]), st.sampled_from(["exact", "data"]), st.sampled_from(SPREADS))
+@tiered(30, 120, any_problems(), st.sampled_from(COST_MODES), st.sampled_from(["l0", "l1", "l2"]), st.sampled_from(["exact", "data"]), st.sampled_from(SPREADS))
 def test_the_exported_program_runs_in_plain_clingo_to_the_search_optimum(case, mode, norm, scheme, spread) -> None:
     """The text ``mc3g export`` prints (every part it needs, no #program lines) has the optimum
     the search finds, whichever parts of the encoding the mode and the scheme need (a part
@@ -345,8 +345,9 @@ TIES_AFTER_DEARER_READS = (
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(any_problems(), st.sampled_from(COST_MODES), st.sampled_from(["l0", "l1", "l2"]), st.integers(1, 80), st.sampled_from(SPREADS), st.integers(1, 9))
+@tiered(
+    40, 150, any_problems(), st.sampled_from(COST_MODES), st.sampled_from(["l0", "l1", "l2"]), st.integers(1, 80), st.sampled_from(SPREADS), st.integers(1, 9)
+)
 @example(TIES_AFTER_DEARER_READS, "derived", "l0", 16, 1.0, 7)
 def test_states_come_in_cost_order_window_after_window(case, mode, norm, budget, spread, size) -> None:
     """The whole enumeration, not only its head: the states handed out are the ``budget``
@@ -547,8 +548,7 @@ def test_distinct_options_are_the_cheapest_way_through_each_set_of_actions() -> 
     assert all("y" in a.direct for a in search(problem, 3))  # the near-copies distinct options avoid
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(st.one_of(problems(), problems(escapes=True)), st.sampled_from(COST_MODES), st.integers(1, 3))
+@tiered(20, 80, st.one_of(problems(), problems(escapes=True)), st.sampled_from(COST_MODES), st.integers(1, 3))
 def test_steps_reach_the_option_through_consistent_states(case, mode, k) -> None:
     """Every option's steps take each direct action exactly once, end at the option's values,
     and pass only through states that keep the causal knowledge."""
@@ -601,8 +601,7 @@ def _derived_by_definition(problem: Problem, state: tuple[int, ...]) -> Fraction
     return best
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(any_problems(), st.sampled_from(SPREADS))
+@tiered(15, 60, any_problems(), st.sampled_from(SPREADS))
 def test_derived_pricing_matches_its_definition_on_every_state(case, spread) -> None:
     """Pricing works out once per problem which rules may cause each feature, and prices a state
     that no rule can cause directly: every state of the whole domain is priced as its definition

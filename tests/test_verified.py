@@ -9,7 +9,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, event, example, given, settings
+from conftest import tiered
+from hypothesis import event, example
 from hypothesis import strategies as st
 
 from mc3g import MC3G
@@ -111,8 +112,8 @@ def _single_changes(explainer, model, person: dict, distinct: bool) -> list[floa
     return sorted(best.values() if distinct else kept)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
+@tiered(
+    20, 80,
     st.integers(3, 20), st.integers(1, 11), st.sampled_from(["a", "b", "c"]), st.booleans(),
     st.integers(1, 3), st.booleans(), st.integers(0, 1), st.booleans(), st.integers(0, 299), _knowledge(),
     st.none() | st.tuples(st.integers(3, 20), st.integers(1, 10), st.sampled_from(["a", "b", "c"])),
