@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from conftest import tiered
 from hypothesis import strategies as st
 
 from mc3g.causal import CausalModel, CausalRule, CausalSyntaxError, Constraint, Source, load, parse, parse_all
@@ -443,8 +443,7 @@ def models(draw: st.DrawFn) -> CausalModel:
     return CausalModel(specs, tuple(rules), tuple(constraints))
 
 
-@settings(max_examples=200, deadline=None)
-@given(models())
+@tiered(50, 200, models())
 def test_printing_and_parsing_round_trip(model: CausalModel) -> None:
     parsed = parse(to_text(model))
     assert parsed == model and list(parsed.features.items()) == list(model.features.items())

@@ -72,7 +72,7 @@ def test_black_box_is_referenced_not_embedded(tmp_path: Path, loan) -> None:
     with pytest.raises(InputError, match="give its model"):
         MC3G.load(tmp_path / "bb.json")
     loaded = MC3G.load(tmp_path / "bb.json", model=model)
-    refused = ds.X_test[model.predict(ds.X_test) == "rejected"].iloc[:20]
+    refused = ds.X_test[model.predict(ds.X_test) == "rejected"].iloc[:6]
     assert _answers(loaded, refused) == _answers(explainer, refused)
     assert loaded.fidelity_ == explainer.fidelity_ and loaded.surrogate_ == explainer.surrogate_  # refinement's figures too
 

@@ -228,7 +228,7 @@ def test_a_search_past_its_time_limit_answers_503_and_is_abandoned() -> None:
 
     ds = load("loan", split="default")
     model = SlowModel(0.0)
-    explainer = MC3G(model, knowledge(ds), schema=ds.schema).fit(ds.X_train)
+    explainer = MC3G(model, knowledge(ds), schema=ds.schema, refine=0).fit(ds.X_train)
     model.calls = 0
     assert explainer.explain(JOHN).status == "refused" and model.calls >= 3  # left alone, John's search asks the model three times
     model.delay, model.calls = 0.4, 0
