@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from conftest import tiered
 from hypothesis import strategies as st
 from sklearn.base import clone
 
@@ -60,8 +60,7 @@ small_frames = st.integers(4, 30).flatmap(
 )
 
 
-@settings(max_examples=150, deadline=None)
-@given(small_frames, st.sampled_from(sorted(HEURISTICS)), st.data())
+@tiered(40, 150, small_frames, st.sampled_from(sorted(HEURISTICS)), st.data())
 def test_vectorised_search_finds_the_brute_force_best_literal(cols, heuristic, data) -> None:
     num, cat, small, label = cols
     frame = pd.DataFrame({"num": pd.Series(num, dtype=object), "cat": cat, "small": small})

@@ -93,7 +93,7 @@ def test_the_model_loaded_is_checked_wherever_it_comes_from(tmp_path: Path, loan
     saved_with = tmp_path / "built" / "model.pkl"
     saved_with.parent.mkdir()
     saved_with.write_bytes(pickle.dumps(model))
-    MC3G(model, causal, schema=ds.schema).fit(ds.X_train).save(tmp_path / "bb.json", model_file=saved_with)
+    MC3G(model, causal, schema=ds.schema, refine=0).fit(ds.X_train).save(tmp_path / "bb.json", model_file=saved_with)
 
     deployed = tmp_path / "deployed" / "model.pkl"  # the saved path is still there, unchanged
     deployed.parent.mkdir()

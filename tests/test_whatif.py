@@ -103,7 +103,7 @@ def test_a_black_box_decides(john) -> None:
     def bank(frame: pd.DataFrame) -> np.ndarray:
         return np.where((frame["bank_balance"] < 60000) | (frame["credit_score"] < 620), "rejected", "approved")
 
-    explainer = MC3G(bank, reference("loan").causal(ds), schema=ds.schema).fit(ds.X_train)
+    explainer = MC3G(bank, reference("loan").causal(ds), schema=ds.schema, refine=0).fit(ds.X_train)
     assert explainer.whatif(JOHN, {"debt": "none", "bank_balance": 60000}).judged_by == "the model"
     assert not explainer.whatif(JOHN, {"debt": "none", "bank_balance": 60000}).refused
     assert explainer.whatif(JOHN, {"bank_balance": 60000}).refused
