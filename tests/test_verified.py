@@ -498,3 +498,13 @@ def test_the_rows_drawn_ahead_save_calls() -> None:
     assert ahead.to_dict()["counterfactuals"] == asked.to_dict()["counterfactuals"] and ahead.run.wider_draws == asked.run.wider_draws == 1
     assert ahead.run.judged_by_model == asked.run.judged_by_model
     assert ahead.run.model_rounds < asked.run.model_rounds, (ahead.run.model_rounds, asked.run.model_rounds)
+
+
+def test_a_person_the_rules_accept_is_asked_without_the_rows_ahead() -> None:
+    """Where the rules accept a person (as they do most people the model accepts), the first
+    question carries no rows for local rules or a last draw: a portfolio's accepted people would
+    pay for 2,000 rows each."""
+    explainer = _five_raised(8)
+    answer = explainer.explain({n: 10 for n in "abcdef"})
+    assert answer.status == "not_refused" and answer.run.model_rounds == 1
+    assert 0 < answer.run.rows_asked < 200, answer.run.rows_asked

@@ -35,9 +35,11 @@ class FirstQuestion:
     does: where the rules refuse the person, their first ``tuning.first_states`` × K states (and
     the first points of the numeric actions of the first 4K, whose boundary is then sought
     without another call); where they do not, the rows around the person that local rules learn
-    from; and the person's single changes.  With local rules on (and ``tuning.draw_ahead``), the
-    rows local rules would learn from and those of the last draw go too, ahead: their verdicts are
-    seen when those phases run, which then need no call, or at the merge."""
+    from; and the person's single changes.  Where the rules refuse the person, with local rules
+    on (and ``tuning.draw_ahead``), the rows local rules would learn from and those of the last
+    draw go too, ahead: their verdicts are seen when those phases run, which then need no call,
+    or at the merge.  Not where the rules accept the person: most such people the model accepts
+    too (a portfolio's), and their first call would carry 2,000 rows for nothing."""
 
     name = "first question"
 
@@ -52,8 +54,8 @@ class FirstQuestion:
         free = singles + [s.row(p) for s in scans for p in s.points()]
         if hunt.sharp and problem is not None:
             free += [s.row(p) for a in first[: 4 * k] for s in hunt.segments(e, problem, a) for p in s.points()]
-        if hunt.local and hunt.tuning.draw_ahead:  # the rows local rules learn from and the last draw's, in case they are wanted
-            ahead += (hunt.samples() if problem is not None else []) + hunt.drawn(hunt.tuning.last_draw, rng_for(hunt.row, e.settings.random_state))
+        if hunt.local and hunt.tuning.draw_ahead and problem is not None:  # refused by the rules: likely by the model too
+            ahead += hunt.samples() + hunt.drawn(hunt.tuning.last_draw, rng_for(hunt.row, e.settings.random_state))
         accepted = yield from hunt.verdicts.ask([{}] + counted[: hunt.budget], free, ahead)
         if accepted[0]:
             return False

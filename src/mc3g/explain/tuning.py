@@ -33,10 +33,10 @@ class HuntSettings:
     accepted none of those the knowledge allows (the person has no option at all), the draw is
     made again four times as wide, one call a time, while it is at most this many rows (as many
     again changing every feature): a model can want many changes together, which few rows hold.
-    ``draw_ahead``: with local rules on, the first question also holds the rows local rules learn
-    from and the last draw's, their verdicts held back until those phases ask (or the merge, where
+    ``draw_ahead``: with local rules on, where the rules refuse the person, the first question
+    also holds the rows local rules learn from and the last draw's, their verdicts held back until those phases ask (or the merge, where
     every row judged counts): a call saved for each of those phases that runs, for rows every
-    person's first call carries (2,000 more; on the benchmark's black boxes a call costs more
+    such person's first call carries (2,000 more; on the benchmark's black boxes a call costs more
     than that many rows).  ``kept``: rows the model accepted outside the search priced for the answer (``last_kept``
     after a last draw, whose rows of many changes would crowd out others), at most ``per_set``
     of one set of direct actions under ``distinct``."""
