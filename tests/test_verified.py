@@ -429,8 +429,9 @@ def _driven(steps, model) -> object:
 def test_each_phase_runs_alone_and_returns_a_new_outcome() -> None:
     """The model accepts x >= 333 with y >= 5; training values of x are multiples of 50.  Without
     the first question, the surrogate's search to the budget alone finds x = 350 (a training
-    value); sharpening that outcome alone finds the model's boundary, 333, in a new outcome, the
-    old one as it was; the last draw has nothing to do; the merge alone prices the answer."""
+    value); sharpening that outcome alone finds the model's boundary, 333 (the merge prices it;
+    with ``search_boundaries``, the search again over it finds it, in a new outcome, the old one
+    as it was); the last draw has nothing to do; the merge alone prices the answer."""
     from mc3g.explain.hunt import Hunt
     from mc3g.explain.phases import FirstQuestion, LastDraw, Merge, Sharpen, ToTheBudget
     from mc3g.explain.verdicts import Verdicts
@@ -452,11 +453,47 @@ def test_each_phase_runs_alone_and_returns_a_new_outcome() -> None:
     found = _driven(ToTheBudget().run(alone, None), model)
     values = lambda outcome: [outcome.problem.describe(a.state) for a in outcome.found]  # noqa: E731
     assert found.rules == "global" and values(found) == [{"x": 350, "y": 5}]
-    sharper = _driven(Sharpen().run(alone, found), model)
+    assert _driven(Sharpen().run(alone, found), model) is found and alone.verdicts.known({"x": 333, "y": 5}) is True
+    assert alone.verdicts.known({"x": 332, "y": 5}) is False  # the boundary: one grid step nearer is refused
+    assert _driven(LastDraw().run(alone, found), model) is found  # one option asked for, one found
+    merged = _driven(Merge().run(alone, found), model)
+    priced = [p.describe(a.state) for p, a in zip(merged.priced_in, merged.found)]
+    assert merged.stopped == "found" and priced == [{"x": 333, "y": 5}] and values(found) == [{"x": 350, "y": 5}]
+    settings = engine.settings
+    engine.settings = replace(settings, hunt=replace(settings.hunt, search_boundaries=True))
+    again = hunt()
+    found = _driven(ToTheBudget().run(again, None), model)
+    sharper = _driven(Sharpen().run(again, found), model)
     assert values(sharper) == [{"x": 333, "y": 5}] and values(found) == [{"x": 350, "y": 5}]
-    assert _driven(LastDraw().run(alone, sharper), model) is sharper  # one option asked for, one found
-    merged = _driven(Merge().run(alone, sharper), model)
-    assert merged.stopped == "found" and values(merged) == values(sharper) and merged.priced_in == (sharper.problem,)
+
+
+def test_the_rows_asked_ahead_are_seen_before_the_options_are_sectioned() -> None:
+    """Once the search proper has ended, the rows asked ahead that no phase reached are seen
+    before the options are sectioned (the options they hold bound the sectioning, their steps ride
+    with it), not only at the merge; the rows local rules learn from are the start of the last
+    draw, drawn once for the person."""
+    from mc3g.explain.hunt import Hunt
+    from mc3g.explain.local import neighbours, rng_for
+    from mc3g.explain.phases import FirstQuestion, GlobalRules, Sharpen
+    from mc3g.explain.verdicts import Verdicts
+
+    train = pd.DataFrame({"x": np.arange(0, 1001, 50).repeat(10), "y": np.tile(np.arange(10), 21)})
+    model = lambda f: np.where((f["x"] < 333) | (f["y"] < 5), "no", "yes")  # noqa: E731
+    engine = MC3G(model, desired_class="yes", k=1, refine=0).fit(train).engine_
+    person = {"x": 0, "y": 3}
+    instance = engine.instance(person)
+
+    def away(rows):
+        return (yield rows)
+
+    hunt = Hunt(engine, person, 1, Verdicts(person, away, engine.consequences(instance)), instance, bool(engine.firing(instance)))
+    assert _driven(FirstQuestion().run(hunt), model) is True
+    assert hunt.samples() == neighbours(engine, person, 200, rng_for(person, engine.settings.random_state)) == hunt.last_draw()[0][:200]
+    found = _driven(GlobalRules().run(hunt, None), model)
+    before = len(hunt.verdicts.accepted())
+    _driven(Sharpen().run(hunt, found), model)
+    assert hunt.verdicts.release() == 0  # nothing held back any more
+    assert len(hunt.verdicts.accepted()) > before + 20, (before, len(hunt.verdicts.accepted()))  # the last draw's accepted rows among them
 
 
 def test_rows_asked_ahead_are_seen_only_when_the_search_asks_them() -> None:

@@ -14,8 +14,9 @@ states read are the answer.  Where they do not, the search does more, in named p
 3. **Local rules**: where the surrogate does not refuse the person, or the model keeps rejecting
    what it lets through, rules learned near the person from the model's verdicts (:mod:`.local`).
 4. **To the budget**: the surrogate (or no rules) again, up to the budget, where neither did.
-5. **Sharpen**: the options' numeric actions sectioned back to the model's own boundary, each
-   option judged without each of its actions, and the search run again with the boundaries.
+5. **Sharpen**: the rows asked ahead seen, the options' numeric actions sectioned back to the
+   model's own boundary, each option judged without each of its actions (and, with
+   ``search_boundaries``, the search run again with the boundaries).
 6. **Last draw**: a person left with fewer than K options gets rows drawn around them; one left
    with none gets the draw again, wider, up to a bound.
 7. **Merge**: every row the model accepted counts (:mod:`.accepted`), merged again while the
@@ -74,6 +75,7 @@ class Hunt:
         self.accepted = Accepted(engine, row, k, verdicts)
         self._steps: dict[tuple, list[Row]] = {}  # the options' steps, by their changes
         self.wider_draws = 0  # draws made again, wider, because the person had no option at all
+        self._draw: tuple[list[Row], np.random.Generator] | None = None  # :meth:`last_draw`
 
     def search(self, engine: Engine, instance: Mapping[str, Any], escape: list, patience: int | None, rules: str, start: Start | None = None) -> Asking:
         """The search with one engine's rules (``start``: its first problem, stream and states
@@ -113,10 +115,35 @@ class Hunt:
         self.chosen = chosen = self.accepted.choose(self.accepted.pool()[0])
         self.bound = chosen[-1][1].cost if len(chosen) == self.k else math.inf
 
+    def options(self, outcome: Outcome) -> int:
+        """The options the search's states and the rows accepted so far give together."""
+        return len(self.accepted.choose(self.accepted.pool(outcome.problem, outcome.found)[0]))
+
+    def seen_ahead(self, outcome: Outcome) -> None:
+        """Every row asked ahead that no phase reached, seen once the search proper has ended.
+        Where the options are still fewer than K, the last draw's rows are among them and are
+        priced as after a last draw (``tuning.last_kept``), which would be drawn next."""
+        if self.verdicts.release() and self.options(outcome) < self.k:
+            self.accepted.kept = self.tuning.last_kept
+
     def samples(self) -> list[dict[str, Any]]:
-        """Rows around the person for local rules, as many as the budget leaves (``tuning.samples`` at most)."""
+        """Rows around the person for local rules, as many as the budget leaves (``tuning.samples``
+        at most): the start of the last draw (:meth:`last_draw`) when it is drawn already, as it
+        is when the first question asked it ahead."""
         n = min(self.tuning.samples, self.budget - self.verdicts.judged)
-        return neighbours(self.engine, self.row, n, rng_for(self.row, self.engine.settings.random_state)) if n > 0 else []
+        if n <= 0:
+            return []
+        if self._draw is not None and n <= self.tuning.last_draw:
+            return self._draw[0][:n]
+        return neighbours(self.engine, self.row, n, rng_for(self.row, self.engine.settings.random_state))
+
+    def last_draw(self) -> tuple[list[dict[str, Any]], np.random.Generator]:
+        """The last draw's rows (:meth:`drawn`, ``tuning.last_draw`` of each kind), drawn once for
+        the person whichever phase wants them first, and the generator a wider draw goes on with."""
+        if self._draw is None:
+            rng = rng_for(self.row, self.engine.settings.random_state)
+            self._draw = self.drawn(self.tuning.last_draw, rng), rng
+        return self._draw
 
     def drawn(self, n: int, rng: np.random.Generator) -> list[dict[str, Any]]:
         """``n`` rows drawn around the person as DiCE random draws them, and as many again that may

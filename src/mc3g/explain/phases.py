@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from .boundary import Segment, scan
 from .hunt import Hunt
-from .local import local_rules, rng_for
+from .local import local_rules
 from .verdicts import Asking
 from .verified import STALLED, Outcome
 
@@ -55,7 +55,7 @@ class FirstQuestion:
         if hunt.sharp and problem is not None:
             free += [s.row(p) for a in first[: 4 * k] for s in hunt.segments(e, problem, a) for p in s.points()]
         if hunt.local and hunt.tuning.draw_ahead and problem is not None:  # refused by the rules: likely by the model too
-            ahead += hunt.samples() + hunt.drawn(hunt.tuning.last_draw, rng_for(hunt.row, e.settings.random_state))
+            ahead += hunt.last_draw()[0]  # the rows local rules learn from are its start
         accepted = yield from hunt.verdicts.ask([{}] + counted[: hunt.budget], free, ahead)
         if accepted[0]:
             return False
@@ -132,18 +132,25 @@ class Sharpen:
     """The found states' numeric actions sectioned back to the model's boundary (and the
     person's single numeric changes to theirs, along); each found state of several actions is
     also judged without each of them (the rules may demand an action the model does not need).
-    The boundaries join the candidates and the search runs again: its answer is kept when it
-    finds as many states, each then no dearer than before.  Needs the ``exact`` candidates."""
+    With ``tuning.search_boundaries``, the boundaries join the candidates and the search runs
+    again: its answer is kept when it finds as many states, each then no dearer than before.
+    Needs the ``exact`` candidates.
+    The rows asked ahead that no phase reached are seen first (:meth:`Hunt.seen_ahead`): the
+    search proper has ended, so the options they hold bound the sectioning and their steps ride
+    along with it, instead of a call of their own at the merge."""
 
     name = "sharpen"
 
     def run(self, hunt: Hunt, outcome: Outcome) -> Asking:
+        hunt.seen_ahead(outcome)
         if not hunt.sharp:
             return outcome
         problem, engine = outcome.problem, outcome.engine
         segments = [s for state in outcome.found for s in hunt.segments(engine, problem, state)]
         pared = [{n: v for n, v in problem.chosen(a).items() if n != d} for a in outcome.found if len(a.direct) > 1 for d in a.direct]
         yield from self._sectioned(hunt, segments, pared)
+        if not hunt.tuning.search_boundaries:
+            return outcome  # the points sectioned join the merge, the cheapest of each option's set there
         extra: dict[str, list[Any]] = {}
         for s in segments:
             if s.best != s.changes[s.name]:
@@ -184,21 +191,18 @@ class LastDraw:
     name = "last draw"
 
     def run(self, hunt: Hunt, outcome: Outcome) -> Asking:
-        if not hunt.local or self._options(hunt, outcome) >= hunt.k:
+        if not hunt.local or hunt.options(outcome) >= hunt.k:
             return outcome
-        n, rng = hunt.tuning.last_draw, rng_for(hunt.row, hunt.engine.settings.random_state)
+        rows, rng = hunt.last_draw()
+        n = hunt.tuning.last_draw
         hunt.accepted.kept = hunt.tuning.last_kept
         while True:
-            yield from hunt.verdicts.ask([], hunt.drawn(n, rng))
+            yield from hunt.verdicts.ask([], rows)
             n *= 4
-            if n > hunt.tuning.widest_draw or self._options(hunt, outcome):
+            if n > hunt.tuning.widest_draw or hunt.options(outcome):
                 return outcome
             hunt.wider_draws += 1
-
-    @staticmethod
-    def _options(hunt: Hunt, outcome: Outcome) -> int:
-        """The options the search and the rows accepted so far give together."""
-        return len(hunt.accepted.choose(hunt.accepted.pool(outcome.problem, outcome.found)[0]))
+            rows = hunt.drawn(n, rng)
 
 
 class Merge:

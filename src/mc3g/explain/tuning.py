@@ -28,6 +28,10 @@ class HuntSettings:
     ``widest``: candidate values per atom at most, when the candidates widen (8× a time).
     ``first_points``: points of a numeric segment judged in its first round; ``section_points``:
     points a later round takes at most (fewer where as many rounds suffice).
+    ``search_boundaries``: the search run again once the options are sectioned, the boundaries
+    found among the candidate values, for states that join a boundary to other actions: a call
+    of its own for the states it reaches that no call held (off: the points sectioned are priced
+    at the merge with every row accepted, so each option's own boundary counts either way).
     ``last_draw``: rows drawn around a person left with fewer than K options (as many again that
     may change every feature), judged in one last call.  ``widest_draw``: where the model
     accepted none of those the knowledge allows (the person has no option at all), the draw is
@@ -51,6 +55,7 @@ class HuntSettings:
     widest: int = 512
     first_points: int = 32
     section_points: int = 256
+    search_boundaries: bool = False
     last_draw: int = 1000
     widest_draw: int = 16000
     draw_ahead: bool = True

@@ -98,10 +98,12 @@ class Verdicts:
             else:
                 self.free += bool(key)
 
-    def release(self) -> None:
+    def release(self) -> int:
         """Let the search see every row asked ahead that it has not reached, as rows asked for
-        free: once it has ended, every row the model judged counts."""
-        self._seen([], list(self._ahead))
+        free: once it has ended, every row the model judged counts.  Returns how many."""
+        held = list(self._ahead)
+        self._seen([], held)
+        return len(held)
 
     def accepted(self) -> list[tuple]:
         """The rows the model accepted, as their changes (keys), the person's own row and the
