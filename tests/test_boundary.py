@@ -45,3 +45,11 @@ def test_a_wide_segment_takes_about_the_square_root_of_its_points_a_round() -> N
     judged about 300."""
     found, count, judged = _section(100_000, 33_595)
     assert (found, count) == (33_595, 3) and judged < 160
+
+
+def test_a_german_credit_amount_is_sectioned_in_two_rounds() -> None:
+    """A credit amount's 18,174 grid points: 32 first leave about 586 between two of them, which
+    one more round takes whole (two rounds of about 24 each where a round took 256 at most: a
+    call more for the person)."""
+    found, count, judged = _section(18_174, 7_777)
+    assert (found, count) == (7_777, 2) and judged < 32 + 600

@@ -374,7 +374,7 @@ def _five_raised(least: int):
 
 def test_a_person_with_no_option_after_the_last_draw_gets_a_wider_one() -> None:
     """Five numbers raised to 8 or more together: the last draw's 2,000 rows hold none, the draw
-    made again four times as wide does; the run record counts the round and why it was made."""
+    made again, wider, does; the run record counts the round and why it was made."""
     answer = _five_raised(8).explain({n: 0 for n in "abcdef"})
     assert answer.status == "refused" and answer.run.wider_draws == 1
     (option,) = answer
@@ -382,14 +382,15 @@ def test_a_person_with_no_option_after_the_last_draw_gets_a_wider_one() -> None:
 
 
 def test_a_person_no_draw_answers_is_told_what_was_asked() -> None:
-    """Five numbers at 10 together: the draws widen to their bound (16,000 rows and as many
-    changing every feature) and none holds it; the reasons say what the model was asked."""
+    """Five numbers at 10 together: the draws made again up to their bound (4,000 and 16,000
+    rows, each with as many changing every feature), in one call, hold none; the reasons say
+    what the model was asked."""
     answer = _five_raised(10).explain({n: 0 for n in "abcdef"})
-    assert answer.status == "no_counterfactual" and answer.run.wider_draws == 2
+    assert answer.status == "no_counterfactual" and answer.run.wider_draws == 1
     assert answer.reasons[-1].startswith("The model accepted none of the ")
     assert answer.reasons[-1].endswith(
         "other rows it was asked about that keep the knowledge: the person's single changes, points sectioned and rows drawn around them "
-        "(the draw made 2 more times, each four times as wide)."
+        "(the draw made again, wider, up to 16,000 rows and as many changing every feature)."
     )
 
 

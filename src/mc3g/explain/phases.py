@@ -184,9 +184,9 @@ class LastDraw:
     around the person, as DiCE random draws (the rows it accepts join the merge when the
     knowledge allows them), and as many again changing up to every feature, as DiCE random's
     rows may: a model can want three changes or more together, which rows of one to three
-    rarely hold.  Where the person still has no option at all, the draw is made again four
-    times as wide, one call a time, up to ``tuning.widest_draw`` rows; each such round is
-    counted in the run record (``wider_draws``)."""
+    rarely hold.  Where the person still has no option at all, the draw goes on, four times as
+    wide and four times again up to ``tuning.widest_draw`` rows of each kind, all in one call
+    (rows cost far less than calls); the run record counts that round (``wider_draws``)."""
 
     name = "last draw"
 
@@ -194,15 +194,16 @@ class LastDraw:
         if not hunt.local or hunt.options(outcome) >= hunt.k:
             return outcome
         rows, rng = hunt.last_draw()
-        n = hunt.tuning.last_draw
         hunt.accepted.kept = hunt.tuning.last_kept
-        while True:
-            yield from hunt.verdicts.ask([], rows)
-            n *= 4
-            if n > hunt.tuning.widest_draw or hunt.options(outcome):
-                return outcome
+        yield from hunt.verdicts.ask([], rows)
+        if hunt.tuning.widest_draw > hunt.tuning.last_draw and not hunt.options(outcome):
             hunt.wider_draws += 1
-            rows = hunt.drawn(n, rng)
+            n, rows = hunt.tuning.last_draw * 4, []
+            while n <= hunt.tuning.widest_draw:  # each four times as wide, drawn on: one call holds them all
+                rows += hunt.drawn(n, rng)
+                n *= 4
+            yield from hunt.verdicts.ask([], rows)
+        return outcome
 
 
 class Merge:

@@ -221,7 +221,8 @@ def _undrawn(engine: Engine, verdicts: Verdicts, wider: int) -> str:
     """What else a black box was asked for a person left with no option: the single changes,
     points sectioned and, with local search on, rows drawn around them (the draw made again,
     wider, ``wider`` times)."""
-    again = f" (the draw made {wider} more time{'s' if wider > 1 else ''}, each four times as wide)" if wider else ""
+    widest = engine.settings.hunt.widest_draw
+    again = f" (the draw made again, wider, up to {widest:,} rows and as many changing every feature)" if wider else ""
     drawn = f" and rows drawn around them{again}" if engine.settings.local else ""
     asked = f"The model accepted none of the {verdicts.free} other rows it was asked about that keep the knowledge"
     return f"{asked}: the person's single changes, points sectioned{drawn}."

@@ -35,8 +35,9 @@ class HuntSettings:
     ``last_draw``: rows drawn around a person left with fewer than K options (as many again that
     may change every feature), judged in one last call.  ``widest_draw``: where the model
     accepted none of those the knowledge allows (the person has no option at all), the draw is
-    made again four times as wide, one call a time, while it is at most this many rows (as many
-    again changing every feature): a model can want many changes together, which few rows hold.
+    drawn on, four times as wide and four times again up to this many rows (each with as many
+    again changing every feature), all in one call: a model can want many changes together,
+    which few rows hold.
     ``draw_ahead``: with local rules on, where the rules refuse the person, the first question
     also holds the rows local rules learn from and the last draw's, their verdicts held back until those phases ask (or the merge, where
     every row judged counts): a call saved for each of those phases that runs, for rows every
@@ -54,7 +55,7 @@ class HuntSettings:
     most_changed: int = 3
     widest: int = 512
     first_points: int = 32
-    section_points: int = 256
+    section_points: int = 1024
     search_boundaries: bool = False
     last_draw: int = 1000
     widest_draw: int = 16000
