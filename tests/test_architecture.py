@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "mc3g"
 
 
@@ -80,6 +82,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+@pytest.mark.slow
 def test_the_graph_sees_function_level_and_relative_imports() -> None:
     graph = _import_graph()
     assert "mc3g.causal.lexer" in graph["mc3g.causal.parser"] and "mc3g.schema" in graph["mc3g.causal.parser"]
@@ -88,12 +91,14 @@ def test_the_graph_sees_function_level_and_relative_imports() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
+@pytest.mark.slow
 def test_causal_and_rules_have_no_import_cycles() -> None:
     graph = _import_graph()
     mine = {m: {t for t in ts if t.startswith(("mc3g.causal", "mc3g.rules"))} for m, ts in graph.items() if m.startswith(("mc3g.causal", "mc3g.rules"))}
     assert _cycles(mine) == []
 
 
+@pytest.mark.slow
 def test_the_package_has_no_import_cycles() -> None:
     assert _cycles(_import_graph()) == []
 
@@ -119,12 +124,14 @@ def _room(module: str) -> str:
     return module.split(".")[1] if "." in module else module
 
 
+@pytest.mark.slow
 def test_every_room_stands_on_one_floor() -> None:
     placed = [room for floor in FLOORS for room in floor]
     assert len(placed) == len(set(placed))
     assert set(placed) == {_room(m) for m in _import_graph()} - {"mc3g"}
 
 
+@pytest.mark.slow
 def test_rooms_import_only_rooms_on_lower_floors() -> None:
     """So the registry of methods (``mc3g.methods``) stands above ``explain`` and ``baselines``,
     whose classes it names, and the model (``mc3g.models``) below the explainer that asks it."""
@@ -139,6 +146,7 @@ def test_rooms_import_only_rooms_on_lower_floors() -> None:
     assert upward == []
 
 
+@pytest.mark.slow
 def test_packages_import_each_other_only_through_their_faces() -> None:
     """``from mc3g.search.space import x`` outside ``mc3g.search`` reaches past its public face.
     ``mc3g.bench`` has none: each of its modules is the engine of one ``mc3g bench`` command."""
@@ -158,6 +166,7 @@ def _loaded_by(statement: str) -> set[str]:
     return set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split())
 
 
+@pytest.mark.slow
 def test_the_core_does_not_load_data_sets_the_cli_or_rich() -> None:
     """Nor Dask, Parquet files or plots.  pandas 3 loads pyarrow's core itself when it is
     installed, so only the parts mc3g would add are named."""
@@ -170,6 +179,7 @@ def test_the_core_does_not_load_data_sets_the_cli_or_rich() -> None:
         assert not {m for m in loaded if m.startswith(heavy)}, statement
 
 
+@pytest.mark.slow
 def test_the_command_line_loads_the_service_only_to_serve() -> None:
     """``mc3g --help`` and the other commands start without FastAPI, uvicorn or Jinja2."""
     loaded = _loaded_by("import mc3g.cli")
@@ -185,6 +195,7 @@ def test_no_module_is_over_400_lines() -> None:
     assert long == {}
 
 
+@pytest.mark.slow
 def test_no_function_is_over_60_lines() -> None:
     long = {
         f"{p.relative_to(PACKAGE)}:{node.name}": length
@@ -205,6 +216,7 @@ def test_no_room_holds_over_a_fifth_of_the_lines() -> None:
     assert {room: f"{n / total:.1%}" for room, n in rooms.items() if n > total / 5} == {}
 
 
+@pytest.mark.slow
 def test_the_batch_and_the_audit_load_dask_parquet_and_plots_only_when_they_run() -> None:
     loaded = _loaded_by("import mc3g.batch, mc3g.audit")
     assert not {m for m in loaded if m.startswith(("dask", "distributed", "pyarrow.parquet", "matplotlib"))}

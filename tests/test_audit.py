@@ -94,6 +94,7 @@ def test_what_the_audit_refuses(tmp_path) -> None:
         audit(tmp_path, [["sex"]])
 
 
+@pytest.mark.slow
 def test_the_report_has_its_tables_and_plots(tmp_path) -> None:
     result = audit(_folder(tmp_path / "results", planned=10), parse_groupings("sex,race"))
     path = write_report(result, tmp_path / "report")
@@ -104,6 +105,7 @@ def test_the_report_has_its_tables_and_plots(tmp_path) -> None:
         assert f"]({name})" in text and (tmp_path / "report" / name).read_bytes()[:4] == b"\x89PNG"
 
 
+@pytest.mark.slow
 def test_the_cli_prints_the_tables_and_writes_the_report(tmp_path) -> None:
     folder = _folder(tmp_path)
     result = runner.invoke(app, ["audit", str(folder), "--by", "sex,age_band", "--band", "age=30,50"])
@@ -133,6 +135,7 @@ def test_a_damaged_partition_is_named_with_its_repair(tmp_path, damage: bytes) -
     assert not (folder / "_audit").exists()
 
 
+@pytest.mark.slow
 def test_the_report_needs_a_folder(tmp_path) -> None:
     folder = _folder(tmp_path / "results")
     existing = tmp_path / "report.md"

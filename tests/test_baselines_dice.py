@@ -74,6 +74,7 @@ def _check_actions(answer: Recourse, X: pd.DataFrame) -> None:
     assert [cf.cost for cf in answer] == sorted(cf.cost for cf in answer)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", METHODS)
 def test_counterfactuals_have_training_columns_and_dtypes_and_flip(setup, method) -> None:
     model, X, refused = setup
@@ -90,6 +91,7 @@ def test_counterfactuals_have_training_columns_and_dtypes_and_flip(setup, method
         assert answer.run.method == f"dice_{method}" and answer.run.k == 3 and answer.run.search_seconds > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", METHODS)
 def test_same_seed_same_answer_and_global_generators_untouched(setup, method) -> None:
     model, X, refused = setup
@@ -125,6 +127,7 @@ def test_permitted_range_bounds_the_search(setup) -> None:
     assert cfs["income"].between(row["income"], 120.0).all()
 
 
+@pytest.mark.slow
 def test_integer_coded_categories_reach_the_model_as_integers() -> None:
     """DiCE turns categories into strings; a pipeline fitted on integer codes must get integers."""
     X, y = _table([1, 2, 3])
@@ -139,6 +142,7 @@ def test_integer_coded_categories_reach_the_model_as_integers() -> None:
     _check_actions(answer, X)  # job is priced as a category (1), not by its codes
 
 
+@pytest.mark.slow
 def test_desired_class_is_a_label(setup) -> None:
     model, X, _ = setup
     approved = X[model.predict(X) == "approved"].iloc[0]
@@ -181,6 +185,7 @@ class _Stalling:
         return self.model.predict_proba(X)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", METHODS)
 def test_timeout_stops_a_hanging_call(setup, method: str) -> None:
     model, X, refused = setup
@@ -193,6 +198,7 @@ def test_timeout_stops_a_hanging_call(setup, method: str) -> None:
     assert answer.status == NO_COUNTERFACTUAL and "timeout of 1.0 s" in answer.reasons[0]
 
 
+@pytest.mark.slow
 def test_dice_is_built_once_per_fit(setup, monkeypatch) -> None:
     model, X, refused = setup
     built = []

@@ -70,6 +70,7 @@ def _predicted(model, X: pd.DataFrame, row: pd.Series) -> str:
     return model.predict(row.to_frame().T.astype(X.dtypes))[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("activation", ["relu", "tanh", "logistic", "identity", None])
 def test_network_matches_sklearn_and_finite_differences(data, activation) -> None:
     X, y = data
@@ -105,6 +106,7 @@ def _costs(X: pd.DataFrame, row: pd.Series, cfs: pd.DataFrame) -> np.ndarray:
     return moved.sum(axis=1).to_numpy() + sum((cfs[c] != row[c]).to_numpy(dtype=float) for c in X.columns if c not in numeric)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["logistic", "mlp"])
 def test_counterfactuals_flip_the_model_and_decode_to_valid_rows(data, models, name) -> None:
     X, _ = data
@@ -130,6 +132,7 @@ def test_counterfactuals_flip_the_model_and_decode_to_valid_rows(data, models, n
             assert not cf.caused_changes and cf.cost == pytest.approx(sum(a.cost for a in cf.direct_actions))
 
 
+@pytest.mark.slow
 def test_integral_columns_stay_integral(data, models) -> None:
     """age is int64 in X_train; a float copy of it must still come back as whole years."""
     X, y = data
@@ -144,6 +147,7 @@ def test_integral_columns_stay_integral(data, models) -> None:
     assert any(moved)  # age was really changed somewhere, so rounding was exercised
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["logistic", "mlp"])
 def test_features_to_vary_keeps_the_other_columns(data, models, name) -> None:
     X, _ = data
@@ -160,6 +164,7 @@ def test_features_to_vary_keeps_the_other_columns(data, models, name) -> None:
         assert found > 0
 
 
+@pytest.mark.slow
 def test_dropped_one_hot_category_and_no_preprocessing(data) -> None:
     X, y = data
     for model, frame in (
@@ -173,6 +178,7 @@ def test_dropped_one_hot_category_and_no_preprocessing(data) -> None:
             assert cfs["age"].between(frame["age"].min(), frame["age"].max()).all()
 
 
+@pytest.mark.slow
 def test_row_already_in_the_desired_class_needs_nothing(data, models) -> None:
     X, _ = data
     model = models["mlp"]

@@ -84,6 +84,7 @@ def _same_answers(people: pd.DataFrame, answers: list) -> None:
         assert json.loads(person["options"]) == [cf.to_dict() for cf in answer.counterfactuals]
 
 
+@pytest.mark.slow
 def test_every_person_once_with_the_answers_of_one_process(client, explainer, people, answers, two_csvs, tmp_path) -> None:
     with Batch(explainer, two_csvs, tmp_path, client, data={"name": "loan"}, partition_rows=64) as run:
         seen = []
@@ -103,6 +104,7 @@ def test_every_person_once_with_the_answers_of_one_process(client, explainer, pe
     assert manifest["settings"]["data"]["input"]["files"][1]["name"] == "b.csv" and manifest["plan"] == {"partitions": 5, "people": 300}
 
 
+@pytest.mark.slow
 def test_a_rerun_keeps_whole_partitions_and_redoes_the_rest(client, explainer, two_csvs, tmp_path) -> None:
     def run(**options):
         with Batch(explainer, two_csvs, tmp_path, client, partition_rows=64, **options) as batch:
@@ -122,6 +124,7 @@ def test_a_rerun_keeps_whole_partitions_and_redoes_the_rest(client, explainer, t
     pd.testing.assert_frame_equal(_people(tmp_path), clean)
 
 
+@pytest.mark.slow
 def test_a_rerun_under_other_settings_is_refused(client, explainer, loan, two_csvs, tmp_path) -> None:
     Batch(explainer, two_csvs, tmp_path, client, partition_rows=200).__exit__()  # the folder's manifest, before any partition
     (tmp_path / "part-00000.parquet").write_bytes(b"a partition")
@@ -142,12 +145,14 @@ def test_a_rerun_under_other_settings_is_refused(client, explainer, loan, two_cs
         assert not (tmp_path / "part-00000.parquet").exists()
 
 
+@pytest.mark.slow
 def test_a_second_run_on_the_same_folder_is_refused(client, explainer, two_csvs, tmp_path) -> None:
     with Batch(explainer, two_csvs, tmp_path, client):
         with pytest.raises(ResultsFileError, match="another run is writing"):
             Batch(explainer, two_csvs, tmp_path, client)
 
 
+@pytest.mark.slow
 def test_a_folder_that_is_not_a_batch_is_left_alone(client, explainer, two_csvs, tmp_path) -> None:
     (tmp_path / "notes.txt").write_text("mine")
     for overwrite in (False, True):
@@ -156,6 +161,7 @@ def test_a_folder_that_is_not_a_batch_is_left_alone(client, explainer, two_csvs,
     assert (tmp_path / "notes.txt").read_text() == "mine"
 
 
+@pytest.mark.slow
 def test_parquet_files_keep_their_index_labels(client, explainer, people, answers, tmp_path) -> None:
     source = tmp_path / "in"
     source.mkdir()
@@ -292,6 +298,7 @@ def _wait_until_gone(group: int) -> None:
     raise AssertionError("processes of the killed run are still alive")
 
 
+@pytest.mark.slow
 def test_the_cli_runs_on_an_existing_scheduler(client, explainer, people, two_csvs, tmp_path) -> None:
     address = client.scheduler.address
     result = runner.invoke(app, ["batch", str(two_csvs), "--dataset", "loan", "--out", str(tmp_path), "--scheduler", address, "--partition-rows", "100"])
@@ -339,6 +346,7 @@ def test_every_refused_adult_row_is_answered_as_mc3g_explain_answers_it(tmp_path
     assert batch_settings_["run"] == header["run"] and batch_settings_["model_sha256"] == header["model_sha256"]
 
 
+@pytest.mark.slow
 def test_batch_settings_name_the_input(client, explainer, two_csvs, tmp_path) -> None:
     with Batch(explainer, two_csvs, tmp_path, client, data={"name": "loan"}) as batch:
         expected = batch_settings(explainer, {"name": "loan", "input": batch.input.settings()})

@@ -42,6 +42,7 @@ def boosted(loan):
     return make_pipeline(encode, GradientBoostingClassifier(random_state=0)).fit(ds.X_train, ds.y_train)
 
 
+@pytest.mark.slow
 def test_every_counterfactual_flips_the_real_model(loan, boosted) -> None:
     ds, causal = loan
     explainer = MC3G(boosted, causal, schema=ds.schema, k=3).fit(ds.X_train)
@@ -82,6 +83,7 @@ def test_a_plain_function_is_a_black_box(loan) -> None:
     assert (cf.values["debt"], cf.values["bank_balance"], cf.values["credit_score"]) == ("none", 60000, 620)
 
 
+@pytest.mark.slow
 def test_dice_parameter_names(loan) -> None:
     ds, causal = loan
     fit = lambda **kw: MC3G(bank, causal, schema=ds.schema, refine=0, **kw).fit(ds.X_train)  # noqa: E731
@@ -237,7 +239,8 @@ def test_processes_give_the_same_answers(loan, boosted) -> None:
     assert [a.to_dict()["counterfactuals"] for a in one] == [a.to_dict()["counterfactuals"] for a in two]
 
 
-@pytest.mark.parametrize("people", [10, pytest.param(30, marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("people", [10, 30])
 def test_a_batch_shares_predict_calls_and_answers_as_each_row_alone(loan, boosted, people) -> None:
     """Ten people in the fast tier (41 calls alone, 5 pooled here); thirty in the full suite."""
     ds, causal = loan

@@ -100,6 +100,7 @@ def test_loan_example_parses_into_the_expected_objects() -> None:
     assert model.features["age"] == {"direction": "increase"}  # kind, weight, ...: as the data has them
 
 
+@pytest.mark.slow
 def test_adult_reference_knowledge_validates_against_the_paper_schema() -> None:
     schema = load_data("adult", split="paper").schema
     model = parse(ADULT, file="adult.causal", schema=schema)
@@ -443,6 +444,7 @@ def models(draw: st.DrawFn) -> CausalModel:
     return CausalModel(specs, tuple(rules), tuple(constraints))
 
 
+@pytest.mark.slow
 @tiered(50, 200, models())
 def test_printing_and_parsing_round_trip(model: CausalModel) -> None:
     parsed = parse(to_text(model))

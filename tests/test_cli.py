@@ -24,6 +24,7 @@ def test_learn_loan_recovers_the_bank_rule() -> None:
     assert "2 / 0 / 2" in result.output
 
 
+@pytest.mark.slow
 def test_learn_json_has_the_documented_fields() -> None:
     result = runner.invoke(app, ["learn", "adult", "--split", "paper", "--json"])
     assert result.exit_code == 0, result.output
@@ -35,6 +36,7 @@ def test_learn_json_has_the_documented_fields() -> None:
     assert RuleSet.from_dict(data["rules"]).to_asp() == data["program"]
 
 
+@pytest.mark.slow
 def test_learn_passes_the_hyper_parameters_on() -> None:
     loose = json.loads(runner.invoke(app, ["learn", "german", "--split", "paper", "--tail", "0", "--json"]).stdout)
     strict = json.loads(runner.invoke(app, ["learn", "german", "--split", "paper", "--json"]).stdout)
@@ -84,6 +86,7 @@ def test_demo_tells_john_what_to_do_and_compares_the_modes() -> None:
         assert mode in result.output
 
 
+@pytest.mark.slow
 def test_demo_and_explain_json_share_one_shape() -> None:
     demo = json.loads(runner.invoke(app, ["demo", "--json"]).stdout)
     explained = json.loads(runner.invoke(app, ["explain", "adult", "--row", "1", "-k", "3", "--json"]).stdout)
@@ -123,6 +126,7 @@ def test_a_bad_rules_file_is_named(tmp_path, content: bytes, problem: str) -> No
     assert result.exit_code == 2 and f"error: {path}: {problem}" in result.output and result.exception.__class__ is SystemExit
 
 
+@pytest.mark.slow
 def test_explain_errors_are_clear() -> None:
     result = runner.invoke(app, ["explain", "adult", "--row", "999999"])
     assert result.exit_code == 2 and "row 999999 is out of range" in result.output

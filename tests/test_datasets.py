@@ -51,6 +51,7 @@ def test_names_lists_every_data_set_with_a_description() -> None:
     assert all(isinstance(d, str) and d for d in listed.values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "split", "n_train", "n_test"),
     [
@@ -71,6 +72,7 @@ def test_row_counts(name: str, split: str, n_train: int, n_test: int) -> None:
     assert (ds.name, ds.split) == (name, split)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "split", "classes", "unfavourable"),
     [
@@ -91,6 +93,7 @@ def test_labels(name: str, split: str, classes: tuple[str, ...], unfavourable: s
     assert set(both(ds)[ds.schema.label]) == set(classes)
 
 
+@pytest.mark.slow
 def test_adult_uci_labels_lose_the_test_dots_and_keep_question_marks(adult_uci: datasets.Dataset) -> None:
     assert set(adult_uci.test["income"]) == {"<=50K", ">50K"}
     assert adult_uci.test["income"].value_counts()["<=50K"] == 12435
@@ -100,6 +103,7 @@ def test_adult_uci_labels_lose_the_test_dots_and_keep_question_marks(adult_uci: 
     assert "?" in adult_uci.schema.feature("workclass").domain
 
 
+@pytest.mark.slow
 def test_adult_columns_agree_across_splits(adult_uci: datasets.Dataset, adult_paper: datasets.Dataset) -> None:
     assert list(adult_uci.train.columns) == [
         "age", "workclass", "fnlwgt", "education", "education_num", "marital_status", "occupation",
@@ -110,6 +114,7 @@ def test_adult_columns_agree_across_splits(adult_uci: datasets.Dataset, adult_pa
     assert adult_paper.schema.feature_names == paper_columns[:-1]
 
 
+@pytest.mark.slow
 def test_adult_paper_capital_gain_is_gain_minus_loss(adult_uci: datasets.Dataset, adult_paper: datasets.Dataset) -> None:
     assert adult_paper.schema.feature("capital_gain").range == (-4356.0, 99999.0)
     net = adult_uci.train["capital_gain"] - adult_uci.train["capital_loss"]
@@ -119,6 +124,7 @@ def test_adult_paper_capital_gain_is_gain_minus_loss(adult_uci: datasets.Dataset
 # --- dtypes and schemas ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "split", "numeric"),
     [
@@ -139,6 +145,7 @@ def test_dtypes_are_int64_or_object_of_str(name: str, split: str, numeric: list[
             assert all(type(v) is str for v in data[col]), col
 
 
+@pytest.mark.slow
 def test_adult_schema_metadata(adult_uci: datasets.Dataset) -> None:
     schema = adult_uci.schema
     assert schema.numeric == ADULT_NUMERIC
@@ -392,6 +399,7 @@ FILE_DEFECTS = [  # slow: adult's big files, read whole before they are checked
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "split", "relpath", "line", "field", "value", "message"), FILE_DEFECTS)
 def test_a_file_is_checked_against_the_schema_at_its_line_and_column(
     tmp_path: Path, shared_data: Path, name: str, split: str, relpath: str, line: int, field: int, value: str, message: str
@@ -401,6 +409,7 @@ def test_a_file_is_checked_against_the_schema_at_its_line_and_column(
         datasets.load(name, split, data_dir=tmp_path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["adult", "german", "cars", "loan"])
 def test_the_schemas_declare_what_a_person_may_have_and_the_data_agree(name: str) -> None:
     """Every categorical feature has its declared domain and every numeric one of a person's

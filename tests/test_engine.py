@@ -94,6 +94,7 @@ def adult(adult_paper):
     return ref, adult_paper, ref.person_row(adult_paper)
 
 
+@pytest.mark.slow
 def test_adult_reference_person_under_each_mode(adult) -> None:
     ref, ds, person = adult
     derived = ref.explainer(ds, profile="paper", candidates="data").explain(person).best
@@ -104,6 +105,7 @@ def test_adult_reference_person_under_each_mode(adult) -> None:
     assert {c.feature for c in explained.caused_changes} == {"marital_status", "relationship"}
 
 
+@pytest.mark.slow
 def test_marrying_costs_the_relationship_change_under_derived(adult) -> None:
     """Sex did not change, so it causes nothing: relationship = Husband is a direct action and
     marital status follows; 1 + 0.701 = 1.701 (mc3g.md)."""
@@ -118,6 +120,7 @@ def test_marrying_costs_the_relationship_change_under_derived(adult) -> None:
     assert [c.feature for c in cf.caused_changes] == ["marital_status"]
 
 
+@pytest.mark.slow
 def test_exact_candidates_beat_the_data_scheme(adult) -> None:
     ref, ds, person = adult
     exact = ref.explainer(ds, profile="paper").explain(person).best
@@ -130,6 +133,7 @@ def table():
     return table2()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cell", sorted(PAPER))
 def test_table2_agrees_with_the_paper(table, cell) -> None:
     dataset, mode, norm = cell
@@ -141,10 +145,12 @@ def test_table2_agrees_with_the_paper(table, cell) -> None:
         assert paper in (round(value, 3), math.floor(value * 1000 + 1e-9) / 1000), (key, value, paper)
 
 
+@pytest.mark.slow
 def test_adult_data_scheme_has_the_authors_regions(table) -> None:
     assert table[1]["adult"] == {"regions": 186, "candidates": 18592}
 
 
+@pytest.mark.slow
 def test_derived_differs_from_explained_only_where_causes_did_not_change(table) -> None:
     cells = table[0]
     assert cells["adult"]["derived"] == cells["adult"]["none"]  # marrying is not free for a single man
@@ -163,6 +169,7 @@ def test_every_answer_satisfies_the_knowledge_and_metadata_on_refused_rows() -> 
         assert timing.violations == 0 and timing.step_violations == 0, timing
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["german", "cars", "adult"])
 def test_people_left_without_an_answer_really_have_none(name) -> None:
     """Brute force over the whole exact candidate space of every refused person the search
@@ -225,6 +232,7 @@ def test_bad_input_is_named(loan) -> None:
         CausalModel.parse("credit >= 620 <- debt == none\n", file="loan.causal", schema=ds.schema)
 
 
+@pytest.mark.slow
 def test_the_exported_program_runs_in_clingo_to_the_same_optimum(adult) -> None:
     """Its costs are the search's coarsest integer costs: each value's exact cost times the
     scale, rounded down (the optimum here changes one feature, so it is rounded down once)."""
@@ -277,6 +285,7 @@ def test_as_a_consequence_only_for_what_a_rule_forces(rule: str, plan: str, how:
     assert Recourse.from_json(answer.to_json()).best.plan == plan
 
 
+@pytest.mark.slow
 def test_distinct_options_on_the_adult_person(adult) -> None:
     """The K cheapest states of the adult person are capital gains a dollar apart; distinct
     options are other ways out, each containing no cheaper option's actions."""
@@ -309,6 +318,7 @@ def test_a_change_too_small_for_integer_costs_is_found(loan, norm, balance) -> N
     assert answer.best.cost == pytest.approx(1.0 if norm == "l0" else (60000 - balance) / balance_std, rel=1e-12)
 
 
+@pytest.mark.slow
 def test_near_ties_keep_the_exact_order_on_the_adult_row_4674(adult) -> None:
     """Issue 21: adult test row 4674 (explained, L2) can marry at no cost; five states cost
     0.000138615 (a dollar of capital gain, 1.9 x 10^-8 squared, under the old integer costs'

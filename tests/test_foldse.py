@@ -60,6 +60,7 @@ small_frames = st.integers(4, 30).flatmap(
 )
 
 
+@pytest.mark.slow
 @tiered(40, 150, small_frames, st.sampled_from(sorted(HEURISTICS)), st.data())
 def test_vectorised_search_finds_the_brute_force_best_literal(cols, heuristic, data) -> None:
     num, cat, small, label = cols

@@ -23,6 +23,7 @@ def adult(adult_paper):
     return adult_paper
 
 
+@pytest.mark.slow
 def test_adult_gives_exactly_the_two_published_rules(adult) -> None:
     result = run_foldse(adult)
     assert result.rules is not None
@@ -42,6 +43,7 @@ def test_adult_gives_exactly_the_two_published_rules(adult) -> None:
     assert result.recall == pytest.approx(0.951, abs=0.002)
 
 
+@pytest.mark.slow
 def test_adult_rules_do_not_depend_on_row_order(adult) -> None:
     shuffled = adult.train.sample(frac=1.0, random_state=1)
     model = foldse_for(adult).fit(shuffled[adult.schema.feature_names], shuffled[adult.schema.label])

@@ -136,6 +136,7 @@ def statement(draw: st.DrawFn) -> str:
     return draw(st.text(max_size=20))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("examples", DEPTHS)
 def test_any_causal_text_gives_a_checked_answer_or_a_named_refusal(loan, examples) -> None:
     ds, ref, _ = loan
@@ -185,6 +186,7 @@ def row(draw: st.DrawFn) -> dict[str, Any]:
     return person
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("examples", DEPTHS)
 def test_any_row_gives_a_checked_answer_or_a_named_refusal(loan, examples) -> None:
     _, _, explainer = loan
@@ -201,6 +203,7 @@ def test_any_row_gives_a_checked_answer_or_a_named_refusal(loan, examples) -> No
     check()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("examples", DEPTHS)
 def test_a_frame_of_odd_rows_answers_each_row(loan, examples) -> None:
     _, _, explainer = loan
@@ -251,6 +254,7 @@ class Moody:
         return MISDEEDS[self.misdeed](frame) if self.calls == self.when else bank(frame)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("examples", DEPTHS)
 def test_a_misbehaving_model_gives_checked_answers_or_a_named_refusal(loan, examples) -> None:
     ds, ref, _ = loan

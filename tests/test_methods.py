@@ -35,6 +35,7 @@ def test_the_methods_are_registered() -> None:
     assert {"mc3g", "nearest_noncausal", "dice", "wachter"} <= set(REGISTRY)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(REGISTRY))
 def test_every_explainer_answers_recourse_for_a_row_and_a_frame(setup, name) -> None:
     if name in NEEDS:
@@ -85,6 +86,7 @@ def test_unknown_name_is_refused(setup) -> None:
         explainer("mace", model)
 
 
+@pytest.mark.slow
 def test_importing_the_protocol_does_not_import_dice() -> None:
     code = "import sys, mc3g, mc3g.methods, mc3g.baselines; print('dice_ml' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

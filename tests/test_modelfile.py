@@ -104,6 +104,7 @@ def test_a_pickle_runs_no_code_unless_trusted(tmp_path: Path, suffix: str) -> No
     assert marker.exists()
 
 
+@pytest.mark.slow
 def test_a_trusted_pickle_is_the_model(files, logistic, loan) -> None:
     ds, _ = loan
     model = load_model(files["logistic.pkl"], trust_model=True)
@@ -128,6 +129,7 @@ def test_skops_round_trip_gives_the_same_predictions_and_answers(files, logistic
     assert sum(bool(a["counterfactuals"]) for a in answers) >= 10
 
 
+@pytest.mark.slow
 def test_types_skops_does_not_trust_are_refused_and_listed(files, boosted, loan, tmp_path: Path) -> None:
     ds, _ = loan
     with pytest.raises(ModelFileError) as refused:
@@ -147,6 +149,7 @@ def test_types_skops_does_not_trust_are_refused_and_listed(files, boosted, loan,
     assert load_model(tmp_path / "odd.skops", trusted_types=["collections.Counter"]).counts_ == odd.counts_
 
 
+@pytest.mark.slow
 def test_a_saved_explainer_names_its_skops_model(files, logistic, loan, tmp_path: Path) -> None:
     ds, causal = loan
     explainer = MC3G(logistic, causal, schema=ds.schema, k=2, refine=0).fit(ds.X_train)
@@ -166,6 +169,7 @@ def _flips(model, answers, columns: list[str], dtypes, favourable: str) -> int:
     return len(values)
 
 
+@pytest.mark.slow
 def test_onnx_export_of_an_adult_pipeline_labels_and_explains_as_the_pipeline(tmp_path: Path, adult_paper) -> None:
     ds = adult_paper
     encode = ColumnTransformer([("c", OneHotEncoder(handle_unknown="ignore"), ds.schema.categorical)], remainder="passthrough")
@@ -186,6 +190,7 @@ def test_onnx_export_of_an_adult_pipeline_labels_and_explains_as_the_pipeline(tm
     assert (copy.predict(ds.X_test.iloc[:50]) == model.predict(ds.X_test.iloc[:50])).all()
 
 
+@pytest.mark.slow
 def test_onnx_with_one_tensor_input_takes_every_column_in_order(tmp_path: Path, loan) -> None:
     ds, _ = loan
     X_train, X_test = ds.X_train.drop(columns=["debt"]), ds.X_test.drop(columns=["debt"])
@@ -291,6 +296,7 @@ def _error_line(result) -> str:
     return result.output
 
 
+@pytest.mark.slow
 def test_cli_explains_with_a_skops_model(files) -> None:
     result = runner.invoke(app, ["explain", "loan", "--model", str(files["logistic.skops"]), "--row", "1"])
     assert result.exit_code == 0, result.output
@@ -301,6 +307,7 @@ def test_cli_explains_with_a_skops_model(files) -> None:
     assert allowed.exit_code == 0, allowed.output
 
 
+@pytest.mark.slow
 def test_cli_loads_a_pickle_only_with_trust_model(files, tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     hostile = tmp_path / "hostile.pkl"
@@ -314,6 +321,7 @@ def test_cli_loads_a_pickle_only_with_trust_model(files, tmp_path: Path) -> None
     assert "1 distinct option (" in trusted.output
 
 
+@pytest.mark.slow
 def test_cli_maps_a_model_s_own_labels_with_favourable(files) -> None:
     numbers = str(files["numbers.skops"])
     message = _error_line(runner.invoke(app, ["explain", "loan", "--model", numbers, "--row", "1"]))

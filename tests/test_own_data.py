@@ -117,6 +117,7 @@ def test_init_drafts_and_check_passes_on_it(files: dict[str, Path]) -> None:
     assert "every name and value is in the data, and no row breaks it" in result.output and "1 constraint" in result.output
 
 
+@pytest.mark.slow
 def test_init_on_adult_proposes_the_protections_and_the_spouse_dependency_and_check_passes(shared_data: Path, tmp_path: Path, adult_paper) -> None:
     """The issue's 'done when': adult's training split written to a CSV, its income the decision."""
     data, knowledge = tmp_path / "adult-train.csv", tmp_path / "adult.causal"
@@ -189,6 +190,7 @@ def test_fit_refuses_knowledge_with_a_syntax_error_and_keeps_the_old_explainer(f
 
 
 # -- --explainer ---------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_answers_through_the_explainer_equal_those_fitted_in_python(files: dict[str, Path], black_box: Path, tmp_path: Path) -> None:
     """Every refused row of a test file, through a saved black box's explainer on the command
     line, gets the answer the same explainer fitted in Python gives."""
@@ -246,6 +248,7 @@ def test_an_input_file_of_other_columns_is_refused_before_anything_is_written(fi
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_a_black_box_needs_its_model_and_the_model_it_was_saved_with(files: dict[str, Path], black_box: Path, tmp_path: Path) -> None:
     row = ["--input", str(files["new.csv"]), "--row", "0"]
     missing = runner.invoke(app, ["explain", "--explainer", str(black_box), *row])
@@ -273,6 +276,7 @@ def test_an_explainer_of_another_version_is_refused(files: dict[str, Path], rule
     assert result.exit_code == 2 and "version 99" in result.output and str(future) in result.output
 
 
+@pytest.mark.slow
 def test_the_service_serves_a_saved_explainer_named_on_the_command_line(files: dict[str, Path], black_box: Path) -> None:
     import httpx
     from conftest import live_server

@@ -31,6 +31,7 @@ def loan():
     return ds, reference("loan").causal(ds)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["derived", "explained", "none"])
 def test_rules_explainer_round_trips(tmp_path: Path, loan, mode: str) -> None:
     ds, causal = loan
@@ -44,6 +45,7 @@ def test_rules_explainer_round_trips(tmp_path: Path, loan, mode: str) -> None:
     assert loaded.schema_ == explainer.schema_ and loaded.rules_ == explainer.rules_
 
 
+@pytest.mark.slow
 def test_adult_paper_setting_round_trips(tmp_path: Path, adult_paper) -> None:
     ds = adult_paper
     ref = reference("adult")
@@ -55,6 +57,7 @@ def test_adult_paper_setting_round_trips(tmp_path: Path, adult_paper) -> None:
     assert _answers(loaded, refused) == _answers(explainer, refused)
 
 
+@pytest.mark.slow
 def test_black_box_is_referenced_not_embedded(tmp_path: Path, loan) -> None:
     ds, causal = loan
     encode = ColumnTransformer([("debt", OneHotEncoder(handle_unknown="ignore"), ["debt"])], remainder="passthrough")

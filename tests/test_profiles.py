@@ -117,6 +117,7 @@ def test_each_profiles_feature_settings_come_with_the_data_sets_schema(adult) ->
     assert knowledge(loan).features["credit_score"]["consequence_only"] is True and not loan.schema.profiles
 
 
+@pytest.mark.slow
 def test_product_tells_no_one_to_wait_more_than_a_decade(adult) -> None:
     """A model that approves only people of 60 or more: under paper a person of 24 is told to
     be 60; under product, where age may move by at most 10 years, nobody is told to wait more,
@@ -149,6 +150,7 @@ def not_advice(person: dict, values: dict) -> list[str]:
     return found + (["hours over 60"] if values["hours_per_week"] > 60 and values["hours_per_week"] != person["hours_per_week"] else [])
 
 
+@pytest.mark.slow
 def test_product_tells_no_one_to_marry_enlist_stop_being_paid_or_work_over_60_hours(adult) -> None:
     """A model that approves exactly the advice no lender may give: under paper the refused are
     told to marry, become a husband or enlist; under product
@@ -173,6 +175,7 @@ def test_product_tells_no_one_to_marry_enlist_stop_being_paid_or_work_over_60_ho
     assert all(answer.reasons for answer in product if not answer.counterfactuals)
 
 
+@pytest.mark.slow
 def test_decision_rules_describe_the_datas_refusal_under_product(adult, german) -> None:
     assert decision_rules(adult) == reference("adult").rules  # the published rules describe <=50K
     learned = decision_rules(german)

@@ -49,6 +49,7 @@ def _anchors(path: Path) -> set[str]:
     return {_slug(line.lstrip("#")) for line in text.splitlines() if line.startswith("#")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
 def test_every_command_a_document_names_exists(doc: Path) -> None:
     text = doc.read_text(encoding="utf-8")
@@ -56,6 +57,7 @@ def test_every_command_a_document_names_exists(doc: Path) -> None:
     assert not missing, f"{doc.name} names commands mc3g does not have: {missing}"
 
 
+@pytest.mark.slow
 def test_every_group_named_with_a_subcommand_has_it() -> None:
     """``mc3g bench X`` and ``mc3g data X``: the word after a group is one of its commands."""
     groups = {name for name, command in typer.main.get_command(app).commands.items() if hasattr(command, "commands")}

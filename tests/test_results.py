@@ -50,6 +50,7 @@ def clean(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_clean_run_has_a_header_then_each_refused_person_once(clean) -> None:
     header, *answers = _lines(clean)
     assert header["format"] == "mc3g.results" and header["version"] == 1
@@ -67,6 +68,7 @@ def test_a_clean_run_has_a_header_then_each_refused_person_once(clean) -> None:
     assert {k: first["run"][k] for k in settings["run"]} == settings["run"]
 
 
+@pytest.mark.slow
 def test_a_rerun_adds_nothing(clean, tmp_path) -> None:
     path = tmp_path / "r.jsonl"
     path.write_bytes(clean.read_bytes())
@@ -76,6 +78,7 @@ def test_a_rerun_adds_nothing(clean, tmp_path) -> None:
     assert path.read_bytes() == clean.read_bytes()
 
 
+@pytest.mark.slow
 def test_a_cut_off_last_line_is_removed_and_the_rest_explained(clean, tmp_path) -> None:
     path = tmp_path / "r.jsonl"
     kept = clean.read_text(encoding="utf-8").splitlines(keepends=True)[:200]
@@ -86,6 +89,7 @@ def test_a_cut_off_last_line_is_removed_and_the_rest_explained(clean, tmp_path) 
     assert sorted(_positions(path)) == sorted(_positions(clean))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("options", "named"),
     [
@@ -105,6 +109,7 @@ def test_a_rerun_under_other_settings_is_refused_naming_them(clean, tmp_path, op
     assert "--overwrite" in result.output and path.read_bytes() == clean.read_bytes()
 
 
+@pytest.mark.slow
 def test_another_data_set_is_refused_and_overwrite_starts_afresh(clean, tmp_path) -> None:
     path = tmp_path / "r.jsonl"
     path.write_bytes(clean.read_bytes())
@@ -117,6 +122,7 @@ def test_another_data_set_is_refused_and_overwrite_starts_afresh(clean, tmp_path
     assert header["settings"]["data"]["name"] == "cars" and len(answers) == len({a["position"] for a in answers}) > 0
 
 
+@pytest.mark.slow
 def test_a_second_writer_is_kept_out(clean, tmp_path) -> None:
     path = tmp_path / "r.jsonl"
     path.write_bytes(clean.read_bytes())
@@ -182,6 +188,7 @@ def test_a_pipe_is_written_without_resume(tmp_path) -> None:
     assert header["format"] == "mc3g.results" and (answer["position"], answer["index"]) == (1, 4001)
 
 
+@pytest.mark.slow
 def test_one_row_joins_a_results_file_and_is_read_back(clean, tmp_path) -> None:
     path = tmp_path / "r.jsonl"
     first = runner.invoke(app, ["explain", "loan", "--row", "0", "--out", str(path), "--json"])
@@ -205,6 +212,7 @@ def test_a_header_cut_off_mid_write_is_written_again(tmp_path) -> None:
     assert alone.exit_code == 2 and "give it with --out" in alone.output
 
 
+@pytest.mark.slow
 def test_without_out_the_answers_go_to_stdout_after_the_header() -> None:
     result = runner.invoke(app, ["explain", "cars", "--all-refused"])
     assert result.exit_code == 0, result.output

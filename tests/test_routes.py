@@ -99,6 +99,7 @@ def cli(adult_rows: list[int], *options: str) -> list[dict[str, Any]]:
     return out
 
 
+@pytest.mark.slow
 def test_the_command_line_holds_the_product_settings_with_a_copy_of_the_shipped_knowledge(files: Path, people: list[int], shipped) -> None:
     """``--causal`` with a byte-identical copy of ``adult.causal`` gives the same answers as no
     ``--causal`` (it had dropped the product's settings: a capital loss, a larger census weight
@@ -122,6 +123,7 @@ def test_the_command_line_holds_the_product_settings_with_a_copy_of_the_shipped_
     assert both.exit_code == 2 and "give one of them" in both.output
 
 
+@pytest.mark.slow
 def test_python_with_the_data_sets_schema_and_a_saved_explainer_hold_them_too(adult, files: Path, people: list[int], shipped, tmp_path: Path) -> None:
     """The README's route: one's own knowledge, ``schema=ds.schema``, fit, save, load.  Under
     the paper profile the paper's settings are laid instead."""
@@ -142,6 +144,7 @@ def test_python_with_the_data_sets_schema_and_a_saved_explainer_hold_them_too(ad
     assert not {"sex", "capital_gain", "fnlwgt", "education_num"} & set(paper) and paper["age"] == {"direction": "increase"}
 
 
+@pytest.mark.slow
 def test_the_service_holds_them_and_its_schema_lists_them(adult, files: Path, people: list[int], shipped, tmp_path: Path) -> None:
     """``causal = "adult.causal"`` (added to the shipped knowledge) and a saved explainer answer
     as the command line does, and ``/v1/schema`` lists the protections."""

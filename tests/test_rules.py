@@ -46,6 +46,7 @@ def _slow_covers(rule: Rule, row: dict) -> bool:
     return all(lit.holds(row[lit.feature]) for lit in rule.body) and not any(_slow_covers(e, row) for e in rule.exceptions)
 
 
+@pytest.mark.slow
 @given(literal_strategy(), frames)
 def test_negation_is_exact_complement(lit: Literal, frame: pd.DataFrame) -> None:
     table = Table.from_frame(frame)
@@ -53,6 +54,7 @@ def test_negation_is_exact_complement(lit: Literal, frame: pd.DataFrame) -> None
     assert lit.negated().negated() == lit
 
 
+@pytest.mark.slow
 @given(rule_strategy(), frames)
 def test_vectorised_cover_matches_row_at_a_time(rule: Rule, frame: pd.DataFrame) -> None:
     fast = rule.covers(Table.from_frame(frame))
@@ -60,6 +62,7 @@ def test_vectorised_cover_matches_row_at_a_time(rule: Rule, frame: pd.DataFrame)
     assert fast.tolist() == slow
 
 
+@pytest.mark.slow
 @given(rule_strategy(), frames)
 def test_flattening_keeps_the_meaning(rule: Rule, frame: pd.DataFrame) -> None:
     table = Table.from_frame(frame)
@@ -68,6 +71,7 @@ def test_flattening_keeps_the_meaning(rule: Rule, frame: pd.DataFrame) -> None:
     assert all(len(e.body) > 1 or e.exceptions for e in flat.exceptions)
 
 
+@pytest.mark.slow
 @given(st.lists(literal_strategy(), min_size=1, max_size=6), frames)
 def test_merging_literals_keeps_the_conjunction(body: list[Literal], frame: pd.DataFrame) -> None:
     table = Table.from_frame(frame)
@@ -77,6 +81,7 @@ def test_merging_literals_keeps_the_conjunction(body: list[Literal], frame: pd.D
     assert len(bounds) == len(set(bounds)), "at most one upper and one lower bound per feature"
 
 
+@pytest.mark.slow
 @settings(max_examples=60)
 @given(st.lists(rule_strategy(), min_size=1, max_size=3))
 def test_json_round_trips_exactly(rules: list[Rule]) -> None:

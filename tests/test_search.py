@@ -300,6 +300,7 @@ def _exported_optimum(program: Program) -> tuple[int, tuple[int, ...]] | None:
     return found[-1] if found else None
 
 
+@pytest.mark.slow
 @tiered(30, 120, any_problems(), st.sampled_from(COST_MODES), st.sampled_from(["l0", "l1", "l2"]), st.sampled_from(["exact", "data"]), st.sampled_from(SPREADS))
 def test_the_exported_program_runs_in_plain_clingo_to_the_search_optimum(case, mode, norm, scheme, spread) -> None:
     """The text ``mc3g export`` prints (every part it needs, no #program lines) has the optimum
@@ -370,6 +371,7 @@ def test_states_come_in_cost_order_window_after_window(case, mode, norm, budget,
     assert got == every[:budget]
 
 
+@pytest.mark.slow
 def test_more_ties_than_wanted_come_out_whole_and_before_dearer_states() -> None:
     """Under L0 a hundred single changes tie at the optimum: far more than one window wants."""
     features = [Feature(n, "numeric", range=(0.0, 100.0), step=1.0) for n in ("x", "y")]
@@ -548,6 +550,7 @@ def test_distinct_options_are_the_cheapest_way_through_each_set_of_actions() -> 
     assert all("y" in a.direct for a in search(problem, 3))  # the near-copies distinct options avoid
 
 
+@pytest.mark.slow
 @tiered(20, 80, st.one_of(problems(), problems(escapes=True)), st.sampled_from(COST_MODES), st.integers(1, 3))
 def test_steps_reach_the_option_through_consistent_states(case, mode, k) -> None:
     """Every option's steps take each direct action exactly once, end at the option's values,

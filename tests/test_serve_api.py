@@ -219,6 +219,7 @@ class SlowModel:
         return ["rejected" if b < 60000 or s < 620 else "approved" for b, s in zip(X["bank_balance"], X["credit_score"])]
 
 
+@pytest.mark.slow
 def test_a_search_past_its_time_limit_answers_503_and_is_abandoned() -> None:
     """Each call of the model outlasts the limit: the 503 comes while the first call runs, and the
     search stops at its next question instead of running on."""

@@ -60,6 +60,7 @@ def test_a_saved_explainer_serves_the_same_answers(tmp_path: Path) -> None:
     create_app(service)
 
 
+@pytest.mark.slow
 def test_a_black_box_from_a_skops_file(tmp_path: Path) -> None:
     skops_io = pytest.importorskip("skops.io")
     from sklearn.compose import make_column_transformer
@@ -80,6 +81,7 @@ def test_a_black_box_from_a_skops_file(tmp_path: Path) -> None:
     assert saved.explainer.explain(JOHN).to_dict(timing=False) == service.explainer.explain(JOHN).to_dict(timing=False)
 
 
+@pytest.mark.slow
 def test_a_saved_explainer_refuses_a_model_other_than_its_own(tmp_path: Path) -> None:
     """A deployment: the document and a model file copied to a new folder, the path recorded at
     save time absent there.  The bytes the service loads are checked, not that path."""

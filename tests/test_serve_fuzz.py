@@ -65,6 +65,7 @@ def _changes_nothing(response: object) -> bool:
     return len(detail) == 1 and detail[0]["msg"].startswith("nothing changes for the row: ")
 
 
+@pytest.mark.slow
 def test_generated_requests_are_answered_or_refused_by_the_schema(api: tuple[str, schemathesis.BaseSchema]) -> None:
     statuses = fuzz(*api, examples=15)
     assert not [key for key in statuses if key[2] >= 500]

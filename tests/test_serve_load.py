@@ -24,6 +24,7 @@ def people() -> tuple[list[dict], list[dict]]:
     return [{"applicant": row, "k": 3} for row in rows], [comparable(explainer.explain(row, k=3).to_dict()) for row in rows]
 
 
+@pytest.mark.slow
 def test_eight_clients_lose_no_answer(people: tuple[list[dict], list[dict]]) -> None:
     bodies, expected = people
     with live_server(create_app(embedded())) as url:
@@ -31,6 +32,7 @@ def test_eight_clients_lose_no_answer(people: tuple[list[dict], list[dict]]) -> 
     assert (len(latencies), errors, wrong) == (80, 0, 0) and seconds > 0
 
 
+@pytest.mark.slow
 def test_the_load_test_counts_wrong_answers_and_errors(people: tuple[list[dict], list[dict]]) -> None:
     bodies, expected = people
     swapped = expected[1:] + expected[:1]  # every answer now belongs to another applicant

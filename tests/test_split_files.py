@@ -56,6 +56,7 @@ def told(explainer: MC3G, rows) -> list[tuple[dict, dict]]:
     return [(dict(row.items()), cf.values) for (_, row), answer in zip(rows.iterrows(), explainer.explain(rows)) for cf in answer]
 
 
+@pytest.mark.slow
 def test_the_shipped_explainer_on_the_uci_split_keeps_education_whole(uci) -> None:
     """The product's rules for the UCI split refuse married people up to an associate degree: a
     bachelor's is one way out.  Before the split's knowledge, an option raised ``education_num``
@@ -75,6 +76,7 @@ def test_the_shipped_explainer_on_the_uci_split_keeps_education_whole(uci) -> No
     assert caused and {change.feature for change in caused} == {"education_num"}
 
 
+@pytest.mark.slow
 def test_product_on_the_uci_split_gives_no_capital_loss_and_no_leap_of_education(uci) -> None:
     """Rules that a capital loss, a doctorate or preschool would escape: under product a
     bachelor's graduate is told a master's or professional school (one or two levels up), a high
@@ -96,6 +98,7 @@ def test_product_on_the_uci_split_gives_no_capital_loss_and_no_leap_of_education
     assert set(moves) == set(LEVELS) - {"Doctorate"} and all(len(after) == 2 for before, after in moves.items() if LEVEL[before] < 15)
 
 
+@pytest.mark.slow
 def test_the_paper_profile_on_the_uci_split_keeps_education_whole_and_may_take_it_down(uci) -> None:
     """The split's knowledge holds under every profile; the paper's settings (education may fall)
     and no product settings are laid, so a bachelor's graduate may be told preschool, with the
@@ -109,6 +112,7 @@ def test_the_paper_profile_on_the_uci_split_keeps_education_whole_and_may_take_i
     assert not {"capital_loss", "education"} & set(explainer.run_record().protections)
 
 
+@pytest.mark.slow
 def test_the_uci_knowledge_joins_on_every_route_and_only_that_split(uci, tmp_path: Path) -> None:
     """``NAME.causal`` and ``uci/NAME.causal``: one rule per education level, a copy of either
     file given as one's own adds nothing, ``only`` leaves both out; another split reads neither
@@ -128,6 +132,7 @@ def test_the_uci_knowledge_joins_on_every_route_and_only_that_split(uci, tmp_pat
     assert uci.schema.profiles["product"].where["education"].startswith("mc3g/resources/uci/adult.product.causal:")
 
 
+@pytest.mark.slow
 def test_ones_own_knowledge_may_not_lift_the_uci_splits_product_settings(uci) -> None:
     for text, lifted in (("capital_loss: not immutable", "'capital_loss' immutable"), ("education: moves {HS-grad -> Doctorate}", "'education' moves")):
         mine = CausalModel.parse(f"# mine\n{text}\n", file="mine.causal", schema=uci.schema)

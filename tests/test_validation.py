@@ -193,6 +193,7 @@ def test_a_wrong_parameter_is_named_with_its_value(loan, params, message) -> Non
         MC3G(ref.rules, ref.causal(ds), schema=ds.schema, **params).fit(ds.X_train)
 
 
+@pytest.mark.slow
 def test_k_at_explain_time_is_checked_against_its_bound(loan) -> None:
     ds, ref, explainer = loan
     for k, message in ((2.5, "not 2.5"), ("3", "not '3'"), (2001, "\\(max_states = 2000: .*\\), not 2001")):
@@ -311,6 +312,7 @@ def test_a_step_too_fine_for_the_data_is_refused_not_answered_wrongly(adult_pape
     assert fine.explain(ds.X_test.iloc[1]).best.values["capital_gain"] == 6849.000000001
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(
     step=st.sampled_from([1, 0.1, 0.01, 0.001, 0.25, 0.3, 1e-5, 1e-6, 1e-7]),

@@ -523,6 +523,7 @@ def test_rows_asked_ahead_are_seen_only_when_the_search_asks_them() -> None:
     assert verdicts.accepted() == [(("x", 2),)] and verdicts.known({"x": 3}) is None
 
 
+@pytest.mark.slow
 def test_the_rows_drawn_ahead_save_calls() -> None:
     """The first question holds the rows local rules learn from and the last draw's, their
     verdicts held back until those phases ask: where they all run, the same answer and run as

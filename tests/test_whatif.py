@@ -72,6 +72,7 @@ def test_a_change_to_ones_own_value_is_no_what_if(john) -> None:
     assert result.exit_code == 2 and "nothing changes" in result.output and "No change is needed" not in result.output
 
 
+@pytest.mark.slow
 def test_every_feature_outside_play_says_why_it_may_not_change() -> None:
     """Adult under product: race, native_country, fnlwgt and hours per week are read by no rule
     (sex is, and its what-if answers that the change is not the person's to make)."""

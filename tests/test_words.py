@@ -158,6 +158,7 @@ def test_label_errors_point_at_their_place(text: str, column: int, message: str)
     assert str(info.value) == f"k.causal:1:{column}: {message}"
 
 
+@pytest.mark.slow
 def test_every_shipped_value_and_feature_reads_as_words(adult_schema: Schema) -> None:
     """Adult, German, cars and loan, every split: every category has words that are not its
     code (or its code is already a word), every name with an underscore a label, and adult's
@@ -347,6 +348,7 @@ def said(answer: Recourse) -> list[str]:
     return sentences
 
 
+@pytest.mark.slow
 def test_the_code_finder_finds_codes(adult_schema: Schema) -> None:
     """What the test below relies on: a code, a name with underscores or a level as a number is
     found; the same in words is not."""
@@ -391,6 +393,7 @@ def test_no_sentence_holds_a_code_of_the_data(dataset: str) -> None:
         assert not problems, problems
 
 
+@pytest.mark.slow
 def test_a_rule_set_reads_in_the_data_s_words(adult_schema: Schema) -> None:
     rules = RuleSet(
         (Rule(Literal("income", "==", "<=50K"), (Literal("education_num", "<=", 12.5), Literal("marital_status", "!=", "Married-civ-spouse"))),),
