@@ -394,6 +394,17 @@ def test_a_person_no_draw_answers_is_told_what_was_asked() -> None:
     )
 
 
+def test_no_wider_draw_is_counted_where_the_bound_allows_none() -> None:
+    """A bound on the draw below four times the last draw: the person with no option is asked no
+    wider draw, and the run record and the reasons say so."""
+    explainer = _five_raised(10)
+    settings = explainer.engine_.settings
+    explainer.engine_.settings = replace(settings, hunt=replace(settings.hunt, widest_draw=3000))
+    answer = explainer.explain({n: 0 for n in "abcdef"})
+    assert answer.status == "no_counterfactual" and answer.run.wider_draws == 0
+    assert answer.reasons[-1].endswith("points sectioned and rows drawn around them.")
+
+
 def test_a_single_change_is_judged_with_what_the_causal_rules_force() -> None:
     """Clearing the debt forces the score to 20 (a consequence only), and the model accepts
     score >= 20 at income 14: the single change must be asked as (14, 20, none), as the what-if

@@ -196,12 +196,14 @@ class LastDraw:
         rows, rng = hunt.last_draw()
         hunt.accepted.kept = hunt.tuning.last_kept
         yield from hunt.verdicts.ask([], rows)
-        if hunt.tuning.widest_draw > hunt.tuning.last_draw and not hunt.options(outcome):
+        if hunt.options(outcome):
+            return outcome
+        n, rows = hunt.tuning.last_draw * 4, []
+        while n <= hunt.tuning.widest_draw:  # each four times as wide, drawn on: one call holds them all
+            rows += hunt.drawn(n, rng)
+            n *= 4
+        if rows:
             hunt.wider_draws += 1
-            n, rows = hunt.tuning.last_draw * 4, []
-            while n <= hunt.tuning.widest_draw:  # each four times as wide, drawn on: one call holds them all
-                rows += hunt.drawn(n, rng)
-                n *= 4
             yield from hunt.verdicts.ask([], rows)
         return outcome
 
