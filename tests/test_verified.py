@@ -508,6 +508,40 @@ def test_the_rows_asked_ahead_are_seen_before_the_options_are_sectioned() -> Non
     assert len(hunt.verdicts.accepted()) > before + 20, (before, len(hunt.verdicts.accepted()))  # the last draw's accepted rows among them
 
 
+def test_every_search_asks_its_first_batches_in_its_first_call() -> None:
+    """A search with no states read before (the local rules', a wider one's) asks its first
+    ``first_states`` × K states in its first call, all but the first batch ahead, as the first
+    question does for the global rules: the same states shown, the same answer, fewer calls.
+    The model moved after fitting (x >= 600 and y >= 7 where the rules learned 333 and 5), so
+    the answer lies 230 states down the cost order."""
+    from mc3g.explain.verdicts import Verdicts
+    from mc3g.explain.verified import verified
+    from mc3g.search import StateStream
+
+    train = pd.DataFrame({"x": np.arange(0, 1001, 50).repeat(10), "y": np.tile(np.arange(10), 21)})
+
+    def model(f: pd.DataFrame) -> np.ndarray:
+        x, y = (600, 7) if model.fitted else (333, 5)
+        return np.where((f["x"] < x) | (f["y"] < y), "no", "yes")
+
+    model.fitted = False
+    engine = MC3G(model, desired_class="yes", k=1, refine=0).fit(train).engine_
+    model.fitted = True
+    person = {"x": 0, "y": 3}
+    instance = engine.instance(person)
+    problem = engine.problem(instance, 32, engine.decision)
+    calls: list[int] = []
+
+    def away(rows):
+        calls.append(len(rows))
+        return (yield rows)
+
+    verdicts = Verdicts(person, away, engine.consequences(instance))
+    found, stopped, _ = _driven(verified(problem, StateStream(problem, 1000), 1, False, verdicts, 2000), model)
+    assert stopped == "found" and [problem.describe(a.state) for a in found] == [{"x": 600, "y": 7}] and verdicts.judged == 230
+    assert calls[0] == engine.settings.hunt.first_states and len(calls) == 4, calls
+
+
 def test_rows_asked_ahead_are_seen_only_when_the_search_asks_them() -> None:
     """A row asked ahead goes in the same call, but counts as judged, is accepted and labelled
     only once the search asks about it, in a call of no rows."""

@@ -95,6 +95,9 @@ def verified(
     reading = _Reading(problem, k, distinct, bound)
     size = k if verdicts is None else 4 * k
     read = list(first)  # handed out in the batches the stream would have made
+    ahead = verdicts is not None and not read  # the first call also holds the next batches' states, ahead
+    if ahead:
+        read = stream.take(tuning.first_states * k)
     batch, read = read[:size], read[size:]
     while len(reading.kept) < k:
         if verdicts is not None and verdicts.judged >= budget:
@@ -109,7 +112,9 @@ def verified(
         if batch[0].cost > bound + EPSILON:
             return reading.kept, FOUND, False  # what is left costs more than k options known: it cannot be one
         batch = reading.shown(batch)
-        accepted = [True] * len(batch) if verdicts is None else (yield from verdicts.ask([problem.describe(a.state) for a in batch]))
+        later = [problem.describe(a.state) for a in reading.shown(read)] if ahead else []
+        accepted = [True] * len(batch) if verdicts is None else (yield from verdicts.ask([problem.describe(a.state) for a in batch], (), later))
+        ahead = False
         reading.take(batch, accepted, stream)
         batch = []
     return reading.kept, FOUND, False
