@@ -85,19 +85,14 @@ def verified(
     bound: float = math.inf,
     tuning: HuntSettings = DEFAULT,
 ) -> Asking:
-    """The k least-cost states of ``problem`` the model accepts (every state, for plain rules:
-    ``verdicts`` None), with distinct action sets under ``distinct``, reading ``first`` and then
-    ``stream``, none dearer than ``bound`` (k options are known at that cost already); and why
-    the reading stopped.  ``budget`` bounds the rows the model judges, and ``limit`` the states
-    it rejects, ``tuning.patience`` more for each state kept (then the reading stops
-    ``stalled``: each option found shows the rules work here, and buys more patience).  Third,
-    whether widening could help (:meth:`_Reading.doubted`)."""
+    """The k least-cost states of ``problem`` the model accepts (all, for plain rules: ``verdicts``
+    None), distinct action sets under ``distinct``, read from ``first`` then ``stream`` (none read:
+    :func:`_begun`), none dearer than ``bound``; and why the reading stopped: ``budget`` bounds the
+    rows judged, ``limit`` the states rejected (``tuning.patience`` more per state kept, as each
+    option shows the rules work here; then ``stalled``).  Third, whether widening could help."""
     reading = _Reading(problem, k, distinct, bound)
     size = k if verdicts is None else 4 * k
-    read = list(first)  # handed out in the batches the stream would have made
-    ahead = verdicts is not None and not read  # the first call also holds the next batches' states, ahead
-    if ahead:
-        read = stream.take(tuning.first_states * k)
+    read, ahead = _begun(first, stream, k, verdicts is not None, tuning)  # handed out in the batches the stream would have made
     batch, read = read[:size], read[size:]
     while len(reading.kept) < k:
         if verdicts is not None and verdicts.judged >= budget:
@@ -118,6 +113,15 @@ def verified(
         reading.take(batch, accepted, stream)
         batch = []
     return reading.kept, FOUND, False
+
+
+def _begun(first: Sequence[Assessment], stream: StateStream, k: int, judged: bool, tuning: HuntSettings) -> tuple[list[Assessment], bool]:
+    """The states read before the reading starts: ``first``; or, where the model judges them
+    and none were read, the first ``tuning.first_states`` × K, which the first call asks (all but
+    its batch ahead, True)."""
+    if first or not judged:
+        return list(first), False
+    return stream.take(tuning.first_states * k), True
 
 
 def _taken(read: list[Assessment], stream: StateStream, n: int) -> list[Assessment]:
