@@ -438,18 +438,13 @@ def _driven(steps, model) -> object:
         return done.value
 
 
-def test_each_phase_runs_alone_and_returns_a_new_outcome() -> None:
-    """The model accepts x >= 333 with y >= 5; training values of x are multiples of 50.  Without
-    the first question, the surrogate's search to the budget alone finds x = 350 (a training
-    value); sharpening that outcome alone finds the model's boundary, 333 (the merge prices it;
-    with ``search_boundaries``, the search again over it finds it, in a new outcome, the old one
-    as it was); the last draw has nothing to do; the merge alone prices the answer."""
+def _xy_hunts(model):
+    """An explainer of ``model`` fitted on x in multiples of 50 and y from 0 to 9, its engine, and
+    a maker of a fresh hunt for the person (0, 3), each question driven by the caller."""
     from mc3g.explain.hunt import Hunt
-    from mc3g.explain.phases import FirstQuestion, LastDraw, Merge, Sharpen, ToTheBudget
     from mc3g.explain.verdicts import Verdicts
 
     train = pd.DataFrame({"x": np.arange(0, 1001, 50).repeat(10), "y": np.tile(np.arange(10), 21)})
-    model = lambda f: np.where((f["x"] < 333) | (f["y"] < 5), "no", "yes")  # noqa: E731
     engine = MC3G(model, desired_class="yes", k=1, refine=0).fit(train).engine_
     person = {"x": 0, "y": 3}
     instance = engine.instance(person)
@@ -460,6 +455,19 @@ def test_each_phase_runs_alone_and_returns_a_new_outcome() -> None:
     def hunt() -> Hunt:
         return Hunt(engine, person, 1, Verdicts(person, away, engine.consequences(instance)), instance, bool(engine.firing(instance)))
 
+    return engine, hunt
+
+
+def test_each_phase_runs_alone_and_returns_a_new_outcome() -> None:
+    """The model accepts x >= 333 with y >= 5; training values of x are multiples of 50.  Without
+    the first question, the surrogate's search to the budget alone finds x = 350 (a training
+    value); sharpening that outcome alone finds the model's boundary, 333 (the merge prices it;
+    with ``search_boundaries``, the search again over it finds it, in a new outcome, the old one
+    as it was); the last draw has nothing to do; the merge alone prices the answer."""
+    from mc3g.explain.phases import FirstQuestion, LastDraw, Merge, Sharpen, ToTheBudget
+
+    model = lambda f: np.where((f["x"] < 333) | (f["y"] < 5), "no", "yes")  # noqa: E731
+    engine, hunt = _xy_hunts(model)
     assert _driven(FirstQuestion().run(hunt()), model) is True  # the model refuses the person
     alone = hunt()
     found = _driven(ToTheBudget().run(alone, None), model)
@@ -484,21 +492,12 @@ def test_the_rows_asked_ahead_are_seen_before_the_options_are_sectioned() -> Non
     before the options are sectioned (the options they hold bound the sectioning, their steps ride
     with it), not only at the merge; the rows local rules learn from are the start of the last
     draw, drawn once for the person."""
-    from mc3g.explain.hunt import Hunt
     from mc3g.explain.local import neighbours, rng_for
     from mc3g.explain.phases import FirstQuestion, GlobalRules, Sharpen
-    from mc3g.explain.verdicts import Verdicts
 
-    train = pd.DataFrame({"x": np.arange(0, 1001, 50).repeat(10), "y": np.tile(np.arange(10), 21)})
     model = lambda f: np.where((f["x"] < 333) | (f["y"] < 5), "no", "yes")  # noqa: E731
-    engine = MC3G(model, desired_class="yes", k=1, refine=0).fit(train).engine_
-    person = {"x": 0, "y": 3}
-    instance = engine.instance(person)
-
-    def away(rows):
-        return (yield rows)
-
-    hunt = Hunt(engine, person, 1, Verdicts(person, away, engine.consequences(instance)), instance, bool(engine.firing(instance)))
+    engine, hunts = _xy_hunts(model)
+    hunt, person = hunts(), {"x": 0, "y": 3}
     assert _driven(FirstQuestion().run(hunt), model) is True
     assert hunt.samples() == neighbours(engine, person, 200, rng_for(person, engine.settings.random_state)) == hunt.last_draw()[0][:200]
     found = _driven(GlobalRules().run(hunt, None), model)
