@@ -541,6 +541,26 @@ def test_every_search_asks_its_first_batches_in_its_first_call() -> None:
     assert calls[0] == engine.settings.hunt.first_states and len(calls) == 4, calls
 
 
+def test_a_search_s_states_read_ahead_are_never_released() -> None:
+    """Rows asked ahead as a search's states read ahead (``spare``) are seen when a search
+    reaches them, never released at the end like the rows drawn ahead: reading ahead changes
+    which call carries a state, not which rows the merge prices."""
+    from mc3g.explain.verdicts import Verdicts
+
+    person = {"x": 0, "y": 0}
+
+    def away(rows):
+        return (yield rows)
+
+    verdicts = Verdicts(person, away)
+    model = lambda f: np.where(f["x"] >= 2, "yes", "no")  # noqa: E731
+    _driven(verdicts.ask([{"x": 1}], (), [{"x": 2}, {"x": 3}], spare=True), model)
+    _driven(verdicts.ask([], (), [{"x": 4}]), model)
+    assert verdicts.release() == 1 and verdicts.accepted() == [(("x", 4),)]
+    assert _driven(verdicts.ask([{"x": 3}]), model) == [True] and verdicts.rounds == 2  # reached: seen without a call
+    assert verdicts.release() == 0 and (("x", 2),) not in verdicts.accepted()
+
+
 def test_rows_asked_ahead_are_seen_only_when_the_search_asks_them() -> None:
     """A row asked ahead goes in the same call, but counts as judged, is accepted and labelled
     only once the search asks about it, in a call of no rows."""

@@ -34,6 +34,7 @@ class Verdicts:
         self._accepted: dict[tuple, bool] = {}
         self._along: set[tuple] = set()  # rows asked only because ``along`` gave them
         self._ahead: set[tuple] = set()  # rows asked ahead of the search, their verdicts held back until it asks
+        self._spare: set[tuple] = set()  # of those, a search's states read ahead: never released
         self._made: dict[tuple, dict[str, Any]] = {}  # rows with forced changes: the fewest changes asked that reach them
 
     def key(self, changes: Mapping[str, Any]) -> tuple:
@@ -57,13 +58,17 @@ class Verdicts:
         key = self.key(changes)
         return None if key in self._ahead else self._accepted.get(key)
 
-    def ask(self, changes: Sequence[Mapping[str, Any]], free: Sequence[Mapping[str, Any]] = (), ahead: Sequence[Mapping[str, Any]] = ()) -> Asking:
+    def ask(
+        self, changes: Sequence[Mapping[str, Any]], free: Sequence[Mapping[str, Any]] = (), ahead: Sequence[Mapping[str, Any]] = (), spare: bool = False
+    ) -> Asking:
         """Whether the model accepts each row (``row`` with ``changes``, then with ``free``),
         asking it only about those it has not judged, all in one call (with the rows ``along``
         gives); rows of ``free`` (single changes scanned, points sectioned) do not count as judged.
         Rows of ``ahead`` go in the same call, their verdicts held back: the search sees one only
         once it asks about that row (then it counts as asked), so a row asked ahead saves a later
-        call and changes nothing else."""
+        call and changes nothing else.  With ``spare``, those rows are a search's states read
+        ahead of its reading: never released (:meth:`release`), they count only where a search
+        reaches them, so reading ahead changes no answer."""
         keys = [self.key(c) for c in changes]
         extra = [self.key(c) for c in free]
         later = [self.key(c) for c in ahead]
@@ -81,6 +86,8 @@ class Verdicts:
             self._accepted.update(zip(new, (not refused for refused in refusals)))
             held = set(later).difference(keys, extra)
             self._ahead.update(k for k in new if k in held)
+            if spare:
+                self._spare.update(k for k in new if k in held)
         self._seen(keys, [k for k in new if k not in self._ahead] + shown)
         return [self._accepted[k] for k in keys + extra]
 
@@ -100,8 +107,9 @@ class Verdicts:
 
     def release(self) -> int:
         """Let the search see every row asked ahead that it has not reached, as rows asked for
-        free: once it has ended, every row the model judged counts.  Returns how many."""
-        held = list(self._ahead)
+        free: once it has ended, every row the model judged counts, but a search's states read
+        ahead that no search reached (``spare``).  Returns how many."""
+        held = [k for k in self._ahead if k not in self._spare]
         self._seen([], held)
         return len(held)
 

@@ -93,7 +93,7 @@ def verified(
     reading = _Reading(problem, k, distinct, bound)
     size = k if verdicts is None else 4 * k
     read, ahead = _begun(first, stream, k, verdicts is not None, tuning)  # handed out in the batches the stream would have made
-    batch, read = read[:size], read[size:]
+    batch, read, size = read[:size], read[size:], min(2 * size, tuning.batch) if ahead else size
     while len(reading.kept) < k:
         if verdicts is not None and verdicts.judged >= budget:
             return reading.kept, BUDGET, False
@@ -108,7 +108,7 @@ def verified(
             return reading.kept, FOUND, False  # what is left costs more than k options known: it cannot be one
         batch = reading.shown(batch)
         later = [problem.describe(a.state) for a in reading.shown(read)] if ahead else []
-        accepted = [True] * len(batch) if verdicts is None else (yield from verdicts.ask([problem.describe(a.state) for a in batch], (), later))
+        accepted = [True] * len(batch) if verdicts is None else (yield from verdicts.ask([problem.describe(a.state) for a in batch], (), later, spare=True))
         ahead = False
         reading.take(batch, accepted, stream)
         batch = []
