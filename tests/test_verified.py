@@ -188,6 +188,7 @@ def test_a_refused_person_the_rules_do_not_refuse_gets_rules_learned_near_them()
     assert not explainer.engine_.firing(explainer.engine_.instance(person))
     answer = explainer.explain(person)
     assert answer.run.rules == "local" and len(answer) == 2
+    assert answer.run.rounds_by_phase == {"first question": 1, "local rules": 1}  # the record says what the second round was for
     assert (model(pd.DataFrame([cf.values for cf in answer])) == "yes").all()
     assert sorted(a.feature for cf in answer for a in cf.direct_actions) == ["c", "y"]
     # Without them, the model alone judges states of the features the global rules read (x),
@@ -318,6 +319,7 @@ def test_a_single_change_dearer_than_the_options_known_is_not_sectioned() -> Non
     answer = explainer.explain({"x": 0, "y": 0})
     assert [cf.values["x"] for cf in answer] == [300]
     assert answer.run.model_rounds == len(calls) and answer.run.rows_asked == sum(len(c) for c in calls)  # the run record counts both
+    assert answer.run.rounds_by_phase["first question"] == 1 and sum(answer.run.rounds_by_phase.values()) == len(calls)
     later = pd.concat(calls[1:])  # after the first question
     assert ((later["x"] > 0) & (later["y"] == 0)).sum() > 0 and not ((later["x"] == 0) & (later["y"] > 0)).any()
 
@@ -377,6 +379,8 @@ def test_a_person_with_no_option_after_the_last_draw_gets_a_wider_one() -> None:
     made again, wider, does; the run record counts the round and why it was made."""
     answer = _five_raised(8).explain({n: 0 for n in "abcdef"})
     assert answer.status == "refused" and answer.run.wider_draws == 1
+    # every round says which part of the search asked it: the wider draw's, then the merge's for the option's steps
+    assert answer.run.rounds_by_phase == {"first question": 1, "last draw": 1, "merge": 1} and answer.run.model_rounds == 3
     (option,) = answer
     assert all(option.values[n] >= 8 for n in "abcde")
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -33,7 +34,7 @@ import pandas as pd
 
 from ..causal import CausalModel
 from ..datasets import load
-from ..explain import MC3G, Recourse, violations
+from ..explain import ASKING, MC3G, Recourse, violations
 from ..methods import explainer
 from ..profiles import Profile
 from ..reference import knowledge
@@ -83,6 +84,7 @@ class BlackBoxRun:
     own_cpu_ms: float  # the same in CPU time: explain's less its model's predict calls', in ms
     call_seconds: float  # the least time one predict call of one row took
     bound: float  # DiCE's mean seconds per query / (MC3G's calls x call_seconds): the ratio if MC3G's own work cost nothing
+    rounds_by_phase: dict[str, float]  # MC3G's rounds per person by the part of the search that asked them (run records), the mean
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -219,7 +221,7 @@ def _judged(fitted: _Fitted, answers: _Answers) -> BlackBoxRun:
         *calls, float(np.median(rounds)) if rounds else 0.0, max(rounds, default=0),
         sum(a.run.rows_asked or 0 for a in ours) / max(sum(rounds), 1),
         _median_ms([a.run.search_seconds or 0.0 for a in ours]), _median_ms(answers.cpu_ours),
-        call_seconds, float(np.mean(t_theirs)) / (calls[0] * call_seconds) if calls[0] else math.nan,
+        call_seconds, float(np.mean(t_theirs)) / (calls[0] * call_seconds) if calls[0] else math.nan, _by_phase(ours),
     )  # fmt: skip
 
 
@@ -252,6 +254,15 @@ def _one_call(model: Any, row: pd.DataFrame, repeats: int = 21) -> float:
         model.predict(row)
         times.append(time.perf_counter() - start)
     return min(times)
+
+
+def _by_phase(answers: list[Recourse]) -> dict[str, float]:
+    """The rounds per person each part of the search asked, the mean over ``answers``, in the
+    order the parts run."""
+    total: Counter[str] = Counter()
+    for a in answers:
+        total.update(a.run.rounds_by_phase or {})
+    return {name: total[name] / len(answers) for name in ASKING if total[name]}
 
 
 def _median_ms(seconds: list[float]) -> float:

@@ -11,6 +11,8 @@ counterfactuals out.
 - :func:`build_surrogate`: FOLD-SE rules of a black box, with their held-out fidelity.
 - :class:`Engine`: what every person's search shares; :class:`Session`: one person's search,
   driven from outside (batch runs, services and cluster workers ask the model themselves).
+- :data:`ASKING`: the parts of a black box's search that ask the model (a run record counts
+  each one's rounds).
 - :func:`explain_chunk`: many people's searches with their questions to the model pooled;
   :class:`PeopleBar`: a progress bar of people and people per second; :func:`usable_cores`
   bounds ``n_jobs``.
@@ -24,12 +26,14 @@ from .changes import CausedChange, DirectAction, Shown
 from .check import forbidden_in, violations
 from .engine import Engine, SearchSettings
 from .mc3g import MC3G
+from .phases import ASKING
 from .result import ERROR, NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, Recourse, RunRecord
 from .session import Session
 from .surrogate import Surrogate, build_surrogate
 from .whatif import WhatIf, fixed_here
 
 __all__ = [
+    "ASKING",
     "ERROR",
     "MC3G",
     "NOT_REFUSED",

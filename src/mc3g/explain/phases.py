@@ -228,14 +228,20 @@ class Merge:
 
 
 PHASES: tuple[Phase, ...] = (GlobalRules(), LocalRules(), ToTheBudget(), Sharpen(), LastDraw(), Merge())
+STEPS = "steps"  # the options' steps, judged once the hunt has ended (:mod:`.session`)
+ASKING = (FirstQuestion.name, *(phase.name for phase in PHASES), STEPS)
+"""The parts of a black box's search that ask the model, in the order they run: the names a
+run record's ``rounds_by_phase`` counts rounds under."""
 
 
 def hunted(hunt: Hunt, phases: Sequence[Phase] = PHASES) -> Asking:
     """The person's :class:`Outcome` after the first question and ``phases``, in order; None
     when the model does not refuse the person."""
+    hunt.verdicts.phase = FirstQuestion.name
     if not (yield from FirstQuestion().run(hunt)):
         return None
     outcome = None
     for phase in phases:
+        hunt.verdicts.phase = phase.name  # the run record counts each phase's rounds
         outcome = yield from phase.run(hunt, outcome)
     return outcome

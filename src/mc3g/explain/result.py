@@ -92,7 +92,10 @@ class RunRecord:
     the model was asked about and refused, ``model_rounds`` the rounds of questions to the model
     (its ``predict`` calls when the person is explained alone) and ``rows_asked`` the rows those
     held, every row counted, and ``wider_draws`` the draws made again, wider, because the model
-    had accepted no row the knowledge allows (the rounds past the common case, and why); ``rules`` says which rules the answer was searched
+    had accepted no row the knowledge allows; ``rounds_by_phase`` the rounds each part of the search
+    asked (``first question``, ``global rules``, ``local rules``, ``to the budget``, ``sharpen``,
+    ``last draw``, ``merge``, ``steps``: :mod:`~mc3g.explain.phases`), so every round past the
+    common two says why it was needed; ``rules`` says which rules the answer was searched
     with (``global``: the surrogate; ``local``: rules learned near the person; ``none``: the
     model alone); for every search, ``stopped`` says why it ended (``found``: K options;
     ``exhausted``: no candidate left; ``budget``: ``max_states`` states judged; ``read``: as many
@@ -117,6 +120,7 @@ class RunRecord:
     model_rounds: int | None = None
     rows_asked: int | None = None
     wider_draws: int | None = None
+    rounds_by_phase: dict[str, int] | None = None
     rules: str | None = None
     stopped: str | None = None
     protections: dict[str, dict[str, Any]] | None = None
@@ -144,7 +148,7 @@ class RunRecord:
 
 MEASUREMENTS = frozenset(
     {"search_seconds", "n_regions", "n_candidates", "fidelity", "judged_by_model", "rejected_by_model"}
-    | {"model_rounds", "rows_asked", "wider_draws", "rules", "stopped"}
+    | {"model_rounds", "rows_asked", "wider_draws", "rounds_by_phase", "rules", "stopped"}
 )
 """The fields of a :class:`RunRecord` that measure what an answer took (the rest are settings)."""
 

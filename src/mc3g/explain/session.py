@@ -23,7 +23,7 @@ from ..search import Assessment, Problem, StateStream
 from .changes import CausedChange, DirectAction, Step
 from .engine import Engine
 from .hunt import Hunt
-from .phases import hunted
+from .phases import STEPS, hunted
 from .reasons import why_none
 from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, Recourse, RunRecord
 from .steps import Draft, order
@@ -160,6 +160,7 @@ def _with_steps(engine: Engine, row: Row, outcome: Outcome, verdicts: Verdicts |
     drafted = [drafts_of(engine, row, p, a) for p, a in zip(outcome.priced_in, outcome.found)]
     options, drafts = [option for option, _ in drafted], [steps for _, steps in drafted]
     if verdicts is not None:
+        verdicts.phase = STEPS
         refusals = iter([not ok for ok in (yield from verdicts.ask([], [draft.values for steps in drafts for draft in steps]))])
     else:
         problem = outcome.problem
@@ -193,7 +194,7 @@ def _record(engine: Engine, k: int, outcome: Outcome | None, verdicts: Verdicts 
 
 def _measured(record: RunRecord, clock: _Clock, verdicts: Verdicts | None) -> RunRecord:
     """The record with the time searched so far and, for a black box, the rounds of questions and the rows they held."""
-    rounds = {} if verdicts is None else {"model_rounds": verdicts.rounds, "rows_asked": verdicts.asked}
+    rounds = {} if verdicts is None else {"model_rounds": verdicts.rounds, "rows_asked": verdicts.asked, "rounds_by_phase": dict(verdicts.by_phase)}
     return replace(record, search_seconds=clock.seconds(), **rounds)
 
 

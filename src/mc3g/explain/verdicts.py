@@ -30,6 +30,8 @@ class Verdicts:
         self.rejected = 0
         self.free = 0  # rows asked for free: single changes, points sectioned, steps
         self.rounds = 0  # calls of ``away``: rounds of questions to the model
+        self.phase = ""  # the part of the search asking now (:mod:`.phases`), named in ``by_phase``
+        self.by_phase: dict[str, int] = {}  # the rounds each part of the search made: why each round was needed
         self.asked = 0  # rows those held
         self._accepted: dict[tuple, bool] = {}
         self._along: set[tuple] = set()  # rows asked only because ``along`` gave them
@@ -82,6 +84,7 @@ class Verdicts:
             new += [k for k in along if k not in self._accepted]
         if new:
             self.rounds, self.asked = self.rounds + 1, self.asked + len(new)
+            self.by_phase[self.phase] = self.by_phase.get(self.phase, 0) + 1
             refusals = yield from self.away([{**self.row, **dict(k)} for k in new])
             self._accepted.update(zip(new, (not refused for refused in refusals)))
             held = set(later).difference(keys, extra)
