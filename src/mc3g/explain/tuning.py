@@ -18,7 +18,8 @@ class HuntSettings:
     multiple of K: the first 4K as the reading's first batch (their numeric actions' first
     points too), the rest ahead, their verdicts held back until the reading reaches them
     (32: the reading's first four batches, 4K, 4K, 8K and 16K, in one call); every later
-    search's first call (local rules', a wider one's) holds as many of its own states.
+    search's first call (local rules', a wider one's) holds as many of its own states, and a
+    later call of a reading holds the next batch ahead too.
     ``batch``: states the model judges in one batch at most (the reading starts at 4K and doubles).
     ``read``: states the solver hands out per search, as a multiple of ``max_states`` (most past
     the budget add actions to an option and are never shown to the model).

@@ -60,6 +60,10 @@ class Verdicts:
         key = self.key(changes)
         return None if key in self._ahead else self._accepted.get(key)
 
+    def calls(self, changes: Sequence[Mapping[str, Any]]) -> bool:
+        """Whether asking about ``changes`` takes a call: the model has not judged one of them."""
+        return any(self.key(c) not in self._accepted for c in changes)
+
     def ask(
         self, changes: Sequence[Mapping[str, Any]], free: Sequence[Mapping[str, Any]] = (), ahead: Sequence[Mapping[str, Any]] = (), spare: bool = False
     ) -> Asking:

@@ -107,8 +107,12 @@ def verified(
         if batch[0].cost > bound + EPSILON:
             return reading.kept, FOUND, False  # what is left costs more than k options known: it cannot be one
         batch = reading.shown(batch)
+        asked = [problem.describe(a.state) for a in batch]
+        if verdicts is not None and not ahead and verdicts.calls(asked):  # a call goes out: it holds the next batch too
+            read += stream.take(size - len(read))
+            ahead = True
         later = [problem.describe(a.state) for a in reading.shown(read)] if ahead else []
-        accepted = [True] * len(batch) if verdicts is None else (yield from verdicts.ask([problem.describe(a.state) for a in batch], (), later, spare=True))
+        accepted = [True] * len(batch) if verdicts is None else (yield from verdicts.ask(asked, (), later, spare=True))
         ahead = False
         reading.take(batch, accepted, stream)
         batch = []
