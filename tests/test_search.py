@@ -383,6 +383,19 @@ def test_more_ties_than_wanted_come_out_whole_and_before_dearer_states() -> None
     assert [a.state for a in got[:102]] == sorted(a.state for a in got[:102])  # ties in index order
 
 
+def test_asking_for_no_state_hands_out_none() -> None:
+    """A request of zero or fewer states (a reading with nothing left to read ahead) hands out
+    nothing and loses nothing, though states wait ready (under L0 a hundred single changes tie
+    and are read together): the next request goes on from where the last one stopped."""
+    features = [Feature(n, "numeric", range=(0.0, 100.0), step=1.0) for n in ("x", "y")]
+    rules = [Rule(Literal("out", "==", "bad"), (Literal("x", "<", 50), Literal("y", "<", 50)))]
+    problem = Problem(_full_space(features, {"x": 0, "y": 0}, {"x": 1.0, "y": 1.0}), rules, CausalModel(), "none", Distance("l0"))
+    stream = StateStream(problem, 150)
+    first = stream.take(1)
+    assert stream.take(0) == [] and stream.take(-2) == []
+    assert [a.state for a in first + stream.take(149)] == [a.state for a in StateStream(problem, 150).take(150)]
+
+
 @pytest.mark.parametrize("norm", ["l0", "l1", "l2"])
 @pytest.mark.parametrize("sigma", [1e3, 1.8e6, 2e6, 1e8, 1e12])
 def test_a_step_cheaper_than_any_integer_scale_is_found(norm, sigma) -> None:

@@ -172,8 +172,8 @@ class StateStream:
         self._width = max((self._low or 0) / 4, len(problem.names) / self._search.scales[0])
 
     def take(self, n: int) -> list[Assessment]:
-        """The next ``n`` states (fewer when the states or the budget run out)."""
-        n = min(n, self.max_states - self._given)
+        """The next ``n`` states (fewer when the states or the budget run out; none for ``n`` <= 0)."""
+        n = max(0, min(n, self.max_states - self._given))
         while len(self._ready) < n and (self._low is not None or self._pending):
             if self._low is None:  # every state has been read: the rest are final
                 self._release(None)
