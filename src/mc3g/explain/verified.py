@@ -107,16 +107,28 @@ def verified(
         if batch[0].cost > bound + EPSILON:
             return reading.kept, FOUND, False  # what is left costs more than k options known: it cannot be one
         batch = reading.shown(batch)
-        asked = [problem.describe(a.state) for a in batch]
-        if verdicts is not None and not ahead and verdicts.calls(asked):  # a call goes out: it holds the next batch too
-            read += stream.take(size - len(read))
-            ahead = True
-        later = [problem.describe(a.state) for a in reading.shown(read)] if ahead else []
-        accepted = [True] * len(batch) if verdicts is None else (yield from verdicts.ask(asked, (), later, spare=True))
+        accepted = yield from _judged(problem, reading, batch, verdicts, read, stream, ahead, size)
         ahead = False
         reading.take(batch, accepted, stream)
         batch = []
     return reading.kept, FOUND, False
+
+
+def _judged(
+    problem: Problem, reading: _Reading, batch: list[Assessment], verdicts: Verdicts | None, read: list[Assessment], stream: StateStream, ahead: bool, size: int
+) -> Asking:
+    """The model's verdicts on ``batch`` (plain rules accept every state).  The call holds the
+    states ``read`` ahead of the reading when it begins (``ahead``); a later batch that takes a
+    call holds the next batch ahead too (``size`` states, read into ``read``).  Either way they
+    are a search's states read ahead (``spare``)."""
+    if verdicts is None:
+        return [True] * len(batch)
+    asked = [problem.describe(a.state) for a in batch]
+    if not ahead and verdicts.calls(asked):
+        read += stream.take(size - len(read))
+        ahead = True
+    later = [problem.describe(a.state) for a in reading.shown(read)] if ahead else []
+    return (yield from verdicts.ask(asked, (), later, spare=True))
 
 
 def _begun(first: Sequence[Assessment], stream: StateStream, k: int, judged: bool, tuning: HuntSettings) -> tuple[list[Assessment], bool]:
