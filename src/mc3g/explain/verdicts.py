@@ -29,15 +29,19 @@ class Verdicts:
         self.judged = 0  # rows judged by the model, the person and the rows asked for free aside
         self.rejected = 0
         self.free = 0  # rows asked for free: single changes, points sectioned, steps
-        self.rounds = 0  # calls of ``away``: rounds of questions to the model
         self.phase = ""  # the part of the search asking now (:mod:`.phases`), named in ``by_phase``
-        self.by_phase: dict[str, int] = {}  # the rounds each part of the search made: why each round was needed
-        self.asked = 0  # rows those held
+        self.by_phase: dict[str, int] = {}  # the calls of ``away`` (rounds of questions) each part of the search made
+        self.asked = 0  # rows the rounds held
         self._accepted: dict[tuple, bool] = {}
         self._along: set[tuple] = set()  # rows asked only because ``along`` gave them
         self._ahead: set[tuple] = set()  # rows asked ahead of the search, their verdicts held back until it asks
         self._spare: set[tuple] = set()  # of those, a search's states read ahead: never released
         self._made: dict[tuple, dict[str, Any]] = {}  # rows with forced changes: the fewest changes asked that reach them
+
+    @property
+    def rounds(self) -> int:
+        """The rounds of questions to the model, every part of the search's together."""
+        return sum(self.by_phase.values())
 
     def key(self, changes: Mapping[str, Any]) -> tuple:
         """The row's changes from the person, with what they force, as one hashable key."""
@@ -87,7 +91,7 @@ class Verdicts:
             shown += [k for k in along if k in self._ahead and k not in shown]
             new += [k for k in along if k not in self._accepted]
         if new:
-            self.rounds, self.asked = self.rounds + 1, self.asked + len(new)
+            self.asked += len(new)
             self.by_phase[self.phase] = self.by_phase.get(self.phase, 0) + 1
             refusals = yield from self.away([{**self.row, **dict(k)} for k in new])
             self._accepted.update(zip(new, (not refused for refused in refusals)))
