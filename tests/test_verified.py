@@ -254,6 +254,22 @@ def test_the_merge_keeps_a_few_rows_of_each_set_of_actions() -> None:
     assert few_of_each_set(rows, 4, lambda row: frozenset(n for n, _ in row)) == rows[:4] + rows[6:]
 
 
+def test_near_copies_leave_room_for_other_sets_among_the_rows_priced_distinct_or_not() -> None:
+    """Where options need not be distinct (the paper's settings), 267 points of x the model
+    accepted, all nearer the person by the rough L1 than raising y, took every place among the
+    rows priced (``kept``), so y was never priced: a row whose price is lower than its rough L1
+    (a change the knowledge lets follow from another, asked with both) was lost that way.  At
+    most ``per_set`` (and K) of one set are priced now, distinct or not."""
+    from mc3g.explain.tuning import DEFAULT
+
+    model = lambda f: np.where((f["x"] < 333) & (f["y"] < 5), "no", "yes")  # noqa: E731
+    engine, hunts = _xy_hunts(model, distinct=False)
+    hunt = hunts()
+    _driven(hunt.verdicts.ask([], [{"x": x} for x in range(334, 601)] + [{"y": 9}]), model)
+    priced = [frozenset(a.direct) for _, a in hunt.accepted.priced()]
+    assert priced.count(frozenset({"x"})) == DEFAULT.per_set and frozenset({"y"}) in priced
+
+
 def test_refinement_keeps_a_round_only_when_it_agrees_better_near_refused_people() -> None:
     model = _model(12, 6, "b", band=True)
     first = MC3G(model, desired_class="yes", refine=0).fit(TRAIN)
@@ -442,14 +458,15 @@ def _driven(steps, model) -> object:
         return done.value
 
 
-def _xy_hunts(model):
-    """An explainer of ``model`` fitted on x in multiples of 50 and y from 0 to 9, its engine, and
-    a maker of a fresh hunt for the person (0, 3), each question driven by the caller."""
+def _xy_hunts(model, **params):
+    """An explainer of ``model`` (with ``params``) fitted on x in multiples of 50 and y from 0 to
+    9, its engine, and a maker of a fresh hunt for the person (0, 3), each question driven by the
+    caller."""
     from mc3g.explain.hunt import Hunt
     from mc3g.explain.verdicts import Verdicts
 
     train = pd.DataFrame({"x": np.arange(0, 1001, 50).repeat(10), "y": np.tile(np.arange(10), 21)})
-    engine = MC3G(model, desired_class="yes", k=1, refine=0).fit(train).engine_
+    engine = MC3G(model, desired_class="yes", k=1, refine=0, **params).fit(train).engine_
     person = {"x": 0, "y": 3}
     instance = engine.instance(person)
 

@@ -37,19 +37,21 @@ class Accepted:
 
     def priced(self) -> list[tuple[Problem, Assessment]]:
         """The rows the model accepted that the knowledge allows, priced: the ``kept`` cheapest
-        by their L1 of the changes made (:meth:`_rough_of`, never below the price), under
-        ``distinct`` at most ``per_set`` of each set of direct actions (one set's near-copies
-        would crowd out the other sets, and only its cheapest can be an option).  They are priced
-        in that order, ``kept`` at a time, until enough are found: a row the knowledge forbids
-        takes no place.  Each row is priced once."""
-        accepted = sorted(self.verdicts.accepted(), key=self._rough_of)
+        by their L1 of the changes made (:meth:`_rough_of`, never below the price), at most
+        ``per_set`` of each set of changes made, and then of direct actions (K if more, where
+        options need not be distinct): one set's near-copies would crowd out the other sets,
+        and only its cheapest can be options.  They are priced in that order, ``kept`` at a
+        time, until enough are found: a row the knowledge forbids takes no place.  Each row is
+        priced once."""
+        most = self.tuning.per_set if self.distinct else max(self.tuning.per_set, self.k)
+        accepted = few_of_each_set(sorted(self.verdicts.accepted(), key=self._rough_of), most, lambda key: frozenset(self.verdicts.made(key)))
         allowed: list[tuple[Problem, Assessment]] = []
         chosen: list[tuple[Problem, Assessment]] = []
         for start in range(0, len(accepted), self.kept):
             chunk = accepted[start : start + self.kept]
             self._price([key for key in chunk if key not in self._priced])
             allowed += [pa for key in chunk if (pa := self._priced[key]) is not None]
-            chosen = (few_of_each_set(allowed, self.tuning.per_set, lambda pa: frozenset(pa[1].direct)) if self.distinct else allowed)[: self.kept]
+            chosen = few_of_each_set(allowed, most, lambda pa: frozenset(pa[1].direct))[: self.kept]
             if len(chosen) == self.kept:
                 break
         return chosen

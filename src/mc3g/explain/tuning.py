@@ -46,7 +46,7 @@ class HuntSettings:
     such person's first call carries (2,000 more; on the benchmark's black boxes a call costs more
     than that many rows).  ``kept``: rows the model accepted outside the search priced for the answer (``last_kept``
     after a last draw, whose rows of many changes would crowd out others), at most ``per_set``
-    of one set of direct actions under ``distinct``."""
+    of one set of direct actions (K if more, where options need not be distinct)."""
 
     batch: int = 1024
     first_states: int = 32
