@@ -47,6 +47,21 @@ def test_a_wide_segment_takes_about_the_square_root_of_its_points_a_round() -> N
     assert (found, count) == (33_595, 3) and judged < 160
 
 
+def test_a_segment_first_asked_in_a_call_of_its_own_takes_as_few_points_as_a_later_round() -> None:
+    """An option's segment whose first points no earlier call held (:meth:`Segment.late`) takes
+    every point where one round of ``section_points`` can, not 32 and then the rest (a call
+    more); a wider one, the fewest points of a later round."""
+    segment = Segment({}, "x", 0, 1_000, 1)
+    assert len(segment.points()) == FIRST
+    segment.late()
+    assert segment.points() == list(range(1, 1_000))
+    segment.narrow([p >= 679 for p in segment.points()])
+    assert segment.best == 679 and segment.points() == []
+    wide = Segment({}, "x", 0, 3_905, 1)
+    wide.late()
+    assert len(wide.points()) == fewest(3_904, SECTION) < SECTION
+
+
 def test_a_german_credit_amount_is_sectioned_in_two_rounds() -> None:
     """A credit amount's 18,174 grid points: 32 first leave about 586 between two of them, which
     one more round takes whole (two rounds of about 24 each where a round took 256 at most: a

@@ -633,3 +633,16 @@ def test_a_person_the_rules_accept_is_asked_without_the_rows_ahead() -> None:
     answer = explainer.explain({n: 10 for n in "abcdef"})
     assert answer.status == "not_refused" and answer.run.model_rounds == 1
     assert 0 < answer.run.rows_asked < 200, answer.run.rows_asked
+
+
+def test_an_option_found_in_the_first_question_is_sharpened_in_one_call() -> None:
+    """x a whole number from 0 to 100,000 (a capital gain's grid); the model accepts x >= 29,000
+    with y >= 5.  The option's segment had its first points asked with the first question: the
+    sharpening takes them without a call, and the option judged without each of its actions
+    goes with the next round (it took a call of its own before that round)."""
+    rng = np.random.default_rng(3)
+    train = pd.DataFrame({"x": rng.integers(0, 100_001, 400), "y": rng.integers(0, 10, 400)})
+    model = lambda f: np.where((f["x"] >= 29_000) & (f["y"] >= 5), "yes", "no")  # noqa: E731
+    answer = MC3G(model, desired_class="yes", k=3, refine=0, local=False).fit(train).explain({"x": 0, "y": 3})
+    assert [(cf.values["x"], cf.values["y"]) for cf in answer] == [(29_000, 5)]  # the only set of actions the model accepts
+    assert answer.run.rounds_by_phase["sharpen"] == 1 and "global rules" not in answer.run.rounds_by_phase

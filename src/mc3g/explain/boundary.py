@@ -4,10 +4,12 @@ every single change of a person scanned.
 The surrogate's thresholds are the rules', not the model's.  A numeric action the model accepts
 may go further than the model needs, and a single change the rules refuse may be one the model
 accepts.  Both are settled by asking the model about points of a segment of one feature, the
-other values held: ``first_points`` evenly spaced points, then, between the last point refused
-and the first accepted, every point once ``section_points`` or fewer are left, else the fewest
-evenly spaced points that need no more rounds than those would (about the square root of the points left
-where two rounds do), until the two are one grid step apart.  The model need not be monotone
+other values held: ``first_points`` evenly spaced points (asked along with the first question),
+then, between the last point refused and the first accepted, every point once ``section_points``
+or fewer are left, else the fewest evenly spaced points that need no more rounds than those would
+(about the square root of the points left where two rounds do), until the two are one grid step
+apart.  A segment whose first round takes a call of its own (an option found after the first
+question) starts as a later round does (:meth:`Segment.late`).  The model need not be monotone
 along a segment: the nearest accepted point judged is taken all the same, as every answer is
 judged by the model.  Each row is judged with what the causal rules force once its changes are
 made (:class:`~mc3g.explain.verdicts.Verdicts`): clearing a debt is asked with the credit score
@@ -43,6 +45,7 @@ class Segment:
         self._steps: list[int] = []
         self._points: list[int | float] | None = None  # the next points, until they are judged
         self._rounds = 0
+        self._late = False  # the first round was not asked with the first question (:meth:`late`)
 
     def _value(self, steps: int) -> int | float:
         if self._whole:
@@ -58,13 +61,17 @@ class Segment:
             return []
         top = self.high + 1 if self._open_end else self.high  # exclusive
         inside = top - self.low - 1
-        n = fewest(inside, self.tuning.section_points) if self._rounds else self.tuning.first_points
+        n = fewest(inside, self.tuning.section_points) if self._rounds or self._late else self.tuning.first_points
         if inside <= n:
             self._steps = list(range(self.low + 1, top))
         else:
             self._steps = sorted({self.low + 1 + (i * (inside - 1)) // (n - 1) for i in range(n)})
         self._points = [self._value(s) for s in self._steps]
         return self._points
+
+    def late(self) -> None:
+        """The first round is asked in a call of its own: as few points as a later round takes."""
+        self._late, self._points = True, None
 
     def nearest(self) -> int | float:
         """The point nearest the origin that may still be the boundary: one step past the last refused."""

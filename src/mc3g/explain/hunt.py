@@ -176,13 +176,19 @@ class Hunt:
         rows: list[Row] = []
         for s in self.scans:
             while (points := s.points()) and not self._beyond(s):
-                # A segment's points are asked together: its last one unjudged, they all are.
-                known = [] if self.verdicts.known(s.row(points[-1])) is None else [self.verdicts.known(s.row(p)) for p in points]
-                if not known or None in known:
+                if (known := self.judged(s)) is None:
                     rows += [s.row(p) for p in points]
                     break
-                s.narrow(known)  # type: ignore[arg-type]
+                s.narrow(known)
         return rows
+
+    def judged(self, s: Segment) -> list[bool] | None:
+        """Whether the model accepts each of the segment's next points, if it has judged them all."""
+        points = s.points()
+        if not points or self.verdicts.known(s.row(points[-1])) is None:
+            return None  # a segment's points are asked together: its last one unjudged, they all are
+        known = [self.verdicts.known(s.row(p)) for p in points]
+        return None if None in known else known  # type: ignore[return-value]
 
     def _beyond(self, s: Segment) -> bool:
         """Whether the single change ``s`` costs more than the K-th option known wherever its

@@ -134,7 +134,10 @@ class Sharpen:
     also judged without each of them (the rules may demand an action the model does not need).
     With ``tuning.search_boundaries``, the boundaries join the candidates and the search runs
     again: its answer is kept when it finds as many states, each then no dearer than before.
-    Needs the ``exact`` candidates.
+    Needs the ``exact`` candidates.  A segment's first round judged already (its state was among
+    the first question's) is taken without a call, so the options judged without an action go
+    with the next round; one judged in no call yet starts as a later round does (every point, where
+    one round takes them all).
     The rows asked ahead that no phase reached are seen first (:meth:`Hunt.seen_ahead`): the
     search proper has ended, so the options they hold bound the sectioning and their steps ride
     along with it, instead of a call of their own at the merge."""
@@ -147,6 +150,11 @@ class Sharpen:
             return outcome
         problem, engine = outcome.problem, outcome.engine
         segments = [s for state in outcome.found for s in hunt.segments(engine, problem, state)]
+        for s in segments:  # a first round judged already (with the first question) is taken without a call
+            if (known := hunt.judged(s)) is None:
+                s.late()
+            else:
+                s.narrow(known)
         pared = [{n: v for n, v in problem.chosen(a).items() if n != d} for a in outcome.found if len(a.direct) > 1 for d in a.direct]
         yield from self._sectioned(hunt, segments, pared)
         if not hunt.tuning.search_boundaries:
