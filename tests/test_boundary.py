@@ -62,6 +62,16 @@ def test_a_segment_first_asked_in_a_call_of_its_own_takes_as_few_points_as_a_lat
     assert len(wide.points()) == fewest(3_904, SECTION) < SECTION
 
 
+def test_a_segment_starts_from_what_the_model_said_on_its_line() -> None:
+    """Verdicts on points of a segment judged already (another option's segment on the same
+    line asked them) narrow it before its first round: off its grid or past its end they say
+    nothing."""
+    segment = Segment({}, "x", 0, 29_197, 1)
+    segment.heard([(28_235, False), (28_500.5, False), (29_197, True), (28_900, True), (40_000, True), (1_000, False)])
+    segment.late()
+    assert segment.best == 28_900 and segment.points() == list(range(28_236, 28_900))
+
+
 def test_a_german_credit_amount_is_sectioned_in_two_rounds() -> None:
     """A credit amount's 18,174 grid points: 32 first leave about 586 between two of them, which
     one more round takes whole (two rounds of about 24 each where a round took 256 at most: a

@@ -635,14 +635,30 @@ def test_a_person_the_rules_accept_is_asked_without_the_rows_ahead() -> None:
     assert 0 < answer.run.rows_asked < 200, answer.run.rows_asked
 
 
-def test_an_option_found_in_the_first_question_is_sharpened_in_one_call() -> None:
-    """x a whole number from 0 to 100,000 (a capital gain's grid); the model accepts x >= 29,000
-    with y >= 5.  The option's segment had its first points asked with the first question: the
-    sharpening takes them without a call, and the option judged without each of its actions
-    goes with the next round (it took a call of its own before that round)."""
+def _wide_x():
+    """x a whole number from 0 to 100,000 (a capital gain's grid), y from 0 to 9; the model
+    accepts x >= 29,000 with y >= 5."""
     rng = np.random.default_rng(3)
     train = pd.DataFrame({"x": rng.integers(0, 100_001, 400), "y": rng.integers(0, 10, 400)})
-    model = lambda f: np.where((f["x"] >= 29_000) & (f["y"] >= 5), "yes", "no")  # noqa: E731
+    return train, lambda f: np.where((f["x"] >= 29_000) & (f["y"] >= 5), "yes", "no")
+
+
+def test_an_option_found_in_the_first_question_is_sharpened_in_one_call() -> None:
+    """The option's segment had its first points asked with the first question: the sharpening
+    takes them without a call, and the option judged without each of its actions goes with the
+    next round (it took a call of its own before that round)."""
+    train, model = _wide_x()
     answer = MC3G(model, desired_class="yes", k=3, refine=0, local=False).fit(train).explain({"x": 0, "y": 3})
     assert [(cf.values["x"], cf.values["y"]) for cf in answer] == [(29_000, 5)]  # the only set of actions the model accepts
     assert answer.run.rounds_by_phase["sharpen"] == 1 and "global rules" not in answer.run.rounds_by_phase
+
+
+def test_an_option_among_the_rows_accepted_is_sectioned_too() -> None:
+    """With K = 1 the cheapest row accepted is a point of another state's first round (x =
+    29,197), cheaper than every state the search found: it was the answer, 197 past the model's
+    boundary.  It is sectioned as the search's states are, from what the model said on its line
+    already (28,428 refused, from the first question and the global rules), in one call."""
+    train, model = _wide_x()
+    answer = MC3G(model, desired_class="yes", k=1, refine=0, local=False).fit(train).explain({"x": 0, "y": 3})
+    assert [(cf.values["x"], cf.values["y"]) for cf in answer] == [(29_000, 5)]
+    assert answer.run.rounds_by_phase["sharpen"] == 1

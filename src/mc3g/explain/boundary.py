@@ -47,6 +47,14 @@ class Segment:
         self._rounds = 0
         self._late = False  # the first round was not asked with the first question (:meth:`late`)
 
+    def _steps_to(self, value: Any) -> int | None:
+        """Grid steps from the origin to ``value`` (None off the grid)."""
+        if self._whole and isinstance(value, int):
+            whole, rest = divmod((value - int(self.origin)) * self.sign, int(self.step))
+            return None if rest else whole
+        n = (decimal(value) - self.origin) * self.sign / self.step
+        return int(n) if n.denominator == 1 else None
+
     def _value(self, steps: int) -> int | float:
         if self._whole:
             return int(self.origin) + self.sign * steps * int(self.step)
@@ -72,6 +80,17 @@ class Segment:
     def late(self) -> None:
         """The first round is asked in a call of its own: as few points as a later round takes."""
         self._late, self._points = True, None
+
+    def heard(self, verdicts: list[tuple[Any, bool]]) -> None:
+        """Narrowed by the model's verdicts on points of the segment judged already (value,
+        accepted), however they were asked: another option's segment may lie on the same line."""
+        top = self.high + 1 if self._open_end else self.high
+        steps = [(n, ok) for v, ok in verdicts if (n := self._steps_to(v)) is not None and 0 < n < top]
+        if yes := [n for n, ok in steps if ok]:
+            self.high, self._open_end = min(yes), False
+            self.best = self._value(self.high)
+        self.low = max((n for n, ok in steps if not ok and self.low < n < self.high), default=self.low)
+        self._points = None
 
     def nearest(self) -> int | float:
         """The point nearest the origin that may still be the boundary: one step past the last refused."""

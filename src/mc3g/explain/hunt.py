@@ -14,9 +14,10 @@ states read are the answer.  Where they do not, the search does more, in named p
 3. **Local rules**: where the surrogate does not refuse the person, or the model keeps rejecting
    what it lets through, rules learned near the person from the model's verdicts (:mod:`.local`).
 4. **To the budget**: the surrogate (or no rules) again, up to the budget, where neither did.
-5. **Sharpen**: the rows asked ahead seen, the options' numeric actions sectioned back to the
-   model's own boundary, each option judged without each of its actions (and, with
-   ``search_boundaries``, the search run again with the boundaries).
+5. **Sharpen**: the rows asked ahead seen, the options' numeric actions (those of the states
+   found and of the rows accepted) sectioned back to the model's own boundary, each option
+   judged without each of its actions (and, with ``search_boundaries``, the search run again
+   with the boundaries).
 6. **Last draw**: a person left with fewer than K options gets rows drawn around them; one left
    with none gets the draw again, wider, up to a bound.
 7. **Merge**: every row the model accepted counts (:mod:`.accepted`), merged again while the
@@ -204,6 +205,27 @@ class Hunt:
         changes = problem.chosen(state)
         numeric = [n for n in state.direct if problem.space[n].feature.is_numeric]
         return [Segment(changes, n, self.row[n], changes[n], grid_step(engine, n), True, self.tuning) for n in numeric]
+
+    def heard(self, segments: Sequence[Segment]) -> None:
+        """Each of ``segments`` narrowed by the model's verdicts on its points judged already
+        (:meth:`Segment.heard`): rows that differ from its end in its feature only, each checked
+        to be its row there."""
+        if not segments:
+            return
+        lines: dict[tuple[str, tuple], list[Segment]] = {}  # by the feature moved and the rest of the row
+        for s in segments:
+            end = self.verdicts.key(s.row(s.changes[s.name]))
+            lines.setdefault((s.name, tuple(item for item in end if item[0] != s.name)), []).append(s)
+        said: dict[int, list[tuple[Any, bool]]] = {id(s): [] for s in segments}
+        names = {name for name, _ in lines}
+        for key, ok in self.verdicts.judged_rows():
+            for name, value in key:
+                if name in names:
+                    for s in lines.get((name, tuple(item for item in key if item[0] != name)), ()):
+                        if self.verdicts.key(s.row(value)) == key:
+                            said[id(s)].append((value, ok))
+        for s in segments:
+            s.heard(said[id(s)])
 
     def merged(self, outcome: Outcome, searched: Sequence[Assessment]) -> Outcome:
         """The states ``searched`` in the outcome's problem together with every other row the

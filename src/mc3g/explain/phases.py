@@ -129,15 +129,16 @@ class ToTheBudget:
 
 
 class Sharpen:
-    """The found states' numeric actions sectioned back to the model's boundary (and the
-    person's single numeric changes to theirs, along); each found state of several actions is
-    also judged without each of them (the rules may demand an action the model does not need).
+    """The numeric actions of the found states and of the K options known among the rows
+    accepted sectioned back to the model's boundary (and the person's single numeric changes
+    to theirs, along); each found state of several actions is also judged without each of
+    them (the rules may demand an action the model does not need).
     With ``tuning.search_boundaries``, the boundaries join the candidates and the search runs
     again: its answer is kept when it finds as many states, each then no dearer than before.
     Needs the ``exact`` candidates.  A segment's first round judged already (its state was among
     the first question's) is taken without a call, so the options judged without an action go
-    with the next round; one judged in no call yet starts as a later round does (every point, where
-    one round takes them all).
+    with the next round; one judged in no call yet starts from the verdicts on its line
+    (:meth:`Hunt.heard`) as a later round does (every point, where one round takes them all).
     The rows asked ahead that no phase reached are seen first (:meth:`Hunt.seen_ahead`): the
     search proper has ended, so the options they hold bound the sectioning and their steps ride
     along with it, instead of a call of their own at the merge."""
@@ -149,12 +150,17 @@ class Sharpen:
         if not hunt.sharp:
             return outcome
         problem, engine = outcome.problem, outcome.engine
-        segments = [s for state in outcome.found for s in hunt.segments(engine, problem, state)]
+        hunt.bounded()  # the K options among the rows accepted, sectioned too: a point accepted is seldom the boundary
+        options = [(problem, state) for state in outcome.found] + hunt.chosen
+        segments = [s for p, state in options for s in hunt.segments(engine, p, state)]
+        late = []
         for s in segments:  # a first round judged already (with the first question) is taken without a call
-            if (known := hunt.judged(s)) is None:
-                s.late()
-            else:
+            if (known := hunt.judged(s)) is not None:
                 s.narrow(known)
+            else:
+                late.append(s)
+                s.late()
+        hunt.heard(late)
         pared = [{n: v for n, v in problem.chosen(a).items() if n != d} for a in outcome.found if len(a.direct) > 1 for d in a.direct]
         yield from self._sectioned(hunt, segments, pared)
         if not hunt.tuning.search_boundaries:
@@ -174,8 +180,8 @@ class Sharpen:
     @staticmethod
     def _sectioned(hunt: Hunt, segments: list[Segment], pared: list[dict[str, Any]]) -> Asking:
         """Section ``segments`` to their ends, ``pared`` asked with the first points, then the
-        single changes; the bound (and the options whose steps ride along) before each round."""
-        hunt.bounded()
+        single changes; the bound (and the options whose steps ride along) found again after
+        each round (:meth:`run` found it before the first)."""
         while (asked := [(s, p) for s in segments for p in s.points()]) or pared:
             accepted = yield from hunt.verdicts.ask([], [s.row(p) for s, p in asked] + pared)
             pared = []

@@ -4,7 +4,7 @@ never about a change without what the causal rules force once it is made."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from typing import Any
 
 Row = dict[str, Any]
@@ -123,6 +123,10 @@ class Verdicts:
         held = [k for k in self._ahead if k not in self._spare]
         self._seen([], held)
         return len(held)
+
+    def judged_rows(self) -> Iterator[tuple[tuple, bool]]:
+        """Every row judged that the search has seen (as its changes), and whether the model accepted it."""
+        return ((key, ok) for key, ok in self._accepted.items() if key not in self._ahead)
 
     def accepted(self) -> list[tuple]:
         """The rows the model accepted, as their changes (keys), the person's own row and the
