@@ -85,12 +85,16 @@ class Segment:
         """Narrowed by the model's verdicts on points of the segment judged already (value,
         accepted), however they were asked: another option's segment may lie on the same line."""
         top = self.high + 1 if self._open_end else self.high
-        steps = [(n, ok) for v, ok in verdicts if (n := self._steps_to(v)) is not None and 0 < n < top]
-        if yes := [n for n, ok in steps if ok]:
+        self._learn([(n, ok) for v, ok in verdicts if (n := self._steps_to(v)) is not None and 0 < n < top])
+        self._points = None
+
+    def _learn(self, judged: list[tuple[int, bool]]) -> None:
+        """Take verdicts on points (grid steps from the origin, inside the segment): the nearest
+        accepted is the best known, the farthest refused short of it the last refused."""
+        if yes := [n for n, ok in judged if ok]:
             self.high, self._open_end = min(yes), False
             self.best = self._value(self.high)
-        self.low = max((n for n, ok in steps if not ok and self.low < n < self.high), default=self.low)
-        self._points = None
+        self.low = max((n for n, ok in judged if not ok and self.low < n < self.high), default=self.low)
 
     def nearest(self) -> int | float:
         """The point nearest the origin that may still be the boundary: one step past the last refused."""
@@ -98,11 +102,7 @@ class Segment:
 
     def narrow(self, accepted: list[bool]) -> None:
         """Take the model's verdicts on the last :meth:`points`."""
-        yes = [s for s, ok in zip(self._steps, accepted) if ok]
-        if yes:
-            self.high, self._open_end = min(yes), False
-            self.best = self._value(self.high)
-        self.low = max((s for s, ok in zip(self._steps, accepted) if not ok and s < self.high), default=self.low)
+        self._learn(list(zip(self._steps, accepted)))
         self._steps, self._points = [], None
         self._rounds += 1
 
