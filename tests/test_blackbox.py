@@ -184,6 +184,9 @@ def test_rows_reach_the_model_in_its_training_dtypes_and_values_that_do_not_fit_
     assert typed_frame([[30.5, 1.0, "clerk"]], dtypes)["age"].tolist() == [30.5]  # not cut to 30
     assert typed_frame([{"age": "thirty", "income": 1.0, "job": "clerk"}], dtypes)["age"].tolist() == ["thirty"]
     assert typed_frame([], dtypes).columns.tolist() == list(dtypes) and len(typed_frame([], dtypes)) == 0
+    shuffled = typed_frame([{"job": "clerk", "age": 30, "income": 1.0}], dtypes)  # keys in another order
+    assert shuffled.columns.tolist() == list(dtypes) and shuffled.iloc[0].tolist() == [30, 1.0, "clerk"]
+    assert typed_frame([{"age": 30, "job": "clerk"}, {"age": 31, "income": 2.0, "job": "smith"}], dtypes)["income"].isna().tolist() == [True, False]
 
 
 def test_a_category_typed_as_truth_values_or_numbers_reaches_the_model_in_its_type() -> None:

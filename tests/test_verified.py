@@ -251,7 +251,7 @@ def test_the_merge_keeps_a_few_rows_of_each_set_of_actions() -> None:
     from mc3g.explain.accepted import few_of_each_set
 
     rows = [(("x", i),) for i in range(6)] + [(("x", 1), ("y", 2)), (("y", 3),)]
-    assert few_of_each_set(rows, 4, lambda row: frozenset(n for n, _ in row)) == rows[:4] + rows[6:]
+    assert list(few_of_each_set(rows, 4, lambda row: frozenset(n for n, _ in row))) == rows[:4] + rows[6:]
 
 
 def test_near_copies_leave_room_for_other_sets_among_the_rows_priced_distinct_or_not() -> None:
@@ -526,6 +526,26 @@ def test_the_rows_asked_ahead_are_seen_before_the_options_are_sectioned() -> Non
     _driven(Sharpen().run(hunt, found), model)
     assert hunt.verdicts.release() == 0  # nothing held back any more
     assert len(hunt.verdicts.accepted()) > before + 20, (before, len(hunt.verdicts.accepted()))  # the last draw's accepted rows among them
+
+
+def test_the_rows_accepted_keep_the_order_a_full_sort_gives_as_rounds_add_rows() -> None:
+    """The rows accepted are ranked once and the rows of later rounds merged in: after every round
+    (new rows, rows asked ahead then reached, rows the model refuses), the order is the one
+    sorting all of them by their rough cost would give, ties in the order the search saw them."""
+    model = lambda f: np.where((f["x"] >= 300) | (f["y"] >= 8), "yes", "no")  # noqa: E731
+    _, hunts = _xy_hunts(model, distinct=False)
+    hunt = hunts()
+    accepted = hunt.accepted
+    rounds = [
+        ([{"x": 500}, {"x": 300}, {"y": 9}], [], []),
+        ([{"x": 350}, {"y": 8}], [], [{"x": 400}, {"x": 300, "y": 9}]),
+        ([{"x": 200}, {"x": 400}], [{"y": 8, "x": 50}], []),
+        ([{"x": 300, "y": 9}, {"x": 1000}], [], []),
+    ]
+    for changes, free, ahead in rounds:
+        _driven(hunt.verdicts.ask(changes, free, ahead), model)
+        assert accepted._ranked() == sorted(hunt.verdicts.accepted(), key=accepted._rough_of)
+    assert accepted._ranked()[0] == (("x", 300),) and len(accepted._ranked()) == 9
 
 
 def test_every_search_asks_its_first_batches_in_its_first_call() -> None:

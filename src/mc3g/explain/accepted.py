@@ -10,8 +10,10 @@ dearer state the rules led to.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
+from heapq import merge
+from itertools import islice
 from typing import Any, TypeVar
 
 from ..exceptions import UnknownNameError
@@ -33,7 +35,9 @@ class Accepted:
         self.kept = self.tuning.kept  # ``last_kept`` after a last draw
         self._open: Engine | None = None
         self._priced: dict[tuple, tuple[Problem, Assessment] | None] = {}  # by their changes
-        self._rough: dict[tuple, float] = {}
+        self._rough: dict[tuple, float] = {}  # by their changes, the rows ranked so far
+        self._units: dict[str, tuple[float, float, float | None]] = {}  # by feature (:meth:`_unit`)
+        self._order: list[tuple] = []  # those rows, ranked (:meth:`_ranked`)
 
     def priced(self) -> list[tuple[Problem, Assessment]]:
         """The rows the model accepted that the knowledge allows, priced: the ``kept`` cheapest
@@ -44,17 +48,25 @@ class Accepted:
         time, until enough are found: a row the knowledge forbids takes no place.  Each row is
         priced once."""
         most = self.tuning.per_set if self.distinct else max(self.tuning.per_set, self.k)
-        accepted = few_of_each_set(sorted(self.verdicts.accepted(), key=self._rough_of), most, lambda key: frozenset(self.verdicts.made(key)))
+        accepted = few_of_each_set(self._ranked(), most, lambda key: frozenset(self.verdicts.made(key)))
         allowed: list[tuple[Problem, Assessment]] = []
         chosen: list[tuple[Problem, Assessment]] = []
-        for start in range(0, len(accepted), self.kept):
-            chunk = accepted[start : start + self.kept]
+        while chunk := list(islice(accepted, self.kept)):
             self._price([key for key in chunk if key not in self._priced])
             allowed += [pa for key in chunk if (pa := self._priced[key]) is not None]
-            chosen = few_of_each_set(allowed, most, lambda pa: frozenset(pa[1].direct))[: self.kept]
+            chosen = list(islice(few_of_each_set(allowed, most, lambda pa: frozenset(pa[1].direct)), self.kept))
             if len(chosen) == self.kept:
                 break
         return chosen
+
+    def _ranked(self) -> list[tuple]:
+        """The rows accepted (keys) by :meth:`_rough_of`, ties in the order the search saw them.
+        Kept from one call to the next: rows are only ever added, and each is seen after every
+        row ranked before, so merging the new ones in gives the order sorting all would."""
+        new = [key for key in self.verdicts.accepted() if key not in self._rough]
+        if new:
+            self._order = list(merge(self._order, sorted(new, key=self._rough_of), key=self._rough_of))
+        return self._order
 
     def _price(self, new: list[tuple]) -> None:
         """Price the rows ``new`` (by their changes) together, in a problem of their own (a state's
@@ -82,6 +94,14 @@ class Accepted:
         pool += [(a.exact, 1, a.state, p, a) for p, a in outside]
         return pool, tuple({id(p): p for p, _ in outside}.values())
 
+    def _unit(self, name: str) -> tuple[float, float, float | None]:
+        """What a change of ``name`` counts in :meth:`_rough_of`: its weight, and for a number its
+        spread and the person's value to measure from (None for a category)."""
+        f = self.engine.schema.feature(name)
+        unit = (f.weight, self.engine.spreads.get(name, 1.0), float(self.row[name])) if f.is_numeric else (f.weight, 1.0, None)
+        self._units[name] = unit
+        return unit
+
     def choose(self, pool: Pool) -> list[tuple[Problem, Assessment]]:
         """The k least-cost of ``pool``, each row once, with distinct action sets under
         ``distinct`` (found states first among equals)."""
@@ -89,7 +109,7 @@ class Accepted:
         options = ActionSets() if self.distinct else None
         chosen: dict[tuple, tuple[Problem, Assessment]] = {}
         for _, _, _, problem, a in pool:
-            key = self.verdicts.key(problem.describe(a.state))
+            key = self.verdicts.key(problem.changes(a.state))
             if len(chosen) < self.k and key not in chosen and (options is None or options.admit(a)):
                 chosen[key] = (problem, a)
         return list(chosen.values())
@@ -99,25 +119,23 @@ class Accepted:
         computed once: every change the person makes counted, and what the causal rules force
         from them under the mode ``none`` only (elsewhere it is free)."""
         if key not in self._rough:
-            total = 0.0
             counted = dict(key) if self.engine.settings.mode == "none" else self.verdicts.made(key)
+            total = 0.0
             for name, value in counted.items():
-                f = self.engine.schema.feature(name)
-                step = abs(float(value) - float(self.row[name])) / self.engine.spreads.get(name, 1.0) if f.is_numeric else 1.0
-                total += f.weight * step
+                weight, spread, origin = self._units.get(name) or self._unit(name)
+                total += weight if origin is None else weight * (abs(float(value) - origin) / spread)
             self._rough[key] = total
         return self._rough[key]
 
 
-def few_of_each_set(items: list[T], most: int, actions: Callable[[T], frozenset[str]]) -> list[T]:
-    """``items`` in their order, at most ``most`` of each set of ``actions``."""
+def few_of_each_set(items: Iterable[T], most: int, actions: Callable[[T], frozenset[str]]) -> Iterator[T]:
+    """``items`` in their order, at most ``most`` of each set of ``actions``, as they are read."""
     counts: Counter[frozenset[str]] = Counter()
-    kept = []
     for item in items:
-        counts[actions(item)] += 1
-        if counts[actions(item)] <= most:
-            kept.append(item)
-    return kept
+        kind = actions(item)
+        counts[kind] += 1
+        if counts[kind] <= most:
+            yield item
 
 
 def _state(problem: Problem, values: Mapping[str, Any]) -> tuple[int, ...] | None:

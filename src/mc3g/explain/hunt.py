@@ -164,7 +164,7 @@ class Hunt:
         rows: list[Row] = []
         if self.steps is not None:
             for problem, a in options:
-                key = self.verdicts.key(problem.describe(a.state))
+                key = self.verdicts.key(problem.changes(a.state))
                 if key not in self._steps:
                     self._steps[key] = self.steps(problem, a)
                 rows += [r for r in self._steps[key] if self.verdicts.known(r) is None]

@@ -48,8 +48,8 @@ class FirstQuestion:
         problem = e.problem(hunt.instance, k) if hunt.firing else None
         stream = hunt.stream(problem) if problem is not None else None
         first = stream.take(hunt.tuning.first_states * k) if stream is not None else []
-        counted = [problem.describe(a.state) for a in first[: 4 * k]] if problem is not None else hunt.samples() if hunt.local else []
-        ahead = [problem.describe(a.state) for a in first[4 * k :]] if problem is not None else []
+        counted = [problem.changes(a.state) for a in first[: 4 * k]] if problem is not None else hunt.samples() if hunt.local else []
+        ahead = [problem.changes(a.state) for a in first[4 * k :]] if problem is not None else []
         singles, scans = scan(e, hunt.row) if hunt.sharp else ([], [])
         free = singles + [s.row(p) for s in scans for p in s.points()]
         if hunt.sharp and problem is not None:

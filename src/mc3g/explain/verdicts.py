@@ -37,6 +37,7 @@ class Verdicts:
         self._ahead: set[tuple] = set()  # rows asked ahead of the search, their verdicts held back until it asks
         self._spare: set[tuple] = set()  # of those, a search's states read ahead: never released
         self._made: dict[tuple, dict[str, Any]] = {}  # rows with forced changes: the fewest changes asked that reach them
+        self._keys: dict[tuple, tuple] = {}  # by the changes given, in their order: the row's key
 
     @property
     def rounds(self) -> int:
@@ -44,7 +45,16 @@ class Verdicts:
         return sum(self.by_phase.values())
 
     def key(self, changes: Mapping[str, Any]) -> tuple:
-        """The row's changes from the person, with what they force, as one hashable key."""
+        """The row's changes from the person, with what they force, as one hashable key: found
+        once for each set of changes given (a row is often given again: the rows drawn ahead, a
+        segment's points, the steps asked along)."""
+        given = tuple(changes.items())
+        known = self._keys.get(given)
+        if known is None:
+            known = self._keys[given] = self._key(changes)
+        return known
+
+    def _key(self, changes: Mapping[str, Any]) -> tuple:
         row = self.row
         made = {n: v for n, v in changes.items() if v != row[n]}
         reached = self.consequences(made) if made and self.consequences is not None else made

@@ -309,3 +309,8 @@ class Problem:
 
     def describe(self, state: State) -> dict[str, Any]:
         return dict(zip(self.names, self.values_of(state)))
+
+    def changes(self, state: State) -> dict[str, Any]:
+        """The state's values that are not the person's (index 0 is the person's own value): a
+        row as the model's verdicts remember it, without reading every feature left alone."""
+        return {n: values[j] for n, values, j in zip(self.names, self._value_lists, state) if j}
