@@ -654,3 +654,14 @@ def test_feature_names_clingo_must_quote_come_back_from_the_solver() -> None:
     assert set(grounded.atoms) == listed and len(listed) == 4 * 6
     found = search(problem, 4)
     assert [problem.describe(a.state) for a in found] == [{**{n: 1 for n in names}, n: 3} for n in reversed(names)]
+
+
+@given(st.lists(st.one_of(st.integers(-(10**12), 10**12), st.floats(-1e12, 1e12, allow_nan=False)), max_size=40))
+def test_training_numbers_read_at_once_are_what_reading_each_gives(numbers) -> None:
+    """The training values a person's rows are drawn from are read as an array at once; each must
+    be the value reading it alone gives, an int where it is whole."""
+    from mc3g.values import plain, plains
+
+    array = np.array(numbers, dtype=np.float64)
+    read = plains(array)
+    assert read == [plain(v) for v in array] and [type(v) for v in read] == [type(plain(v)) for v in array]

@@ -40,6 +40,11 @@ def plain(value: Any) -> Any:
     return int(value) if float(value).is_integer() else float(value)
 
 
+def plains(numbers: np.ndarray) -> list[int | float]:
+    """:func:`plain` of each of an array of numbers, at once (training values come in thousands)."""
+    return [int(v) if v.is_integer() else v for v in np.asarray(numbers, dtype=np.float64).tolist()]
+
+
 def show(value: Any) -> str:
     """A value for people: thousands separators, no needless decimals, categories as written."""
     value = value.item() if isinstance(value, np.generic) else value

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -43,7 +44,7 @@ from ..search import Assessment, Problem, StateStream
 from .accepted import Accepted
 from .boundary import Segment, grid_step
 from .engine import Engine
-from .local import neighbours, rng_for
+from .local import moves, neighbours, rng_for
 from .verdicts import Asking, Row, Verdicts
 from .verified import EPSILON, EXHAUSTED, FOUND, Outcome, verified
 
@@ -136,7 +137,7 @@ class Hunt:
             return []
         if self._draw is not None and n <= self.tuning.last_draw:
             return self._draw[0][:n]
-        return neighbours(self.engine, self.row, n, rng_for(self.row, self.engine.settings.random_state))
+        return neighbours(self.engine, self.row, n, rng_for(self.row, self.engine.settings.random_state), choices=self.choices)
 
     def last_draw(self) -> tuple[list[dict[str, Any]], np.random.Generator]:
         """The last draw's rows (:meth:`drawn`, ``tuning.last_draw`` of each kind), drawn once for
@@ -146,11 +147,16 @@ class Hunt:
             self._draw = self.drawn(self.tuning.last_draw, rng), rng
         return self._draw
 
+    @cached_property
+    def choices(self) -> dict[str, list[Any]]:
+        """What the person's rows are drawn from (:func:`~.local.moves`), found once for all draws."""
+        return moves(self.engine, self.row)
+
     def drawn(self, n: int, rng: np.random.Generator) -> list[dict[str, Any]]:
         """``n`` rows drawn around the person as DiCE random draws them, and as many again that may
         change every feature, as DiCE random's rows may (:func:`~.local.neighbours`)."""
         e = self.engine
-        return neighbours(e, self.row, n, rng) + neighbours(e, self.row, n, rng, most=len(e.varied))
+        return neighbours(e, self.row, n, rng, choices=self.choices) + neighbours(e, self.row, n, rng, most=len(e.varied), choices=self.choices)
 
     # -- rows asked along with other calls ----------------------------------------------------------
     def ride(self) -> list[Row]:

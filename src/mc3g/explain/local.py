@@ -21,7 +21,7 @@ from ..foldse import FoldSE
 from ..models import typed_frame
 from ..rules import RuleSet, token
 from ..search import numeric_bounds
-from ..values import plain
+from ..values import plains
 
 BLOCK = 256
 """Rows drawn at once, in whole blocks: a draw of n rows is the first n of any larger draw from the
@@ -36,24 +36,33 @@ def rng_for(row: Mapping[str, Any], seed: int) -> np.random.Generator:
     return np.random.default_rng([seed, zlib.crc32(text.encode())])
 
 
-def neighbours(engine: Any, row: Mapping[str, Any], n: int, rng: np.random.Generator, most: int | None = None) -> list[dict[str, Any]]:
-    """``n`` changes around ``row`` (feature -> new value), each of one to ``most`` (by default the
-    search settings' ``most_changed``) features of
-    ``engine.varied`` set to a training value its bounds allow (numbers within range and
-    direction, categories by the moves they may make).  A person's are asked with what the causal rules
-    force from them (:class:`~mc3g.explain.verdicts.Verdicts`); refinement's teach the surrogate
-    the model as they are."""
+def moves(engine: Any, row: Mapping[str, Any]) -> dict[str, list[Any]]:
+    """For each feature of ``engine.varied`` that may move from ``row``, the training values its
+    bounds allow (numbers within range and direction, categories by the moves they may make):
+    what :func:`neighbours` draws from, found once for a person who draws more than once."""
     choices: dict[str, list[Any]] = {}
     for name in engine.varied:
         feature, original = engine.schema.feature(name), row[name]
         if feature.is_numeric:
             lo, hi = numeric_bounds(feature, original)
             seen = engine.observed.numbers[name]
-            values = [plain(v) for v in seen[(seen >= lo) & (seen <= hi) & (seen != original)]]
+            values = plains(seen[(seen >= lo) & (seen <= hi) & (seen != original)])
         else:
             values = [v for v in engine.observed.tokens[name] if v != str(original) and feature.may_move(str(original), v)]
         if values:
             choices[name] = values
+    return choices
+
+
+def neighbours(
+    engine: Any, row: Mapping[str, Any], n: int, rng: np.random.Generator, most: int | None = None, choices: Mapping[str, list[Any]] | None = None
+) -> list[dict[str, Any]]:
+    """``n`` changes around ``row`` (feature -> new value), each of one to ``most`` (by default the
+    search settings' ``most_changed``) features set to a value of their :func:`moves` (``choices``
+    when given).  A person's are asked with what the causal rules force from them
+    (:class:`~mc3g.explain.verdicts.Verdicts`); refinement's teach the surrogate the model as
+    they are."""
+    choices = moves(engine, row) if choices is None else choices
     names, pools = list(choices), list(choices.values())
     width = len(names)
     if not width or n <= 0:
