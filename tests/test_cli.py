@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from mc3g import MC3G
 from mc3g.cli import app
 from mc3g.exceptions import BlackBoxError, InputError, SearchError
+from mc3g.explain import ASKING
 from mc3g.rules import RuleSet
 
 runner = CliRunner()
@@ -269,6 +270,7 @@ def test_bench_blackbox_compares_mc3g_and_dice_on_the_same_rows() -> None:
     assert row["rounds_by_phase"]["first question"] == 1  # every person's first round is the first question
     # MC3G's own work per person: its search with the model's calls left out, by the clock and in CPU time
     assert row["own_ms"] > 0 and row["own_cpu_ms"] > 0
+    assert row["ms_by_phase"]["first question"] > 0 and list(row["ms_by_phase"]) == [p for p in ASKING if p in row["ms_by_phase"]]  # where it went
 
 
 @pytest.mark.slow

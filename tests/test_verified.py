@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from mc3g import MC3G
 from mc3g.causal import CausalModel, CausalRule
+from mc3g.explain import ASKING
 from mc3g.explain.batch import chunks
 from mc3g.explain.local import neighbours, rng_for
 from mc3g.rules import Literal
@@ -189,6 +190,10 @@ def test_a_refused_person_the_rules_do_not_refuse_gets_rules_learned_near_them()
     answer = explainer.explain(person)
     assert answer.run.rules == "local" and len(answer) == 2
     assert answer.run.rounds_by_phase == {"first question": 1, "local rules": 1}  # the record says what the second round was for
+    spent = answer.run.seconds_by_phase  # and where the search's own time went, every part that ran named
+    assert {"first question", "local rules", "sharpen", "merge", "steps"} <= spent.keys() <= set(ASKING)
+    assert all(s >= 0 for s in spent.values()) and sum(spent.values()) <= answer.run.search_seconds
+    assert "seconds_by_phase" not in answer.to_dict(timing=False)["run"] and answer.to_dict()["run"]["seconds_by_phase"] == spent
     assert (model(pd.DataFrame([cf.values for cf in answer])) == "yes").all()
     assert sorted(a.feature for cf in answer for a in cf.direct_actions) == ["c", "y"]
     # Without them, the model alone judges states of the features the global rules read (x),

@@ -17,7 +17,8 @@ which bounds the ratio MC3G could reach even if its own work cost nothing.  MC3G
 say how many rounds of questions each person took and how many rows they held, and how long it
 searched (``search_seconds``, the time waiting for the model left out): its own work per person,
 also measured in CPU time (less the CPU its model's ``predict`` took), which a shared machine
-inflates less than the clock.
+inflates less than the clock, and split by the part of the search it went to
+(``seconds_by_phase``), so the parts worth making cheaper are named by the run itself.
 """
 
 from __future__ import annotations
@@ -85,6 +86,7 @@ class BlackBoxRun:
     call_seconds: float  # the least time one predict call of one row took
     bound: float  # DiCE's mean seconds per query / (MC3G's calls x call_seconds): the ratio if MC3G's own work cost nothing
     rounds_by_phase: dict[str, float]  # MC3G's rounds per person by the part of the search that asked them (run records), the mean
+    ms_by_phase: dict[str, float]  # MC3G's own work per person by the part of the search it went to (run records), the mean, in ms
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -221,7 +223,8 @@ def _judged(fitted: _Fitted, answers: _Answers) -> BlackBoxRun:
         *calls, float(np.median(rounds)) if rounds else 0.0, max(rounds, default=0),
         sum(a.run.rows_asked or 0 for a in ours) / max(sum(rounds), 1),
         _median_ms([a.run.search_seconds or 0.0 for a in ours]), _median_ms(answers.cpu_ours),
-        call_seconds, float(np.mean(t_theirs)) / (calls[0] * call_seconds) if calls[0] else math.nan, _by_phase(ours),
+        call_seconds, float(np.mean(t_theirs)) / (calls[0] * call_seconds) if calls[0] else math.nan,
+        _by_phase([a.run.rounds_by_phase for a in ours]), _by_phase([a.run.seconds_by_phase for a in ours], 1000),
     )  # fmt: skip
 
 
@@ -256,13 +259,13 @@ def _one_call(model: Any, row: pd.DataFrame, repeats: int = 21) -> float:
     return min(times)
 
 
-def _by_phase(answers: list[Recourse]) -> dict[str, float]:
-    """The rounds per person each part of the search asked, the mean over ``answers``, in the
-    order the parts run."""
+def _by_phase(measured: list[dict[str, Any] | None], scale: float = 1.0) -> dict[str, float]:
+    """A person's measure by the part of the search it was taken in (rounds, seconds), the mean
+    over the people times ``scale``, in the order the parts run."""
     total: Counter[str] = Counter()
-    for a in answers:
-        total.update(a.run.rounds_by_phase or {})
-    return {name: total[name] / len(answers) for name in ASKING if total[name]}
+    for m in measured:
+        total.update(m or {})
+    return {name: scale * total[name] / len(measured) for name in ASKING if total[name]}
 
 
 def _median_ms(seconds: list[float]) -> float:

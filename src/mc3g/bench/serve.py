@@ -95,8 +95,10 @@ def started_server(args: Sequence[str], startup_seconds: float = 180.0) -> Itera
 
 
 def comparable(answer: dict[str, Any]) -> dict[str, Any]:
-    """An answer without its measured search time, the one field two equal answers differ in."""
-    return {**answer, "run": {k: v for k, v in answer["run"].items() if k != "search_seconds"}}
+    """An answer without its measured search times, the fields two equal answers differ in."""
+    from ..explain.result import TIMINGS
+
+    return {**answer, "run": {k: v for k, v in answer["run"].items() if k not in TIMINGS}}
 
 
 def load(url: str, bodies: Sequence[dict[str, Any]], expected: Sequence[dict[str, Any]], requests: int, concurrency: int, limit_seconds: float = 600.0):

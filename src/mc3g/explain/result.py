@@ -95,7 +95,9 @@ class RunRecord:
     had accepted no row the knowledge allows; ``rounds_by_phase`` the rounds each part of the search
     asked (``first question``, ``global rules``, ``local rules``, ``to the budget``, ``sharpen``,
     ``last draw``, ``merge``, ``steps``: :mod:`~mc3g.explain.phases`), so every round past the
-    common two says why it was needed; ``rules`` says which rules the answer was searched
+    common two says why it was needed, and ``seconds_by_phase`` the search's own time in each of
+    those parts (the model's calls left out; with ``search_seconds``, timings, left out of answers
+    compared across runs); ``rules`` says which rules the answer was searched
     with (``global``: the surrogate; ``local``: rules learned near the person; ``none``: the
     model alone); for every search, ``stopped`` says why it ended (``found``: K options;
     ``exhausted``: no candidate left; ``budget``: ``max_states`` states judged; ``read``: as many
@@ -121,6 +123,7 @@ class RunRecord:
     rows_asked: int | None = None
     wider_draws: int | None = None
     rounds_by_phase: dict[str, int] | None = None
+    seconds_by_phase: dict[str, float] | None = None
     rules: str | None = None
     stopped: str | None = None
     protections: dict[str, dict[str, Any]] | None = None
@@ -148,9 +151,12 @@ class RunRecord:
 
 MEASUREMENTS = frozenset(
     {"search_seconds", "n_regions", "n_candidates", "fidelity", "judged_by_model", "rejected_by_model"}
-    | {"model_rounds", "rows_asked", "wider_draws", "rounds_by_phase", "rules", "stopped"}
+    | {"model_rounds", "rows_asked", "wider_draws", "rounds_by_phase", "seconds_by_phase", "rules", "stopped"}
 )
 """The fields of a :class:`RunRecord` that measure what an answer took (the rest are settings)."""
+
+TIMINGS = ("search_seconds", "seconds_by_phase")
+"""The fields of a :class:`RunRecord` that differ between two runs that give the same answer."""
 
 
 @dataclass(frozen=True)
@@ -214,11 +220,12 @@ class Recourse:
         return pd.concat(frames, ignore_index=True)
 
     def to_dict(self, timing: bool = True) -> dict[str, Any]:
-        """The versioned JSON document; ``timing=False`` leaves out the search time, the one
-        field that differs between two runs that give the same answer."""
+        """The versioned JSON document; ``timing=False`` leaves out the search's times
+        (:data:`TIMINGS`), the fields that differ between two runs that give the same answer."""
         run = self.run.to_dict()
         if not timing:
-            del run["search_seconds"]
+            for name in TIMINGS:
+                del run[name]
         return {
             **header(JSON_FORMAT, JSON_VERSION, JSON_MINOR),
             "status": self.status,

@@ -118,7 +118,7 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
     if box is None:
         outcome = yield from _by_rules(engine, instance, k, bool(firing))
     else:
-        verdicts = Verdicts(row, clock.away, engine.consequences(instance))
+        verdicts = Verdicts(row, clock.away, engine.consequences(instance), clock.seconds)
         outcome, wider = yield from _by_model(engine, row, k, verdicts, instance, bool(firing))
     if outcome is None:
         reason = f"the decision for this person is not {engine.unfavourable!r}, so it is already favourable."
@@ -193,8 +193,13 @@ def _record(engine: Engine, k: int, outcome: Outcome | None, verdicts: Verdicts 
 
 
 def _measured(record: RunRecord, clock: _Clock, verdicts: Verdicts | None) -> RunRecord:
-    """The record with the time searched so far and, for a black box, the rounds of questions and the rows they held."""
-    rounds = {} if verdicts is None else {"model_rounds": verdicts.rounds, "rows_asked": verdicts.asked, "rounds_by_phase": dict(verdicts.by_phase)}
+    """The record with the time searched so far and, for a black box, the rounds of questions, the
+    rows they held and the time each part of the search took."""
+    rounds = {}
+    if verdicts is not None:
+        verdicts.phase = ""  # the last part's time ends here
+        rounds = {"model_rounds": verdicts.rounds, "rows_asked": verdicts.asked, "rounds_by_phase": dict(verdicts.by_phase)}
+        rounds["seconds_by_phase"] = dict(verdicts.seconds_by_phase)
     return replace(record, search_seconds=clock.seconds(), **rounds)
 
 

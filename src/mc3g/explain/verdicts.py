@@ -21,7 +21,9 @@ class Verdicts:
     the person reaches, so a change scanned, sectioned or drawn is judged where it leads, and a
     state of the search, which keeps the knowledge already, as it is."""
 
-    def __init__(self, row: Row, away: Callable[[list[Row]], Asking], consequences: Callable[[Row], Row] | None = None) -> None:
+    def __init__(
+        self, row: Row, away: Callable[[list[Row]], Asking], consequences: Callable[[Row], Row] | None = None, clock: Callable[[], float] | None = None
+    ) -> None:
         self.row = row
         self.away = away
         self.consequences = consequences
@@ -29,8 +31,11 @@ class Verdicts:
         self.judged = 0  # rows judged by the model, the person and the rows asked for free aside
         self.rejected = 0
         self.free = 0  # rows asked for free: single changes, points sectioned, steps
-        self.phase = ""  # the part of the search asking now (:mod:`.phases`), named in ``by_phase``
         self.by_phase: dict[str, int] = {}  # the calls of ``away`` (rounds of questions) each part of the search made
+        self.seconds_by_phase: dict[str, float] = {}  # the search's own time in each part, by ``clock``
+        self._clock = clock  # the search's own seconds so far (the model's calls left out)
+        self._phase = ""
+        self._since = clock() if clock is not None else 0.0
         self.asked = 0  # rows the rounds held
         self._accepted: dict[tuple, bool] = {}
         self._along: set[tuple] = set()  # rows asked only because ``along`` gave them
@@ -38,6 +43,21 @@ class Verdicts:
         self._spare: set[tuple] = set()  # of those, a search's states read ahead: never released
         self._made: dict[tuple, dict[str, Any]] = {}  # rows with forced changes: the fewest changes asked that reach them
         self._keys: dict[tuple, tuple] = {}  # by the changes given, in their order: the row's key
+
+    @property
+    def phase(self) -> str:
+        """The part of the search running now (:mod:`.phases`), named in ``by_phase`` and
+        ``seconds_by_phase``; setting it ends the last one's time ('' names no part)."""
+        return self._phase
+
+    @phase.setter
+    def phase(self, name: str) -> None:
+        if self._clock is not None:
+            now = self._clock()
+            if self._phase:
+                self.seconds_by_phase[self._phase] = self.seconds_by_phase.get(self._phase, 0.0) + now - self._since
+            self._since = now
+        self._phase = name
 
     @property
     def rounds(self) -> int:
