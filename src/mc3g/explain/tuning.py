@@ -42,9 +42,10 @@ class HuntSettings:
     which few rows hold.
     ``draw_ahead``: with local rules on, where the rules refuse the person, the first question
     also holds the rows local rules learn from and the last draw's, their verdicts held back until those phases ask (or the merge, where
-    every row judged counts): a call saved for each of those phases that runs, for rows every
-    such person's first call carries (2,000 more; on the benchmark's black boxes a call costs more
-    than that many rows).  ``kept``: rows the model accepted outside the search priced for the answer (``last_kept``
+    every row judged counts): a call saved for each of those phases that runs, and every such
+    person's answer chosen among those rows too.  The 2,000 rows cost more own work than the call
+    they save (on German boosting, about 40 % of the person's; docs/benchmarks.md): they are kept
+    for the answers (without them, 6 of 30 people there get other options: 6 dearer, none cheaper).  ``kept``: rows the model accepted outside the search priced for the answer (``last_kept``
     after a last draw, whose rows of many changes would crowd out others), at most ``per_set``
     of one set of direct actions (K if more, where options need not be distinct)."""
 
