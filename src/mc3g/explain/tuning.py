@@ -45,8 +45,9 @@ class HuntSettings:
     every row judged counts): a call saved for each of those phases that runs, and every such
     person's answer chosen among those rows too.  The 2,000 rows cost more own work than the call
     they save (on German boosting, about 40 % of the person's; docs/benchmarks.md): they are kept
-    for the answers (without them, 6 of 30 people there get other options: 6 dearer, none cheaper).  ``kept``: rows the model accepted outside the search priced for the answer (``last_kept``
-    after a last draw, whose rows of many changes would crowd out others), at most ``per_set``
+    for the answers (without them, 6 of 30 people there get other options: 6 dearer, none
+    cheaper).  ``kept``: rows the model accepted outside the search priced for the answer
+    (``last_kept`` after a last draw, whose rows of many changes would crowd out others), at most ``per_set``
     of one set of direct actions (K if more, where options need not be distinct)."""
 
     batch: int = 1024
