@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from mc3g import load_model
 from mc3g.applicants import fit_file, read_data
 from mc3g.cli import app
-from mc3g.explain.result import TIMINGS
+from mc3g.explain import TIMINGS
 
 runner = CliRunner()
 TREE = "sklearn.tree._tree.Tree"

@@ -17,7 +17,7 @@ import pytest
 from conftest import live_server
 
 from mc3g.datasets import JOHN
-from mc3g.explain.result import TIMINGS
+from mc3g.explain import TIMINGS
 from mc3g.serialization import json_schema
 from mc3g.serve import Limits, Service, create_app
 

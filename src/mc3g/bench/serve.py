@@ -96,7 +96,7 @@ def started_server(args: Sequence[str], startup_seconds: float = 180.0) -> Itera
 
 def comparable(answer: dict[str, Any]) -> dict[str, Any]:
     """An answer without its measured search times, the fields two equal answers differ in."""
-    from ..explain.result import TIMINGS
+    from ..explain import TIMINGS
 
     return {**answer, "run": {k: v for k, v in answer["run"].items() if k not in TIMINGS}}
 

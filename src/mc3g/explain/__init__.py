@@ -27,7 +27,7 @@ from .check import forbidden_in, violations
 from .engine import Engine, SearchSettings
 from .mc3g import MC3G
 from .phases import ASKING
-from .result import ERROR, NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, Recourse, RunRecord
+from .result import ERROR, NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, TIMINGS, Counterfactual, Recourse, RunRecord
 from .session import Session
 from .surrogate import Surrogate, build_surrogate
 from .whatif import WhatIf, fixed_here
@@ -39,6 +39,7 @@ __all__ = [
     "NOT_REFUSED",
     "NO_COUNTERFACTUAL",
     "REFUSED",
+    "TIMINGS",
     "CausedChange",
     "Counterfactual",
     "DirectAction",
