@@ -198,8 +198,10 @@ def _measured(record: RunRecord, clock: _Clock, verdicts: Verdicts | None) -> Ru
     rounds = {}
     if verdicts is not None:
         verdicts.phase = ""  # the last part's time ends here
-        rounds = {"model_rounds": verdicts.rounds, "rows_asked": verdicts.asked, "rounds_by_phase": dict(verdicts.by_phase)}
-        rounds["seconds_by_phase"] = dict(verdicts.seconds_by_phase)
+        rounds = {
+            "model_rounds": verdicts.rounds, "rows_asked": verdicts.asked,
+            "rounds_by_phase": dict(verdicts.by_phase), "seconds_by_phase": dict(verdicts.seconds_by_phase),
+        }  # fmt: skip
     return replace(record, search_seconds=clock.seconds(), **rounds)
 
 

@@ -30,7 +30,7 @@ from ..exceptions import InputError, UnknownNameError
 from ..params import OneOf, validate
 from ..rules import Column, Literal, RuleSet, escape_boxes, token
 from ..schema import Feature
-from ..values import check_grid, plain
+from ..values import check_grid, plains
 
 CANDIDATE_SCHEMES = ("exact", "data")
 
@@ -238,7 +238,7 @@ def _exact_numeric(feature: Feature, original: float, literals: Sequence[Literal
         if seen is not None:
             inside = seen[(seen >= _grid_value(a, step)) & (seen <= _grid_value(b, step)) & (seen != original)]
             order = np.lexsort((inside, np.abs(inside - original)))
-            out.extend(plain(v) for v in inside[order][:n])
+            out.extend(plains(inside[order][:n]))
     return out
 
 
