@@ -43,6 +43,7 @@ class Segment:
         self.best: Any = end if accepted else None
         self.step, self.origin = decimal(step), decimal(origin)
         self._whole = self.step.denominator == 1 and self.origin.denominator == 1  # whole numbers: no fractions needed
+        self._ints = (int(self.origin), int(self.step))  # read at every point of a whole segment
         self.sign = 1 if end > origin else -1
         self.low = 0  # grid steps from the origin to the last point known refused (or the origin)
         self.high = int(abs(decimal(end) - self.origin) / self.step)  # steps to the nearest point known accepted, or to the end
@@ -56,14 +57,16 @@ class Segment:
     def _steps_to(self, value: Any) -> int | None:
         """Grid steps from the origin to ``value`` (None off the grid)."""
         if self._whole and isinstance(value, int):
-            whole, rest = divmod((value - int(self.origin)) * self.sign, int(self.step))
+            origin, step = self._ints
+            whole, rest = divmod((value - origin) * self.sign, step)
             return None if rest else whole
         n = (decimal(value) - self.origin) * self.sign / self.step
         return int(n) if n.denominator == 1 else None
 
     def _value(self, steps: int) -> int | float:
         if self._whole:
-            return int(self.origin) + self.sign * steps * int(self.step)
+            origin, step = self._ints
+            return origin + self.sign * steps * step
         v = self.origin + self.sign * steps * self.step
         return int(v) if v.denominator == 1 else float(v)
 
