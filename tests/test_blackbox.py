@@ -245,7 +245,7 @@ def test_processes_give_the_same_answers(loan, boosted) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("people", [10, 30])
 def test_a_batch_shares_predict_calls_and_answers_as_each_row_alone(loan, boosted, people) -> None:
-    """Ten people in the fast tier (18 calls alone, 2 pooled here); thirty in the full suite."""
+    """Ten people in the fast tier (41 calls alone, 5 pooled here); thirty in the full suite."""
     ds, causal = loan
     calls: list[int] = []
 
@@ -262,9 +262,9 @@ def test_a_batch_shares_predict_calls_and_answers_as_each_row_alone(loan, booste
     calls.clear()
     pooled = explainer.explain(refused)
     assert [a.to_dict()["counterfactuals"] for a in pooled] == [a.to_dict()["counterfactuals"] for a in alone]
-    # Each person alone asks the model at least once (refused? with its first candidates); the
-    # batch asks once per round for everyone.
-    assert calls_alone >= len(refused) and len(calls) <= calls_alone // 5
+    # Each person alone asks the model at least twice (refused? then its candidates); the batch
+    # asks once per round for everyone.
+    assert calls_alone >= 2 * len(refused) and len(calls) <= calls_alone // 5
 
 
 @pytest.mark.slow

@@ -6,17 +6,16 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mc3g.explain.boundary import Segment, SingleChange, fewest, rounds
+from mc3g.explain.boundary import Segment, fewest, rounds
 from mc3g.explain.tuning import DEFAULT
 
 FIRST, SECTION = DEFAULT.first_points, DEFAULT.section_points
 
 
-def _section(width: int, boundary: int, fine: bool = False) -> tuple[int, int, int]:
-    """A segment from 0 up to ``width`` (unjudged; ``fine``: a single change, with a finer first
-    round) on a model that accepts from ``boundary`` on: the boundary found, the rounds and the
-    points judged."""
-    segment = (SingleChange if fine else Segment)({}, "x", 0, width, 1, accepted=False)
+def _section(width: int, boundary: int) -> tuple[int, int, int]:
+    """A segment from 0 up to ``width`` (unjudged) on a model that accepts from ``boundary`` on:
+    the boundary found, the rounds and the points judged."""
+    segment = Segment({}, "x", 0, width, 1, accepted=False)
     judged = count = 0
     while points := segment.points():
         segment.narrow([p >= boundary for p in points])
@@ -43,37 +42,9 @@ def test_a_segment_finds_a_monotone_model_s_boundary(data: st.DataObject, width:
 
 def test_a_wide_segment_takes_about_the_square_root_of_its_points_a_round() -> None:
     """100,000 grid points (a capital gain): 32 first, then about 56 and 55, where 256 a round
-    judged about 300.  A single change's first round holds a finer grid of about 317
-    beside its 32 points, so the next round takes every point left (about 316): two rounds."""
+    judged about 300."""
     found, count, judged = _section(100_000, 33_595)
     assert (found, count) == (33_595, 3) and judged < 160
-    found, count, judged = _section(100_000, 33_595, fine=True)
-    assert (found, count) == (33_595, 2) and judged < 700
-
-
-@given(st.data(), st.integers(SECTION + 1, SECTION * SECTION))
-def test_a_single_change_ends_in_two_rounds_wherever_two_can_end_it(data: st.DataObject, width: int) -> None:
-    """Between ``section_points`` and its square, a single change's finer first round leaves no
-    more than one round of ``section_points`` (on a monotone model); its 32 evenly spaced points
-    are there as in any segment, the finer ones apart (:meth:`Segment.finer`)."""
-    boundary = data.draw(st.integers(1, width))
-    found, count, _ = _section(width, boundary, fine=True)
-    assert found == boundary and count <= 2
-    segment = SingleChange({}, "x", 0, width, 1, accepted=False)
-    coarse = [p for p in segment.points() if p not in segment.finer()]
-    assert len(coarse) == FIRST and coarse[0] == 1 and coarse[-1] == width and segment.finer()
-
-
-def test_a_segment_too_wide_for_two_rounds_has_no_finer_grid() -> None:
-    """Past ``section_points`` squared no first round ends the sectioning in two: it takes its 32
-    points alone, and a later round as few as end it in as many rounds as it can (a segment
-    started late has no finer grid either, nor one not a single change)."""
-    wide = SingleChange({}, "x", 0, SECTION * SECTION + 1, 1, accepted=False)
-    assert len(wide.points()) == FIRST and not wide.finer()
-    assert not Segment({}, "x", 0, 100_000, 1, accepted=False).finer()
-    late = SingleChange({}, "x", 0, 100_000, 1)
-    late.late()
-    assert not late.finer() and len(late.points()) == fewest(99_999, SECTION)
 
 
 def test_a_segment_first_asked_in_a_call_of_its_own_takes_as_few_points_as_a_later_round() -> None:

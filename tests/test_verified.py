@@ -650,36 +650,6 @@ def test_the_rows_drawn_ahead_save_calls() -> None:
     assert ahead.run.model_rounds < asked.run.model_rounds, (ahead.run.model_rounds, asked.run.model_rounds)
 
 
-def test_rows_asked_aside_are_known_at_once_but_seen_only_when_asked_or_released() -> None:
-    """A row asked aside goes in the same call and its verdict is known at once (a segment's
-    finer points: the sectioning needs them), but it counts, is accepted and labelled only once
-    the search asks about it or has ended, as a row asked ahead."""
-    from mc3g.explain.verdicts import Verdicts
-
-    def away(rows):
-        return (yield rows)
-
-    verdicts = Verdicts({"x": 0}, away)
-    model = lambda f: np.where(f["x"] >= 2, "yes", "no")  # noqa: E731
-    assert _driven(verdicts.ask([{}], [{"x": 1}], aside=[{"x": 2}, {"x": 3}, {"x": 1}]), model) == [False, False]
-    assert (verdicts.rounds, verdicts.asked, verdicts.judged, verdicts.free) == (1, 4, 0, 1)  # the person, x = 1 (once, free) and two aside
-    assert verdicts.known({"x": 2}) is True and verdicts.accepted() == [] and verdicts.labelled()[0] == [{}, {"x": 1}]
-    assert _driven(verdicts.ask([{"x": 3}]), model) == [True] and verdicts.rounds == 1  # no call
-    assert verdicts.judged == 1 and verdicts.accepted() == [(("x", 3),)] and verdicts.labelled()[0] == [{}, {"x": 1}, {"x": 3}]
-    assert verdicts.release() == 0 and verdicts.accepted() == [(("x", 3),), (("x", 2),)] and verdicts.free == 2
-
-
-def test_a_wide_single_change_is_sharpened_in_one_call() -> None:
-    """x alone may run from 0 to 100,000: the first question asked the single change's 32 evenly
-    spaced points and a finer grid beside them (about 317), so one more round finds the model's
-    boundary at 87,000 (32 points, then about 55 and 55, took two)."""
-    train, _ = _wide_x()
-    model = lambda f: np.where((f["x"] >= 87_000) | (f["y"] >= 9), "yes", "no")  # noqa: E731
-    answer = MC3G(model, desired_class="yes", k=3, refine=0, local=False).fit(train).explain({"x": 0, "y": 3})
-    assert [(cf.values["x"], cf.values["y"]) for cf in answer] == [(0, 9), (87_000, 3)]
-    assert answer.run.rounds_by_phase == {"first question": 1, "sharpen": 1}
-
-
 def test_a_person_the_rules_accept_is_asked_without_the_rows_ahead() -> None:
     """Where the rules accept a person (as they do most people the model accepts), the first
     question carries no rows for local rules or a last draw: a portfolio's accepted people would

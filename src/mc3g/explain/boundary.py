@@ -8,11 +8,8 @@ other values held: ``first_points`` evenly spaced points (asked along with the f
 then, between the last point refused and the first accepted, every point once ``section_points``
 or fewer are left, else the fewest evenly spaced points that need no more rounds than those would
 (about the square root of the points left where two rounds do), until the two are one grid step
-apart.  A single change's first round also holds a finer grid (:meth:`Segment.finer`), where
-one then lets the next round take every point left: a single change is the answer often, and
-its sectioning then ends with the first call that follows the first question.  A segment whose
-first round takes a call of its own (an option found after the first question) starts as a later
-round does (:meth:`Segment.late`).  The model need not be monotone
+apart.  A segment whose first round takes a call of its own (an option found after the first
+question) starts as a later round does (:meth:`Segment.late`).  The model need not be monotone
 along a segment: the nearest accepted point judged is taken all the same, as every answer is
 judged by the model.  Each row is judged with what the causal rules force once its changes are
 made (:class:`~mc3g.explain.verdicts.Verdicts`): clearing a debt is asked with the credit score
@@ -34,8 +31,6 @@ class Segment:
     accepted value nearest the origin known (``end`` when ``accepted``; None while no point is
     known accepted); ``tuning`` says how many points a round takes."""
 
-    fine = False  # whether the first round holds a finer grid (:meth:`finer`)
-
     def __init__(
         self, changes: Mapping[str, Any], name: str, origin: Any, end: Any, step: float, accepted: bool = True, tuning: HuntSettings = DEFAULT
     ) -> None:
@@ -52,7 +47,6 @@ class Segment:
         self._points: list[int | float] | None = None  # the next points, until they are judged
         self._rounds = 0
         self._late = False  # the first round was not asked with the first question (:meth:`late`)
-        self._finer: set[int | float] = set()  # the first round's points past its evenly spaced ones (:meth:`finer`)
 
     def _steps_to(self, value: Any) -> int | None:
         """Grid steps from the origin to ``value`` (None off the grid)."""
@@ -77,34 +71,18 @@ class Segment:
         if self._rounds and self.best is None:
             return []
         top = self.high + 1 if self._open_end else self.high  # exclusive
-        inside, section = top - self.low - 1, self.tuning.section_points
-        if self._rounds or self._late:
-            steps = self._spread(inside, fewest(inside, section))
-        else:  # the first round: its evenly spaced first points (and a fine segment's finer grid, where it lets two rounds end it)
-            steps = self._spread(inside, self.tuning.first_points)
-            finer = self._spread(inside, fewest(inside, section)) - steps if self.fine and section < inside <= section * section else set()
-            self._finer = {self._value(s) for s in finer}
-            steps |= finer
-        self._steps = sorted(steps)
+        inside = top - self.low - 1
+        n = fewest(inside, self.tuning.section_points) if self._rounds or self._late else self.tuning.first_points
+        if inside <= n:
+            self._steps = list(range(self.low + 1, top))
+        else:
+            self._steps = sorted({self.low + 1 + (i * (inside - 1)) // (n - 1) for i in range(n)})
         self._points = [self._value(s) for s in self._steps]
         return self._points
 
-    def _spread(self, inside: int, n: int) -> set[int]:
-        """``n`` evenly spaced grid steps of the ``inside`` ones past the last refused (all, when as few)."""
-        if inside <= n:
-            return set(range(self.low + 1, self.low + 1 + inside))
-        return {self.low + 1 + (i * (inside - 1)) // (n - 1) for i in range(n)}
-
-    def finer(self) -> set[int | float]:
-        """A ``fine`` segment's first-round points past its ``first_points`` evenly spaced ones:
-        where ``section_points`` to its square are inside, the fewest that let one later round end
-        the sectioning (about the square root of the points inside), asked ``aside``."""
-        self.points()
-        return self._finer
-
     def late(self) -> None:
         """The first round is asked in a call of its own: as few points as a later round takes."""
-        self._late, self._points, self._finer = True, None, set()
+        self._late, self._points = True, None
 
     def heard(self, verdicts: list[tuple[Any, bool]]) -> None:
         """Narrowed by the model's verdicts on points of the segment judged already (value,
@@ -133,13 +111,6 @@ class Segment:
 
     def row(self, value: Any) -> dict[str, Any]:
         return {**self.changes, self.name: value}
-
-
-class SingleChange(Segment):
-    """A single change of the person's (:func:`scan`): often the answer, so its first round
-    holds a finer grid and its sectioning ends with the call after the first question."""
-
-    fine = True
 
 
 def rounds(inside: int, n: int) -> int:
@@ -179,7 +150,7 @@ def scan(engine: Any, row: Mapping[str, Any]) -> tuple[list[dict[str, Any]], lis
         if feature.is_numeric:
             lo, hi = numeric_bounds(feature, original)
             step = grid_step(engine, name)
-            segments += [SingleChange({}, name, original, end, step, False, engine.settings.hunt) for end in (lo, hi) if end != original]
+            segments += [Segment({}, name, original, end, step, False, engine.settings.hunt) for end in (lo, hi) if end != original]
         else:
             rows += [{name: v} for v in engine.observed.tokens[name] if v != str(original) and feature.may_move(str(original), v)]
     return rows, segments

@@ -35,8 +35,7 @@ class FirstQuestion:
     does: where the rules refuse the person, their first ``tuning.first_states`` × K states (and
     the first points of the numeric actions of the first 4K, whose boundary is then sought
     without another call); where they do not, the rows around the person that local rules learn
-    from; and the person's single changes (the numbers' finer first points aside: no local rules
-    learn from them, :meth:`~.boundary.Segment.finer`).  Where the rules refuse the person, with local rules
+    from; and the person's single changes.  Where the rules refuse the person, with local rules
     on (and ``tuning.draw_ahead``), the rows local rules would learn from and those of the last
     draw go too, ahead: their verdicts are seen when those phases run, which then need no call,
     or at the merge.  Not where the rules accept the person: most such people the model accepts
@@ -52,15 +51,12 @@ class FirstQuestion:
         counted = [problem.changes(a.state) for a in first[: 4 * k]] if problem is not None else hunt.samples() if hunt.local else []
         ahead = [problem.changes(a.state) for a in first[4 * k :]] if problem is not None else []
         singles, scans = scan(e, hunt.row) if hunt.sharp else ([], [])
-        sectioned = scans + ([s for a in first[: 4 * k] for s in hunt.segments(e, problem, a)] if hunt.sharp and problem is not None else [])
-        free, aside = list(singles), []
-        for s in sectioned:  # a single change's finer points go aside (:meth:`Segment.finer`)
-            finer = s.finer()
-            free += [s.row(p) for p in s.points() if p not in finer]
-            aside += [s.row(p) for p in finer]
+        free = singles + [s.row(p) for s in scans for p in s.points()]
+        if hunt.sharp and problem is not None:
+            free += [s.row(p) for a in first[: 4 * k] for s in hunt.segments(e, problem, a) for p in s.points()]
         if hunt.local and hunt.tuning.draw_ahead and problem is not None:  # refused by the rules: likely by the model too
             ahead += hunt.last_draw()[0]  # the rows local rules learn from are its start
-        accepted = yield from hunt.verdicts.ask([{}] + counted[: hunt.budget], free, ahead, aside=aside)
+        accepted = yield from hunt.verdicts.ask([{}] + counted[: hunt.budget], free, ahead)
         if accepted[0]:
             return False
         hunt.start = (problem, stream, first) if problem is not None and stream is not None else None

@@ -24,7 +24,7 @@ class HuntSettings:
     samples: int = 200  # rows drawn around the person for local rules
     most_changed: int = 3  # features one of those rows changes at most, as DiCE random's rows
     widest: int = 512  # candidate values per atom at most, when the candidates widen (8× a time)
-    first_points: int = 32  # a numeric segment's first round (a single change's also a finer grid that leaves one later round, where one can)
+    first_points: int = 32  # points of a numeric segment judged in its first round, when it goes with the first question
     section_points: int = 1024  # points a later sectioning round takes at most (fewer where as many rounds suffice)
     search_boundaries: bool = False  # the search run again with the options' boundaries among the candidates (off: they are priced at the merge)
     last_draw: int = 1000  # rows drawn around a person left with fewer than K options (as many again changing every feature), in one call

@@ -8,7 +8,6 @@ from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from typing import Any
 
 Row = dict[str, Any]
-Rows = Sequence[Mapping[str, Any]]  # rows as the changes each makes from the person
 Asking = Generator[list[Row], list[bool], Any]
 
 
@@ -40,7 +39,6 @@ class Verdicts:
         self.asked = 0  # rows the rounds held
         self._accepted: dict[tuple, bool] = {}
         self._along: set[tuple] = set()  # rows asked only because ``along`` gave them
-        self._aside: set[tuple] = set()  # rows asked aside, their verdicts known, that the search has not seen
         self._ahead: set[tuple] = set()  # rows asked ahead of the search, their verdicts held back until it asks
         self._spare: set[tuple] = set()  # of those, a search's states read ahead: never released
         self._made: dict[tuple, dict[str, Any]] = {}  # rows with forced changes: the fewest changes asked that reach them
@@ -96,11 +94,13 @@ class Verdicts:
         key = self.key(changes)
         return None if key in self._ahead else self._accepted.get(key)
 
-    def calls(self, changes: Rows) -> bool:
+    def calls(self, changes: Sequence[Mapping[str, Any]]) -> bool:
         """Whether asking about ``changes`` takes a call: the model has not judged one of them."""
         return any(self.key(c) not in self._accepted for c in changes)
 
-    def ask(self, changes: Rows, free: Rows = (), ahead: Rows = (), spare: bool = False, aside: Rows = ()) -> Asking:
+    def ask(
+        self, changes: Sequence[Mapping[str, Any]], free: Sequence[Mapping[str, Any]] = (), ahead: Sequence[Mapping[str, Any]] = (), spare: bool = False
+    ) -> Asking:
         """Whether the model accepts each row (``row`` with ``changes``, then with ``free``),
         asking it only about those it has not judged, all in one call (with the rows ``along``
         gives); rows of ``free`` (single changes scanned, points sectioned) do not count as judged.
@@ -108,17 +108,12 @@ class Verdicts:
         once it asks about that row (then it counts as asked), so a row asked ahead saves a later
         call and changes nothing else.  With ``spare``, those rows are a search's states read
         ahead of its reading: never released (:meth:`release`), they count only where a search
-        reaches them, so reading ahead changes no answer.  Rows of ``aside`` are asked ahead too,
-        but their verdicts are known at once (:meth:`known`), so that a segment's sectioning ends
-        sooner (:meth:`Segment.finer`); they count, join the rows accepted and teach local rules
-        as rows asked ahead do, once the search asks about them or has ended (:meth:`release`)."""
+        reaches them, so reading ahead changes no answer."""
         keys = [self.key(c) for c in changes]
         extra = [self.key(c) for c in free]
         later = [self.key(c) for c in ahead]
-        named = {*keys, *extra, *later}
-        apart = [k for k in map(self.key, aside) if k not in self._accepted and k not in named]
-        new = list(dict.fromkeys(k for k in keys + extra + later + apart if k not in self._accepted))
-        shown = list(dict.fromkeys(k for k in keys + extra if k in self._ahead or k in self._aside))
+        new = list(dict.fromkeys(k for k in keys + extra + later if k not in self._accepted))
+        shown = list(dict.fromkeys(k for k in keys + extra if k in self._ahead))
         if new and self.along is not None:
             asked = set(new)
             along = [k for k in dict.fromkeys(map(self.key, self.along())) if k not in asked and (k not in self._accepted or k in self._ahead)]
@@ -132,20 +127,18 @@ class Verdicts:
             self._accepted.update(zip(new, (not refused for refused in refusals)))
             held = set(later).difference(keys, extra)
             self._ahead.update(k for k in new if k in held)
-            self._aside.update(apart)
             if spare:
                 self._spare.update(k for k in new if k in held)
-        self._seen(keys, [k for k in new if k not in self._ahead and k not in self._aside] + shown)
+        self._seen(keys, [k for k in new if k not in self._ahead] + shown)
         return [self._accepted[k] for k in keys + extra]
 
     def _seen(self, keys: list[tuple], seen: list[tuple]) -> None:
         """Count the rows the search now sees: judged when asked as ``keys``, else free.  A row
-        asked ahead or aside takes its place among the others only now, as if asked now."""
+        asked ahead takes its place among the others only now, as if asked now."""
         counted = set(keys)
         for key in seen:
-            if key in self._ahead or key in self._aside:
+            if key in self._ahead:
                 self._ahead.discard(key)
-                self._aside.discard(key)
                 self._accepted[key] = self._accepted.pop(key)
             if key and key in counted:
                 self.judged += 1
@@ -154,11 +147,11 @@ class Verdicts:
                 self.free += bool(key)
 
     def release(self) -> int:
-        """Let the search see every row asked ahead or aside that it has not reached, as rows
-        asked for free: once it has ended, every row the model judged counts, but a search's
-        states read ahead that no search reached (``spare``).  Returns how many were asked ahead."""
+        """Let the search see every row asked ahead that it has not reached, as rows asked for
+        free: once it has ended, every row the model judged counts, but a search's states read
+        ahead that no search reached (``spare``).  Returns how many."""
         held = [k for k in self._ahead if k not in self._spare]
-        self._seen([], held + [k for k in self._accepted if k in self._aside])  # aside in the order asked
+        self._seen([], held)
         return len(held)
 
     def judged_rows(self) -> Iterator[tuple[tuple, bool]]:
@@ -167,12 +160,11 @@ class Verdicts:
 
     def accepted(self) -> list[tuple]:
         """The rows the model accepted, as their changes (keys), the person's own row and the
-        rows asked ahead or aside that the search has not reached left out."""
-        return [key for key, ok in self._accepted.items() if ok and key and key not in self._ahead and key not in self._aside]
+        rows asked ahead that the search has not reached aside."""
+        return [key for key, ok in self._accepted.items() if ok and key and key not in self._ahead]
 
     def labelled(self) -> tuple[list[dict[str, Any]], list[bool]]:
         """Every row judged (as its changes) and whether the model refused it, but those asked
-        along: the points of one feature's sections would weigh rules learned from them (those
-        asked ahead or aside count once the search has reached them)."""
-        rows = [(k, v) for k, v in self._accepted.items() if k not in self._along and k not in self._ahead and k not in self._aside]
+        along: the points of one feature's sections would weigh rules learned from them."""
+        rows = [(k, v) for k, v in self._accepted.items() if k not in self._along and k not in self._ahead]
         return [dict(k) for k, _ in rows], [not v for _, v in rows]
