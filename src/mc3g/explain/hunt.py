@@ -223,10 +223,13 @@ class Hunt:
             end = self.verdicts.key(s.row(s.changes[s.name]))
             lines.setdefault((s.name, tuple(item for item in end if item[0] != s.name)), []).append(s)
         said: dict[int, list[tuple[Any, bool]]] = {id(s): [] for s in segments}
-        names = {name for name, _ in lines}
+        shapes = {(name, len(rest)) for name, rest in lines}  # a row is on a line only with as many other changes
+        sizes = {n for _, n in shapes}
         for key, ok in self.verdicts.judged_rows():
+            if (others := len(key) - 1) not in sizes:
+                continue  # most rows judged (those drawn around the person) change more features than any line
             for name, value in key:
-                if name in names:
+                if (name, others) in shapes:
                     for s in lines.get((name, tuple(item for item in key if item[0] != name)), ()):
                         if self.verdicts.key(s.row(value)) == key:
                             said[id(s)].append((value, ok))
