@@ -665,3 +665,20 @@ def test_training_numbers_read_at_once_are_what_reading_each_gives(numbers) -> N
     array = np.array(numbers, dtype=np.float64)
     read = plains(array)
     assert read == [plain(v) for v in array] and [type(v) for v in read] == [type(plain(v)) for v in array]
+
+
+@given(st.lists(st.one_of(st.integers(-50, 50), st.sampled_from([0.5, 2.0, -3.25])), min_size=1, max_size=30), st.integers(-60, 60))
+def test_a_candidate_value_s_index_is_the_first_equal_one(values, asked) -> None:
+    """A value's candidate index is found by lookup (rows accepted are priced a value at a time):
+    the first position of an equal value, as reading the values in turn gives (38 and 38.0 are
+    one), and an error naming the feature for a value not among them."""
+    from mc3g.exceptions import UnknownNameError
+
+    feature = FeatureValues.of(Feature("x", "numeric"), values, {"x": 1.0})
+    for value in [*values, asked, float(asked)]:
+        first = next((i for i, v in enumerate(values) if v == value), None)
+        if first is None:
+            with pytest.raises(UnknownNameError, match="x"):
+                feature.index(value)
+        else:
+            assert feature.index(value) == first

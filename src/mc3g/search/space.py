@@ -56,10 +56,19 @@ class FeatureValues:
         return self.values[0]
 
     def index(self, value: Any) -> int:
+        position = self._positions.get(value)
+        if position is None:
+            raise UnknownNameError(f"{value!r} is not a candidate value of {self.name}")
+        return position
+
+    @functools.cached_property
+    def _positions(self) -> dict[Any, int]:
+        """Each value's index, the first where equal values repeat (38 and 38.0 are one): the
+        rows accepted are priced a value at a time, in thousands."""
+        positions: dict[Any, int] = {}
         for i, v in enumerate(self.values):
-            if v == value:
-                return i
-        raise UnknownNameError(f"{value!r} is not a candidate value of {self.name}")
+            positions.setdefault(v, i)
+        return positions
 
     @classmethod
     def of(cls, feature: Feature, values: list[Any], spreads: dict[str, float]) -> FeatureValues:
