@@ -227,7 +227,7 @@ class Hunt:
         sizes = {n for _, n in shapes}
         for key, ok in self.verdicts.judged_rows():
             if (others := len(key) - 1) not in sizes:
-                continue  # most rows judged (those drawn around the person) change more features than any line
+                continue  # a row changing more features than any line (as many drawn around the person do) lies on none
             for name, value in key:
                 if (name, others) in shapes:
                     for s in lines.get((name, tuple(item for item in key if item[0] != name)), ()):
