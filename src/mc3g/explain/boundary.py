@@ -37,8 +37,8 @@ class Segment:
         self.changes, self.name, self.tuning = dict(changes), name, tuning
         self.best: Any = end if accepted else None
         self.step, self.origin = decimal(step), decimal(origin)
-        self._whole = self.step.denominator == 1 and self.origin.denominator == 1  # whole numbers: no fractions needed
-        self._ints = (int(self.origin), int(self.step))  # read at every point of a whole segment
+        whole = self.step.denominator == 1 and self.origin.denominator == 1
+        self._ints = (int(self.origin), int(self.step)) if whole else None  # whole numbers: no fractions needed at any point
         self.sign = 1 if end > origin else -1
         self.low = 0  # grid steps from the origin to the last point known refused (or the origin)
         self.high = int(abs(decimal(end) - self.origin) / self.step)  # steps to the nearest point known accepted, or to the end
@@ -50,7 +50,7 @@ class Segment:
 
     def _steps_to(self, value: Any) -> int | None:
         """Grid steps from the origin to ``value`` (None off the grid)."""
-        if self._whole and isinstance(value, int):
+        if self._ints is not None and isinstance(value, int):
             origin, step = self._ints
             whole, rest = divmod((value - origin) * self.sign, step)
             return None if rest else whole
@@ -58,7 +58,7 @@ class Segment:
         return int(n) if n.denominator == 1 else None
 
     def _value(self, steps: int) -> int | float:
-        if self._whole:
+        if self._ints is not None:
             origin, step = self._ints
             return origin + self.sign * steps * step
         v = self.origin + self.sign * steps * self.step
