@@ -553,6 +553,24 @@ def test_the_rows_accepted_keep_the_order_a_full_sort_gives_as_rounds_add_rows()
     assert accepted._ranked()[0] == (("x", 300),) and len(accepted._ranked()) == 9
 
 
+def test_a_row_accepted_is_priced_from_its_changes_as_from_its_whole_row() -> None:
+    """Pricing looks up only the values a row changes, starting from the person's own state: the
+    same state as looking up every value of the whole row, and None where a changed value is no
+    candidate."""
+    from mc3g.explain.accepted import _moved, _state
+
+    model = lambda f: np.where(f["x"] >= 300, "yes", "no")  # noqa: E731
+    engine, _ = _xy_hunts(model)
+    person = {"x": 0, "y": 3}
+    opened = engine.open()
+    problem = opened.problem(opened.instance(person), 1, [], {"x": [300, 450], "y": [8]}, observed=False)
+    own = _state(problem, person)
+    assert own == problem.original_state()
+    for changes in ({"x": 300}, {"x": 450, "y": 8}, {"y": 8}, {"x": 301}, {"x": 300, "y": 7.5}, {}):
+        assert _moved(problem, own, changes) == _state(problem, {**person, **changes}), changes
+    assert _moved(problem, own, {"x": 301}) is None
+
+
 def test_every_search_asks_its_first_batches_in_its_first_call() -> None:
     """A search with no states read before (the local rules', a wider one's) asks its first
     ``first_states`` × K states in its first call, all but the first batch ahead, as the first

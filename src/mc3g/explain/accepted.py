@@ -35,9 +35,8 @@ class Accepted:
         self.kept = self.tuning.kept  # ``last_kept`` after a last draw
         self._open: Engine | None = None
         self._priced: dict[tuple, tuple[Problem, Assessment] | None] = {}  # by their changes
-        self._rough: dict[tuple, float] = {}  # by their changes, the rows ranked so far
         self._units: dict[str, tuple[float, float, float | None]] = {}  # by feature (:meth:`_unit`)
-        self._order: list[tuple] = []  # those rows, ranked (:meth:`_ranked`)
+        self._order: list[tuple[float, tuple]] = []  # those rows, ranked, each after its L1 (:meth:`_ranked`)
 
     def priced(self) -> list[tuple[Problem, Assessment]]:
         """The rows the model accepted that the knowledge allows, priced: the ``kept`` cheapest
@@ -61,12 +60,13 @@ class Accepted:
 
     def _ranked(self) -> list[tuple]:
         """The rows accepted (keys) by :meth:`_rough_of`, ties in the order the search saw them.
-        Kept from one call to the next: rows are only ever added, and each is seen after every
-        row ranked before, so merging the new ones in gives the order sorting all would."""
-        new = [key for key in self.verdicts.accepted() if key not in self._rough]
+        Kept from one call to the next, each with its L1 beside it: rows are only ever added, and
+        each is seen after every row ranked before, so merging the new ones in gives the order
+        sorting all would."""
+        new = [(self._rough_of(key), key) for key in self.verdicts.accepted(len(self._order))]
         if new:
-            self._order = list(merge(self._order, sorted(new, key=self._rough_of), key=self._rough_of))
-        return self._order
+            self._order = list(merge(self._order, sorted(new, key=_first), key=_first))
+        return [key for _, key in self._order]
 
     def _price(self, new: list[tuple]) -> None:
         """Price the rows ``new`` (by their changes) together, in a problem of their own (a state's
@@ -80,7 +80,8 @@ class Accepted:
         numeric = [n for n in engine.features if engine.schema.feature(n).is_numeric]
         values = {n: sorted({c[n] for c in rows if n in c}) for n in numeric}
         problem = engine.problem(engine.instance(self.row), 1, [], values, observed=False)  # the grid's nearest points and the rows' own values
-        states = [_state(problem, {**self.row, **c}) for c in rows]
+        person = _state(problem, self.row)
+        states = [None if person is None else _moved(problem, person, c) for c in rows]
         priced = iter(problem.assess_many([st for st in states if st is not None]))
         for key, st in zip(new, states):
             a = next(priced) if st is not None else None
@@ -115,17 +116,15 @@ class Accepted:
         return list(chosen.values())
 
     def _rough_of(self, key: tuple) -> float:
-        """A row's L1 (numbers in spreads, categories 1, weighted) by its changes (``key``),
-        computed once: every change the person makes counted, and what the causal rules force
-        from them under the mode ``none`` only (elsewhere it is free)."""
-        if key not in self._rough:
-            counted = dict(key) if self.engine.settings.mode == "none" else self.verdicts.made(key)
-            total = 0.0
-            for name, value in counted.items():
-                weight, spread, origin = self._units.get(name) or self._unit(name)
-                total += weight if origin is None else weight * (abs(float(value) - origin) / spread)
-            self._rough[key] = total
-        return self._rough[key]
+        """A row's L1 (numbers in spreads, categories 1, weighted) by its changes (``key``):
+        every change the person makes counted, and what the causal rules force from them under
+        the mode ``none`` only (elsewhere it is free).  Found once a row, as it is ranked."""
+        counted = dict(key) if self.engine.settings.mode == "none" else self.verdicts.made(key)
+        total = 0.0
+        for name, value in counted.items():
+            weight, spread, origin = self._units.get(name) or self._unit(name)
+            total += weight if origin is None else weight * (abs(float(value) - origin) / spread)
+        return total
 
 
 def few_of_each_set(items: Iterable[T], most: int, actions: Callable[[T], frozenset[str]]) -> Iterator[T]:
@@ -144,3 +143,20 @@ def _state(problem: Problem, values: Mapping[str, Any]) -> tuple[int, ...] | Non
         return tuple(problem.space[n].index(values[n]) for n in problem.names)
     except UnknownNameError:
         return None
+
+
+def _moved(problem: Problem, person: tuple[int, ...], changes: Mapping[str, Any]) -> tuple[int, ...] | None:
+    """The person's state ``person`` with ``changes`` made (None if one is not a candidate): only
+    the changed values are looked up, as a row changes a few of many features."""
+    state = list(person)
+    try:
+        for name, value in changes.items():
+            if (at := problem.position.get(name)) is not None:
+                state[at] = problem.space[name].index(value)
+    except UnknownNameError:
+        return None
+    return tuple(state)
+
+
+def _first(pair: tuple[float, tuple]) -> float:
+    return pair[0]

@@ -43,6 +43,7 @@ class Verdicts:
         self._spare: set[tuple] = set()  # of those, a search's states read ahead: never released
         self._made: dict[tuple, dict[str, Any]] = {}  # rows with forced changes: the fewest changes asked that reach them
         self._keys: dict[tuple, tuple] = {}  # by the changes given, in their order: the row's key
+        self._shown: list[tuple] = []  # the rows accepted, in the order the search saw them (:meth:`accepted`)
 
     @property
     def phase(self) -> str:
@@ -140,6 +141,8 @@ class Verdicts:
             if key in self._ahead:
                 self._ahead.discard(key)
                 self._accepted[key] = self._accepted.pop(key)
+            if key and self._accepted[key]:
+                self._shown.append(key)
             if key and key in counted:
                 self.judged += 1
                 self.rejected += not self._accepted[key]
@@ -158,10 +161,12 @@ class Verdicts:
         """Every row judged that the search has seen (as its changes), and whether the model accepted it."""
         return ((key, ok) for key, ok in self._accepted.items() if key not in self._ahead)
 
-    def accepted(self) -> list[tuple]:
-        """The rows the model accepted, as their changes (keys), the person's own row and the
-        rows asked ahead that the search has not reached aside."""
-        return [key for key, ok in self._accepted.items() if ok and key and key not in self._ahead]
+    def accepted(self, start: int = 0) -> list[tuple]:
+        """The rows the model accepted, as their changes (keys), in the order the search saw them
+        (from the ``start``-th on), the person's own row and the rows asked ahead that the search
+        has not reached aside.  Rows are only ever added, at the end: a row asked ahead takes
+        its place once the search sees it."""
+        return self._shown[start:]
 
     def labelled(self) -> tuple[list[dict[str, Any]], list[bool]]:
         """Every row judged (as its changes) and whether the model refused it, but those asked
