@@ -571,6 +571,35 @@ def test_a_row_accepted_is_priced_from_its_changes_as_from_its_whole_row() -> No
     assert _moved(problem, own, {"x": 301}) is None
 
 
+def test_a_row_accepted_that_leaves_a_feature_that_must_change_is_no_option_and_not_priced() -> None:
+    """Where y must change, a row the model accepts that leaves y is no option: it is not priced
+    (no problem is built for it), and a row that changes y is priced as before."""
+    from mc3g.explain.accepted import Accepted
+    from mc3g.explain.verdicts import Verdicts
+
+    train = pd.DataFrame({"x": np.arange(0, 1001, 50).repeat(10), "y": np.tile(np.arange(10), 21)})
+    model = lambda f: np.where(f["x"] >= 300, "yes", "no")  # noqa: E731
+    causal = CausalModel(features={"y": {"must_change": True}})
+    engine = MC3G(model, causal, desired_class="yes", k=1, refine=0).fit(train).engine_
+    person = {"x": 0, "y": 3}
+    accepted = Accepted(engine, person, 1, Verdicts(person, None))
+    built = []
+    engine_open = engine.open
+
+    def opened():
+        inner = engine_open()
+        problem = inner.problem
+        inner.problem = lambda *a, **kw: built.append(a[3]) or problem(*a, **kw)
+        return inner
+
+    engine.open = opened
+    accepted._price([(("x", 300),)])
+    assert accepted._priced[(("x", 300),)] is None and built == []
+    accepted._price([(("x", 300), ("y", 4))])
+    problem, option = accepted._priced[(("x", 300), ("y", 4))]
+    assert built == [{"x": [300], "y": [4]}] and problem.describe(option.state) == {"x": 300, "y": 4}
+
+
 def test_every_search_asks_its_first_batches_in_its_first_call() -> None:
     """A search with no states read before (the local rules', a wider one's) asks its first
     ``first_states`` × K states in its first call, all but the first batch ahead, as the first
@@ -624,6 +653,21 @@ def test_a_search_s_states_read_ahead_are_never_released() -> None:
     assert verdicts.release() == 1 and verdicts.accepted() == [(("x", 4),)]
     assert _driven(verdicts.ask([{"x": 3}]), model) == [True] and verdicts.rounds == 2  # reached: seen without a call
     assert verdicts.release() == 0 and (("x", 2),) not in verdicts.accepted()
+
+
+def test_a_rows_changes_made_are_the_fewest_that_reach_it_when_kept_for_the_ranking() -> None:
+    """The features a row's changes make (kept: the rows accepted are grouped by them at every
+    pricing) follow the fewest changes asked that reach the row, when fewer reach it later."""
+    from mc3g.explain.verdicts import Verdicts
+
+    def forced(changes):  # raising x forces y to 1
+        return {**changes, "y": 1} if "x" in changes else changes
+
+    verdicts = Verdicts({"x": 0, "y": 0}, None, forced)
+    key = verdicts.key({"x": 2, "y": 1})
+    assert verdicts.made_set(key) == {"x", "y"}
+    assert verdicts.key({"x": 2}) == key
+    assert verdicts.made(key) == {"x": 2} and verdicts.made_set(key) == {"x"}
 
 
 def test_rows_asked_ahead_are_seen_only_when_the_search_asks_them() -> None:

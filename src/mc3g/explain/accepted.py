@@ -34,6 +34,7 @@ class Accepted:
         self.tuning = engine.settings.hunt
         self.kept = self.tuning.kept  # ``last_kept`` after a last draw
         self._open: Engine | None = None
+        self._must: frozenset[str] = frozenset()  # the features in play that must change (:meth:`_price`)
         self._priced: dict[tuple, tuple[Problem, Assessment] | None] = {}  # by their changes
         self._units: dict[str, tuple[float, float, float | None]] = {}  # by feature (:meth:`_unit`)
         self._order: list[tuple[float, tuple]] = []  # those rows, ranked, each after its L1 (:meth:`_ranked`)
@@ -47,7 +48,7 @@ class Accepted:
         time, until enough are found: a row the knowledge forbids takes no place.  Each row is
         priced once."""
         most = self.tuning.per_set if self.distinct else max(self.tuning.per_set, self.k)
-        accepted = few_of_each_set(self._ranked(), most, lambda key: frozenset(self.verdicts.made(key)))
+        accepted = few_of_each_set(self._ranked(), most, self.verdicts.made_set)
         allowed: list[tuple[Problem, Assessment]] = []
         chosen: list[tuple[Problem, Assessment]] = []
         while chunk := list(islice(accepted, self.kept)):
@@ -75,6 +76,11 @@ class Accepted:
             return
         if self._open is None:
             self._open = self.engine.open()
+            self._must = frozenset(n for n in self._open.features if self._open.schema.feature(n).must_change)
+        self._priced.update(dict.fromkeys(new))
+        new = [key for key in new if self._must.issubset(n for n, _ in key)]  # one that leaves a feature that must change is no option
+        if not new:
+            return
         engine = self._open
         rows = [dict(key) for key in new]
         numeric = [n for n in engine.features if engine.schema.feature(n).is_numeric]

@@ -43,6 +43,7 @@ class Verdicts:
         self._spare: set[tuple] = set()  # of those, a search's states read ahead: never released
         self._made: dict[tuple, dict[str, Any]] = {}  # rows with forced changes: the fewest changes asked that reach them
         self._keys: dict[tuple, tuple] = {}  # by the changes given, in their order: the row's key
+        self._made_sets: dict[tuple, frozenset[str]] = {}  # :meth:`made_set`
         self._shown: list[tuple] = []  # the rows accepted, in the order the search saw them (:meth:`accepted`)
 
     @property
@@ -85,11 +86,20 @@ class Verdicts:
         key = tuple(items)
         if len(reached) > len(made) and len(made) < len(self._made.get(key, reached)):
             self._made[key] = made
+            self._made_sets.pop(key, None)
         return key
 
     def made(self, key: tuple) -> dict[str, Any]:
         """The fewest changes asked that reach the row ``key``: the others the causal rules force."""
         return self._made.get(key) or dict(key)
+
+    def made_set(self, key: tuple) -> frozenset[str]:
+        """The features of :meth:`made`, kept: the rows accepted are sorted by it at every
+        pricing (found again where fewer changes turn out to reach the row)."""
+        names = self._made_sets.get(key)
+        if names is None:
+            names = self._made_sets[key] = frozenset(self.made(key))
+        return names
 
     def known(self, changes: Mapping[str, Any]) -> bool | None:
         key = self.key(changes)
