@@ -659,11 +659,9 @@ def test_a_rows_changes_made_are_the_fewest_that_reach_it_when_kept_for_the_rank
     """The features a row's changes make (kept: the rows accepted are grouped by them at every
     pricing) follow the fewest changes asked that reach the row, when fewer reach it later."""
     from mc3g.explain.verdicts import Verdicts
+    from mc3g.search import Consequences
 
-    def forced(changes):  # raising x forces y to 1
-        return {**changes, "y": 1} if "x" in changes else changes
-
-    verdicts = Verdicts({"x": 0, "y": 0}, None, forced)
+    verdicts = Verdicts({"x": 0, "y": 0}, None, Consequences(lambda changes: {**changes, "y": 1}, frozenset({"x"})))  # x forces y = 1
     key = verdicts.key({"x": 2, "y": 1})
     assert verdicts.made_set(key) == {"x", "y"}
     assert verdicts.key({"x": 2}) == key

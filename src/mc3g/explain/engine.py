@@ -8,7 +8,7 @@ settings, and turns a person's row into a search :class:`~mc3g.search.Problem`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
@@ -23,7 +23,7 @@ from ..params import Constraints, Flag, OneOf, Whole, validate
 from ..profiles import Profile
 from ..rules import Literal, Rule, RuleSet, Table, Words, token
 from ..schema import Schema
-from ..search import CANDIDATE_SCHEMES, COST_MODES, NORMS, SCALINGS, Distance, Observed, Problem, SpaceSettings, build_space, spread
+from ..search import CANDIDATE_SCHEMES, COST_MODES, NORMS, SCALINGS, Consequences, Distance, Observed, Problem, SpaceSettings, build_space, spread
 from ..values import category, number
 from .result import RunRecord
 from .tuning import DEFAULT, HuntSettings
@@ -193,23 +193,10 @@ class Engine:
                 checked[name] = category(value, token(value), self._domains.get(name), said)
         return {name: checked[name] for name in self.features}
 
-    def consequences(self, instance: Mapping[str, Any]) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
-        """For the person ``instance``: their changes (feature -> value) and what the causal rules
-        force once they make them (:meth:`Problem.force`, as the what-if applies them), the state
-        a model is to judge; None when no change of theirs can force anything."""
-        problem = self.problem(instance, 1, [])
-        forcing = problem.forcing
-        if not forcing:
-            return None
-
-        def forced(changes: dict[str, Any]) -> dict[str, Any]:
-            if forcing.isdisjoint(changes):
-                return changes
-            values = {**instance, **changes}
-            made = problem.force(values, changes)
-            return {**changes, **{name: values[name] for name in made}}
-
-        return forced
+    def consequences(self, instance: Mapping[str, Any]) -> Consequences | None:
+        """What the causal rules force once the person ``instance`` makes some changes
+        (:meth:`Problem.consequences`); None when no change of theirs can force anything."""
+        return self.problem(instance, 1, []).consequences(instance)
 
     def record(self, k: int) -> RunRecord:
         """The settings part of an answer's run record: what every answer with ``k`` shares."""

@@ -222,6 +222,9 @@ class Hunt:
         for s in segments:
             end = self.verdicts.key(s.row(s.changes[s.name]))
             lines.setdefault((s.name, tuple(item for item in end if item[0] != s.name)), []).append(s)
+        # Where the segment's changes force nothing, a row on its line is its row there (its key
+        # is the changes made); elsewhere what a point forces may differ from what the end does.
+        forcing = {id(s) for s in segments if self.verdicts.may_force(s.row(s.changes[s.name]))}
         said: dict[int, list[tuple[Any, bool]]] = {id(s): [] for s in segments}
         shapes = {(name, len(rest)) for name, rest in lines}  # a row is on a line only with as many other changes
         sizes = {n for _, n in shapes}
@@ -231,7 +234,7 @@ class Hunt:
             for name, value in key:
                 if (name, others) in shapes:
                     for s in lines.get((name, tuple(item for item in key if item[0] != name)), ()):
-                        if self.verdicts.key(s.row(value)) == key:
+                        if id(s) not in forcing or self.verdicts.key(s.row(value)) == key:
                             said[id(s)].append((value, ok))
         for s in segments:
             s.heard(said[id(s)])

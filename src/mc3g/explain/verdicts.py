@@ -4,8 +4,10 @@ never about a change without what the causal rules force once it is made."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from typing import Any
+
+from ..search import Consequences
 
 Row = dict[str, Any]
 Asking = Generator[list[Row], list[bool], Any]
@@ -22,7 +24,7 @@ class Verdicts:
     state of the search, which keeps the knowledge already, as it is."""
 
     def __init__(
-        self, row: Row, away: Callable[[list[Row]], Asking], consequences: Callable[[Row], Row] | None = None, clock: Callable[[], float] | None = None
+        self, row: Row, away: Callable[[list[Row]], Asking], consequences: Consequences | None = None, clock: Callable[[], float] | None = None
     ) -> None:
         self.row = row
         self.away = away
@@ -88,6 +90,11 @@ class Verdicts:
             self._made[key] = made
             self._made_sets.pop(key, None)
         return key
+
+    def may_force(self, names: Iterable[str]) -> bool:
+        """Whether the causal rules may force more where a row changes ``names``: if not, its key
+        is its changes made, sorted."""
+        return self.consequences is not None and not self.consequences.forcing.isdisjoint(names)
 
     def made(self, key: tuple) -> dict[str, Any]:
         """The fewest changes asked that reach the row ``key``: the others the causal rules force."""

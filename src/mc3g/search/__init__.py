@@ -10,7 +10,7 @@ Code outside this package imports from here only.
 
 from .distance import NORMS, SCALINGS, Distance, spread
 from .encoding import Program
-from .problem import COST_MODES, Assessment, Problem, State
+from .problem import COST_MODES, Assessment, Consequences, Problem, State
 from .solver import ActionSets, StateStream, search
 from .space import (
     CANDIDATE_SCHEMES,
@@ -33,6 +33,7 @@ __all__ = [
     "ActionSets",
     "Assessment",
     "CandidateSpace",
+    "Consequences",
     "Distance",
     "FeatureValues",
     "Observed",

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -58,6 +58,19 @@ class Assessment:
         """The sum of the terms, exactly: what orders states, of one problem or of several
         priced with the same spreads, weights and norm (one explainer's)."""
         return Fraction(self.total, self.denominator)
+
+
+@dataclass(frozen=True)
+class Consequences:
+    """What the causal rules force once a person makes some changes: ``force(changes)`` gives the
+    changes with what they force (:meth:`Problem.consequences`); a change of none of ``forcing``
+    forces nothing, so most rows need no look."""
+
+    force: Callable[[dict[str, Any]], dict[str, Any]]
+    forcing: frozenset[str]
+
+    def __call__(self, changes: dict[str, Any]) -> dict[str, Any]:
+        return changes if self.forcing.isdisjoint(changes) else self.force(changes)
 
 
 @dataclass
@@ -177,6 +190,20 @@ class Problem:
                     forced[name] = rule
                     progress = True
         return forced
+
+    def consequences(self, instance: Mapping[str, Any]) -> Consequences | None:
+        """For the person ``instance``: their changes (feature -> value) and what the causal rules
+        force once they make them (:meth:`force`, as the what-if applies them), the state a model
+        is to judge; None when no change of theirs can force anything."""
+        if not (forcing := self.forcing):
+            return None
+
+        def forced(changes: dict[str, Any]) -> dict[str, Any]:
+            values = {**instance, **changes}
+            made = self.force(values, changes)
+            return {**changes, **{name: values[name] for name in made}}
+
+        return Consequences(forced, forcing)
 
     def chosen(self, found: Assessment) -> dict[str, Any]:
         """A state's values but the changes a rule forces there (:meth:`force` makes them again

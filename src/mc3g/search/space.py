@@ -240,19 +240,17 @@ def _exact_numeric(feature: Feature, original: float, literals: Sequence[Literal
     values nearest it (when ``seen`` is given)."""
     if seen is None:
         return list(_grid_numeric(feature, original, tuple(literals), step, n, grid))
-    return _numeric_candidates(feature, original, literals, step, n, seen, grid)
+    return _nearest_values(feature, original, literals, step, n, seen, grid)
 
 
 @functools.lru_cache(maxsize=1 << 12)
 def _grid_numeric(feature: Feature, original: float, literals: tuple[Literal, ...], step: float, n: int, grid: bool) -> tuple[float, ...]:
     """:func:`_exact_numeric` without training values, found once for the many problems that
     price one person's rows accepted (their values come on top)."""
-    return tuple(_numeric_candidates(feature, original, literals, step, n, None, grid))
+    return tuple(_nearest_values(feature, original, literals, step, n, None, grid))
 
 
-def _numeric_candidates(
-    feature: Feature, original: float, literals: Sequence[Literal], step: float, n: int, seen: np.ndarray | None, grid: bool
-) -> list[float]:
+def _nearest_values(feature: Feature, original: float, literals: Sequence[Literal], step: float, n: int, seen: np.ndarray | None, grid: bool) -> list[float]:
     lo, hi = numeric_bounds(feature, original)
     check_grid(feature.name, step, max(abs(lo), abs(hi)))
     out: list[Any] = []
