@@ -317,6 +317,39 @@ def test_a_draw_around_a_person_is_the_generator_s_arrays_in_their_order() -> No
     assert neighbours(engine, person, 200, rng_for(person, 0), most=2) == drawn[:200]  # a smaller draw is the larger one's start
 
 
+_MOVING = {}
+
+
+@tiered(
+    25,
+    300,
+    st.one_of(st.integers(-3, 24), st.floats(-3, 24, allow_nan=False)),
+    st.sampled_from([None, "increase", "decrease"]),
+    st.one_of(st.none(), st.integers(1, 25)),
+)
+@example(4, None, None)  # on a training value: left out of its own pool
+@example(4.5, "increase", 3)  # between training values, bounded both ways
+def test_a_numbers_moves_are_the_training_values_its_bounds_allow_but_its_own(x, direction, max_change) -> None:
+    """A person's numbers move to the training values within their bounds, their own left out, as
+    plain numbers in order: the slice of the values turned once that reading every value with
+    its bounds would give."""
+    from mc3g.explain.local import moves
+    from mc3g.search import numeric_bounds
+    from mc3g.values import plains
+
+    key = (direction, max_change)
+    if key not in _MOVING:
+        metadata = {"x": {k: v for k, v in (("direction", direction), ("max_change", max_change)) if v is not None}}
+        _MOVING[key] = MC3G(_model(12, 6, "b", False), CausalModel(features=metadata), desired_class="yes", refine=0).fit(TRAIN).engine_
+    engine = _MOVING[key]
+    person = {"x": x, "y": 2, "c": "a"}
+    seen = engine.observed.numbers["x"]
+    lo, hi = numeric_bounds(engine.schema.feature("x"), x)
+    expected = plains(seen[(seen >= lo) & (seen <= hi) & (seen != x)])
+    got = moves(engine, person).get("x", [])
+    assert got == expected and [type(v) for v in got] == [type(v) for v in expected]
+
+
 def test_n_jobs_splits_a_small_batch_among_the_processes() -> None:
     assert [len(c) for c in chunks(list(range(10)), 1)] == [10]
     assert [len(c) for c in chunks(list(range(10)), 2)] == [5, 5]

@@ -24,7 +24,7 @@ from ..profiles import Profile
 from ..rules import Literal, Rule, RuleSet, Table, Words, token
 from ..schema import Schema
 from ..search import CANDIDATE_SCHEMES, COST_MODES, NORMS, SCALINGS, Consequences, Distance, Observed, Problem, SpaceSettings, build_space, spread
-from ..values import category, number
+from ..values import category, number, plains
 from .result import RunRecord
 from .tuning import DEFAULT, HuntSettings
 
@@ -165,6 +165,12 @@ class Engine:
         engine = self.with_rules(RuleSet((), self.rules.label, self.rules.default), self.fidelity)
         engine.features = list(dict.fromkeys(engine.features + self.varied))
         return engine
+
+    @cached_property
+    def plain_numbers(self) -> dict[str, list[Any]]:
+        """Each number's distinct training values (sorted) as plain numbers, turned once: every
+        person's draws read them (:func:`~.local.moves`)."""
+        return {name: plains(values) for name, values in self.observed.numbers.items()}
 
     @property
     def varied(self) -> list[str]:

@@ -21,7 +21,6 @@ from ..foldse import FoldSE
 from ..models import typed_frame
 from ..rules import RuleSet, token
 from ..search import numeric_bounds
-from ..values import plains
 
 BLOCK = 256
 """Rows drawn at once, in whole blocks: a draw of n rows is the first n of any larger draw from the
@@ -45,8 +44,10 @@ def moves(engine: Any, row: Mapping[str, Any]) -> dict[str, list[Any]]:
         feature, original = engine.schema.feature(name), row[name]
         if feature.is_numeric:
             lo, hi = numeric_bounds(feature, original)
-            seen = engine.observed.numbers[name]
-            values = plains(seen[(seen >= lo) & (seen <= hi) & (seen != original)])
+            seen, plain = engine.observed.numbers[name], engine.plain_numbers[name]  # sorted: those within bounds are a slice
+            start, at = np.searchsorted(seen, [lo, original])
+            end = np.searchsorted(seen, hi, "right")
+            values = plain[start:at] + plain[at + 1 : end] if start <= at < end and seen[at] == original else plain[start:end]
         else:
             values = [v for v in engine.observed.tokens[name] if v != str(original) and feature.may_move(str(original), v)]
         if values:
