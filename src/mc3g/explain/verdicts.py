@@ -101,7 +101,7 @@ class Verdicts:
         return self._made.get(key) or dict(key)
 
     def made_set(self, key: tuple) -> frozenset[str]:
-        """The features of :meth:`made`, kept: the rows accepted are sorted by it at every
+        """The features of :meth:`made`, kept: the rows accepted are grouped by them at every
         pricing (found again where fewer changes turn out to reach the row)."""
         names = self._made_sets.get(key)
         if names is None:
