@@ -350,6 +350,24 @@ def test_a_numbers_moves_are_the_training_values_its_bounds_allow_but_its_own(x,
     assert got == expected and [type(v) for v in got] == [type(v) for v in expected]
 
 
+def test_every_row_drawn_around_a_person_changes_the_features_their_answer_must_change() -> None:
+    """Where c must change, every row drawn around the person changes it too (a row that leaves
+    it can be no option), from the same generator arrays: a row that changed c already is the
+    row it was, and the others gain c's value of that row.  The search's draws take them."""
+    from mc3g.explain.hunt import Hunt
+    from mc3g.explain.verdicts import Verdicts
+
+    causal = CausalModel(features={"c": {"must_change": True}})
+    engine = MC3G(_model(12, 6, "b", False), causal, desired_class="yes", refine=0).fit(TRAIN).engine_
+    person = {"x": 4, "y": 2, "c": "a"}
+    free = neighbours(engine, person, 300, rng_for(person, 0), most=2)
+    drawn = neighbours(engine, person, 300, rng_for(person, 0), most=2, always=["c"])
+    assert all("c" in row for row in drawn) and any("c" not in row for row in free)
+    assert all(d == f if "c" in f else d == {**f, "c": d["c"]} for d, f in zip(drawn, free))
+    hunt = Hunt(engine, person, 1, Verdicts(person, None), engine.instance(person), True)
+    assert hunt.must == ["c"] and all("c" in row for row in hunt.samples() + hunt.last_draw()[0])
+
+
 def test_n_jobs_splits_a_small_batch_among_the_processes() -> None:
     assert [len(c) for c in chunks(list(range(10)), 1)] == [10]
     assert [len(c) for c in chunks(list(range(10)), 2)] == [5, 5]

@@ -137,7 +137,7 @@ class Hunt:
             return []
         if self._draw is not None and n <= self.tuning.last_draw:
             return self._draw[0][:n]
-        return neighbours(self.engine, self.row, n, rng_for(self.row, self.engine.settings.random_state), choices=self.choices)
+        return neighbours(self.engine, self.row, n, rng_for(self.row, self.engine.settings.random_state), choices=self.choices, always=self.must)
 
     def last_draw(self) -> tuple[list[dict[str, Any]], np.random.Generator]:
         """The last draw's rows (:meth:`drawn`, ``tuning.last_draw`` of each kind), drawn once for
@@ -148,6 +148,11 @@ class Hunt:
         return self._draw
 
     @cached_property
+    def must(self) -> list[str]:
+        """The features the person's answer must change: every row drawn around them changes them."""
+        return [n for n in self.choices if self.engine.schema.feature(n).must_change]
+
+    @cached_property
     def choices(self) -> dict[str, list[Any]]:
         """What the person's rows are drawn from (:func:`~.local.moves`), found once for all draws."""
         return moves(self.engine, self.row)
@@ -156,7 +161,8 @@ class Hunt:
         """``n`` rows drawn around the person as DiCE random draws them, and as many again that may
         change every feature, as DiCE random's rows may (:func:`~.local.neighbours`)."""
         e = self.engine
-        return neighbours(e, self.row, n, rng, choices=self.choices) + neighbours(e, self.row, n, rng, most=len(e.varied), choices=self.choices)
+        near = neighbours(e, self.row, n, rng, choices=self.choices, always=self.must)
+        return near + neighbours(e, self.row, n, rng, most=len(e.varied), choices=self.choices, always=self.must)
 
     # -- rows asked along with other calls ----------------------------------------------------------
     def ride(self) -> list[Row]:

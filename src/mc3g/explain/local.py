@@ -56,13 +56,20 @@ def moves(engine: Any, row: Mapping[str, Any]) -> dict[str, list[Any]]:
 
 
 def neighbours(
-    engine: Any, row: Mapping[str, Any], n: int, rng: np.random.Generator, most: int | None = None, choices: Mapping[str, list[Any]] | None = None
+    engine: Any,
+    row: Mapping[str, Any],
+    n: int,
+    rng: np.random.Generator,
+    most: int | None = None,
+    choices: Mapping[str, list[Any]] | None = None,
+    always: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
     """``n`` changes around ``row`` (feature -> new value), each of one to ``most`` (by default the
     search settings' ``most_changed``) features set to a value of their :func:`moves` (``choices``
-    when given).  A person's are asked with what the causal rules force from them
-    (:class:`~mc3g.explain.verdicts.Verdicts`); refinement's teach the surrogate the model as
-    they are."""
+    when given), and the features ``always`` too (those a person's answer must change: a row
+    that leaves one can be no option).  A person's are asked with what the causal rules force
+    from them (:class:`~mc3g.explain.verdicts.Verdicts`); refinement's teach the surrogate the
+    model as they are."""
     choices = moves(engine, row) if choices is None else choices
     names, pools = list(choices), list(choices.values())
     width = len(names)
@@ -70,6 +77,7 @@ def neighbours(
         return []
     most = engine.settings.hunt.most_changed if most is None else most
     sizes = np.array([len(pool) for pool in pools])
+    forced = [j for j, name in enumerate(names) if name in always]
     out: list[dict[str, Any]] = []
     for start in range(0, n, BLOCK):
         # A whole block at once (the rows past n unused): how many features each row changes, a
@@ -78,7 +86,7 @@ def neighbours(
         counts = np.minimum(rng.integers(1, most + 1, size=BLOCK), width)[: n - start].tolist()
         order = np.argsort(rng.random((BLOCK, width)), axis=1)[: n - start].tolist()
         picks = np.minimum((rng.random((BLOCK, width)) * sizes).astype(np.int64), sizes - 1)[: n - start].tolist()
-        out += [{names[j]: pools[j][pick[j]] for j in features[:count]} for count, features, pick in zip(counts, order, picks)]
+        out += [{names[j]: pools[j][pick[j]] for j in forced + features[:count]} for count, features, pick in zip(counts, order, picks)]
     return out
 
 
