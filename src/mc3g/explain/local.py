@@ -77,7 +77,7 @@ def neighbours(
         return []
     most = engine.settings.hunt.most_changed if most is None else most
     sizes = np.array([len(pool) for pool in pools])
-    forced = [j for j, name in enumerate(names) if name in always]
+    always_at = [j for j, name in enumerate(names) if name in always]
     out: list[dict[str, Any]] = []
     for start in range(0, n, BLOCK):
         # A whole block at once (the rows past n unused): how many features each row changes, a
@@ -86,7 +86,7 @@ def neighbours(
         counts = np.minimum(rng.integers(1, most + 1, size=BLOCK), width)[: n - start].tolist()
         order = np.argsort(rng.random((BLOCK, width)), axis=1)[: n - start].tolist()
         picks = np.minimum((rng.random((BLOCK, width)) * sizes).astype(np.int64), sizes - 1)[: n - start].tolist()
-        out += [{names[j]: pools[j][pick[j]] for j in forced + features[:count]} for count, features, pick in zip(counts, order, picks)]
+        out += [{names[j]: pools[j][pick[j]] for j in always_at + features[:count]} for count, features, pick in zip(counts, order, picks)]
     return out
 
 
