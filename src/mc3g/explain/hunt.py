@@ -225,12 +225,15 @@ class Hunt:
         if not segments:
             return
         lines: dict[tuple[str, tuple], list[Segment]] = {}  # by the feature moved and the rest of the row
+        forcing: set[int] = set()
         for s in segments:
-            end = self.verdicts.key(s.row(s.changes[s.name]))
+            at_end = s.row(s.changes[s.name])
+            end = self.verdicts.key(at_end)
             lines.setdefault((s.name, tuple(item for item in end if item[0] != s.name)), []).append(s)
-        # Where the segment's changes force nothing, a row on its line is its row there (its key
-        # is the changes made); elsewhere what a point forces may differ from what the end does.
-        forcing = {id(s) for s in segments if self.verdicts.may_force(s.row(s.changes[s.name]))}
+            if self.verdicts.may_force(at_end):
+                # What a point forces may differ from what the end does; where the changes force
+                # nothing, a row on the line is the segment's row there (its key is its changes).
+                forcing.add(id(s))
         said: dict[int, list[tuple[Any, bool]]] = {id(s): [] for s in segments}
         shapes = {(name, len(rest)) for name, rest in lines}  # a row is on a line only with as many other changes
         sizes = {n for _, n in shapes}

@@ -1,0 +1,51 @@
+"""Own work per person, for comparing two versions of mc3g side by side (docs/benchmarks.md).
+
+    python tools/own_work.py measure NAME KIND PROFILE OUT   # NAME adult|german, KIND gbm|rf|lr|mlp|xgb
+    python tools/own_work.py compare A.json B.json
+
+``measure`` fits the black box and explainer as ``mc3g bench blackbox`` does (its first 30
+refused test rows, K = 3) and explains each person three times: the least CPU time, less the
+CPU of the model's ``predict``, is the person's own work.  ``compare`` prints, for two such
+runs, how many answers are the same, the medians and the median per-person ratio B / A.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+
+REPEATS = 3
+
+
+def measure(name: str, kind: str, profile: str, out: str) -> None:
+    from mc3g.bench.blackbox import _fit
+
+    fitted = _fit(name, kind, 30, 3, profile)
+    box, people = fitted.ours_box, []
+    for _, row in fitted.refused.iterrows():
+        least = None
+        for _ in range(REPEATS):
+            cpu, model = time.process_time(), box.cpu
+            answer = fitted.mc3g.explain(row)
+            own = (time.process_time() - cpu - (box.cpu - model)) * 1000
+            least = own if least is None else min(least, own)
+        people.append({"own_ms": least, "options": answer.to_dict(timing=False)["counterfactuals"]})
+    with open(out, "w") as f:
+        json.dump(people, f, default=str)
+
+
+def compare(a_path: str, b_path: str) -> None:
+    a, b = (json.load(open(p)) for p in (a_path, b_path))
+    same = sum(x["options"] == y["options"] for x, y in zip(a, b))
+    median = statistics.median
+    print(
+        f"same {same} of {len(a)} | own work ms median {median(x['own_ms'] for x in a):.1f} -> {median(y['own_ms'] for y in b):.1f}"
+        f" | per person B / A {median(y['own_ms'] / x['own_ms'] for x, y in zip(a, b)):.3f}"
+    )
+
+
+if __name__ == "__main__":
+    command, *args = sys.argv[1:]
+    {"measure": measure, "compare": compare}[command](*args)

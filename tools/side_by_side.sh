@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Own work per person of two checkouts of mc3g, run at the same time, each pinned to one core,
+# so that a shared machine's drift hits both (docs/benchmarks.md):
+#   MC3G_DATA_DIR=../shared/data bash tools/side_by_side.sh A/src B/src "adult gbm product" "german rf paper" ...
+set -euo pipefail
+a=$1 b=$2; shift 2
+here=$(cd "$(dirname "$0")" && pwd)
+out=$(mktemp -d)
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 NLTK_DATA=${NLTK_DATA:-$out}
+for box in "$@"; do
+  set -- $box
+  PYTHONPATH=$a taskset -c 0 python "$here/own_work.py" measure "$1" "$2" "$3" "$out/a.json" &
+  PYTHONPATH=$b taskset -c 1 python "$here/own_work.py" measure "$1" "$2" "$3" "$out/b.json" &
+  wait
+  echo "$box: $(python "$here/own_work.py" compare "$out/a.json" "$out/b.json")"
+done
