@@ -87,7 +87,7 @@ def test_the_graph_sees_function_level_and_relative_imports() -> None:
     graph = _import_graph()
     assert "mc3g.causal.lexer" in graph["mc3g.causal.parser"] and "mc3g.schema" in graph["mc3g.causal.parser"]
     assert "mc3g.rules.render" in graph["mc3g.rules.ruleset"] and "mc3g.rules" in graph["mc3g.causal.statements"]
-    assert "mc3g.search" in graph["mc3g.explain.reasons"] and "joblib" not in graph["mc3g.explain.batch"]
+    assert "mc3g.search" in graph["mc3g.explain.accepted"] and "joblib" not in graph["mc3g.explain.batch"]
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 

@@ -798,3 +798,52 @@ def test_an_option_among_the_rows_accepted_is_sectioned_too() -> None:
     answer = MC3G(model, desired_class="yes", k=1, refine=0, local=False).fit(train).explain({"x": 0, "y": 3})
     assert [(cf.values["x"], cf.values["y"]) for cf in answer] == [(29_000, 5)]
     assert answer.run.rounds_by_phase["sharpen"] == 1
+
+
+def test_a_single_change_takes_what_the_model_said_on_its_line() -> None:
+    """The model accepts x >= 29,000 whatever y.  The single change of x, two rounds in, still
+    has points to judge around its boundary; an option on its line had every point from 28,990
+    to 29,010 judged, so the boundary is known and the single change asks nothing more (it took
+    a call of its own: adult's logistic regression under `paper`, 7 of 30 people)."""
+    from mc3g.explain.boundary import scan
+    from mc3g.explain.hunt import Hunt
+    from mc3g.explain.verdicts import Verdicts
+
+    train, _ = _wide_x()
+    model = lambda f: np.where(f["x"] >= 29_000, "yes", "no")  # noqa: E731
+    engine = MC3G(model, desired_class="yes", k=1, refine=0, local=False).fit(train).engine_
+    person = {"x": 0, "y": 3}
+    instance = engine.instance(person)
+
+    def away(rows):
+        return (yield rows)
+
+    hunt = Hunt(engine, person, 1, Verdicts(person, away), instance, bool(engine.firing(instance)))
+    x = max((s for s in scan(engine, person)[1] if s.name == "x"), key=lambda s: s.end)
+    hunt.scans = [x]
+    for _ in range(2):  # the first round (with the first question) and the next
+        x.narrow(_driven(hunt.verdicts.ask([], [x.row(p) for p in x.points()]), model))
+    assert x.best is not None and x.best - x.nearest() > 20  # points left on both sides of 29,000
+    _driven(hunt.verdicts.ask([], [{"x": v} for v in range(28_990, 29_011)]), model)  # an option's sectioning
+    assert hunt.scanned()  # its own points: not all judged
+    assert hunt.scanned(heard=True) == [] and x.best == 29_000 and x.nearest() == 29_000
+
+
+def test_an_option_whose_nearest_point_costs_more_than_k_options_is_not_sectioned() -> None:
+    """A segment of x with y raised from 3 to 9 too: its nearest point left (x = 50) costs little
+    in x but much in y, more than the K-th option known, so no point of it can be an option.  A
+    change of y that a causal rule may set could cost nothing, and does not count."""
+    from mc3g.explain.boundary import Segment
+
+    model = lambda f: np.where((f["x"] < 333) | (f["y"] < 5), "no", "yes")  # noqa: E731
+    _, hunts = _xy_hunts(model)
+    hunt = hunts()
+    hunt.bound = 1.0
+    segment = Segment({"x": 500, "y": 9}, "x", 0, 500, 50)
+    assert segment.nearest() == 50 and not hunt.beyond(Segment({}, "x", 0, 500, 50))  # x alone: 50 costs about 0.17
+    assert hunt.beyond(segment)  # y: 6 of its spreads of about 2.9
+    caused = CausalModel(rules=(CausalRule(Literal("y", ">=", 9), (Literal("x", ">=", 500),)),))
+    _, hunts = _xy_hunts(model, causal=caused)
+    hunt = hunts()
+    hunt.bound = 1.0
+    assert not hunt.beyond(segment)

@@ -34,7 +34,7 @@ class Segment:
     def __init__(
         self, changes: Mapping[str, Any], name: str, origin: Any, end: Any, step: float, accepted: bool = True, tuning: HuntSettings = DEFAULT
     ) -> None:
-        self.changes, self.name, self.tuning = dict(changes), name, tuning
+        self.changes, self.name, self.end, self.tuning = dict(changes), name, end, tuning
         self.best: Any = end if accepted else None
         self.step, self.origin = decimal(step), decimal(origin)
         whole = self.step.denominator == 1 and self.origin.denominator == 1

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from ..search import Assessment, Problem, StateStream
+from ..search import Assessment, Problem, StateStream, change_size
 from .accepted import Accepted
 from .boundary import Segment, grid_step
 from .engine import Engine
@@ -182,18 +182,23 @@ class Hunt:
                 rows += [r for r in self._steps[key] if self.verdicts.known(r) is None]
         return rows
 
-    def scanned(self) -> list[Row]:
+    def scanned(self, heard: bool = False) -> list[Row]:
         """The next points of the person's single numeric changes, once the last ones are
         judged; a change whose nearest point left costs more than the K-th option known
-        (:meth:`bounded`) is not sectioned further (it cannot be one)."""
-        rows: list[Row] = []
+        (:meth:`bounded`) is not sectioned further (it cannot be one).  With ``heard``, the
+        changes that would ask are first narrowed by the verdicts on their lines (:meth:`heard`):
+        where the options' sectioning judged their points already, they need no call of their own."""
+        asking: list[Segment] = []
         for s in self.scans:
-            while (points := s.points()) and not self._beyond(s):
+            while s.points() and not self.beyond(s):
                 if (known := self.judged(s)) is None:
-                    rows += [s.row(p) for p in points]
+                    asking.append(s)
                     break
                 s.narrow(known)
-        return rows
+        if heard and asking:
+            self.heard(asking)
+            return self.scanned()
+        return [s.row(p) for s in asking for p in s.points()]
 
     def judged(self, s: Segment) -> list[bool] | None:
         """Whether the model accepts each of the segment's next points, if it has judged them all."""
@@ -203,13 +208,26 @@ class Hunt:
         known = [self.verdicts.known(s.row(p)) for p in points]
         return None if None in known else known  # type: ignore[return-value]
 
-    def _beyond(self, s: Segment) -> bool:
-        """Whether the single change ``s`` costs more than the K-th option known wherever its
-        boundary lies (the price of one feature's change grows with its size)."""
-        e = self.engine
-        delta = abs(float(s.nearest()) - float(s.origin)) / e.spreads.get(s.name, 1.0)
-        distance = e.settings.distance
-        return distance.total(distance.term(delta, e.schema.feature(s.name).weight)) > self.bound + EPSILON
+    def beyond(self, s: Segment) -> bool:
+        """Whether every point of ``s`` left to judge costs more than the K-th option known
+        (:meth:`bounded`), so none can be an option.  A point's price is at least the terms of
+        its changes that nothing may cause: a change of a feature no causal rule has as its
+        effect is always a direct action, and so is a single change (nothing else changed to
+        cause it); the segment's own change grows with its size, so its nearest point is the
+        cheapest."""
+        if self.bound == math.inf:
+            return False
+        e, distance, point = self.engine, self.engine.settings.distance, s.row(s.nearest())
+        sizes = {n: change_size(e.schema.feature(n).is_numeric, self.row[n], v, e.spreads.get(n, 1.0)) for n, v in point.items()}
+        made = [n for n, size in sizes.items() if size]
+        free = self._causable if len(made) > 1 else frozenset()
+        terms = sum(distance.term(sizes[n], e.schema.feature(n).weight) for n in made if n not in free)
+        return distance.total(terms) > self.bound + EPSILON
+
+    @cached_property
+    def _causable(self) -> frozenset[str]:
+        """The features a causal rule may set: a change of one may cost nothing."""
+        return frozenset(rule.effect.feature for rule in self.engine.causal.rules)
 
     def segments(self, engine: Engine, problem: Problem, state: Assessment) -> list[Segment]:
         """A segment for each numeric direct action of ``state``, the changes the rules force left
@@ -227,7 +245,7 @@ class Hunt:
         lines: dict[tuple[str, tuple], list[Segment]] = {}  # by the feature moved and the rest of the row
         forcing: set[int] = set()
         for s in segments:
-            at_end = s.row(s.changes[s.name])
+            at_end = s.row(s.end)
             end = self.verdicts.key(at_end)
             lines.setdefault((s.name, tuple(item for item in end if item[0] != s.name)), []).append(s)
             if self.verdicts.may_force(at_end):

@@ -139,6 +139,8 @@ class Sharpen:
     the first question's) is taken without a call, so the options judged without an action go
     with the next round; one judged in no call yet starts from the verdicts on its line
     (:meth:`Hunt.heard`) as a later round does (every point, where one round takes them all).
+    A segment none of whose points left can be an option (:meth:`Hunt.beyond`) is sectioned no
+    further, and the single changes take the verdicts on their lines before a call of their own.
     The rows asked ahead that no phase reached are seen first (:meth:`Hunt.seen_ahead`): the
     search proper has ended, so the options they hold bound the sectioning and their steps ride
     along with it, instead of a call of their own at the merge."""
@@ -182,13 +184,13 @@ class Sharpen:
         """Section ``segments`` to their ends, ``pared`` asked with the first points, then the
         single changes; the bound (and the options whose steps ride along) found again after
         each round (:meth:`run` found it before the first)."""
-        while (asked := [(s, p) for s in segments for p in s.points()]) or pared:
+        while (asked := [(s, p) for s in segments if not hunt.beyond(s) for p in s.points()]) or pared:
             accepted = yield from hunt.verdicts.ask([], [s.row(p) for s, p in asked] + pared)
             pared = []
             for s in segments:
                 s.narrow([ok for (t, _), ok in zip(asked, accepted) if t is s])
             hunt.bounded()
-        while rows := hunt.scanned():
+        while rows := hunt.scanned(heard=True):
             yield from hunt.verdicts.ask([], rows)
             hunt.bounded()
 

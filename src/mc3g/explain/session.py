@@ -19,12 +19,11 @@ from dataclasses import replace
 from typing import Any
 
 from ..exceptions import BlackBoxError, InputError
-from ..search import Assessment, Problem, StateStream
+from ..search import Assessment, Problem, StateStream, why_none
 from .changes import CausedChange, DirectAction, Step
 from .engine import Engine
 from .hunt import Hunt
 from .phases import STEPS, hunted
-from .reasons import why_none
 from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, Recourse, RunRecord
 from .steps import Draft, order
 from .verdicts import Verdicts

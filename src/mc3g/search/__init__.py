@@ -4,13 +4,15 @@
 - :mod:`.distance`: how a change is priced (norms, spreads).
 - :mod:`.problem`: one question and its reference semantics in each cost mode.
 - :mod:`.encoding`: the problem as an ASP program; :mod:`.solver`: the states in exact cost order.
+- :mod:`.reasons`: why a problem has no answer, in words.
 
 Code outside this package imports from here only.
 """
 
-from .distance import NORMS, SCALINGS, Distance, spread
+from .distance import NORMS, SCALINGS, Distance, change_size, spread
 from .encoding import Program
 from .problem import COST_MODES, Assessment, Consequences, Problem, State
+from .reasons import why_none
 from .solver import ActionSets, StateStream, search
 from .space import (
     CANDIDATE_SCHEMES,
@@ -44,9 +46,11 @@ __all__ = [
     "State",
     "StateStream",
     "build_space",
+    "change_size",
     "decimal",
     "infer_step",
     "numeric_bounds",
     "search",
     "spread",
+    "why_none",
 ]

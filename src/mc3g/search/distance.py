@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -37,6 +38,14 @@ def spread(values: pd.Series, scaling: str = "std") -> float:
         if s > 0 and math.isfinite(s):
             return s
     return 1.0
+
+
+def change_size(numeric: bool, before: Any, after: Any, unit: float) -> float:
+    """A change's size before the norm: in ``unit`` (the feature's spread) for a number, 1 for a
+    category; 0 where nothing changed."""
+    if numeric:
+        return abs(float(after) - float(before)) / unit
+    return float(str(after) != str(before))
 
 
 @dataclass(frozen=True)

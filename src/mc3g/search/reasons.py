@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..rules import PLAIN, Words
-from ..search import Problem
+from .problem import Problem
 
 
 def why_none(problem: Problem, words: Words = PLAIN) -> list[str]:
