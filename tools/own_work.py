@@ -5,8 +5,11 @@
 
 ``measure`` fits the black box and explainer as ``mc3g bench blackbox`` does (its first 30
 refused test rows, K = 3) and explains each person three times: the least CPU time, less the
-CPU of the model's ``predict``, is the person's own work.  ``compare`` prints, for two such
-runs, how many answers are the same, the medians and the median per-person ratio B / A.
+CPU of the model's ``predict``, is the person's own work; the rounds of questions are the run
+record's.  ``compare`` prints, for two such runs, how many answers are the same (and of the
+others, how many are better in B: more options, or cheaper in all), the medians of own work
+and the median per-person ratio B / A, and the rounds: their median, and the people answered
+in two rounds or fewer.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ def measure(name: str, kind: str, profile: str, out: str) -> None:
             answer = fitted.mc3g.explain(row)
             own = (time.process_time() - cpu - (box.cpu - model)) * 1000
             least = own if least is None else min(least, own)
-        people.append({"own_ms": least, "options": answer.to_dict(timing=False)["counterfactuals"]})
+        people.append({"own_ms": least, "rounds": answer.run.model_rounds, "options": answer.to_dict(timing=False)["counterfactuals"]})
     with open(out, "w") as f:
         json.dump(people, f, default=str)
 
@@ -39,11 +42,22 @@ def measure(name: str, kind: str, profile: str, out: str) -> None:
 def compare(a_path: str, b_path: str) -> None:
     a, b = (json.load(open(p)) for p in (a_path, b_path))
     same = sum(x["options"] == y["options"] for x, y in zip(a, b))
+    better = sum(_better(y, x) for x, y in zip(a, b))
+    worse = sum(_better(x, y) for x, y in zip(a, b))
     median = statistics.median
     print(
-        f"same {same} of {len(a)} | own work ms median {median(x['own_ms'] for x in a):.1f} -> {median(y['own_ms'] for y in b):.1f}"
+        f"same {same} of {len(a)} ({better} better, {worse} worse)"
+        f" | own work ms median {median(x['own_ms'] for x in a):.1f} -> {median(y['own_ms'] for y in b):.1f}"
         f" | per person B / A {median(y['own_ms'] / x['own_ms'] for x, y in zip(a, b)):.3f}"
+        f" | rounds median {median(x['rounds'] for x in a):g} -> {median(y['rounds'] for y in b):g},"
+        f" people at 2 or fewer {sum(x['rounds'] <= 2 for x in a)} -> {sum(y['rounds'] <= 2 for y in b)}"
     )
+
+
+def _better(x: dict, y: dict) -> bool:
+    """Whether person ``x``'s answer beats ``y``'s: more options, or as many costing less in all."""
+    costs = [sum(o["cost"] for o in p["options"]) for p in (x, y)]
+    return len(x["options"]) > len(y["options"]) or (len(x["options"]) == len(y["options"]) and costs[0] < costs[1] - 1e-9)
 
 
 if __name__ == "__main__":
