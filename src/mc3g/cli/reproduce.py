@@ -225,7 +225,11 @@ def bench_blackbox(
     rows: int = typer.Option(30, "--rows", min=1, help="Refused test rows per data set and black box."),
     k: int = typer.Option(3, "-k", "--k", min=1, help="Options per person."),
     datasets: list[str] = typer.Option(["adult", "german"], "--data", help="adult and/or german; repeat for both."),
-    kinds: list[str] = typer.Option(list(("gbm", "rf", "lr", "mlp", "xgb")), "--model", help="Black boxes: gbm, rf, lr, mlp, xgb; repeat for several."),
+    kinds: list[str] = typer.Option(
+        list(("gbm", "rf", "lr", "mlp", "xgb")),
+        "--model",
+        help="Black boxes: gbm, rf, lr, mlp, xgb; held out (no setting was tuned on them): lgbm, et, svc, knn. Repeat for several.",
+    ),
     profile: str = typer.Option(Profile.PRODUCT.value, "--profile", help=PROFILE_HELP),
     markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
