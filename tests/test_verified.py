@@ -829,10 +829,11 @@ def test_a_single_change_takes_what_the_model_said_on_its_line() -> None:
     assert hunt.scanned(heard=True) == [] and x.best == 29_000 and x.nearest() == 29_000
 
 
-def test_an_option_whose_nearest_point_costs_more_than_k_options_is_not_sectioned() -> None:
+def test_a_segment_whose_nearest_point_left_costs_more_than_the_k_th_option_holds_none() -> None:
     """A segment of x with y raised from 3 to 9 too: its nearest point left (x = 50) costs little
-    in x but much in y, more than the K-th option known, so no point of it can be an option.  A
-    change of y that a causal rule may set could cost nothing, and does not count."""
+    in x but much in y, more than the K-th option known, so no point of it can be an option and
+    the sharpening asks none (:meth:`Hunt.beyond`).  A change of y that a causal rule may set
+    could cost nothing, and does not count."""
     from mc3g.explain.boundary import Segment
 
     model = lambda f: np.where((f["x"] < 333) | (f["y"] < 5), "no", "yes")  # noqa: E731
