@@ -250,6 +250,20 @@ def test_an_input_file_of_other_columns_is_refused_before_anything_is_written(fi
 
 
 @pytest.mark.slow
+def test_fit_sizes_the_search_by_the_model_when_told(files: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--hunt measured: a model timed as costing by the row gets fewer rows a round, and the
+    saved explainer keeps what was measured (the clock is the test's: 5 ms a call, 0.5 ms a row)."""
+    from mc3g.models import BlackBox
+
+    monkeypatch.setattr(BlackBox, "cost", lambda self, X: (0.005, 5e-4))
+    _fit(files, tmp_path / "measured.json", "--model", str(files["model.skops"]), *MODEL, "--hunt", "measured")
+    hunt = json.loads((tmp_path / "measured.json").read_text())["black_box"]["hunt"]
+    assert hunt["last_draw"] < 1000 and hunt["section_points"] < 1024
+    refused = runner.invoke(app, ["fit", str(files["applicants.csv"]), "--target", "approved", "--hunt", "fast", "--out", str(tmp_path / "x.json")])
+    assert refused.exit_code == 2 and "hunt must be one of 'measured'" in refused.output and not (tmp_path / "x.json").exists()
+
+
+@pytest.mark.slow
 def test_a_black_box_needs_its_model_and_the_model_it_was_saved_with(files: dict[str, Path], black_box: Path, tmp_path: Path) -> None:
     row = ["--input", str(files["new.csv"]), "--row", "0"]
     missing = runner.invoke(app, ["explain", "--explainer", str(black_box), *row])

@@ -87,6 +87,7 @@ class BlackBoxRun:
     bound: float  # DiCE's mean seconds per query / (MC3G's calls x call_seconds): the ratio if MC3G's own work cost nothing
     rounds_by_phase: dict[str, float]  # MC3G's rounds per person by the part of the search that asked them (run records), the mean
     ms_by_phase: dict[str, float]  # MC3G's own work per person by the part of the search it went to (run records), the mean, in ms
+    hunt: dict[str, Any]  # MC3G's black-box search settings that differ from the defaults (``--hunt measured``: priced at fit)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -99,18 +100,20 @@ def blackbox_benchmark(
     k: int = 3,
     profile: str = Profile.PRODUCT,
     progress: Callable[[str], None] | None = None,
+    hunt: str | None = None,
 ) -> list[BlackBoxRun]:
     """One :class:`BlackBoxRun` per data set and black box, with one thread per native thread
     pool: scikit-learn's OpenMP threads spin on a busy 2-core machine (one histogram-boosting
-    ``predict`` took 240 ms instead of 6 ms), and DiCE and MC3G must run alike."""
+    ``predict`` took 240 ms instead of 6 ms), and DiCE and MC3G must run alike.  ``hunt`` is
+    MC3G's (``"measured"``: its rounds sized by what the model charges for rows)."""
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1):
-        return [_run(name, kind, rows, k, profile, progress) for name in datasets for kind in kinds]
+        return [_run(name, kind, rows, k, profile, progress, hunt) for name in datasets for kind in kinds]
 
 
-def _run(name: str, kind: str, n_rows: int, k: int, profile: str, progress: Callable[[str], None] | None) -> BlackBoxRun:
-    fitted = _fit(name, kind, n_rows, k, profile)
+def _run(name: str, kind: str, n_rows: int, k: int, profile: str, progress: Callable[[str], None] | None, hunt: str | None) -> BlackBoxRun:
+    fitted = _fit(name, kind, n_rows, k, profile, hunt)
     return _judged(fitted, _asked(fitted, progress))
 
 
@@ -132,7 +135,7 @@ class _Fitted:
     judge: _Judge
 
 
-def _fit(name: str, kind: str, n_rows: int, k: int, profile: str) -> _Fitted:
+def _fit(name: str, kind: str, n_rows: int, k: int, profile: str, hunt: str | None = None) -> _Fitted:
     dataset, split = SETTINGS[name]
     ds = load(dataset, split=split)
     X_train, X_test = ds.train.drop(columns=[ds.schema.label]), ds.test.drop(columns=[ds.schema.label])
@@ -141,7 +144,7 @@ def _fit(name: str, kind: str, n_rows: int, k: int, profile: str) -> _Fitted:
     schema = causal.schema(ds.schema.under(profile))  # the profile's metadata: DiCE is told its immutable features
     ours_box, their_box = _Counted(model), _Counted(model)
     start = time.perf_counter()
-    mc3g = MC3G(ours_box, causal, schema=ds.schema, k=k, tail=SURROGATE_TAIL[name], profile=profile).fit(X_train)
+    mc3g = MC3G(ours_box, causal, schema=ds.schema, k=k, tail=SURROGATE_TAIL[name], profile=profile, hunt=hunt).fit(X_train)
     fit_seconds = time.perf_counter() - start
     numeric = [c for c in X_train.columns if c in ds.schema.numeric]
     vary = [c for c in X_train.columns if not schema.feature(c).immutable]
@@ -224,7 +227,7 @@ def _judged(fitted: _Fitted, answers: _Answers) -> BlackBoxRun:
         sum(a.run.rows_asked or 0 for a in ours) / max(sum(rounds), 1),
         _median_ms([a.run.search_seconds or 0.0 for a in ours]), _median_ms(answers.cpu_ours),
         call_seconds, float(np.mean(t_theirs)) / (calls[0] * call_seconds) if calls[0] else math.nan,
-        _by_phase([a.run.rounds_by_phase for a in ours]), _by_phase([a.run.seconds_by_phase for a in ours], 1000),
+        _by_phase([a.run.rounds_by_phase for a in ours]), _by_phase([a.run.seconds_by_phase for a in ours], 1000), mc3g.hunt_.changed(),
     )  # fmt: skip
 
 

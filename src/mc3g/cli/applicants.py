@@ -118,15 +118,15 @@ def fit(
     norm: str = NORM,
     k: int = typer.Option(1, "-k", "--k", min=1, help="How many options an answer gives, least cost first (explain -k asks for others)."),
     distinct: bool = DISTINCT,
+    hunt: str = typer.Option(None, "--hunt", help="measured: where --model is timed here as costing by the row (kNN, a kernel SVM), fewer rows a round."),
 ) -> None:
     """Fit an explainer on DATA and save it: of a model of your own (with the held-out fidelity of
     the rules that imitate it), or of FOLD-SE rules learned from DATA (with their accuracy)."""
     reading = ModelFile(model, trust_model, trust_types)
     started = time.perf_counter()
     loaded = reading.load()
-    fitted = fit_file(
-        data, target, causal=causal, model=loaded, favourable=favourable, ignore=ignore or (), profile=profile, mode=mode, norm=norm, k=k, distinct=distinct
-    )
+    settings = {"profile": profile, "mode": mode, "norm": norm, "k": k, "distinct": distinct, "hunt": hunt}
+    fitted = fit_file(data, target, causal=causal, model=loaded, favourable=favourable, ignore=ignore or (), **settings)
     seconds = time.perf_counter() - started
     path = Path(out_file)
     if path.is_dir():

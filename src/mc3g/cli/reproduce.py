@@ -231,6 +231,7 @@ def bench_blackbox(
         help="Black boxes: gbm, rf, lr, mlp, xgb; held out (no setting was tuned on them): lgbm, et, svc, knn. Repeat for several.",
     ),
     profile: str = typer.Option(Profile.PRODUCT.value, "--profile", help=PROFILE_HELP),
+    hunt: str | None = typer.Option(None, "--hunt", help="measured: MC3G's rounds sized by what the model charges for rows, timed at fit."),
     markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:
@@ -243,7 +244,7 @@ def bench_blackbox(
     columns = ("data", "model", "fidelity", "near", "rows", "answered MC3G / DiCE", "DiCE good, MC3G missed", "MC3G dearer", "valid % MC3G / DiCE",
                "consistent % MC3G / DiCE", "L1 MC3G / DiCE (rows)", "judged mean / most", "s per query MC3G / pooled / DiCE", "ratio (median)",
                "calls per query MC3G / DiCE", "rounds per person median / most", "rows per round", "own work ms median / CPU", "one call ms",
-               "ratio if MC3G's work were free", "rounds per person by phase", "own work ms per person by phase")  # fmt: skip
+               "ratio if MC3G's work were free", "rounds per person by phase", "own work ms per person by phase", "search settings changed")  # fmt: skip
 
     def row(r: Any) -> tuple[str, ...]:
         pct = lambda v: "-" if v is None else f"{v:.0f}"  # noqa: E731
@@ -257,9 +258,10 @@ def bench_blackbox(
             f"{r.ratio:.1f}× ({r.median_ratio:.1f}×)", f"{r.mc3g_calls:.1f} / {r.dice_calls:.1f}",
             f"{r.rounds_median:g} / {r.rounds_most}", f"{r.rows_per_round:.0f}", f"{r.own_ms:.1f} / {r.own_cpu_ms:.1f}",
             f"{1000 * r.call_seconds:.1f}", f"{r.bound:.1f}×", ", ".join(f"{name} {mean:.2f}" for name, mean in r.rounds_by_phase.items()),
-            ", ".join(f"{name} {ms:.0f}" for name, ms in r.ms_by_phase.items()),
+            ", ".join(f"{name} {ms:.0f}" for name, ms in r.ms_by_phase.items()), ", ".join(f"{n} {v}" for n, v in r.hunt.items()) or "-",
         )  # fmt: skip
 
     with spinner("explaining...") as status:
-        results = blackbox_benchmark(tuple(datasets), tuple(kinds), rows, k, profile, progress=status)
-    print_results(results, columns, row, f"MC3G and DiCE random on black boxes ({profile} profile, K = {k})", as_json, markdown)
+        results = blackbox_benchmark(tuple(datasets), tuple(kinds), rows, k, profile, progress=status, hunt=hunt)
+    title = f"MC3G and DiCE random on black boxes ({profile} profile, K = {k}{', hunt measured' if hunt else ''})"
+    print_results(results, columns, row, title, as_json, markdown)

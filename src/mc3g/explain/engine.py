@@ -19,14 +19,14 @@ import pandas as pd
 from ..causal import CausalModel
 from ..exceptions import InputError
 from ..models import BlackBox
-from ..params import Constraints, Flag, OneOf, Whole, validate
+from ..params import Constraints, Flag, Instance, OneOf, Whole, validate
 from ..profiles import Profile
 from ..rules import Literal, Rule, RuleSet, Table, Words, token
 from ..schema import Schema
 from ..search import CANDIDATE_SCHEMES, COST_MODES, NORMS, SCALINGS, Consequences, Distance, Observed, Problem, SpaceSettings, build_space, spread
 from ..values import category, number, plains
 from .result import RunRecord
-from .tuning import DEFAULT, HuntSettings
+from .tuning import DEFAULT, MEASURED, HuntSettings
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,8 @@ class SearchSettings:
     options whose action sets truly differ rather than the K cheapest states (by default the
     ``profile``'s choice); ``random_state`` seeds what is drawn (a black box's samples); ``local``: where a
     black box's surrogate fails near a person, learn rules there (see :mod:`.hunt`); ``hunt``: how far a
-    black box's search goes and how many rows it asks at once (:class:`HuntSettings`)."""
+    black box's search goes and how many rows it asks at once (:class:`HuntSettings`: ``MC3G``'s
+    ``hunt``, its fields laid over the defaults, or the defaults priced by the model at ``fit``)."""
 
     mode: str = "derived"
     norm: str = "l1"
@@ -67,6 +68,7 @@ class SearchSettings:
         "profile": [OneOf(tuple(Profile))],
         "random_state": [Whole(0)],
         "local": [Flag()],
+        "hunt": [None, OneOf((MEASURED,)), Instance(Mapping, "a mapping of the black-box search's settings to values (HuntSettings' fields)")],
     }
     """What each of :class:`MC3G`'s parameters behind these settings accepts, by its name there."""
 
@@ -80,7 +82,9 @@ class SearchSettings:
         chosen = Profile(params["profile"])
         distinct = chosen.distinct if params["distinct"] is None else bool(params["distinct"])
         names = ("mode", "norm", "root", "candidates", "scaling", "plausible", "data_k", "max_states")
-        return cls(*(params[n] for n in names), distinct=distinct, profile=chosen, random_state=params["random_state"], local=bool(params["local"]))
+        given = params.get("hunt")
+        hunt = HuntSettings.of(given) if isinstance(given, Mapping) else DEFAULT  # measured: priced once the model is known (MC3G.fit)
+        return cls(*(params[n] for n in names), distinct=distinct, profile=chosen, random_state=params["random_state"], local=bool(params["local"]), hunt=hunt)
 
     @property
     def distance(self) -> Distance:
@@ -210,6 +214,7 @@ class Engine:
         return RunRecord(
             profile=st.profile.value, unfavourable=self.unfavourable, mode=st.mode, norm=st.norm, root=st.root,
             k=k, scheme=st.scheme, scaling=st.scaling, distinct=st.distinct, protections=self.schema.protections(),
+            hunt=None if self.black_box is None else st.hunt.changed(),
         )  # fmt: skip
 
     def refuses(self, X: pd.DataFrame) -> np.ndarray:

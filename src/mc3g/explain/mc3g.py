@@ -10,6 +10,7 @@ driver that asks the model itself (a batch, a service, a cluster worker).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
 from os import PathLike
 from pathlib import Path
 from typing import Any, ClassVar
@@ -36,6 +37,7 @@ from .refine import refine
 from .result import Recourse, RunRecord
 from .session import Session
 from .surrogate import Surrogate, build_surrogate
+from .tuning import MEASURED, HuntSettings
 from .whatif import WhatIf, what_if
 
 
@@ -85,6 +87,10 @@ class MC3G(BaseEstimator):
         no cheaper option, and each is the least-cost state of its set (see
         :class:`~mc3g.search.ActionSets`); ``False``: the K cheapest states; ``None``: as the
         profile says.
+    hunt : how far a black box's search goes and how many rows a round asks: None (the defaults),
+        a mapping of :class:`~mc3g.explain.tuning.HuntSettings`' fields, or ``"measured"``: the
+        defaults with fewer rows a round where ``fit`` times the model's rows as dear (kept in
+        ``hunt_`` and saved; they depend on the machine).
     n_jobs : processes for explaining a DataFrame of people (-1 or below: every core).
 
     What each parameter accepts is declared once, in ``_parameter_constraints``, and checked at
@@ -137,6 +143,7 @@ class MC3G(BaseEstimator):
         local: bool = True,
         profile: str = "product",
         distinct: bool | None = None,
+        hunt: str | Mapping[str, Any] | None = None,
         n_jobs: int = 1,
     ) -> None:
         self.model = model
@@ -164,6 +171,7 @@ class MC3G(BaseEstimator):
         self.local = local
         self.profile = profile
         self.distinct = distinct
+        self.hunt = hunt
         self.n_jobs = n_jobs
 
     # -- fitting -------------------------------------------------------------------------------
@@ -186,6 +194,8 @@ class MC3G(BaseEstimator):
             black_box = BlackBox.of(self.model, X)
             base = covering(self.schema, X)
             labels, learn = self._surrogate(black_box, X, base)
+            if self.hunt == MEASURED:
+                settings = replace(settings, hunt=settings.hunt.priced(*black_box.cost(X)))
             self.surrogate_ = learn(None)
             rules = self.surrogate_.rules
         causal = self._causal_model()
@@ -253,6 +263,11 @@ class MC3G(BaseEstimator):
     @property
     def black_box_(self) -> BlackBox | None:
         return self._engine().black_box
+
+    @property
+    def hunt_(self) -> HuntSettings:
+        """The black-box search's settings in use (``hunt``'s, or priced at ``fit``)."""
+        return self._engine().settings.hunt
 
     @property
     def schema_(self) -> Schema:

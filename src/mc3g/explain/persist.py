@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ from ..search import Observed
 from ..serialization import check_header, header
 from .engine import Engine, SearchSettings
 from .surrogate import Surrogate
+from .tuning import HuntSettings
 
 JSON_FORMAT = "mc3g.explainer"
 JSON_VERSION = 1
@@ -74,6 +75,8 @@ def save(path: Path, params: Mapping[str, Any], columns: Sequence[str], engine: 
         "spreads": engine.spreads,
         "black_box": _black_box_to_dict(engine.black_box, surrogate, model_file),
     }
+    if document["black_box"] is not None:
+        document["black_box"]["hunt"] = engine.settings.hunt.changed()  # as fitted: hunt="measured" is not measured again
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # written whole, then renamed: never half a document
     try:
         temporary.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
@@ -134,6 +137,8 @@ def _restored(document: Mapping[str, Any], box_doc: Mapping[str, Any] | None, mo
         refined = {name: box_doc[name] for name in _REFINED if name in box_doc}  # documents saved before refinement have none
         surrogate = Surrogate(rules, box_doc["fidelity"], box_doc["n_fit"], box_doc["n_held_out"], **refined)
     settings = SearchSettings.of(params)
+    if box_doc is not None and "hunt" in box_doc:  # saved before hunt was a parameter: the defaults
+        settings = replace(settings, hunt=HuntSettings.of(box_doc["hunt"]))
     fidelity = surrogate.fidelity if surrogate else None
     engine = Engine(rules, causal, schema, document["unfavourable"], observed, document["spreads"], settings, black_box, fidelity)
     return Saved(params, columns, engine, surrogate)

@@ -85,7 +85,9 @@ class RunRecord:
     ``unfavourable`` the class it treated as the refusal; ``protections`` the protections in
     force: feature -> its settings that restrict advice (immutable, consequence-only, direction,
     max-change, targets; see :data:`~mc3g.protections.PROTECTIONS`), so a reader sees what held
-    (``None`` in answers saved before it was recorded).
+    (``None`` in answers saved before it was recorded); ``hunt``, for a black box, the settings
+    of its search that differ from the defaults (:class:`~mc3g.explain.tuning.HuntSettings`;
+    ``{}`` for none), so answers made with other draws or rounds are told apart.
     ``scheme`` is the candidate scheme (``exact`` or the authors' ``data``); ``n_regions`` and
     ``n_candidates`` describe the candidate space searched; for a black box, ``fidelity`` is its
     surrogate's held-out agreement, ``judged_by_model`` / ``rejected_by_model`` count the states
@@ -127,6 +129,7 @@ class RunRecord:
     rules: str | None = None
     stopped: str | None = None
     protections: dict[str, dict[str, Any]] | None = None
+    hunt: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -7,7 +7,12 @@ behaviour the search looks at, and in how many calls.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any, ClassVar
+
+from ..exceptions import InputError, listed
+from ..params import Constraints, Flag, Whole, validate
 
 
 @dataclass(frozen=True)
@@ -34,5 +39,36 @@ class HuntSettings:
     last_kept: int = 256  # the same after a last draw (its rows of many changes would crowd out others)
     per_set: int = 4  # of those, at most this many of one set of direct actions (K if more, where options need not be distinct)
 
+    _parameter_constraints: ClassVar[Constraints] = {"patience": [Whole(0)], "local_rounds": [Whole(0)], "search_boundaries": [Flag()], "draw_ahead": [Flag()]}
+    """What a field accepts where it is not a count of at least one."""
+
+    @classmethod
+    def of(cls, given: Mapping[str, Any]) -> HuntSettings:
+        """The defaults with ``given`` fields laid over them (``MC3G(hunt={...})``), each checked."""
+        names = [f.name for f in fields(cls)]
+        if unknown := [str(n) for n in given if n not in names]:
+            raise InputError(f"hunt has no setting [{listed(unknown)}]; its settings are [{listed(names)}] (docs/semantics.md, 'Black-box search settings')")
+        validate(given, {n: cls._parameter_constraints.get(n, [Whole(1)]) for n in names}, where="hunt: ")
+        return replace(DEFAULT, **given)
+
+    def priced(self, call_seconds: float, row_seconds: float) -> HuntSettings:
+        """These settings with every count of rows a round holds (:data:`ROW_COUNTS`) halved, to
+        1/128 and no field below its floor, while a round of ``ROUND_ROWS`` rows would cost the
+        model more than ``ROUND_CALLS`` calls of one row: where rows are dear, more rounds."""
+        share = 1.0
+        while share > 1 / 128 and share * ROUND_ROWS * row_seconds > ROUND_CALLS * call_seconds:
+            share /= 2
+        return self if share == 1.0 else replace(self, **{n: max(floor, int(getattr(self, n) * share)) for n, floor in ROW_COUNTS.items()})
+
+    def changed(self) -> dict[str, Any]:
+        """The fields that differ from the defaults, as a run record names them."""
+        return {n: v for n, v in asdict(self).items() if v != getattr(DEFAULT, n)}
+
 
 DEFAULT = HuntSettings()  # the settings every search takes unless told otherwise
+
+ROUND_ROWS = 2048  # about the rows of a first question under the defaults (scan, states, draws asked ahead)
+ROUND_CALLS = 8  # a round's rows may cost this many calls of one row: under ~20 µs a row, a few times the search's own work on it
+ROW_COUNTS = {"first_points": 4, "section_points": 16, "samples": 50, "last_draw": 50, "widest_draw": 200, "batch": 64}  # with their floors
+
+MEASURED = "measured"  # ``MC3G(hunt=...)``: the defaults priced by the model's cost, measured at fit

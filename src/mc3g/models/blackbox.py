@@ -10,6 +10,7 @@ model that fails or answers something else raises :class:`~mc3g.exceptions.Black
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
@@ -83,6 +84,19 @@ class BlackBox:
         if not rows:
             return []
         return [label == self.unfavourable for label in self.labels_of(self.frame(rows))]
+
+    def cost(self, X: pd.DataFrame, rows: int = 512, repeats: int = 3) -> tuple[float, float]:
+        """What the model charges, timed on ``X``'s first rows (taken again where it has fewer):
+        the seconds of a call of one row, and of each row more, each the least of ``repeats``
+        (a shared machine only ever adds time).  Real time: a model may wait on other threads."""
+        many = X.iloc[np.resize(np.arange(len(X)), rows)]
+        one, full = (min(self._timed(frame) for _ in range(repeats)) for frame in (X.iloc[:1], many))
+        return one, max(full - one, 0.0) / (rows - 1)
+
+    def _timed(self, frame: pd.DataFrame) -> float:
+        start = time.perf_counter()
+        self.labels_of(frame)
+        return time.perf_counter() - start
 
     # -- rows as the model knows them ----------------------------------------------------------
     def frame(self, rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
