@@ -18,7 +18,7 @@ from sklearn.tree import DecisionTreeClassifier
 from mc3g import MC3G
 from mc3g.datasets import load
 from mc3g.exceptions import InputError, ResultsFileError
-from mc3g.explain.tuning import DEFAULT, ROW_COUNTS, HuntSettings
+from mc3g.explain.tuning import DEFAULT, HuntSettings
 from mc3g.models import BlackBox
 from mc3g.records import batch_settings, check_settings
 from mc3g.reference import reference
@@ -51,13 +51,13 @@ def test_a_model_priced_by_the_call_keeps_the_defaults() -> None:
     assert DEFAULT.priced(0.009, 14e-6) is DEFAULT  # a random forest's rows, dearer still
 
 
-def test_dear_rows_make_fewer_rows_a_round_and_never_below_the_floors() -> None:
+def test_dear_rows_split_the_search_in_more_rounds_and_keep_the_draws_that_find_options() -> None:
     dear, dearer, dearest = DEFAULT.priced(*DEAR_ROWS), DEFAULT.priced(0.005, 3e-3), DEFAULT.priced(0.005, 10.0)
-    for name, floor in ROW_COUNTS.items():
-        assert floor <= getattr(dearest, name) <= getattr(dearer, name) <= getattr(dear, name) <= getattr(DEFAULT, name)
+    cut = {"section_points": 16, "batch": 64, "widest_draw": DEFAULT.last_draw}  # each with its floor
+    for name, floor in cut.items():
+        assert floor <= getattr(dearest, name) <= getattr(dearer, name) <= getattr(dear, name) < getattr(DEFAULT, name)
         assert getattr(dearest, name) == max(floor, getattr(DEFAULT, name) // 128)
-    assert dear.last_draw < DEFAULT.last_draw and dear.section_points < DEFAULT.section_points
-    assert {n: v for n, v in asdict(dear).items() if n not in ROW_COUNTS} == {n: v for n, v in asdict(DEFAULT).items() if n not in ROW_COUNTS}
+    assert {n: v for n, v in asdict(dear).items() if n not in cut} == {n: v for n, v in asdict(DEFAULT).items() if n not in cut}
 
 
 def test_the_cost_is_a_call_and_a_row(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -258,7 +258,7 @@ def test_fit_sizes_the_search_by_the_model_when_told(files: dict[str, Path], tmp
     monkeypatch.setattr(BlackBox, "cost", lambda self, X: (0.005, 5e-4))
     _fit(files, tmp_path / "measured.json", "--model", str(files["model.skops"]), *MODEL, "--hunt", "measured")
     hunt = json.loads((tmp_path / "measured.json").read_text())["black_box"]["hunt"]
-    assert hunt["last_draw"] < 1000 and hunt["section_points"] < 1024
+    assert hunt["widest_draw"] < 16000 and hunt["section_points"] < 1024 and "last_draw" not in hunt
     refused = runner.invoke(app, ["fit", str(files["applicants.csv"]), "--target", "approved", "--hunt", "fast", "--out", str(tmp_path / "x.json")])
     assert refused.exit_code == 2 and "hunt must be one of 'measured'" in refused.output and not (tmp_path / "x.json").exists()
 

@@ -52,13 +52,19 @@ class HuntSettings:
         return replace(DEFAULT, **given)
 
     def priced(self, call_seconds: float, row_seconds: float) -> HuntSettings:
-        """These settings with every count of rows a round holds (:data:`ROW_COUNTS`) halved, to
-        1/128 and no field below its floor, while a round of ``ROUND_ROWS`` rows would cost the
-        model more than ``ROUND_CALLS`` calls of one row: where rows are dear, more rounds."""
+        """These settings for a model whose rows are dear: while a round of ``ROUND_ROWS`` rows
+        would cost it more than ``ROUND_CALLS`` calls of one row, halve (to 1/128) the rows of
+        the rounds that only split one search in more (sectioning points, a batch of states;
+        floors 16 and 64) and the widest draw, which only a person with no option reaches (down
+        to the last draw's size: none wider).  The draws that decide which options are found
+        (samples, the last draw, the first points) are kept."""
         share = 1.0
         while share > 1 / 128 and share * ROUND_ROWS * row_seconds > ROUND_CALLS * call_seconds:
             share /= 2
-        return self if share == 1.0 else replace(self, **{n: max(floor, int(getattr(self, n) * share)) for n, floor in ROW_COUNTS.items()})
+        if share == 1.0:
+            return self
+        floors = {"section_points": 16, "batch": 64, "widest_draw": self.last_draw}
+        return replace(self, **{name: max(floor, int(getattr(self, name) * share)) for name, floor in floors.items()})
 
     def changed(self) -> dict[str, Any]:
         """The fields that differ from the defaults, as a run record names them."""
@@ -69,6 +75,5 @@ DEFAULT = HuntSettings()  # the settings every search takes unless told otherwis
 
 ROUND_ROWS = 2048  # about the rows of a first question under the defaults (scan, states, draws asked ahead)
 ROUND_CALLS = 8  # a round's rows may cost this many calls of one row: under ~20 µs a row, a few times the search's own work on it
-ROW_COUNTS = {"first_points": 4, "section_points": 16, "samples": 50, "last_draw": 50, "widest_draw": 200, "batch": 64}  # with their floors
 
 MEASURED = "measured"  # ``MC3G(hunt=...)``: the defaults priced by the model's cost, measured at fit
