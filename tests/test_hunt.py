@@ -4,6 +4,7 @@ by a saved explainer."""
 
 from __future__ import annotations
 
+import json
 import pickle
 from dataclasses import asdict
 from pathlib import Path
@@ -88,6 +89,10 @@ def test_measured_settings_are_recorded_and_saved_not_measured_again(tmp_path: P
     loaded = MC3G.load(tmp_path / "bb.json", model=model)
     assert loaded.hunt_ == explainer.hunt_
     assert [a.to_dict(timing=False) for a in loaded.explain(refused)] == [a.to_dict(timing=False) for a in answers]
+    document = json.loads((tmp_path / "bb.json").read_text())
+    del document["black_box"]["hunt"]  # as saved before the settings were kept: the defaults
+    (tmp_path / "old.json").write_text(json.dumps(document))
+    assert MC3G.load(tmp_path / "old.json", model=model).hunt_ == DEFAULT
 
 
 def test_given_settings_tell_answers_apart(loan) -> None:

@@ -137,7 +137,7 @@ def _restored(document: Mapping[str, Any], box_doc: Mapping[str, Any] | None, mo
         refined = {name: box_doc[name] for name in _REFINED if name in box_doc}  # documents saved before refinement have none
         surrogate = Surrogate(rules, box_doc["fidelity"], box_doc["n_fit"], box_doc["n_held_out"], **refined)
     settings = SearchSettings.of(params)
-    if box_doc is not None and "hunt" in box_doc:  # saved before hunt was a parameter: the defaults
+    if box_doc is not None and "hunt" in box_doc:  # as fitted (a document saved before it was kept: the parameter's, or the defaults)
         settings = replace(settings, hunt=HuntSettings.of(box_doc["hunt"]))
     fidelity = surrogate.fidelity if surrogate else None
     engine = Engine(rules, causal, schema, document["unfavourable"], observed, document["spreads"], settings, black_box, fidelity)
