@@ -264,13 +264,14 @@ def test_bench_blackbox_compares_mc3g_and_dice_on_the_same_rows() -> None:
     assert row["ratio"] > 0 and row["mc3g_pooled_seconds"] > 0 and row["fidelity"] is not None
     # every query asks the model at least once (MC3G: is the person refused?); the bound is the
     # ratio with MC3G's calls alone, so it is above the ratio measured
-    assert row["mc3g_calls"] >= 1 and row["dice_calls"] >= 1 and row["call_seconds"] > 0 and row["bound"] > row["ratio"]
+    assert row["mc3g_calls"] >= 1 and row["dice_calls"] >= 1 and row["call_seconds"] > 0 and row["row_seconds"] >= 0 and row["bound"] > row["ratio"]
     # one person per call, MC3G's rounds are its calls: each round is one call
     assert 1 <= row["rounds_median"] <= row["rounds_most"] and row["rows_per_round"] >= 1
     assert row["rounds_by_phase"]["first question"] == 1  # every person's first round is the first question
     # MC3G's own work per person: its search with the model's calls left out, by the clock and in CPU time
     assert row["own_ms"] > 0 and row["own_cpu_ms"] > 0
     assert row["ms_by_phase"]["first question"] > 0 and list(row["ms_by_phase"]) == [p for p in ASKING if p in row["ms_by_phase"]]  # where it went
+    assert row["hunt"] == {}  # the defaults: no --hunt
 
 
 @pytest.mark.slow

@@ -12,8 +12,9 @@ deviations, a category 1; MC3G's caused changes are free): per row, MC3G's cheap
 against DiCE's cheapest valid and consistent one, on the rows where both have one.
 
 Both ask the model through a counter, so the run also says how many ``predict`` calls each makes
-per query, and what one call of one row costs: a verified search pays at least that per call,
-which bounds the ratio MC3G could reach even if its own work cost nothing.  MC3G's run records
+per query, and what one call of one row costs (and each row more, as ``hunt="measured"`` times
+it): a verified search pays at least that per call, which bounds the ratio MC3G could reach
+even if its own work cost nothing.  MC3G's run records
 say how many rounds of questions each person took and how many rows they held, and how long it
 searched (``search_seconds``, the time waiting for the model left out): its own work per person,
 also measured in CPU time (less the CPU its model's ``predict`` took), which a shared machine
@@ -37,6 +38,7 @@ from ..causal import CausalModel
 from ..datasets import load
 from ..explain import ASKING, MC3G, Recourse, violations
 from ..methods import explainer
+from ..models import BlackBox
 from ..profiles import Profile
 from ..reference import knowledge
 from ..search import spread
@@ -84,6 +86,7 @@ class BlackBoxRun:
     own_ms: float  # MC3G's own work per person, the median: its search_seconds (the clock, the model's calls left out), in ms
     own_cpu_ms: float  # the same in CPU time: explain's less its model's predict calls', in ms
     call_seconds: float  # the least time one predict call of one row took
+    row_seconds: float  # and each row more (BlackBox.cost, as hunt="measured" times it)
     bound: float  # DiCE's mean seconds per query / (MC3G's calls x call_seconds): the ratio if MC3G's own work cost nothing
     rounds_by_phase: dict[str, float]  # MC3G's rounds per person by the part of the search that asked them (run records), the mean
     ms_by_phase: dict[str, float]  # MC3G's own work per person by the part of the search it went to (run records), the mean, in ms
@@ -158,7 +161,8 @@ def _fit(name: str, kind: str, n_rows: int, k: int, profile: str, hunt: str | No
 class _Answers:
     """Both methods' answers for the same rows, one row per call, interleaved, with the seconds
     each query took (MC3G's also in CPU, its model's calls left out) and the model's calls per
-    query; MC3G's seconds per query with every row in one call; the least one call of one row took."""
+    query; MC3G's seconds per query with every row in one call; the least one call of one row
+    took, and each row more."""
 
     ours: list[Recourse]
     theirs: list[Recourse]
@@ -168,6 +172,7 @@ class _Answers:
     calls: tuple[float, float]  # MC3G's, DiCE's
     pooled_seconds: float
     call_seconds: float
+    row_seconds: float
 
 
 def _asked(fitted: _Fitted, progress: Callable[[str], None] | None) -> _Answers:
@@ -187,13 +192,13 @@ def _asked(fitted: _Fitted, progress: Callable[[str], None] | None) -> _Answers:
         theirs.append(fitted.dice.explain(row))
         t_theirs.append(time.perf_counter() - start)
     calls = (ours_box.calls / max(len(refused), 1), their_box.calls / max(len(refused), 1))
-    call_seconds = _one_call(fitted.model, refused.iloc[:1]) if len(refused) else math.nan
+    call_seconds, row_seconds = BlackBox.of(fitted.model, refused).cost(refused, repeats=21) if len(refused) else (math.nan, math.nan)
     start = time.perf_counter()
     pooled = fitted.mc3g.explain(refused)
     pooled_seconds = (time.perf_counter() - start) / max(len(refused), 1)
     if [a.to_dict()["counterfactuals"] for a in pooled] != [a.to_dict()["counterfactuals"] for a in ours]:
         raise AssertionError(f"{fitted.name}, {fitted.kind}: MC3G's pooled answers differ from its answers one row at a time")
-    return _Answers(ours, theirs, t_ours, t_theirs, cpu_ours, calls, pooled_seconds, call_seconds)
+    return _Answers(ours, theirs, t_ours, t_theirs, cpu_ours, calls, pooled_seconds, call_seconds, row_seconds)
 
 
 def _judged(fitted: _Fitted, answers: _Answers) -> BlackBoxRun:
@@ -226,7 +231,7 @@ def _judged(fitted: _Fitted, answers: _Answers) -> BlackBoxRun:
         *calls, float(np.median(rounds)) if rounds else 0.0, max(rounds, default=0),
         sum(a.run.rows_asked or 0 for a in ours) / max(sum(rounds), 1),
         _median_ms([a.run.search_seconds or 0.0 for a in ours]), _median_ms(answers.cpu_ours),
-        call_seconds, float(np.mean(t_theirs)) / (calls[0] * call_seconds) if calls[0] else math.nan,
+        call_seconds, answers.row_seconds, float(np.mean(t_theirs)) / (calls[0] * call_seconds) if calls[0] else math.nan,
         _by_phase([a.run.rounds_by_phase for a in ours]), _by_phase([a.run.seconds_by_phase for a in ours], 1000), mc3g.hunt_.changed(),
     )  # fmt: skip
 
@@ -251,17 +256,6 @@ class _Counted:
         if not hasattr(self.model, "predict_proba"):  # an SVM without Platt scaling: its decision, as certain
             return (np.asarray(self.model.predict(X))[:, None] == self.classes_).astype(float)
         return self.model.predict_proba(X)
-
-
-def _one_call(model: Any, row: pd.DataFrame, repeats: int = 21) -> float:
-    """The least seconds one ``predict`` call of one row took: what any call costs at least (the
-    least of several, as a shared machine only adds time)."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        model.predict(row)
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def _by_phase(measured: list[dict[str, Any] | None], scale: float = 1.0) -> dict[str, float]:

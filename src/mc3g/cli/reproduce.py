@@ -243,7 +243,7 @@ def bench_blackbox(
 
     columns = ("data", "model", "fidelity", "near", "rows", "answered MC3G / DiCE", "DiCE good, MC3G missed", "MC3G dearer", "valid % MC3G / DiCE",
                "consistent % MC3G / DiCE", "L1 MC3G / DiCE (rows)", "judged mean / most", "s per query MC3G / pooled / DiCE", "ratio (median)",
-               "calls per query MC3G / DiCE", "rounds per person median / most", "rows per round", "own work ms median / CPU", "one call ms",
+               "calls per query MC3G / DiCE", "rounds per person median / most", "rows per round", "own work ms median / CPU", "one call ms / row µs",
                "ratio if MC3G's work were free", "rounds per person by phase", "own work ms per person by phase", "search settings changed")  # fmt: skip
 
     def row(r: Any) -> tuple[str, ...]:
@@ -257,7 +257,8 @@ def bench_blackbox(
             f"{r.judged_mean:.0f} / {r.judged_most}", f"{r.mc3g_seconds:.3f} / {r.mc3g_pooled_seconds:.3f} / {r.dice_seconds:.3f}",
             f"{r.ratio:.1f}× ({r.median_ratio:.1f}×)", f"{r.mc3g_calls:.1f} / {r.dice_calls:.1f}",
             f"{r.rounds_median:g} / {r.rounds_most}", f"{r.rows_per_round:.0f}", f"{r.own_ms:.1f} / {r.own_cpu_ms:.1f}",
-            f"{1000 * r.call_seconds:.1f}", f"{r.bound:.1f}×", ", ".join(f"{name} {mean:.2f}" for name, mean in r.rounds_by_phase.items()),
+            f"{1000 * r.call_seconds:.1f} / {1e6 * r.row_seconds:.1f}", f"{r.bound:.1f}×",
+            ", ".join(f"{name} {mean:.2f}" for name, mean in r.rounds_by_phase.items()),
             ", ".join(f"{name} {ms:.0f}" for name, ms in r.ms_by_phase.items()), ", ".join(f"{n} {v}" for n, v in r.hunt.items()) or "-",
         )  # fmt: skip
 
