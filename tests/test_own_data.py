@@ -232,6 +232,7 @@ def test_one_person_by_row_or_as_json(files: dict[str, Path], rules: Path) -> No
         (["--person", '{"age": 30}'], "--person lacks the feature(s)"),
         (["--row", "3"], "--row picks people from a file: give it with --input FILE"),
         (["--input", "{new}", "--row", "3", "--mode", "none"], "--mode: the saved explainer"),
+        (["--input", "{new}", "--row", "3", "--hunt", "measured"], "--hunt: the saved explainer"),
         (["--input", "{new}", "--row", "999"], "row 999 is out of range"),
     ],
 )

@@ -72,13 +72,16 @@ def test_a_black_box_from_a_skops_file(tmp_path: Path) -> None:
     encode = make_column_transformer((OneHotEncoder(), ["debt"]), remainder="passthrough")
     model = make_pipeline(encode, DecisionTreeClassifier(max_depth=3, random_state=0)).fit(ds.X_train, ds.y_train)
     skops_io.dump(model, tmp_path / "tree.skops")
-    service = load_config(write(tmp_path, '[explainer]\ndataset = "loan"\nmodel = "tree.skops"\ntrusted_types = ["sklearn.tree._tree.Tree"]\n'))
+    hunt = "[explainer.hunt]\nlast_draw = 200\n"  # the search's own settings, kept by the saved explainer below
+    service = load_config(write(tmp_path, '[explainer]\ndataset = "loan"\nmodel = "tree.skops"\ntrusted_types = ["sklearn.tree._tree.Tree"]\n' + hunt))
     assert service.explainer.black_box_ is not None and service.explainer.explain(JOHN).status == "refused"
+    assert service.explainer.hunt_.last_draw == 200
     schema = create_app(service).openapi()["components"]["schemas"]["Applicant"]
     assert set(schema["required"]) == set(JOHN)  # a black box reads every column
     service.explainer.save(tmp_path / "explainer.json", model_file=tmp_path / "tree.skops")  # one's own model, as the README serves it
     saved = load_config(write(tmp_path, '[explainer]\nsaved = "explainer.json"\nmodel = "tree.skops"\ntrusted_types = ["sklearn.tree._tree.Tree"]\n'))
     assert saved.explainer.explain(JOHN).to_dict(timing=False) == service.explainer.explain(JOHN).to_dict(timing=False)
+    assert saved.explainer.hunt_ == service.explainer.hunt_
 
 
 @pytest.mark.slow
@@ -135,6 +138,9 @@ def test_a_saved_explainer_refuses_a_model_other_than_its_own(tmp_path: Path) ->
         ('[explainer]\ndataset = "loan"\nmodel = "m.pkl"\nrules = "r.json"\n', "not both"),
         ('[explainer]\ndataset = "loan"\ncausal = "a.causal"\ncausal_only = "b.causal"\n', "causal_only (--causal-only) uses a file instead of it: give one"),
         ('[explainer]\nsaved = "x.json"\ncausal_only = "b.causal"\n', "['causal_only'] are fixed in the saved explainer"),
+        ('[explainer]\nsaved = "x.json"\nhunt = "measured"\n', "['hunt'] are fixed in the saved explainer"),
+        ('[explainer]\ndataset = "loan"\nhunt = "fast"\n', "[explainer] hunt must be one of 'measured' or a mapping"),
+        ('[explainer]\ndataset = "loan"\n[explainer.hunt]\nlastdraw = 5\n', "hunt has no setting ['lastdraw']"),
         ("[explainer\n", "not TOML"),
     ],
 )

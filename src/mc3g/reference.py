@@ -87,7 +87,7 @@ def decision_rules(ds: Dataset, profile: str = Profile.PRODUCT) -> RuleSet:
 FILE = [None, Instance((str, PathLike), "the path of a file")]
 RESERVED = {"model": "model", "causal": "causal_file or causal_only", "schema": "the data set", "desired_class": "favourable", "profile": "profile"}
 """MC3G's parameters that :class:`ExplainerSettings` sets itself, and the setting that says each."""
-HELD = ("split", "rules", "causal", "causal_only", "favourable", "profile", "mode", "norm", "candidates", "distinct", "squared", "scaling", "plausible")
+HELD = ("split", "rules", "causal", "causal_only", "favourable", "profile", "mode", "norm", "candidates", "distinct", "squared", "scaling", "plausible", "hunt")
 """What a saved explainer already holds the answer to, by the names the command line's options and
 a service file's ``[explainer]`` keys give them: said again beside a saved explainer, each is refused."""
 

@@ -14,7 +14,7 @@ from ..applicants import Fitted, check_knowledge, draft, fit_file, read_data
 from ..exceptions import InputError
 from ..models import ModelFile
 from .app import app, err, out
-from .explain import DISTINCT, MODE, NORM, PROFILE, TRUST_MODEL, TRUST_TYPES
+from .explain import DISTINCT, HUNT, MODE, NORM, PROFILE, TRUST_MODEL, TRUST_TYPES
 
 DATA_HELP = "A CSV or Parquet file of past applicants: a header naming the columns, one row per applicant, the decision in a column."
 TARGET = typer.Option(..., "--target", help="The column that holds the decision.")
@@ -118,7 +118,7 @@ def fit(
     norm: str = NORM,
     k: int = typer.Option(1, "-k", "--k", min=1, help="How many options an answer gives, least cost first (explain -k asks for others)."),
     distinct: bool = DISTINCT,
-    hunt: str = typer.Option(None, "--hunt", help="measured: where --model is timed here as costing by the row (kNN, a kernel SVM), fewer rows a round."),
+    hunt: str = HUNT,
 ) -> None:
     """Fit an explainer on DATA and save it: of a model of your own (with the held-out fidelity of
     the rules that imitate it), or of FOLD-SE rules learned from DATA (with their accuracy)."""

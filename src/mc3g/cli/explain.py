@@ -38,6 +38,7 @@ PROFILE = typer.Option(Profile.PRODUCT.value, "--profile", help=PROFILE_HELP)
 DISTINCT = typer.Option(
     None, "--distinct/--near", help="Options whose actions truly differ, or the K nearest states; by default the profile's choice.", show_default=False
 )
+HUNT = typer.Option(None, "--hunt", help="measured: --model is timed as it is fitted, and where it costs by the row (kNN, a kernel SVM), fewer rows a round.")
 CAUSAL = typer.Option(None, "--causal", help="A causal-knowledge file, added to the knowledge shipped for the data set.")
 CAUSAL_ONLY = typer.Option(
     None, "--causal-only", help="A causal-knowledge file used instead of the knowledge shipped for the data set. The profile's settings for it hold either way."
@@ -61,6 +62,8 @@ def fitted(settings: ExplainerSettings) -> tuple[Any, Any]:
         held = f" The {profile} profile's settings for {ds.name} still hold ({', '.join(laid.features)})." if laid is not None else ""
         err.print(f"--causal-only: the causal knowledge is {settings.causal_only} alone: {left}.{held}", soft_wrap=True)
     return ds, explainer
+
+
 SAVED = typer.Option(None, "--explainer", help=SAVED_HELP)
 INPUT = typer.Option(None, "--input", help=INPUT_HELP)
 PERSON = typer.Option(None, "--person", help=PERSON_HELP)
@@ -163,6 +166,7 @@ def explain(
     favourable: str = FAVOURABLE,
     causal: str = CAUSAL,
     causal_only: str = CAUSAL_ONLY,
+    hunt: str = HUNT,
     n_jobs: int = typer.Option(1, "--n-jobs", help="Processes for --all-refused: from 1 to the machine's cores, or -1 for all of them."),
     as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
 ) -> None:
@@ -176,7 +180,8 @@ def explain(
     dataset_or_saved(dataset, saved)
     settings = None if saved else ExplainerSettings(
         dataset=dataset, split=split, model=reading, favourable=favourable, rules_file=rules, causal_file=causal, causal_only=causal_only, profile=profile,
-        params={"mode": mode, "norm": norm, "candidates": candidates, "root": not squared, "scaling": scaling, "plausible": plausible, "distinct": distinct},
+        params={"mode": mode, "norm": norm, "candidates": candidates, "root": not squared, "scaling": scaling, "plausible": plausible, "distinct": distinct}
+        | ({"hunt": hunt} if hunt is not None else {}),
     )  # fmt: skip
     explainer, data, split_rows = _explainer(ctx, saved, reading, settings, calls)
     if person is not None:

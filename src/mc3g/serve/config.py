@@ -111,6 +111,7 @@ class ExplainerTable(_Table):
     mode: Annotated[str | None, _declared(*_MC3G["mode"])] = None
     norm: Annotated[str | None, _declared(*_MC3G["norm"])] = None
     candidates: Annotated[str | None, _declared(*_MC3G["candidates"])] = None
+    hunt: Annotated[str | dict[str, int | bool] | None, _declared(*_MC3G["hunt"])] = None
     k: Annotated[int | None, _declared(Whole())] = None  # its bounds need [service] max_k: Service checks them
 
 
@@ -211,7 +212,7 @@ def _explainer(table: ExplainerTable, folder: Path) -> tuple[MC3G, str, dict[str
         settings = None if table.saved is not None else ExplainerSettings(
             dataset=table.dataset, split=table.split, model=model, favourable=table.favourable, rules_file=path("rules"), causal_file=path("causal"),
             causal_only=path("causal_only"), profile=table.profile or Profile.PRODUCT,
-            params={key: getattr(table, key) for key in ("mode", "norm", "candidates") if key in given},
+            params={key: getattr(table, key) for key in ("mode", "norm", "candidates", "hunt") if key in given},
         )  # fmt: skip
     except InputError as exc:
         raise InputError(f"[explainer] {exc}") from None
