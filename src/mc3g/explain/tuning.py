@@ -52,12 +52,9 @@ class HuntSettings:
         return replace(DEFAULT, **given)
 
     def priced(self, call_seconds: float, row_seconds: float) -> HuntSettings:
-        """These settings for a model whose rows are dear: while a round of ``ROUND_ROWS`` rows
-        would cost it more than ``ROUND_CALLS`` calls of one row, halve (to 1/128) the rows of
-        the rounds that only split one search in more (sectioning points, a batch of states;
-        floors 16 and 64) and the widest draw, which only a person with no option reaches (down
-        to the last draw's size: none wider).  The draws that decide which options are found
-        (samples, the last draw, the first points) are kept."""
+        """These settings for a model whose rows are dear: while ``ROUND_ROWS`` rows would cost more
+        than ``ROUND_CALLS`` calls of one row, halve (to 1/128) the rows that only split a search in
+        more rounds and the widest draw; the draws that find options are kept (docs/semantics.md)."""
         share = 1.0
         while share > 1 / 128 and share * ROUND_ROWS * row_seconds > ROUND_CALLS * call_seconds:
             share /= 2
