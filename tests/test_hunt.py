@@ -107,3 +107,12 @@ def test_given_settings_tell_answers_apart(loan) -> None:
         MC3G(model, causal, schema=ds.schema, hunt="fast").fit(ds.X_train)
     rules = MC3G(reference("loan").rules, causal, schema=ds.schema).fit(ds.X_train)
     assert rules.explain(refused.iloc[0]).run.hunt is None
+
+
+def test_the_command_line_checks_hunt_where_it_fits_an_explainer() -> None:
+    from typer.testing import CliRunner
+
+    from mc3g.cli import app
+
+    result = CliRunner().invoke(app, ["explain", "loan", "--row", "0", "--hunt", "fast"])
+    assert result.exit_code == 2 and "hunt must be one of 'measured'" in result.output and "Traceback" not in result.output

@@ -98,6 +98,14 @@ def _explain_all(people: People, explainer: Any, results: Any) -> None:
     err.print(f"{len(refused):,} refused rows: {len(refused) - len(todo):,} already done, now {summary}.")
 
 
+def _check_out(out: str | None, overwrite: bool, person: str | None) -> None:
+    """Refuse --overwrite without --out, and --out with --person (an answer there has no row)."""
+    if overwrite and not out:
+        raise InputError("--overwrite starts the --out file afresh: give it with --out")
+    if out and person is not None:
+        raise InputError("--out holds answers by the position of a row (of --input or the test split); --person has none")
+
+
 def _n_jobs(n_jobs: int) -> int:
     """--n-jobs: -1 (every core) or from 1 to the cores this process may use."""
     from ..explain import usable_cores
@@ -172,10 +180,7 @@ def explain(
 ) -> None:
     """The least-effort ways out of a refusal, respecting the causal knowledge."""
     choose(row=row, all_refused=all_refused, person=person, input_path=input_path, saved=saved)
-    if overwrite and not out:
-        raise InputError("--overwrite starts the --out file afresh: give it with --out")
-    if out and person is not None:
-        raise InputError("--out holds answers by the position of a row (of --input or the test split); --person has none")
+    _check_out(out, overwrite, person)
     reading, calls = ModelFile(model, trust_model, trust_types), {"k": k, "n_jobs": _n_jobs(n_jobs)}
     dataset_or_saved(dataset, saved)
     settings = None if saved else ExplainerSettings(
