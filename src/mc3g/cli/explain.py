@@ -185,8 +185,8 @@ def explain(
     dataset_or_saved(dataset, saved)
     settings = None if saved else ExplainerSettings(
         dataset=dataset, split=split, model=reading, favourable=favourable, rules_file=rules, causal_file=causal, causal_only=causal_only, profile=profile,
-        params={"mode": mode, "norm": norm, "candidates": candidates, "root": not squared, "scaling": scaling, "plausible": plausible, "distinct": distinct}
-        | ({"hunt": hunt} if hunt is not None else {}),
+        params={"mode": mode, "norm": norm, "candidates": candidates, "root": not squared, "scaling": scaling, "plausible": plausible, "distinct": distinct,
+                "hunt": hunt},
     )  # fmt: skip
     explainer, data, split_rows = _explainer(ctx, saved, reading, settings, calls)
     if person is not None:

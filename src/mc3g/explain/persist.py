@@ -73,10 +73,8 @@ def save(path: Path, params: Mapping[str, Any], columns: Sequence[str], engine: 
             "tokens": engine.observed.tokens,
         },
         "spreads": engine.spreads,
-        "black_box": _black_box_to_dict(engine.black_box, surrogate, model_file),
+        "black_box": _black_box_to_dict(engine, surrogate, model_file),
     }
-    if document["black_box"] is not None:
-        document["black_box"]["hunt"] = engine.settings.hunt.changed()  # as fitted: hunt="measured" is not measured again
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # written whole, then renamed: never half a document
     try:
         temporary.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
@@ -158,7 +156,8 @@ def _check_model(path: Path, box_doc: Mapping[str, Any], model: Any) -> None:
     )
 
 
-def _black_box_to_dict(box: BlackBox | None, surrogate: Surrogate | None, model_file: str | Path | None) -> dict[str, Any] | None:
+def _black_box_to_dict(engine: Engine, surrogate: Surrogate | None, model_file: str | Path | None) -> dict[str, Any] | None:
+    box = engine.black_box
     if box is None or surrogate is None:
         return None
     file = Path(model_file).resolve() if model_file is not None else None
@@ -173,6 +172,7 @@ def _black_box_to_dict(box: BlackBox | None, surrogate: Surrogate | None, model_
         "fidelity": surrogate.fidelity,
         "n_fit": surrogate.n_fit,
         "n_held_out": surrogate.n_held_out,
+        "hunt": engine.settings.hunt.changed(),  # as fitted: hunt="measured" is not measured again on loading
         **{name: getattr(surrogate, name) for name in _REFINED},
     }
 
