@@ -11,12 +11,13 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 import pandas as pd
 
 from ..exceptions import InputError
+from ..models import ChangedRows
 from .result import Recourse, RunRecord
 from .session import Session
 
@@ -27,7 +28,7 @@ class Explains(Protocol):
 
     def session(self, row: Mapping[str, Any], k: int | None = None, where: str | None = None) -> Session: ...
 
-    def refuses_rows(self, rows: list[dict[str, Any]]) -> list[bool]: ...
+    def refuses_rows(self, rows: Sequence[Mapping[str, Any]]) -> list[bool]: ...
 
     def run_record(self, k: int | None = None) -> RunRecord: ...
 
@@ -48,7 +49,7 @@ def explain_chunk(explainer: Explains, rows: list[dict[str, Any]], k: int, label
             sessions.append(Recourse.failed(row, exc, explainer.run_record(k)))
     while asking := [s for s in sessions if isinstance(s, Session) and s.questions is not None]:
         try:
-            pooled = explainer.refuses_rows([q for s in asking for q in s.questions])  # type: ignore[union-attr]
+            pooled = explainer.refuses_rows(ChangedRows.joined([s.questions for s in asking]))  # type: ignore[misc]
         except Exception:
             pooled = None
         start = 0

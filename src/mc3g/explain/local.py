@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..foldse import FoldSE
-from ..models import typed_frame
+from ..models import ChangedRows, typed_frame
 from ..rules import RuleSet, token
 from ..search import numeric_bounds
 
@@ -90,12 +90,12 @@ def neighbours(
     return out
 
 
-def local_rules(engine: Any, row: Mapping[str, Any], changes: Sequence[Mapping[str, Any]], refusals: Sequence[bool]) -> RuleSet:
+def local_rules(engine: Any, row: Mapping[str, Any], changes: Sequence[tuple[tuple[str, Any], ...]], refusals: Sequence[bool]) -> RuleSet:
     """FOLD-SE rules of the model's refusal learned from rows around the person (``changes``
     applied to ``row``) and the model's verdicts on them (no tail cut: near one person every
-    exception the model makes matters)."""
+    exception the model makes matters).  Each of ``changes`` is pairs of a feature and its value."""
     box = engine.black_box
-    frame = typed_frame([{**row, **c} for c in changes], box.dtypes)
+    frame = typed_frame(ChangedRows.around(row, changes), box.dtypes)
     other = next(label for label in box.labels if label != engine.unfavourable)
     labels = np.array([engine.unfavourable if r else other for r in refusals], dtype=object)
     numeric = [f.name for f in engine.schema.features if f.is_numeric and f.name in frame.columns]

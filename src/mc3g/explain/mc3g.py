@@ -9,7 +9,7 @@ driver that asks the model itself (a batch, a service, a cluster worker).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from os import PathLike
 from pathlib import Path
@@ -326,7 +326,7 @@ class MC3G(BaseEstimator):
         values, where = person(row)
         return what_if(self._engine(), values, changes, where)
 
-    def refuses_rows(self, rows: list[dict[str, Any]]) -> list[bool]:
+    def refuses_rows(self, rows: Sequence[Mapping[str, Any]]) -> list[bool]:
         """Whether the model refuses each row: one ``predict`` call for a black box, the decision
         rules otherwise."""
         engine = self._engine()

@@ -44,9 +44,9 @@ class Session:
     def __init__(self, engine: Engine, row: Mapping[str, Any], k: int, where: str = "the row") -> None:
         self.row = dict(row)
         self.k = k
-        self.questions: list[Row] | None = None
+        self.questions: Sequence[Row] | None = None
         self.result: Recourse | None = None
-        self.judged: list[tuple[Row, bool]] = []  # every row the model judged, and whether it refused it
+        self._rounds: list[tuple[Sequence[Row], list[bool]]] = []  # :attr:`judged`, a round at a time
         self.problem: Problem | None = None  # the last problem searched: its rules and candidate values
         self.outside: tuple[Problem, ...] = ()  # a black box's: where the rows the model accepted outside the search are priced
         self._record = engine.record(k)
@@ -57,6 +57,11 @@ class Session:
     def done(self) -> bool:
         return self.result is not None
 
+    @property
+    def judged(self) -> list[tuple[Row, bool]]:
+        """Every row the model judged, and whether it refused it (each row built only here)."""
+        return [pair for rows, verdicts in self._rounds for pair in zip(rows, verdicts)]
+
     def answer(self, refusals: Sequence[bool]) -> None:
         """Whether the model refuses each row of :attr:`questions`, in order."""
         if self.questions is None:
@@ -64,7 +69,7 @@ class Session:
         if len(refusals) != len(self.questions):
             raise BlackBoxError(f"{len(refusals)} verdict(s) for {len(self.questions)} question(s); the model must judge every row")
         verdicts = [bool(r) for r in refusals]
-        self.judged += zip(self.questions, verdicts)
+        self._rounds.append((self.questions, verdicts))
         self._advance(verdicts)
 
     def fail(self, error: Exception) -> None:
@@ -73,7 +78,7 @@ class Session:
         self.questions = None
         self.result = Recourse.failed(self.row, error, self._record)
 
-    def run(self, judge: Callable[[list[Row]], Sequence[bool]]) -> Recourse:
+    def run(self, judge: Callable[[Sequence[Row]], Sequence[bool]]) -> Recourse:
         """Answer every question with ``judge`` (rows -> refusals) and return the result."""
         while self.questions is not None:
             self.answer(judge(self.questions))
@@ -94,7 +99,7 @@ class _Clock:
         self._spent = 0.0
         self._since = time.perf_counter()
 
-    def away(self, rows: list[Row]) -> Generator[list[Row], list[bool], list[bool]]:
+    def away(self, rows: Sequence[Row]) -> Generator[Sequence[Row], list[bool], list[bool]]:
         self._spent += time.perf_counter() - self._since
         refusals = yield rows
         self._since = time.perf_counter()

@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from ..models import ChangedRows
 from ..search import Consequences
 
 Row = dict[str, Any]
-Asking = Generator[list[Row], list[bool], Any]
+Asking = Generator[Sequence[Row], list[bool], Any]
 
 
 class Verdicts:
@@ -75,17 +76,22 @@ class Verdicts:
         given = tuple(changes.items())
         known = self._keys.get(given)
         if known is None:
-            known = self._keys[given] = self._key(changes)
+            known = self._keys[given] = self._key(given)
         return known
 
-    def _key(self, changes: Mapping[str, Any]) -> tuple:
+    def _key(self, given: tuple) -> tuple:
         row = self.row
-        made = {n: v for n, v in changes.items() if v != row[n]}
-        reached = self.consequences(made) if made and self.consequences is not None else made
-        items = list(reached.items())
-        if len(items) > 1:  # most rows asked change one feature: no sort (keys are read often)
-            items.sort()
-        key = tuple(items)
+        made = [item for item in given if item[1] != row[item[0]]]
+        if made and self.consequences is not None and not self.consequences.forcing.isdisjoint(name for name, _ in made):
+            return self._forced(dict(made))
+        if len(made) > 1:  # most rows asked change one feature: no sort (keys are read often)
+            made.sort()
+        return tuple(made)
+
+    def _forced(self, made: dict[str, Any]) -> tuple:
+        """The key of a row whose changes force more, the fewest changes seen to reach it kept."""
+        reached = self.consequences.force(made)  # type: ignore[union-attr]
+        key = tuple(sorted(reached.items()))
         if len(reached) > len(made) and len(made) < len(self._made.get(key, reached)):
             self._made[key] = made
             self._made_sets.pop(key, None)
@@ -141,7 +147,7 @@ class Verdicts:
         if new:
             self.asked += len(new)
             self.by_phase[self.phase] = self.by_phase.get(self.phase, 0) + 1
-            refusals = yield from self.away([{**self.row, **dict(k)} for k in new])
+            refusals = yield from self.away(ChangedRows.around(self.row, new))
             self._accepted.update(zip(new, (not refused for refused in refusals)))
             held = set(later).difference(keys, extra)
             self._ahead.update(k for k in new if k in held)
@@ -185,8 +191,8 @@ class Verdicts:
         its place once the search sees it."""
         return self._shown[start:]
 
-    def labelled(self) -> tuple[list[dict[str, Any]], list[bool]]:
-        """Every row judged (as its changes) and whether the model refused it, but those asked
-        along: the points of one feature's sections would weigh rules learned from them."""
+    def labelled(self) -> tuple[list[tuple], list[bool]]:
+        """Every row judged (as its changes, a key) and whether the model refused it, but those
+        asked along: the points of one feature's sections would weigh rules learned from them."""
         rows = [(k, v) for k, v in self._accepted.items() if k not in self._along and k not in self._ahead]
-        return [dict(k) for k, _ in rows], [not v for _, v in rows]
+        return [k for k, _ in rows], [not v for _, v in rows]

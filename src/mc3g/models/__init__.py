@@ -5,13 +5,14 @@
   service say it; :class:`OnnxModel`: an ONNX graph as a classifier; :func:`model_source`: the
   file and SHA-256 of the bytes a model was read from.
 - :class:`BlackBox`: the one place mc3g calls a model's ``predict``, and checks the answer;
-  :func:`typed_frame`: rows built as the model saw its training data; :func:`label_text`: a
-  label as text, however the model typed it.
+  :class:`ChangedRows`: rows that are a base row with a few changes each; :func:`typed_frame`:
+  rows built as the model saw its training data; :func:`label_text`: a label as text, however
+  the model typed it.
 
 Importing this package loads neither skops nor ONNX Runtime: reading such a file does.
 """
 
-from .blackbox import BlackBox, label_text, typed_frame
+from .blackbox import BlackBox, ChangedRows, label_text, typed_frame
 from .files import ModelFile, ModelSource, OnnxModel, load_model, model_source
 
-__all__ = ["BlackBox", "ModelFile", "ModelSource", "OnnxModel", "label_text", "load_model", "model_source", "typed_frame"]
+__all__ = ["BlackBox", "ChangedRows", "ModelFile", "ModelSource", "OnnxModel", "label_text", "load_model", "model_source", "typed_frame"]

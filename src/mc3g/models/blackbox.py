@@ -11,7 +11,7 @@ model that fails or answers something else raises :class:`~mc3g.exceptions.Black
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
@@ -101,7 +101,7 @@ class BlackBox:
     # -- rows as the model knows them ----------------------------------------------------------
     def frame(self, rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
         """Rows as the model saw its data: its columns, in its order, with its dtypes."""
-        for row in rows:
+        for row in rows.bases() if isinstance(rows, ChangedRows) else rows:
             if row.keys() != self._names:
                 self.check_columns(row)
         return typed_frame(rows, self.dtypes)
@@ -116,16 +116,74 @@ class BlackBox:
             )
 
 
+class ChangedRows(Sequence[dict[str, Any]]):
+    """Rows that are each a base row with a few changes (pairs of a column and its new value):
+    how a search asks about thousands of rows around one person.  A frame of them is built
+    column by column from the bases and the changes, no row built as a mapping of every column
+    (:func:`typed_frame`); several people's rows ask together once :meth:`joined`."""
+
+    def __init__(self, parts: Iterable[tuple[Mapping[str, Any], Sequence[Iterable[tuple[str, Any]]]]]) -> None:
+        self.parts = [(base, changes) for base, changes in parts]
+
+    @classmethod
+    def around(cls, base: Mapping[str, Any], changes: Sequence[Iterable[tuple[str, Any]]]) -> ChangedRows:
+        return cls([(base, changes)])
+
+    @staticmethod
+    def joined(parts: Sequence[Sequence[Mapping[str, Any]]]) -> Sequence[Mapping[str, Any]]:
+        """The rows of ``parts``, in order: changed rows stay so, other rows become a list."""
+        if all(isinstance(part, ChangedRows) for part in parts):
+            return ChangedRows(p for part in parts for p in part.parts)  # type: ignore[attr-defined]
+        return [row for part in parts for row in part]
+
+    def bases(self) -> list[Mapping[str, Any]]:
+        return [base for base, changes in self.parts if changes]
+
+    def columns(self, names: Sequence[str]) -> list[list[Any]]:
+        """Each of ``names``' values down the rows (NaN where a base lacks it)."""
+        out: list[list[Any]] = [[] for _ in names]
+        for base, changes in self.parts:
+            columns = {name: [base.get(name, np.nan)] * len(changes) for name in names}
+            for i, change in enumerate(changes):
+                for name, value in change:
+                    if name not in columns:
+                        raise InputError(f"the row does not match the columns the model was fitted on: unknown ['{name}']")
+                    columns[name][i] = value
+            for column, name in zip(out, names):
+                column += columns[name]
+        return out
+
+    def __len__(self) -> int:
+        return sum(len(changes) for _, changes in self.parts)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return ({**base, **dict(change)} for base, changes in self.parts for change in changes)
+
+    def __getitem__(self, index: Any) -> Any:
+        """A row, or a list of rows for a slice (read rarely: a frame reads the rows by column)."""
+        if isinstance(index, slice):
+            return list(self)[index]
+        position = index + len(self) if index < 0 else index
+        for base, changes in self.parts:
+            if 0 <= position < len(changes):
+                return {**base, **dict(changes[position])}
+            position -= len(changes)
+        raise IndexError("row index out of range")
+
+
 def typed_frame(rows: Sequence[Mapping[str, Any]] | Sequence[Sequence[Any]], dtypes: Mapping[str, Any]) -> pd.DataFrame:
     """Rows (mappings, or lists in column order) as a frame of the training columns, each column
     built with its training dtype where its values fit (otherwise the values stay as they are, and
     the model decides what to make of them).  Built column by column: the model is asked often,
     and a frame of records cast afterwards costs more than the model's own ``predict``."""
     names = list(dtypes)
-    rows = list(rows)
-    if rows and isinstance(rows[0], Mapping):
-        rows = _records(rows, names)  # type: ignore[arg-type]
-    values = [list(column) for column in zip(*rows)] if rows else [[] for _ in names]
+    if isinstance(rows, ChangedRows):
+        values = rows.columns(names)
+    else:
+        rows = list(rows)
+        if rows and isinstance(rows[0], Mapping):
+            rows = _records(rows, names)  # type: ignore[arg-type]
+        values = [list(column) for column in zip(*rows)] if rows else [[] for _ in names]
     return pd.DataFrame({c: _column(v, dtypes[c]) for c, v in zip(names, values)}, columns=names)
 
 
