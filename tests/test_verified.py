@@ -38,16 +38,17 @@ def _model(tx: int, ty: int, cc: str, band: bool):
     return model
 
 
-def _brute_force(session, model, k: int, distinct: bool) -> list[float]:
+def _brute_force(session, judged, model, k: int, distinct: bool) -> list[float]:
     """The costs of the k least-cost states the model accepts (distinct action sets when
     ``distinct``) among every state of the session's last problem and every row the model was
-    seen to accept, priced where the session priced them."""
+    seen to accept (``judged``: each row asked, and whether the model refused it), priced where
+    the session priced them."""
     pool = []
     problem = session.problem
     for state in itertools.product(*(range(len(f.values)) for f in problem.space.features)):
         if (a := problem.assess(tuple(state))) is not None:
             pool.append((a, {**session.row, **problem.describe(a.state)}))
-    for row, refused in session.judged:
+    for row, refused in judged:
         for outside in session.outside:
             try:
                 state = tuple(outside.space[n].index(row[n]) for n in outside.names)
@@ -148,8 +149,14 @@ def test_the_answer_is_the_k_cheapest_states_the_model_accepts_of_those_searched
     if refused.empty:
         return
     person = refused.iloc[pick % len(refused)]
-    session = explainer.session(person)
-    answer = session.run(explainer.refuses_rows)
+    session, judged = explainer.session(person), []
+
+    def asked(rows):  # every row the model judged, and whether it refused it
+        refusals = explainer.refuses_rows(rows)
+        judged.extend(zip(rows, refusals))
+        return refusals
+
+    answer = session.run(asked)
     event(f"rules {answer.run.rules}, stopped {answer.run.stopped}")
     event(f"knowledge: {'none' if causal is None else 'a constraint' if causal.rules[0].constraint else 'a cause rule'}")
     assert answer.status in ("refused", "no_counterfactual")
@@ -157,7 +164,7 @@ def test_the_answer_is_the_k_cheapest_states_the_model_accepts_of_those_searched
     assert (model(frame) == "yes").all()
     assert [cf.cost for cf in answer] == sorted(cf.cost for cf in answer)
     assert answer.run.stopped in ("found", "exhausted")  # the budget is far: the search went to its end
-    assert [cf.cost for cf in answer] == pytest.approx(_brute_force(session, model, k, distinct))
+    assert [cf.cost for cf in answer] == pytest.approx(_brute_force(session, judged, model, k, distinct))
     singles = _single_changes(explainer, model, person.to_dict(), distinct)[:k]
     assert len(answer) >= len(singles)
     assert all(cf.cost <= cost + 1e-9 for cf, cost in zip(answer, singles))

@@ -38,6 +38,7 @@ class Accepted:
         self._priced: dict[tuple, tuple[Problem, Assessment] | None] = {}  # by their changes
         self._units: dict[str, tuple[float, float, float | None]] = {}  # by feature (:meth:`_unit`)
         self._order: list[tuple[float, tuple]] = []  # those rows, ranked, each after its L1 (:meth:`_ranked`)
+        self._keys: dict[tuple[int, tuple], tuple[Problem, tuple]] = {}  # by problem and state: :meth:`_key_of`
 
     def priced(self) -> list[tuple[Problem, Assessment]]:
         """The rows the model accepted that the knowledge allows, priced: the ``kept`` cheapest
@@ -116,10 +117,17 @@ class Accepted:
         options = ActionSets() if self.distinct else None
         chosen: dict[tuple, tuple[Problem, Assessment]] = {}
         for _, _, _, problem, a in pool:
-            key = self.verdicts.key(problem.changes(a.state))
+            key = self._key_of(problem, a)
             if len(chosen) < self.k and key not in chosen and (options is None or options.admit(a)):
                 chosen[key] = (problem, a)
         return list(chosen.values())
+
+    def _key_of(self, problem: Problem, a: Assessment) -> tuple:
+        """The row of state ``a`` as the verdicts know it, kept: the pool is chosen from often."""
+        seen = self._keys.get((id(problem), a.state))
+        if seen is None or seen[0] is not problem:  # a problem gone and its id taken again
+            seen = self._keys[(id(problem), a.state)] = (problem, self.verdicts.key(problem.changes(a.state)))
+        return seen[1]
 
     def _rough_of(self, key: tuple) -> float:
         """A row's L1 (numbers in spreads, categories 1, weighted) by its changes (``key``):

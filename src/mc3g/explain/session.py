@@ -46,7 +46,6 @@ class Session:
         self.k = k
         self.questions: Sequence[Row] | None = None
         self.result: Recourse | None = None
-        self._rounds: list[tuple[Sequence[Row], list[bool]]] = []  # :attr:`judged`, a round at a time
         self.problem: Problem | None = None  # the last problem searched: its rules and candidate values
         self.outside: tuple[Problem, ...] = ()  # a black box's: where the rows the model accepted outside the search are priced
         self._record = engine.record(k)
@@ -57,20 +56,13 @@ class Session:
     def done(self) -> bool:
         return self.result is not None
 
-    @property
-    def judged(self) -> list[tuple[Row, bool]]:
-        """Every row the model judged, and whether it refused it (each row built only here)."""
-        return [pair for rows, verdicts in self._rounds for pair in zip(rows, verdicts)]
-
     def answer(self, refusals: Sequence[bool]) -> None:
         """Whether the model refuses each row of :attr:`questions`, in order."""
         if self.questions is None:
             raise InputError("this session has no question open: it is done")
         if len(refusals) != len(self.questions):
             raise BlackBoxError(f"{len(refusals)} verdict(s) for {len(self.questions)} question(s); the model must judge every row")
-        verdicts = [bool(r) for r in refusals]
-        self._rounds.append((self.questions, verdicts))
-        self._advance(verdicts)
+        self._advance([bool(r) for r in refusals])
 
     def fail(self, error: Exception) -> None:
         """End the session with an ``error`` answer (the model could not judge its rows)."""

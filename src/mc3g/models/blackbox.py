@@ -55,7 +55,7 @@ class BlackBox:
             raw = self._predict(frame)
         except Exception as exc:  # the model is the user's code: report what it said
             raise BlackBoxError(f"the model's predict failed on {len(frame)} row(s): {said(exc)}") from exc
-        answer = np.asarray(raw, dtype=object)
+        answer = raw if isinstance(raw, np.ndarray) and raw.dtype.kind in "biufUS" else np.asarray(raw, dtype=object)
         if answer.ndim == 2 and answer.shape[1] == 1:
             answer = answer[:, 0]
         if answer.ndim != 1:
@@ -68,7 +68,7 @@ class BlackBox:
         missing = np.flatnonzero(pd.isna(answer))
         if len(missing):
             raise BlackBoxError(f"the model's predict returned no label (NaN or None) for {len(missing)} row(s), the first at position {missing[0]}")
-        labels = np.array([label_text(v) for v in answer], dtype=object)
+        labels = _texts(answer)
         if self.labels is not None:
             unknown = sorted(set(labels) - set(self.labels))
             if unknown:
@@ -83,7 +83,7 @@ class BlackBox:
             raise InputError("the black box does not know which label is unfavourable yet: fit the explainer first")
         if not rows:
             return []
-        return [label == self.unfavourable for label in self.labels_of(self.frame(rows))]
+        return (self.labels_of(self.frame(rows)) == self.unfavourable).tolist()
 
     def cost(self, X: pd.DataFrame, rows: int = 512, repeats: int = 3) -> tuple[float, float]:
         """What the model charges, timed on ``X``'s first rows (taken again where it has fewer):
@@ -225,6 +225,15 @@ def _untokened(value: Any, kind: str) -> Any:
         return float(value)
     except ValueError:
         return value
+
+
+def _texts(labels: np.ndarray) -> np.ndarray:
+    """Each label as text (:func:`label_text`), found once for each distinct label of a typed
+    array (thousands of rows, a few labels); row by row for an array of Python objects."""
+    if labels.dtype.kind == "O":
+        return np.array([label_text(v) for v in labels], dtype=object)
+    distinct, at = np.unique(labels, return_inverse=True)
+    return np.array([label_text(v) for v in distinct], dtype=object)[at.reshape(-1)]
 
 
 def label_text(value: Any) -> str:
