@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mc3g.explain.boundary import Segment, fewest, rounds
-from mc3g.explain.tuning import DEFAULT
+from mc3g.engine.tuning import DEFAULT
+from mc3g.hunt.boundary import Segment, fewest, rounds
 
 FIRST, SECTION = DEFAULT.first_points, DEFAULT.section_points
 

@@ -18,8 +18,8 @@ from sklearn.tree import DecisionTreeClassifier
 
 from mc3g import MC3G
 from mc3g.datasets import load
+from mc3g.engine.tuning import DEFAULT, HuntSettings
 from mc3g.exceptions import InputError, ResultsFileError
-from mc3g.explain.tuning import DEFAULT, HuntSettings
 from mc3g.models import BlackBox
 from mc3g.records import batch_settings, check_settings
 from mc3g.reference import reference

@@ -17,7 +17,7 @@ from mc3g import MC3G
 from mc3g.causal import CausalModel, CausalRule
 from mc3g.explain import ASKING
 from mc3g.explain.batch import chunks
-from mc3g.explain.local import neighbours, rng_for
+from mc3g.hunt.local import neighbours, rng_for
 from mc3g.rules import Literal
 from mc3g.search import ActionSets
 
@@ -260,7 +260,7 @@ def test_a_person_the_search_leaves_short_gets_a_last_draw_around_them() -> None
 def test_the_merge_keeps_a_few_rows_of_each_set_of_actions() -> None:
     """Under distinct, near-copies of one option must not crowd the other sets out of the rows
     priced for the merge."""
-    from mc3g.explain.accepted import few_of_each_set
+    from mc3g.hunt.accepted import few_of_each_set
 
     rows = [(("x", i),) for i in range(6)] + [(("x", 1), ("y", 2)), (("y", 3),)]
     assert list(few_of_each_set(rows, 4, lambda row: frozenset(n for n, _ in row))) == rows[:4] + rows[6:]
@@ -272,7 +272,7 @@ def test_near_copies_leave_room_for_other_sets_among_the_rows_priced_distinct_or
     rows priced (``kept``), so y was never priced: a row whose price is lower than its rough L1
     (a change the knowledge lets follow from another, asked with both) was lost that way.  At
     most ``per_set`` (and K) of one set are priced now, distinct or not."""
-    from mc3g.explain.tuning import DEFAULT
+    from mc3g.engine.tuning import DEFAULT
 
     model = lambda f: np.where((f["x"] < 333) & (f["y"] < 5), "no", "yes")  # noqa: E731
     engine, hunts = _xy_hunts(model, distinct=False)
@@ -340,7 +340,7 @@ def test_a_numbers_moves_are_the_training_values_its_bounds_allow_but_its_own(x,
     """A person's numbers move to the training values within their bounds, their own left out, as
     plain numbers in order: the slice of the values turned once that reading every value with
     its bounds would give."""
-    from mc3g.explain.local import moves
+    from mc3g.hunt.local import moves
     from mc3g.search import numeric_bounds
     from mc3g.values import plains
 
@@ -361,8 +361,8 @@ def test_every_row_drawn_around_a_person_changes_the_features_their_answer_must_
     """Where c must change, every row drawn around the person changes it too (a row that leaves
     it can be no option), from the same generator arrays: a row that changed c already is the
     row it was, and the others gain c's value of that row.  The search's draws take them."""
-    from mc3g.explain.hunt import Hunt
-    from mc3g.explain.verdicts import Verdicts
+    from mc3g.hunt.hunt import Hunt
+    from mc3g.hunt.verdicts import Verdicts
 
     causal = CausalModel(features={"c": {"must_change": True}})
     engine = MC3G(_model(12, 6, "b", False), causal, desired_class="yes", refine=0).fit(TRAIN).engine_
@@ -525,8 +525,8 @@ def _xy_hunts(model, **params):
     """An explainer of ``model`` (with ``params``) fitted on x in multiples of 50 and y from 0 to
     9, its engine, and a maker of a fresh hunt for the person (0, 3), each question driven by the
     caller."""
-    from mc3g.explain.hunt import Hunt
-    from mc3g.explain.verdicts import Verdicts
+    from mc3g.hunt.hunt import Hunt
+    from mc3g.hunt.verdicts import Verdicts
 
     train = pd.DataFrame({"x": np.arange(0, 1001, 50).repeat(10), "y": np.tile(np.arange(10), 21)})
     engine = MC3G(model, desired_class="yes", k=1, refine=0, **params).fit(train).engine_
@@ -548,7 +548,7 @@ def test_each_phase_runs_alone_and_returns_a_new_outcome() -> None:
     value); sharpening that outcome alone finds the model's boundary, 333 (the merge prices it;
     with ``search_boundaries``, the search again over it finds it, in a new outcome, the old one
     as it was); the last draw has nothing to do; the merge alone prices the answer."""
-    from mc3g.explain.phases import FirstQuestion, LastDraw, Merge, Sharpen, ToTheBudget
+    from mc3g.hunt.phases import FirstQuestion, LastDraw, Merge, Sharpen, ToTheBudget
 
     model = lambda f: np.where((f["x"] < 333) | (f["y"] < 5), "no", "yes")  # noqa: E731
     engine, hunt = _xy_hunts(model)
@@ -576,8 +576,8 @@ def test_the_rows_asked_ahead_are_seen_before_the_options_are_sectioned() -> Non
     before the options are sectioned (the options they hold bound the sectioning, their steps ride
     with it), not only at the merge; the rows local rules learn from are the start of the last
     draw, drawn once for the person."""
-    from mc3g.explain.local import neighbours, rng_for
-    from mc3g.explain.phases import FirstQuestion, GlobalRules, Sharpen
+    from mc3g.hunt.local import neighbours, rng_for
+    from mc3g.hunt.phases import FirstQuestion, GlobalRules, Sharpen
 
     model = lambda f: np.where((f["x"] < 333) | (f["y"] < 5), "no", "yes")  # noqa: E731
     engine, hunts = _xy_hunts(model)
@@ -615,7 +615,7 @@ def test_a_row_accepted_is_priced_from_its_changes_as_from_its_whole_row() -> No
     """Pricing looks up only the values a row changes, starting from the person's own state: the
     same state as looking up every value of the whole row, and None where a changed value is no
     candidate."""
-    from mc3g.explain.accepted import _moved, _state
+    from mc3g.hunt.accepted import _moved, _state
 
     model = lambda f: np.where(f["x"] >= 300, "yes", "no")  # noqa: E731
     engine, _ = _xy_hunts(model)
@@ -632,8 +632,8 @@ def test_a_row_accepted_is_priced_from_its_changes_as_from_its_whole_row() -> No
 def test_a_row_accepted_that_leaves_a_feature_that_must_change_is_no_option_and_not_priced() -> None:
     """Where y must change, a row the model accepts that leaves y is no option: it is not priced
     (no problem is built for it), and a row that changes y is priced as before."""
-    from mc3g.explain.accepted import Accepted
-    from mc3g.explain.verdicts import Verdicts
+    from mc3g.hunt.accepted import Accepted
+    from mc3g.hunt.verdicts import Verdicts
 
     train = pd.DataFrame({"x": np.arange(0, 1001, 50).repeat(10), "y": np.tile(np.arange(10), 21)})
     model = lambda f: np.where(f["x"] >= 300, "yes", "no")  # noqa: E731
@@ -665,8 +665,8 @@ def test_every_search_asks_its_first_batches_in_its_first_call() -> None:
     same states shown, the same answer, fewer calls (three, not four: batches of 32, 64 and 128
     past the first call's).  The model moved after fitting (x >= 600 and y >= 7 where the rules
     learned 333 and 5), so the answer lies 230 states down the cost order."""
-    from mc3g.explain.verdicts import Verdicts
-    from mc3g.explain.verified import verified
+    from mc3g.hunt.verdicts import Verdicts
+    from mc3g.hunt.verified import verified
     from mc3g.search import StateStream
 
     train = pd.DataFrame({"x": np.arange(0, 1001, 50).repeat(10), "y": np.tile(np.arange(10), 21)})
@@ -697,7 +697,7 @@ def test_a_search_s_states_read_ahead_are_never_released() -> None:
     """Rows asked ahead as a search's states read ahead (``spare``) are seen when a search
     reaches them, never released at the end like the rows drawn ahead: reading ahead changes
     which call carries a state, not which rows the merge prices."""
-    from mc3g.explain.verdicts import Verdicts
+    from mc3g.hunt.verdicts import Verdicts
 
     person = {"x": 0, "y": 0}
 
@@ -716,7 +716,7 @@ def test_a_search_s_states_read_ahead_are_never_released() -> None:
 def test_a_rows_changes_made_are_the_fewest_that_reach_it_when_kept_for_the_ranking() -> None:
     """The features a row's changes make (kept: the rows accepted are grouped by them at every
     pricing) follow the fewest changes asked that reach the row, when fewer reach it later."""
-    from mc3g.explain.verdicts import Verdicts
+    from mc3g.hunt.verdicts import Verdicts
     from mc3g.search import Consequences
 
     verdicts = Verdicts({"x": 0, "y": 0}, None, Consequences(lambda changes: {**changes, "y": 1}, frozenset({"x"})))  # x forces y = 1
@@ -729,7 +729,7 @@ def test_a_rows_changes_made_are_the_fewest_that_reach_it_when_kept_for_the_rank
 def test_rows_asked_ahead_are_seen_only_when_the_search_asks_them() -> None:
     """A row asked ahead goes in the same call, but counts as judged, is accepted and labelled
     only once the search asks about it, in a call of no rows."""
-    from mc3g.explain.verdicts import Verdicts
+    from mc3g.hunt.verdicts import Verdicts
 
     person = {"x": 0, "y": 0}
 
@@ -812,9 +812,9 @@ def test_a_single_change_takes_what_the_model_said_on_its_line() -> None:
     has points to judge around its boundary; an option on its line had every point from 28,990
     to 29,010 judged, so the boundary is known and the single change asks nothing more (it took
     a call of its own: adult's logistic regression under `paper`, 7 of 30 people)."""
-    from mc3g.explain.boundary import scan
-    from mc3g.explain.hunt import Hunt
-    from mc3g.explain.verdicts import Verdicts
+    from mc3g.hunt.boundary import scan
+    from mc3g.hunt.hunt import Hunt
+    from mc3g.hunt.verdicts import Verdicts
 
     train, _ = _wide_x()
     model = lambda f: np.where(f["x"] >= 29_000, "yes", "no")  # noqa: E731
@@ -841,7 +841,7 @@ def test_a_segment_whose_nearest_point_left_costs_more_than_the_k_th_option_hold
     in x but much in y, more than the K-th option known, so no point of it can be an option and
     the sharpening asks none (:meth:`Hunt.beyond`).  A change of y that a causal rule may set
     could cost nothing, and does not count."""
-    from mc3g.explain.boundary import Segment
+    from mc3g.hunt.boundary import Segment
 
     model = lambda f: np.where((f["x"] < 333) | (f["y"] < 5), "no", "yes")  # noqa: E731
     _, hunts = _xy_hunts(model)

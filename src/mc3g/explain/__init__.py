@@ -21,12 +21,12 @@ The model itself, read from a file and asked about rows, is :mod:`mc3g.models`; 
 results file is :mod:`mc3g.records`; MC3G beside the baselines, :mod:`mc3g.methods`.
 """
 
+from ..engine import Engine, SearchSettings
+from ..hunt import ASKING
 from .batch import PeopleBar, explain_chunk, usable_cores
 from .changes import CausedChange, DirectAction, Shown
 from .check import forbidden_in, violations
-from .engine import Engine, SearchSettings
 from .mc3g import MC3G
-from .phases import ASKING
 from .result import ERROR, NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, TIMINGS, Counterfactual, Recourse, RunRecord
 from .session import Session
 from .surrogate import Surrogate, build_surrogate

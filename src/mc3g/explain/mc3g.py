@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from ..causal import CausalModel
+from ..engine import MEASURED, Engine, HuntSettings, K, SearchSettings, checked_k, person
 from ..exceptions import InputError, listed
 from ..foldse import FoldSE
 from ..models import BlackBox, label_text
@@ -31,13 +32,11 @@ from ..schema import Schema
 from ..search import Problem, Program
 from . import persist
 from .batch import explain_rows
-from .engine import Engine, K, SearchSettings, checked_k, person
 from .metadata import check_frame, covering, schema_of_rules, unfavourable_class, with_data_bounds, with_dice_settings
 from .refine import refine
 from .result import Recourse, RunRecord
 from .session import Session
 from .surrogate import Surrogate, build_surrogate
-from .tuning import MEASURED, HuntSettings
 from .whatif import WhatIf, what_if
 
 
@@ -76,7 +75,7 @@ class MC3G(BaseEstimator):
         (see :mod:`mc3g.explain.refine`); 0 keeps the rules first learned.
     local : where a black box's surrogate does not refuse a refused person, or the model keeps
         rejecting what it lets through, learn rules from rows around the person (see
-        :mod:`mc3g.explain.hunt`).
+        :mod:`mc3g.hunt.hunt`).
     profile : ``"product"`` (advice for an applicant: the schema's immutable and one-way features,
         and the product's settings for a shipped data set, hold whatever the causal knowledge
         says (it may add protections, not lift them), decision rules must describe the schema's
@@ -88,7 +87,7 @@ class MC3G(BaseEstimator):
         :class:`~mc3g.search.ActionSets`); ``False``: the K cheapest states; ``None``: as the
         profile says.
     hunt : how far a black box's search goes and how many rows a round asks: None (the defaults),
-        a mapping of :class:`~mc3g.explain.tuning.HuntSettings`' fields, or ``"measured"``: the
+        a mapping of :class:`~mc3g.engine.tuning.HuntSettings`' fields, or ``"measured"``: the
         defaults with fewer rows a round where ``fit`` times the model's rows as dear (kept in
         ``hunt_`` and saved; they depend on the machine).
     n_jobs : processes for explaining a DataFrame of people (-1 or below: every core).
@@ -347,7 +346,7 @@ class MC3G(BaseEstimator):
 
     def run_record(self, k: int | None = None) -> RunRecord:
         """The settings part of an answer's run record (what every answer with ``k`` shares)."""
-        return self._engine().record(self._k(k))
+        return RunRecord.of(self._engine(), self._k(k))
 
     def _k(self, k: int | None) -> int:
         name, chosen = ("k", k) if k is not None else ("total_CFs", self.total_CFs) if self.total_CFs is not None else ("k", self.k)

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..causal import CausalModel, CausalRule, Constraint
+from ..engine import Engine, HuntSettings, SearchSettings
 from ..exceptions import InputError, ModelFileError, said
 from ..models import BlackBox, model_source
 from ..params import Constraints, validate
@@ -35,9 +36,7 @@ from ..rules import Literal, RuleSet
 from ..schema import Feature, Schema
 from ..search import Observed
 from ..serialization import check_header, header
-from .engine import Engine, SearchSettings
 from .surrogate import Surrogate
-from .tuning import HuntSettings
 
 JSON_FORMAT = "mc3g.explainer"
 JSON_VERSION = 1

@@ -4,7 +4,7 @@ MC3G's surrogate (Dasgupta et al., NeSy 2025, ``extract_logic``) is learned once
 predictions on the training rows.  Where it is wrong near the people the model refuses, the
 search pays: each state the rules let through and the model rejects is judged in vain, and a state
 the rules wrongly refuse is never tried.  Refinement looks where the search will look: it draws
-rows around the refused training rows (:func:`~mc3g.explain.local.neighbours`), has the model
+rows around the refused training rows (:func:`~mc3g.hunt.local.neighbours`), has the model
 judge them in one call, and the rows the rules judge otherwise are counterexamples.  FOLD-SE
 learns again from the training rows and every row drawn so far, labelled by the model; a round is
 kept only when the new rules agree better with the model around refused people no round learned
@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..engine import Engine
+from ..hunt import neighbours
 from ..models import typed_frame
-from .engine import Engine
-from .local import neighbours
 from .surrogate import Surrogate, split
 
 PROBES = 400  # refused training rows drawn around per round

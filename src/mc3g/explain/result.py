@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..engine import Engine
 from ..rules import Rule
 from ..serialization import check_header, header
 from ..values import plain
@@ -86,7 +87,7 @@ class RunRecord:
     force: feature -> its settings that restrict advice (immutable, consequence-only, direction,
     max-change, targets; see :data:`~mc3g.protections.PROTECTIONS`), so a reader sees what held
     (``None`` in answers saved before it was recorded); ``hunt``, for a black box, the settings
-    of its search that differ from the defaults (:class:`~mc3g.explain.tuning.HuntSettings`;
+    of its search that differ from the defaults (:class:`~mc3g.engine.tuning.HuntSettings`;
     ``{}`` for none), so answers made with other draws or rounds are told apart.
     ``scheme`` is the candidate scheme (``exact`` or the authors' ``data``); ``n_regions`` and
     ``n_candidates`` describe the candidate space searched; for a black box, ``fidelity`` is its
@@ -96,7 +97,7 @@ class RunRecord:
     held, every row counted, and ``wider_draws`` the draws made again, wider, because the model
     had accepted no row the knowledge allows; ``rounds_by_phase`` the rounds each part of the search
     asked (``first question``, ``global rules``, ``local rules``, ``to the budget``, ``sharpen``,
-    ``last draw``, ``merge``, ``steps``: :mod:`~mc3g.explain.phases`), so every round past the
+    ``last draw``, ``merge``, ``steps``: :mod:`~mc3g.hunt.phases`), so every round past the
     common two says why it was needed, and ``seconds_by_phase`` the search's own time in each of
     those parts (the model's calls left out; with ``search_seconds``, timings, left out of answers
     compared across runs); ``rules`` says which rules the answer was searched
@@ -145,6 +146,16 @@ class RunRecord:
     def settings(self) -> dict[str, Any]:
         """The method and the settings, without the measurements: what answers made alike share."""
         return {name: value for name, value in asdict(self).items() if name not in MEASUREMENTS}
+
+    @classmethod
+    def of(cls, engine: Engine, k: int) -> RunRecord:
+        """The settings part of an answer's run record: what every answer with ``k`` shares."""
+        st = engine.settings
+        return cls(
+            profile=st.profile.value, unfavourable=engine.unfavourable, mode=st.mode, norm=st.norm, root=st.root,
+            k=k, scheme=st.scheme, scaling=st.scaling, distinct=st.distinct, protections=engine.schema.protections(),
+            hunt=None if engine.black_box is None else st.hunt.changed(),
+        )  # fmt: skip
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RunRecord:

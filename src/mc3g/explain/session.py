@@ -18,16 +18,13 @@ from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from ..engine import Engine
 from ..exceptions import BlackBoxError, InputError
+from ..hunt import BUDGET, FOUND, READ_ALL, STEPS, Hunt, Outcome, Verdicts, hunted, verified
 from ..search import Assessment, Problem, StateStream, why_none
 from .changes import CausedChange, DirectAction, Step
-from .engine import Engine
-from .hunt import Hunt
-from .phases import STEPS, hunted
 from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, Recourse, RunRecord
 from .steps import Draft, order
-from .verdicts import Verdicts
-from .verified import BUDGET, FOUND, READ_ALL, Outcome, verified
 
 Row = dict[str, Any]
 Steps = Generator[list[Row], list[bool], Recourse]
@@ -48,7 +45,7 @@ class Session:
         self.result: Recourse | None = None
         self.problem: Problem | None = None  # the last problem searched: its rules and candidate values
         self.outside: tuple[Problem, ...] = ()  # a black box's: where the rows the model accepted outside the search are priced
-        self._record = engine.record(k)
+        self._record = RunRecord.of(engine, k)
         self._steps = _search(engine, self.row, k, where, self)
         self._advance(None)
 
@@ -177,7 +174,7 @@ def _no_option(engine: Engine, outcome: Outcome, verdicts: Verdicts | None, wide
 def _record(engine: Engine, k: int, outcome: Outcome | None, verdicts: Verdicts | None, wider: int | None, clock: _Clock) -> RunRecord:
     """The answer's run record: the settings, the space searched and why it stopped, for a black
     box what the model was asked (``wider``: the draws made again), and the time searched."""
-    record = engine.record(k)
+    record = RunRecord.of(engine, k)
     if outcome is not None:
         space = outcome.problem.space
         record = replace(record, n_regions=space.n_regions, n_candidates=space.n_candidates, stopped=outcome.stopped)

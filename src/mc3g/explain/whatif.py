@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..engine import Engine
 from ..exceptions import InputError, UnknownNameError
 from ..rules import Rule
 from ..schema import Feature
@@ -24,7 +25,6 @@ from ..serialization import header
 from ..values import plain
 from .changes import CausedChange, DirectAction
 from .check import violations
-from .engine import Engine
 from .result import Counterfactual
 from .session import changes_of
 

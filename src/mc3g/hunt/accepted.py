@@ -16,9 +16,9 @@ from heapq import merge
 from itertools import islice
 from typing import Any, TypeVar
 
+from ..engine import Engine
 from ..exceptions import UnknownNameError
 from ..search import ActionSets, Assessment, Problem
-from .engine import Engine
 from .verdicts import Row, Verdicts
 
 T = TypeVar("T")

@@ -12,7 +12,7 @@ apart.  A segment whose first round takes a call of its own (an option found aft
 question) starts as a later round does (:meth:`Segment.late`).  The model need not be monotone
 along a segment: the nearest accepted point judged is taken all the same, as every answer is
 judged by the model.  Each row is judged with what the causal rules force once its changes are
-made (:class:`~mc3g.explain.verdicts.Verdicts`): clearing a debt is asked with the credit score
+made (:class:`~mc3g.hunt.verdicts.Verdicts`): clearing a debt is asked with the credit score
 it lifts, not beside the old score, a state the knowledge rules out.
 """
 
@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..engine import DEFAULT, HuntSettings
 from ..search import decimal, infer_step, numeric_bounds
-from .tuning import DEFAULT, HuntSettings
 
 
 class Segment:

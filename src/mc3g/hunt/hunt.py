@@ -40,10 +40,10 @@ from typing import Any
 
 import numpy as np
 
+from ..engine import Engine
 from ..search import Assessment, Problem, StateStream, change_size
 from .accepted import Accepted
 from .boundary import Segment, grid_step
-from .engine import Engine
 from .local import moves, neighbours, rng_for
 from .verdicts import Asking, Row, Verdicts
 from .verified import EPSILON, EXHAUSTED, FOUND, Outcome, verified

@@ -13,9 +13,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..engine import DEFAULT, Engine, HuntSettings
 from ..search import ActionSets, Assessment, Problem, StateStream
-from .engine import Engine
-from .tuning import DEFAULT, HuntSettings
 from .verdicts import Asking, Verdicts
 
 FOUND, EXHAUSTED, BUDGET, READ_ALL, STALLED = "found", "exhausted", "budget", "read", "stalled"

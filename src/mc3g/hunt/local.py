@@ -68,7 +68,7 @@ def neighbours(
     search settings' ``most_changed``) features set to a value of their :func:`moves` (``choices``
     when given), and the features ``always`` too (those a person's answer must change: a row
     that leaves one can be no option).  A person's are asked with what the causal rules force
-    from them (:class:`~mc3g.explain.verdicts.Verdicts`); refinement's teach the surrogate the
+    from them (:class:`~mc3g.hunt.verdicts.Verdicts`); refinement's teach the surrogate the
     model as they are."""
     choices = moves(engine, row) if choices is None else choices
     names, pools = list(choices), list(choices.values())

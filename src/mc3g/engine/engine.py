@@ -25,7 +25,6 @@ from ..rules import Literal, Rule, RuleSet, Table, Words, token
 from ..schema import Schema
 from ..search import CANDIDATE_SCHEMES, COST_MODES, NORMS, SCALINGS, Consequences, Distance, Observed, Problem, SpaceSettings, build_space, spread
 from ..values import category, number, plains
-from .result import RunRecord
 from .tuning import DEFAULT, MEASURED, HuntSettings
 
 
@@ -207,15 +206,6 @@ class Engine:
         """What the causal rules force once the person ``instance`` makes some changes
         (:meth:`Problem.consequences`); None when no change of theirs can force anything."""
         return self.problem(instance, 1, []).consequences(instance)
-
-    def record(self, k: int) -> RunRecord:
-        """The settings part of an answer's run record: what every answer with ``k`` shares."""
-        st = self.settings
-        return RunRecord(
-            profile=st.profile.value, unfavourable=self.unfavourable, mode=st.mode, norm=st.norm, root=st.root,
-            k=k, scheme=st.scheme, scaling=st.scaling, distinct=st.distinct, protections=self.schema.protections(),
-            hunt=None if self.black_box is None else st.hunt.changed(),
-        )  # fmt: skip
 
     def refuses(self, X: pd.DataFrame) -> np.ndarray:
         """Which rows of ``X`` the decision rules refuse."""
