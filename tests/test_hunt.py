@@ -18,7 +18,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from mc3g import MC3G
 from mc3g.datasets import load
-from mc3g.engine.tuning import DEFAULT, HuntSettings
+from mc3g.engine import DEFAULT, HuntSettings
 from mc3g.exceptions import InputError, ResultsFileError
 from mc3g.models import BlackBox
 from mc3g.records import batch_settings, check_settings
@@ -93,6 +93,14 @@ def test_measured_settings_are_recorded_and_saved_not_measured_again(tmp_path: P
     del document["black_box"]["hunt"]  # as saved before the settings were kept: the defaults
     (tmp_path / "old.json").write_text(json.dumps(document))
     assert MC3G.load(tmp_path / "old.json", model=model).hunt_ == DEFAULT
+
+
+def test_decision_rules_take_no_search_settings() -> None:
+    """Their search asks no model, so settings of one would be silently unused: refused."""
+    ds, shipped = load("loan"), reference("loan")
+    for hunt in ("measured", {"last_draw": 100}):
+        with pytest.raises(InputError, match=r"hunt=.* sizes the search with a black box, and the model is decision rules"):
+            MC3G(shipped.rules, shipped.causal(ds), schema=ds.schema, hunt=hunt).fit(ds.X_train)
 
 
 def test_given_settings_tell_answers_apart(loan) -> None:

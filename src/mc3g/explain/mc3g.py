@@ -89,7 +89,8 @@ class MC3G(BaseEstimator):
     hunt : how far a black box's search goes and how many rows a round asks: None (the defaults),
         a mapping of :class:`~mc3g.engine.tuning.HuntSettings`' fields, or ``"measured"``: the
         defaults with fewer rows a round where ``fit`` times the model's rows as dear (kept in
-        ``hunt_`` and saved; they depend on the machine).
+        ``hunt_`` and saved; they depend on the machine). Not with decision rules: their search
+        asks no model.
     n_jobs : processes for explaining a DataFrame of people (-1 or below: every core).
 
     What each parameter accepts is declared once, in ``_parameter_constraints``, and checked at
@@ -187,6 +188,8 @@ class MC3G(BaseEstimator):
         black_box: BlackBox | None = None
         self.surrogate_: Surrogate | None = None
         if isinstance(self.model, RuleSet):
+            if self.hunt is not None:
+                raise InputError(f"hunt={self.hunt!r} sizes the search with a black box, and the model is decision rules: leave hunt out")
             rules = self.model
             base = self.schema or schema_of_rules(X, rules)
         else:
