@@ -42,7 +42,7 @@ class Verdicts:
         self.asked = 0  # rows the rounds held
         self._accepted: dict[tuple, bool] = {}
         self._along: set[tuple] = set()  # rows asked only because ``along`` gave them
-        self._ahead: set[tuple] = set()  # rows asked ahead of the search, their verdicts held back until it asks
+        self._ahead: dict[tuple, None] = {}  # rows asked ahead of the search, their verdicts held back until it asks (in the order asked)
         self._spare: set[tuple] = set()  # of those, a search's states read ahead: never released
         self._made: dict[tuple, dict[str, Any]] = {}  # rows with forced changes: the fewest changes asked that reach them
         self._keys: dict[tuple, tuple] = {}  # by the changes given, in their order: the row's key
@@ -150,7 +150,7 @@ class Verdicts:
             refusals = yield from self.away(ChangedRows.around(self.row, new))
             self._accepted.update(zip(new, (not refused for refused in refusals)))
             held = set(later).difference(keys, extra)
-            self._ahead.update(k for k in new if k in held)
+            self._ahead.update(dict.fromkeys(k for k in new if k in held))
             if spare:
                 self._spare.update(k for k in new if k in held)
         self._seen(keys, [k for k in new if k not in self._ahead] + shown)
@@ -162,7 +162,7 @@ class Verdicts:
         counted = set(keys)
         for key in seen:
             if key in self._ahead:
-                self._ahead.discard(key)
+                del self._ahead[key]
                 self._accepted[key] = self._accepted.pop(key)
             if key and self._accepted[key]:
                 self._shown.append(key)
