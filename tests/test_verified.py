@@ -713,6 +713,21 @@ def test_a_search_s_states_read_ahead_are_never_released() -> None:
     assert verdicts.release() == 0 and (("x", 2),) not in verdicts.accepted()
 
 
+def test_rows_asked_ahead_are_released_in_the_order_asked() -> None:
+    """Released rows take their places among the rows accepted in the order they were asked,
+    whatever the process's string hashing: held in a set, two of German's MLP's 30 people under
+    ``paper`` got other options under another PYTHONHASHSEED (ties in the ranking)."""
+    from mc3g.hunt.verdicts import Verdicts
+
+    def away(rows):
+        return (yield rows)
+
+    verdicts = Verdicts({"x": 0, "y": 0}, away)
+    ahead = [{"x": i, "y": i % 7 + 1} for i in range(1, 80)]
+    _driven(verdicts.ask([], (), ahead), lambda f: np.full(len(f), "yes"))
+    assert verdicts.release() == len(ahead) and verdicts.accepted() == [tuple(sorted(row.items())) for row in ahead]
+
+
 def test_a_rows_changes_made_are_the_fewest_that_reach_it_when_kept_for_the_ranking() -> None:
     """The features a row's changes make (kept: the rows accepted are grouped by them at every
     pricing) follow the fewest changes asked that reach the row, when fewer reach it later."""
