@@ -19,7 +19,7 @@ from mc3g.cli import app
 from mc3g.datasets import load
 from mc3g.datasets.loan import JOHN
 from mc3g.exceptions import BlackBoxError, InputError
-from mc3g.models import typed_frame
+from mc3g.models import BlackBox, ChangedRows, label_text, typed_frame
 from mc3g.reference import reference
 
 
@@ -187,6 +187,32 @@ def test_rows_reach_the_model_in_its_training_dtypes_and_values_that_do_not_fit_
     shuffled = typed_frame([{"job": "clerk", "age": 30, "income": 1.0}], dtypes)  # keys in another order
     assert shuffled.columns.tolist() == list(dtypes) and shuffled.iloc[0].tolist() == [30, 1.0, "clerk"]
     assert typed_frame([{"age": 30, "job": "clerk"}, {"age": 31, "income": 2.0, "job": "smith"}], dtypes)["income"].isna().tolist() == [True, False]
+
+
+def test_rows_as_a_person_and_their_changes_reach_the_model_as_the_rows_themselves() -> None:
+    """A round's rows are asked as the person's row and each row's changes (``ChangedRows``): the
+    frame, alone or pooled with another person's, is the one the rows as mappings give."""
+    dtypes = {"age": np.dtype("int64"), "income": np.dtype("float64"), "job": np.dtype("O")}
+    ann, bob = {"age": 30, "income": 1.0, "job": "clerk"}, {"age": 50, "job": "smith"}  # Bob's income unknown: NaN
+    changes = [(("age", 31.0),), (), (("income", 2.5), ("job", "baker"))]
+    ann_rows, bob_rows = ChangedRows.around(ann, changes), ChangedRows.around(bob, [(("age", 51),)])
+    rows = [{**ann, **dict(c)} for c in changes]
+    assert list(ann_rows) == rows and ann_rows[-1] == rows[-1] and ann_rows[1:] == rows[1:] and len(ann_rows) == 3
+    for asked, plain in ((ann_rows, rows), (ChangedRows.joined([ann_rows, bob_rows]), [*rows, {**bob, "age": 51}])):
+        assert isinstance(asked, ChangedRows)
+        pd.testing.assert_frame_equal(typed_frame(asked, dtypes), typed_frame(plain, dtypes))
+    assert ChangedRows.joined([ann_rows, rows]) == [*rows, *rows]  # rows of another kind: a list
+    with pytest.raises(IndexError):
+        ann_rows[3]
+    with pytest.raises(InputError, match=r"unknown \['height'\]"):
+        typed_frame(ChangedRows.around(ann, [(("height", 180),)]), dtypes)
+
+
+def test_typed_labels_read_as_text_as_each_would_be() -> None:
+    """Labels become text once for each distinct label of a typed array, as one at a time would."""
+    for answer in (np.array([1, 0, 1]), np.array([1.0, 0.0]), np.array([True, False]), np.array(["yes", "no", "yes"]), np.array([2, "a"], dtype=object)):
+        box = BlackBox(lambda f, a=answer: a, ["x"], {"x": np.dtype("int64")})
+        assert box.labels_of(pd.DataFrame({"x": range(len(answer))})).tolist() == [label_text(v) for v in answer]
 
 
 def test_a_category_typed_as_truth_values_or_numbers_reaches_the_model_in_its_type() -> None:

@@ -27,7 +27,7 @@ from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, Rec
 from .steps import Draft, order
 
 Row = dict[str, Any]
-Steps = Generator[list[Row], list[bool], Recourse]
+Steps = Generator[Sequence[Row], list[bool], Recourse]
 
 
 class Session:

@@ -125,7 +125,7 @@ class Accepted:
     def _key_of(self, problem: Problem, a: Assessment) -> tuple:
         """The row of state ``a`` as the verdicts know it, kept: the pool is chosen from often."""
         seen = self._keys.get((id(problem), a.state))
-        if seen is None or seen[0] is not problem:  # a problem gone and its id taken again
+        if seen is None:  # the problem is kept beside its keys, so its id names no other meanwhile
             seen = self._keys[(id(problem), a.state)] = (problem, self.verdicts.key(problem.changes(a.state)))
         return seen[1]
 
