@@ -36,7 +36,7 @@ class SearchSettings:
     only), ``max_states``, how many states the model may judge for one person, ``distinct``:
     options whose action sets truly differ rather than the K cheapest states (by default the
     ``profile``'s choice); ``random_state`` seeds what is drawn (a black box's samples); ``local``: where a
-    black box's surrogate fails near a person, learn rules there (see :mod:`.hunt`); ``hunt``: how far a
+    black box's surrogate fails near a person, learn rules there (see :mod:`mc3g.hunt`); ``hunt``: how far a
     black box's search goes and how many rows it asks at once (:class:`HuntSettings`: ``MC3G``'s
     ``hunt``, its fields laid over the defaults, or the defaults priced by the model at ``fit``)."""
 
@@ -172,7 +172,7 @@ class Engine:
     @cached_property
     def plain_numbers(self) -> dict[str, list[Any]]:
         """Each number's distinct training values (sorted) as plain numbers, turned once: every
-        person's draws read them (:func:`~.local.moves`)."""
+        person's draws read them (:func:`~mc3g.hunt.local.moves`)."""
         return {name: plains(values) for name, values in self.observed.numbers.items()}
 
     @property

@@ -1,6 +1,6 @@
 """The black-box search's tuned numbers, in one place (:class:`HuntSettings`).
 
-Each number bounds one part of a person's search with a black box (:mod:`.hunt`); none changes
+Each number bounds one part of a person's search with a black box (:mod:`mc3g.hunt`); none changes
 what is exact about the answer (docs/semantics.md says what is), only how much of the model's
 behaviour the search looks at, and in how many calls.
 """

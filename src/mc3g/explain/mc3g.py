@@ -75,7 +75,7 @@ class MC3G(BaseEstimator):
         (see :mod:`mc3g.explain.refine`); 0 keeps the rules first learned.
     local : where a black box's surrogate does not refuse a refused person, or the model keeps
         rejecting what it lets through, learn rules from rows around the person (see
-        :mod:`mc3g.hunt.hunt`).
+        :mod:`mc3g.hunt`).
     profile : ``"product"`` (advice for an applicant: the schema's immutable and one-way features,
         and the product's settings for a shipped data set, hold whatever the causal knowledge
         says (it may add protections, not lift them), decision rules must describe the schema's
@@ -87,7 +87,7 @@ class MC3G(BaseEstimator):
         :class:`~mc3g.search.ActionSets`); ``False``: the K cheapest states; ``None``: as the
         profile says.
     hunt : how far a black box's search goes and how many rows a round asks: None (the defaults),
-        a mapping of :class:`~mc3g.engine.tuning.HuntSettings`' fields, or ``"measured"``: the
+        a mapping of :class:`~mc3g.engine.HuntSettings`' fields, or ``"measured"``: the
         defaults with fewer rows a round where ``fit`` times the model's rows as dear (kept in
         ``hunt_`` and saved; they depend on the machine). Not with decision rules: their search
         asks no model.

@@ -87,7 +87,7 @@ class RunRecord:
     force: feature -> its settings that restrict advice (immutable, consequence-only, direction,
     max-change, targets; see :data:`~mc3g.protections.PROTECTIONS`), so a reader sees what held
     (``None`` in answers saved before it was recorded); ``hunt``, for a black box, the settings
-    of its search that differ from the defaults (:class:`~mc3g.engine.tuning.HuntSettings`;
+    of its search that differ from the defaults (:class:`~mc3g.engine.HuntSettings`;
     ``{}`` for none), so answers made with other draws or rounds are told apart.
     ``scheme`` is the candidate scheme (``exact`` or the authors' ``data``); ``n_regions`` and
     ``n_candidates`` describe the candidate space searched; for a black box, ``fidelity`` is its

@@ -4,7 +4,7 @@ MC3G (Dasgupta et al., NeSy 2025) searches FOLD-SE rules of the model's predicti
 every state with the model.  Where the rules imitate the model well near the person, the first
 states read are the answer.  Where they do not, the search does more, in named phases
 (:mod:`.phases`, which runs them in this order), each bounded by the search settings'
-:class:`~.tuning.HuntSettings`:
+:class:`~mc3g.engine.HuntSettings`:
 
 1. **The first question** asks whether the model refuses the person, with what the search will
    want next if it does: the first states, or the rows local rules learn from, and every single

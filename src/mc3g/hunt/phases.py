@@ -244,7 +244,7 @@ class Merge:
 
 
 PHASES: tuple[Phase, ...] = (GlobalRules(), LocalRules(), ToTheBudget(), Sharpen(), LastDraw(), Merge())
-STEPS = "steps"  # the options' steps, judged once the hunt has ended (:mod:`.session`)
+STEPS = "steps"  # the options' steps, judged once the hunt has ended (:mod:`mc3g.explain.session`)
 ASKING = (FirstQuestion.name, *(phase.name for phase in PHASES), STEPS)
 """The parts of a black box's search that ask the model, in the order they run: the names a
 run record's ``rounds_by_phase`` counts rounds under."""
