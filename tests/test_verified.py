@@ -741,6 +741,25 @@ def test_a_rows_changes_made_are_the_fewest_that_reach_it_when_kept_for_the_rank
     assert verdicts.made(key) == {"x": 2} and verdicts.made_set(key) == {"x"}
 
 
+@tiered(
+    60, 400,
+    st.dictionaries(st.sampled_from("abcd"), st.integers(0, 3), max_size=4), st.sampled_from("abcd"),
+    st.lists(st.one_of(st.integers(0, 3), st.floats(0, 3)), min_size=1, max_size=6), st.sampled_from(["", "a", "b", "ab"]),
+)  # fmt: skip
+def test_a_lines_points_are_keyed_as_their_rows_are(changes: dict, name: str, values: list, forcing: str) -> None:
+    """A segment's points keyed along its line (no row built for each) are keyed as the rows
+    themselves would be, the person's own value, floats equal to ints and what the causal rules
+    force included (a line that may force takes the rows' way)."""
+    from mc3g.hunt.verdicts import Verdicts
+    from mc3g.search import Consequences
+
+    person = {"a": 0, "b": 1, "c": 2, "d": 3}
+    forced = Consequences(lambda made: {**made, "d": 0} if "a" in made else dict(made), frozenset(forcing)) if forcing else None
+    line = Verdicts(person, None, forced).line(changes, name)
+    rows = Verdicts(person, None, forced)
+    assert [line(v) for v in values] == [rows.key({**changes, name: v}) for v in values]
+
+
 def test_rows_asked_ahead_are_seen_only_when_the_search_asks_them() -> None:
     """A row asked ahead goes in the same call, but counts as judged, is accepted and labelled
     only once the search asks about it, in a call of no rows."""

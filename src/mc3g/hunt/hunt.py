@@ -166,10 +166,10 @@ class Hunt:
 
     # -- rows asked along with other calls ----------------------------------------------------------
     def ride(self) -> list[Row]:
-        """Rows asked along with the model's next call: the steps of the K options known (often
-        the answer's: its steps then need no call of their own), and the single changes' next
-        points (:meth:`scanned`)."""
-        return self.unjudged_steps(self.chosen) + self.scanned()
+        """The rows (their keys) asked along with the model's next call: the steps of the K
+        options known (often the answer's: its steps then need no call of their own), and the
+        single changes' next points (:meth:`scanned`)."""
+        return [self.verdicts.key(r) for r in self.unjudged_steps(self.chosen)] + self.scanned()
 
     def unjudged_steps(self, options: Sequence[tuple[Problem, Assessment]]) -> list[Row]:
         """The states on the way to each option (its steps) the model has not judged."""
@@ -182,9 +182,9 @@ class Hunt:
                 rows += [r for r in self._steps[key] if self.verdicts.known(r) is None]
         return rows
 
-    def scanned(self, heard: bool = False) -> list[Row]:
-        """The next points of the person's single numeric changes, once the last ones are
-        judged; a change whose nearest point left costs more than the K-th option known
+    def scanned(self, heard: bool = False) -> list[tuple]:
+        """The next points (their keys) of the person's single numeric changes, once the last
+        ones are judged; a change whose nearest point left costs more than the K-th option known
         (:meth:`bounded`) is not sectioned further (it cannot be one).  With ``heard``, the
         changes that would ask are first narrowed by the verdicts on their lines (:meth:`heard`):
         where the options' sectioning judged their points already, they need no call of their own."""
@@ -198,14 +198,22 @@ class Hunt:
         if heard and asking:
             self.heard(asking)
             return self.scanned()
-        return [s.row(p) for s in asking for p in s.points()]
+        return [key for s in asking for key in self.keys(s)]
+
+    def keys(self, s: Segment) -> list[tuple]:
+        """The keys of the segment's next points (:meth:`Verdicts.line`)."""
+        line = self.verdicts.line(s.changes, s.name)
+        return [line(p) for p in s.points()]
 
     def judged(self, s: Segment) -> list[bool] | None:
         """Whether the model accepts each of the segment's next points, if it has judged them all."""
-        points = s.points()
-        if not points or self.verdicts.known(s.row(points[-1])) is None:
+        points, verdict = s.points(), self.verdicts.verdict
+        if not points:
+            return None
+        line = self.verdicts.line(s.changes, s.name)
+        if verdict(line(points[-1])) is None:
             return None  # a segment's points are asked together: its last one unjudged, they all are
-        known = [self.verdicts.known(s.row(p)) for p in points]
+        known = [verdict(line(p)) for p in points]
         return None if None in known else known  # type: ignore[return-value]
 
     def beyond(self, s: Segment) -> bool:
@@ -243,15 +251,15 @@ class Hunt:
         if not segments:
             return
         lines: dict[tuple[str, tuple], list[Segment]] = {}  # by the feature moved and the rest of the row
-        forcing: set[int] = set()
+        forcing: dict[int, Callable[[Any], tuple]] = {}
         for s in segments:
-            at_end = s.row(s.end)
-            end = self.verdicts.key(at_end)
+            line = self.verdicts.line(s.changes, s.name)
+            end = line(s.end)
             lines.setdefault((s.name, tuple(item for item in end if item[0] != s.name)), []).append(s)
-            if self.verdicts.may_force(at_end):
+            if self.verdicts.may_force(s.row(s.end)):
                 # What a point forces may differ from what the end does; where the changes force
                 # nothing, a row on the line is the segment's row there (its key is its changes).
-                forcing.add(id(s))
+                forcing[id(s)] = line
         said: dict[int, list[tuple[Any, bool]]] = {id(s): [] for s in segments}
         shapes = {(name, len(rest)) for name, rest in lines}  # a row is on a line only with as many other changes
         sizes = {n for _, n in shapes}
@@ -261,7 +269,7 @@ class Hunt:
             for name, value in key:
                 if (name, others) in shapes:
                     for s in lines.get((name, tuple(item for item in key if item[0] != name)), ()):
-                        if id(s) not in forcing or self.verdicts.key(s.row(value)) == key:
+                        if id(s) not in forcing or forcing[id(s)](value) == key:
                             said[id(s)].append((value, ok))
         for s in segments:
             s.heard(said[id(s)])

@@ -51,12 +51,12 @@ class FirstQuestion:
         counted = [problem.changes(a.state) for a in first[: 4 * k]] if problem is not None else hunt.samples() if hunt.local else []
         ahead = [problem.changes(a.state) for a in first[4 * k :]] if problem is not None else []
         singles, scans = scan(e, hunt.row) if hunt.sharp else ([], [])
-        free = singles + [s.row(p) for s in scans for p in s.points()]
+        points = [key for s in scans for key in hunt.keys(s)]
         if hunt.sharp and problem is not None:
-            free += [s.row(p) for a in first[: 4 * k] for s in hunt.segments(e, problem, a) for p in s.points()]
+            points += [key for a in first[: 4 * k] for s in hunt.segments(e, problem, a) for key in hunt.keys(s)]
         if hunt.local and hunt.tuning.draw_ahead and problem is not None:  # refused by the rules: likely by the model too
             ahead += hunt.last_draw()[0]  # the rows local rules learn from are its start
-        accepted = yield from hunt.verdicts.ask([{}] + counted[: hunt.budget], free, ahead)
+        accepted = yield from hunt.verdicts.ask([{}] + counted[: hunt.budget], singles, ahead, keyed=points)
         if accepted[0]:
             return False
         hunt.start = (problem, stream, first) if problem is not None and stream is not None else None
@@ -184,14 +184,16 @@ class Sharpen:
         """Section ``segments`` to their ends, ``pared`` asked with the first points, then the
         single changes; the bound (and the options whose steps ride along) found again after
         each round (:meth:`run` found it before the first)."""
-        while (asked := [(s, p) for s in segments if not hunt.beyond(s) for p in s.points()]) or pared:
-            accepted = yield from hunt.verdicts.ask([], [s.row(p) for s, p in asked] + pared)
+        while (asking := [s for s in segments if not hunt.beyond(s) and s.points()]) or pared:
+            asked = [s for s in asking for _ in s.points()]
+            keys = [key for s in asking for key in hunt.keys(s)] + [hunt.verdicts.key(row) for row in pared]
+            accepted = yield from hunt.verdicts.ask([], keyed=keys)
             pared = []
             for s in segments:
-                s.narrow([ok for (t, _), ok in zip(asked, accepted) if t is s])
+                s.narrow([ok for t, ok in zip(asked, accepted) if t is s])
             hunt.bounded()
-        while rows := hunt.scanned(heard=True):
-            yield from hunt.verdicts.ask([], rows)
+        while keys := hunt.scanned(heard=True):
+            yield from hunt.verdicts.ask([], keyed=keys)
             hunt.bounded()
 
 

@@ -18,8 +18,8 @@ class Verdicts:
     """The model's verdicts on one person's rows, remembered by the changes each makes, so no
     rows are judged twice whichever rules or candidates led to them.  ``away(rows)`` hands rows to
     the model and returns its refusals (the driver's round trip); ``along()``, when set, gives
-    rows to ask for free with whatever the model is next asked (a search waiting on its own
-    verdicts need not cost a call of its own).  ``consequences`` adds to a row's changes what the
+    rows (their keys) to ask for free with whatever the model is next asked (a search waiting on
+    its own verdicts need not cost a call of its own).  ``consequences`` adds to a row's changes what the
     causal rules force (:meth:`Engine.consequences`): a row is asked and remembered as the state
     the person reaches, so a change scanned, sectioned or drawn is judged where it leads, and a
     state of the search, which keeps the knowledge already, as it is."""
@@ -30,7 +30,7 @@ class Verdicts:
         self.row = row
         self.away = away
         self.consequences = consequences
-        self.along: Callable[[], list[Row]] | None = None
+        self.along: Callable[[], list[tuple]] | None = None
         self.judged = 0  # rows judged by the model, the person and the rows asked for free aside
         self.rejected = 0
         self.free = 0  # rows asked for free: single changes, points sectioned, steps
@@ -97,6 +97,19 @@ class Verdicts:
             self._made_sets.pop(key, None)
         return key
 
+    def line(self, changes: Mapping[str, Any], name: str) -> Callable[[Any], tuple]:
+        """The key of the row ``changes`` with ``name`` set to a value, for the many values of a
+        segment's line (:class:`~.boundary.Segment`): where no change of the line may force
+        more, the key is its other changes made, sorted, with ``name``'s put in its place, and
+        no row is built for a point (a line's points are most rows of a round)."""
+        row = self.row
+        made = sorted((n, v) for n, v in changes.items() if n != name and v != row[n])
+        if self.may_force([n for n, _ in made] + [name]):
+            return lambda value: self.key({**changes, name: value})
+        at = next((i for i, (n, _) in enumerate(made) if n > name), len(made))
+        before, after, origin = tuple(made[:at]), tuple(made[at:]), row[name]
+        return lambda value: before + after if value == origin else (*before, (name, value), *after)
+
     def may_force(self, names: Iterable[str]) -> bool:
         """Whether the causal rules may force more where a row changes ``names``: if not, its key
         is its changes made, sorted."""
@@ -115,7 +128,10 @@ class Verdicts:
         return names
 
     def known(self, changes: Mapping[str, Any]) -> bool | None:
-        key = self.key(changes)
+        return self.verdict(self.key(changes))
+
+    def verdict(self, key: tuple) -> bool | None:
+        """Whether the model accepts the row ``key`` (None: not judged, or held back, asked ahead)."""
         return None if key in self._ahead else self._accepted.get(key)
 
     def calls(self, changes: Sequence[Mapping[str, Any]]) -> bool:
@@ -123,24 +139,30 @@ class Verdicts:
         return any(self.key(c) not in self._accepted for c in changes)
 
     def ask(
-        self, changes: Sequence[Mapping[str, Any]], free: Sequence[Mapping[str, Any]] = (), ahead: Sequence[Mapping[str, Any]] = (), spare: bool = False
+        self,
+        changes: Sequence[Mapping[str, Any]],
+        free: Sequence[Mapping[str, Any]] = (),
+        ahead: Sequence[Mapping[str, Any]] = (),
+        spare: bool = False,
+        keyed: Sequence[tuple] = (),
     ) -> Asking:
-        """Whether the model accepts each row (``row`` with ``changes``, then with ``free``),
-        asking it only about those it has not judged, all in one call (with the rows ``along``
-        gives); rows of ``free`` (single changes scanned, points sectioned) do not count as judged.
+        """Whether the model accepts each row (``row`` with ``changes``, then with ``free``, then
+        the rows whose keys are ``keyed``, as :meth:`line` finds them), asking it only about those
+        it has not judged, all in one call (with the rows ``along`` gives); rows of ``free`` and
+        ``keyed`` (single changes scanned, points sectioned) do not count as judged.
         Rows of ``ahead`` go in the same call, their verdicts held back: the search sees one only
         once it asks about that row (then it counts as asked), so a row asked ahead saves a later
         call and changes nothing else.  With ``spare``, those rows are a search's states read
         ahead of its reading: never released (:meth:`release`), they count only where a search
         reaches them, so reading ahead changes no answer."""
         keys = [self.key(c) for c in changes]
-        extra = [self.key(c) for c in free]
+        extra = [self.key(c) for c in free] + list(keyed)
         later = [self.key(c) for c in ahead]
         new = list(dict.fromkeys(k for k in keys + extra + later if k not in self._accepted))
         shown = list(dict.fromkeys(k for k in keys + extra if k in self._ahead))
         if new and self.along is not None:
             asked = set(new)
-            along = [k for k in dict.fromkeys(map(self.key, self.along())) if k not in asked and (k not in self._accepted or k in self._ahead)]
+            along = [k for k in dict.fromkeys(self.along()) if k not in asked and (k not in self._accepted or k in self._ahead)]
             self._along.update(along)
             shown += [k for k in along if k in self._ahead and k not in shown]
             new += [k for k in along if k not in self._accepted]
