@@ -127,6 +127,17 @@ def test_a_bad_rules_file_is_named(tmp_path, content: bytes, problem: str) -> No
     assert result.exit_code == 2 and f"error: {path}: {problem}" in result.output and result.exception.__class__ is SystemExit
 
 
+def test_hunt_takes_measured_or_the_search_settings_by_name() -> None:
+    """--hunt of fit, explain, applicants and bench blackbox: the settings MC3G(hunt=...) takes."""
+    from mc3g.cli.explain import hunt_given
+
+    assert hunt_given(None) is None and hunt_given("measured") == "measured"
+    assert hunt_given("section_points=4096, draw_ahead=False,patience=0") == {"section_points": 4096, "draw_ahead": False, "patience": 0}
+    for bad in ["fast", "section_points", "=4", "section_points=4k", "batch=1,", "read=1.5"]:
+        with pytest.raises(InputError, match="is no NAME=VALUE"):
+            hunt_given(bad)
+
+
 @pytest.mark.slow
 def test_explain_errors_are_clear() -> None:
     result = runner.invoke(app, ["explain", "adult", "--row", "999999"])

@@ -123,4 +123,6 @@ def test_the_command_line_checks_hunt_where_it_fits_an_explainer() -> None:
     from mc3g.cli import app
 
     result = CliRunner().invoke(app, ["explain", "loan", "--row", "0", "--hunt", "fast"])
-    assert result.exit_code == 2 and "hunt must be one of 'measured'" in result.output and "Traceback" not in result.output
+    assert result.exit_code == 2 and "'fast' is no NAME=VALUE" in result.output and "Traceback" not in result.output
+    result = CliRunner().invoke(app, ["explain", "loan", "--row", "0", "--hunt", "last_draw=200"])  # loan's model is decision rules
+    assert result.exit_code == 2 and "hunt={'last_draw': 200} sizes the search with a black box" in result.output and "Traceback" not in result.output

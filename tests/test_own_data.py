@@ -253,15 +253,19 @@ def test_an_input_file_of_other_columns_is_refused_before_anything_is_written(fi
 @pytest.mark.slow
 def test_fit_sizes_the_search_by_the_model_when_told(files: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """--hunt measured: a model timed as costing by the row gets fewer rows a round, and the
-    saved explainer keeps what was measured (the clock is the test's: 5 ms a call, 0.5 ms a row)."""
+    saved explainer keeps what was measured (the clock is the test's: 5 ms a call, 0.5 ms a row).
+    --hunt NAME=VALUE,...: those settings, kept; a name or value they cannot take is refused."""
     from mc3g.models import BlackBox
 
     monkeypatch.setattr(BlackBox, "cost", lambda self, X: (0.005, 5e-4))
     _fit(files, tmp_path / "measured.json", "--model", str(files["model.skops"]), *MODEL, "--hunt", "measured")
     hunt = json.loads((tmp_path / "measured.json").read_text())["black_box"]["hunt"]
     assert hunt["widest_draw"] < 16000 and hunt["section_points"] < 1024 and "last_draw" not in hunt
-    refused = runner.invoke(app, ["fit", str(files["applicants.csv"]), "--target", "approved", "--hunt", "fast", "--out", str(tmp_path / "x.json")])
-    assert refused.exit_code == 2 and "hunt must be one of 'measured'" in refused.output and not (tmp_path / "x.json").exists()
+    _fit(files, tmp_path / "set.json", "--model", str(files["model.skops"]), *MODEL, "--hunt", "section_points=4096, draw_ahead=false")
+    assert json.loads((tmp_path / "set.json").read_text())["black_box"]["hunt"] == {"section_points": 4096, "draw_ahead": False}
+    for given, said in [("fast", "'fast' is no NAME=VALUE"), ("section_point=4096", "hunt has no setting ['section_point']"), ("batch=0", "hunt: batch")]:
+        refused = runner.invoke(app, ["fit", str(files["applicants.csv"]), "--target", "approved", "--hunt", given, "--out", str(tmp_path / "x.json")])
+        assert refused.exit_code == 2 and said in refused.output and "Traceback" not in refused.output and not (tmp_path / "x.json").exists()
 
 
 @pytest.mark.slow

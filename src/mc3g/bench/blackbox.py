@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -103,19 +103,19 @@ def blackbox_benchmark(
     k: int = 3,
     profile: str = Profile.PRODUCT,
     progress: Callable[[str], None] | None = None,
-    hunt: str | None = None,
+    hunt: str | Mapping[str, Any] | None = None,
 ) -> list[BlackBoxRun]:
     """One :class:`BlackBoxRun` per data set and black box, with one thread per native thread
     pool: scikit-learn's OpenMP threads spin on a busy 2-core machine (one histogram-boosting
     ``predict`` took 240 ms instead of 6 ms), and DiCE and MC3G must run alike.  ``hunt`` is
-    MC3G's (``"measured"``: its rounds sized by what the model charges for rows)."""
+    MC3G's (``"measured"``: its rounds sized by what the model charges for rows; or some of its settings)."""
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1):
         return [_run(name, kind, rows, k, profile, progress, hunt) for name in datasets for kind in kinds]
 
 
-def _run(name: str, kind: str, n_rows: int, k: int, profile: str, progress: Callable[[str], None] | None, hunt: str | None) -> BlackBoxRun:
+def _run(name: str, kind: str, n_rows: int, k: int, profile: str, progress: Callable[[str], None] | None, hunt: str | Mapping[str, Any] | None) -> BlackBoxRun:
     fitted = _fit(name, kind, n_rows, k, profile, hunt)
     return _judged(fitted, _asked(fitted, progress))
 
@@ -138,7 +138,7 @@ class _Fitted:
     judge: _Judge
 
 
-def _fit(name: str, kind: str, n_rows: int, k: int, profile: str, hunt: str | None = None) -> _Fitted:
+def _fit(name: str, kind: str, n_rows: int, k: int, profile: str, hunt: str | Mapping[str, Any] | None = None) -> _Fitted:
     dataset, split = SETTINGS[name]
     ds = load(dataset, split=split)
     X_train, X_test = ds.train.drop(columns=[ds.schema.label]), ds.test.drop(columns=[ds.schema.label])

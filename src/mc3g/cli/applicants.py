@@ -14,7 +14,7 @@ from ..applicants import Fitted, check_knowledge, draft, fit_file, read_data
 from ..exceptions import InputError
 from ..models import ModelFile
 from .app import app, err, out
-from .explain import DISTINCT, HUNT, MODE, NORM, PROFILE, TRUST_MODEL, TRUST_TYPES
+from .explain import DISTINCT, HUNT, MODE, NORM, PROFILE, TRUST_MODEL, TRUST_TYPES, hunt_given
 
 DATA_HELP = "A CSV or Parquet file of past applicants: a header naming the columns, one row per applicant, the decision in a column."
 TARGET = typer.Option(..., "--target", help="The column that holds the decision.")
@@ -125,7 +125,7 @@ def fit(
     reading = ModelFile(model, trust_model, trust_types)
     started = time.perf_counter()
     loaded = reading.load()
-    settings = {"profile": profile, "mode": mode, "norm": norm, "k": k, "distinct": distinct, "hunt": hunt}
+    settings = {"profile": profile, "mode": mode, "norm": norm, "k": k, "distinct": distinct, "hunt": hunt_given(hunt)}
     fitted = fit_file(data, target, causal=causal, model=loaded, favourable=favourable, ignore=ignore or (), **settings)
     seconds = time.perf_counter() - started
     path = Path(out_file)

@@ -12,6 +12,7 @@ import numpy as np
 import typer
 from rich.table import Table
 
+from ..engine import MEASURED
 from ..exceptions import InputError
 from ..models import ModelFile
 from ..params import whole
@@ -38,7 +39,12 @@ PROFILE = typer.Option(Profile.PRODUCT.value, "--profile", help=PROFILE_HELP)
 DISTINCT = typer.Option(
     None, "--distinct/--near", help="Options whose actions truly differ, or the K nearest states; by default the profile's choice.", show_default=False
 )
-HUNT = typer.Option(None, "--hunt", help="measured: --model is timed as it is fitted, and where it costs by the row (kNN, a kernel SVM), fewer rows a round.")
+HUNT = typer.Option(
+    None,
+    "--hunt",
+    help="measured: --model is timed as it is fitted, and where it costs by the row (kNN, a kernel SVM), fewer rows a round. "
+    "Or settings of the black-box search, NAME=VALUE separated by commas (section_points=4096); docs/semantics.md lists them.",
+)
 CAUSAL = typer.Option(None, "--causal", help="A causal-knowledge file, added to the knowledge shipped for the data set.")
 CAUSAL_ONLY = typer.Option(
     None, "--causal-only", help="A causal-knowledge file used instead of the knowledge shipped for the data set. The profile's settings for it hold either way."
@@ -104,6 +110,24 @@ def _check_out(out: str | None, overwrite: bool, person: str | None) -> None:
         raise InputError("--overwrite starts the --out file afresh: give it with --out")
     if out and person is not None:
         raise InputError("--out holds answers by the position of a row (of --input or the test split); --person has none")
+
+
+def hunt_given(text: str | None) -> str | dict[str, int | bool] | None:
+    """--hunt as MC3G takes it: measured, or settings as NAME=VALUE separated by commas, each a
+    whole number, true or false (HuntSettings then checks each name and value)."""
+    if text is None or text == MEASURED:
+        return text
+    given: dict[str, int | bool] = {}
+    for pair in text.split(","):
+        name, equals, value = (part.strip() for part in pair.partition("="))
+        flag = {"true": True, "false": False}.get(value.lower())
+        if not (equals and name and (flag is not None or value.removeprefix("-").isdigit())):
+            raise InputError(
+                f"--hunt {text!r}: {pair.strip()!r} is no NAME=VALUE (a whole number, true or false); give measured, or settings such as"
+                " section_points=4096,draw_ahead=false"
+            )
+        given[name] = int(value) if flag is None else flag
+    return given
 
 
 def _n_jobs(n_jobs: int) -> int:
@@ -186,7 +210,7 @@ def explain(
     settings = None if saved else ExplainerSettings(
         dataset=dataset, split=split, model=reading, favourable=favourable, rules_file=rules, causal_file=causal, causal_only=causal_only, profile=profile,
         params={"mode": mode, "norm": norm, "candidates": candidates, "root": not squared, "scaling": scaling, "plausible": plausible, "distinct": distinct,
-                "hunt": hunt},
+                "hunt": hunt_given(hunt)},
     )  # fmt: skip
     explainer, data, split_rows = _explainer(ctx, saved, reading, settings, calls)
     if person is not None:

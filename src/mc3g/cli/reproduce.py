@@ -231,7 +231,11 @@ def bench_blackbox(
         help="Black boxes: gbm, rf, lr, mlp, xgb; held out (no setting was tuned on them): lgbm, et, svc, knn. Repeat for several.",
     ),
     profile: str = typer.Option(Profile.PRODUCT.value, "--profile", help=PROFILE_HELP),
-    hunt: str | None = typer.Option(None, "--hunt", help="measured: MC3G's rounds sized by what the model charges for rows, timed at fit."),
+    hunt: str | None = typer.Option(
+        None,
+        "--hunt",
+        help="measured: MC3G's rounds sized by what the model charges for rows, timed at fit. Or settings of MC3G's search, NAME=VALUE separated by commas.",
+    ),
     markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:
@@ -240,6 +244,7 @@ def bench_blackbox(
     fidelity before and after refinement, the model calls each makes per query, and MC3G's own
     work per person (its search less the model's calls)."""
     from ..bench.blackbox import blackbox_benchmark
+    from .explain import hunt_given
 
     columns = ("data", "model", "fidelity", "near", "rows", "answered MC3G / DiCE", "DiCE good, MC3G missed", "MC3G dearer", "valid % MC3G / DiCE",
                "consistent % MC3G / DiCE", "L1 MC3G / DiCE (rows)", "judged mean / most", "s per query MC3G / pooled / DiCE", "ratio (median)",
@@ -263,6 +268,6 @@ def bench_blackbox(
         )  # fmt: skip
 
     with spinner("explaining...") as status:
-        results = blackbox_benchmark(tuple(datasets), tuple(kinds), rows, k, profile, progress=status, hunt=hunt)
-    title = f"MC3G and DiCE random on black boxes ({profile} profile, K = {k}{', hunt measured' if hunt else ''})"
+        results = blackbox_benchmark(tuple(datasets), tuple(kinds), rows, k, profile, progress=status, hunt=hunt_given(hunt))
+    title = f"MC3G and DiCE random on black boxes ({profile} profile, K = {k}{f', hunt {hunt}' if hunt else ''})"
     print_results(results, columns, row, title, as_json, markdown)
