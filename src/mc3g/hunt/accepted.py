@@ -36,7 +36,7 @@ class Accepted:
         self._open: Engine | None = None
         self._must: frozenset[str] = frozenset()  # the features in play that must change (:meth:`_price`)
         self._priced: dict[tuple, tuple[Problem, Assessment] | None] = {}  # by their changes
-        self._units: dict[str, tuple[float, float, float | None]] = {}  # by feature (:meth:`_unit`)
+        self._terms: dict[tuple[str, Any], float] = {}  # by change (a feature and its value): :meth:`_term`
         self._order: list[tuple[float, tuple]] = []  # those rows, ranked, each after its L1 (:meth:`_ranked`)
         self._keys: dict[tuple[int, tuple], tuple[Problem, tuple]] = {}  # by problem and state: :meth:`_key_of`
 
@@ -102,13 +102,15 @@ class Accepted:
         pool += [(a.exact, 1, a.state, p, a) for p, a in outside]
         return pool, tuple({id(p): p for p, _ in outside}.values())
 
-    def _unit(self, name: str) -> tuple[float, float, float | None]:
-        """What a change of ``name`` counts in :meth:`_rough_of`: its weight, and for a number its
-        spread and the person's value to measure from (None for a category)."""
+    def _term(self, change: tuple[str, Any]) -> float:
+        """What a change (a feature and its value) counts in :meth:`_rough_of`: a category its
+        weight, a number its weight times its distance from the person's value in spreads.
+        Kept: the rows accepted share most of their changes."""
+        name, value = change
         f = self.engine.schema.feature(name)
-        unit = (f.weight, self.engine.spreads.get(name, 1.0), float(self.row[name])) if f.is_numeric else (f.weight, 1.0, None)
-        self._units[name] = unit
-        return unit
+        term = f.weight * (abs(float(value) - float(self.row[name])) / self.engine.spreads.get(name, 1.0)) if f.is_numeric else f.weight
+        self._terms[change] = term
+        return term
 
     def choose(self, pool: Pool) -> list[tuple[Problem, Assessment]]:
         """The k least-cost of ``pool``, each row once, with distinct action sets under
@@ -133,11 +135,10 @@ class Accepted:
         """A row's L1 (numbers in spreads, categories 1, weighted) by its changes (``key``):
         every change the person makes counted, and what the causal rules force from them under
         the mode ``none`` only (elsewhere it is free).  Found once a row, as it is ranked."""
-        counted = dict(key) if self.engine.settings.mode == "none" else self.verdicts.made(key)
-        total = 0.0
-        for name, value in counted.items():
-            weight, spread, origin = self._units.get(name) or self._unit(name)
-            total += weight if origin is None else weight * (abs(float(value) - origin) / spread)
+        counted = key if self.engine.settings.mode == "none" else self.verdicts.made(key).items()
+        total, terms = 0.0, self._terms
+        for change in counted:
+            total += terms.get(change) or self._term(change)
         return total
 
 

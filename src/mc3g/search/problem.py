@@ -236,7 +236,7 @@ class Problem:
             ok &= ~self._covering(combo, grid)
         for position in self._must_change:
             ok &= grid[:, position] != 0
-        return [self.price(tuple(state)) if good else None for state, good in zip(grid.tolist(), ok.tolist())]
+        return [self.price(tuple(state)) if good else None for state, good in zip(states, ok.tolist())]
 
     def price(self, state: State) -> Assessment | None:
         """The cheapest justification of the state's changes under the mode (which are direct
