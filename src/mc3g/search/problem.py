@@ -285,18 +285,20 @@ class Problem:
         if not options:  # nothing could be caused: every change is a direct action
             return self._priced(state, changed_list, {})
         optional = [n for n in options if n in self._settable]
-        best: Assessment | None = None
-        # Try every choice of which causable changes are done directly, cheapest first.
+        best: tuple[int, list[str], dict[str, CausalRule]] | None = None
+        # Try every choice of which causable changes are done directly, cheapest first; only the
+        # cheapest justification is priced in full.
         for size in range(len(optional) + 1):
             for chosen in itertools.combinations(optional, size):
                 direct = set(forced) | set(chosen)
                 caused = self._derive(state, direct, {n: options[n] for n in options if n not in direct})
                 if caused is None:
                     continue
-                candidate = self._priced(state, [n for n in changed_list if n in direct], caused)
-                if best is None or candidate.total < best.total:
-                    best = candidate
-        return best
+                actions = [n for n in changed_list if n in direct]
+                total = sum(self.numerators[n][state[self.position[n]]] for n in actions)
+                if best is None or total < best[0]:
+                    best = (total, actions, caused)
+        return None if best is None else self._priced(state, best[1], best[2])
 
     def _derive(self, state: State, direct: set[str], pending: dict[str, list[int]]) -> dict[str, CausalRule] | None:
         """The least fixpoint of "caused" from the direct actions; None unless it covers every
