@@ -511,6 +511,22 @@ def test_a_single_change_is_judged_with_what_the_causal_rules_force() -> None:
     assert [(c.feature, c.after) for c in option.caused_changes] == [("score", 20)]
 
 
+def test_what_the_causal_rules_force_is_kept_by_the_changes_to_their_features() -> None:
+    """What a row's changes force is found once for each set of changes to the forcing rules'
+    features: rows that share those and differ elsewhere keep their own other changes, and an
+    effect the person sets stays as set."""
+    rng = np.random.default_rng(0)
+    train = pd.DataFrame({"income": rng.integers(0, 41, 300), "score": rng.integers(0, 41, 300), "debt": rng.choice(["none", "high"], 300)})
+    model = lambda f: np.where(f["score"] >= 20, "yes", "no")  # noqa: E731
+    causal = CausalModel(rules=(CausalRule(Literal("score", ">=", 20), (Literal("debt", "==", "none"),)),))
+    engine = MC3G(model, causal, desired_class="yes", k=1, refine=0).fit(train).engine_
+    forced = engine.consequences(engine.instance({"income": 14, "score": 10, "debt": "high"}))
+    assert forced({"debt": "none", "income": 3}) == {"debt": "none", "income": 3, "score": 20}
+    assert forced({"debt": "none", "income": 30}) == {"debt": "none", "income": 30, "score": 20}
+    assert forced({"debt": "none", "score": 35}) == {"debt": "none", "score": 35}
+    assert forced({"income": 30}) == {"income": 30} and forced({"debt": "none"}) == {"debt": "none", "score": 20}
+
+
 def _driven(steps, model) -> object:
     """What a search's generator returns, each of its questions judged by ``model``."""
     try:

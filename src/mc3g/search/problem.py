@@ -197,11 +197,18 @@ class Problem:
         is to judge; None when no change of theirs can force anything."""
         if not (forcing := self.forcing):
             return None
+        # What is forced depends only on the changes to the forcing rules' features (and on which
+        # of their effects the person sets): kept by those, as most rows share them.
+        read = list(dict.fromkeys(f for rule, _ in self._forcing for f in (*(c.feature for c in rule.cause), rule.effect.feature)))
+        known: dict[tuple, dict[str, Any]] = {}
 
         def forced(changes: dict[str, Any]) -> dict[str, Any]:
-            values = {**instance, **changes}
-            made = self.force(values, changes)
-            return {**changes, **{name: values[name] for name in made}}
+            key = tuple((name, changes[name]) for name in read if name in changes)
+            extra = known.get(key)
+            if extra is None:
+                values = {**instance, **changes}
+                extra = known[key] = {name: values[name] for name in self.force(values, changes)}
+            return {**changes, **extra}
 
         return Consequences(forced, forcing)
 
