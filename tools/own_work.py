@@ -1,7 +1,7 @@
 """Own work per person, for comparing two versions of mc3g side by side (docs/benchmarks.md).
 
     python tools/own_work.py measure NAME KIND PROFILE OUT   # NAME adult|german, KIND gbm|rf|lr|mlp|xgb
-    python tools/own_work.py compare A.json B.json
+    python tools/own_work.py compare A.json B.json [A2.json B2.json]
 
 ``measure`` fits the black box and explainer as ``mc3g bench blackbox`` does (its first 30
 refused test rows, K = 3) and explains each person three times: the least CPU time, less the
@@ -9,12 +9,15 @@ CPU of the model's ``predict``, is the person's own work; the rounds of question
 record's.  ``compare`` prints, for two such runs, how many answers are the same (and of the
 others, how many are better in B: more options, or cheaper in all), the medians of own work
 and the median per-person ratio B / A, and the rounds: their median, and the people answered
-in two rounds or fewer.
+in two rounds or fewer.  Given a second pair, measured with the cores swapped, it prints both
+orders' per-person ratios and their geometric mean: one core of this machine can run several per
+cent faster than the other, and the mean takes that out (their quotient is the cores').
 """
 
 from __future__ import annotations
 
 import json
+import math
 import statistics
 import sys
 import time
@@ -39,8 +42,12 @@ def measure(name: str, kind: str, profile: str, out: str) -> None:
         json.dump(people, f, default=str)
 
 
-def compare(a_path: str, b_path: str) -> None:
+def compare(a_path: str, b_path: str, *swapped: str) -> None:
     a, b = (json.load(open(p)) for p in (a_path, b_path))
+    if swapped:
+        a2, b2 = (json.load(open(p)) for p in swapped)
+        first, second = (statistics.median(y["own_ms"] / x["own_ms"] for x, y in zip(p, q)) for p, q in ((a, b), (a2, b2)))
+        print(f"per person B / A {first:.3f}, cores swapped {second:.3f}: {math.sqrt(first * second):.3f} (cores {math.sqrt(first / second):.3f})", end=" | ")
     same = sum(x["options"] == y["options"] for x, y in zip(a, b))
     better = sum(_better(y, x) for x, y in zip(a, b))
     worse = sum(_better(x, y) for x, y in zip(a, b))

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Own work per person of two checkouts of mc3g, run at the same time, each pinned to one core,
-# so that a shared machine's drift hits both (docs/benchmarks.md):
+# so that a shared machine's drift hits both, then again with the cores swapped, since one core
+# may run faster than the other (docs/benchmarks.md):
 #   MC3G_DATA_DIR=../shared/data bash tools/side_by_side.sh A/src B/src "adult gbm product" "german rf paper" ...
 set -euo pipefail
 a=$1 b=$2; shift 2
@@ -12,5 +13,8 @@ for box in "$@"; do
   PYTHONPATH=$a taskset -c 0 python "$here/own_work.py" measure "$1" "$2" "$3" "$out/a.json" &
   PYTHONPATH=$b taskset -c 1 python "$here/own_work.py" measure "$1" "$2" "$3" "$out/b.json" &
   wait
-  echo "$box: $(python "$here/own_work.py" compare "$out/a.json" "$out/b.json")"
+  PYTHONPATH=$a taskset -c 1 python "$here/own_work.py" measure "$1" "$2" "$3" "$out/a2.json" &
+  PYTHONPATH=$b taskset -c 0 python "$here/own_work.py" measure "$1" "$2" "$3" "$out/b2.json" &
+  wait
+  echo "$box: $(python "$here/own_work.py" compare "$out/a.json" "$out/b.json" "$out/a2.json" "$out/b2.json")"
 done
