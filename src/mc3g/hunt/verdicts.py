@@ -19,10 +19,10 @@ class Verdicts:
     rows are judged twice whichever rules or candidates led to them.  ``away(rows)`` hands rows to
     the model and returns its refusals (the driver's round trip); ``along()``, when set, gives
     rows (their keys) to ask for free with whatever the model is next asked (a search waiting on
-    its own verdicts need not cost a call of its own).  ``consequences`` adds to a row's changes what the
-    causal rules force (:meth:`Engine.consequences`): a row is asked and remembered as the state
-    the person reaches, so a change scanned, sectioned or drawn is judged where it leads, and a
-    state of the search, which keeps the knowledge already, as it is."""
+    its own verdicts need not cost a call of its own).  ``consequences`` adds to a row's changes
+    what the causal rules force (:meth:`Engine.consequences`): a row is asked and remembered as
+    the state the person reaches, so a change scanned, sectioned or drawn is judged where it
+    leads, and a state of the search, which keeps the knowledge already, as it is."""
 
     def __init__(
         self, row: Row, away: Callable[[list[Row]], Asking], consequences: Consequences | None = None, clock: Callable[[], float] | None = None

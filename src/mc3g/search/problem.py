@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -199,11 +199,11 @@ class Problem:
             return None
         # What is forced depends only on the changes to the forcing rules' features (and on which
         # of their effects the person sets): kept by those, as most rows share them.
-        read = list(dict.fromkeys(f for rule, _ in self._forcing for f in (*(c.feature for c in rule.cause), rule.effect.feature)))
+        involved = list(dict.fromkeys(f for rule, _ in self._forcing for f in (*(c.feature for c in rule.cause), rule.effect.feature)))
         known: dict[tuple, dict[str, Any]] = {}
 
         def forced(changes: dict[str, Any]) -> dict[str, Any]:
-            key = tuple((name, changes[name]) for name in read if name in changes)
+            key = tuple((name, changes[name]) for name in involved if name in changes)
             extra = known.get(key)
             if extra is None:
                 values = {**instance, **changes}
@@ -302,7 +302,7 @@ class Problem:
                 if caused is None:
                     continue
                 actions = [n for n in changed_list if n in direct]
-                total = sum(self.numerators[n][state[self.position[n]]] for n in actions)
+                total = self._total(state, actions)
                 if best is None or total < best[0]:
                     best = (total, actions, caused)
         return None if best is None else self._priced(state, best[1], best[2])
@@ -328,10 +328,13 @@ class Problem:
 
     def _priced(self, state: State, direct: list[str], caused: dict[str, CausalRule], counted: list[str] | None = None) -> Assessment:
         counted = direct if counted is None else counted
-        at = [(n, state[self.position[n]]) for n in counted]
-        terms = {n: self.costs[n][j] for n, j in at}
-        total = sum(self.numerators[n][j] for n, j in at)
+        terms = {n: self.costs[n][state[self.position[n]]] for n in counted}
+        total = self._total(state, counted)
         return Assessment(state, self.distance.total(total / self.denominator), terms, tuple(direct), caused, total, self.denominator)
+
+    def _total(self, state: State, counted: Iterable[str]) -> int:
+        """The state's cost over the features ``counted``, on the totals' integer scale."""
+        return sum(self.numerators[n][state[self.position[n]]] for n in counted)
 
     def value(self, name: str, state: State) -> Any:
         return self.space[name].values[state[self.position[name]]]
