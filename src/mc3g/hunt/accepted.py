@@ -138,7 +138,8 @@ class Accepted:
         counted = key if self.engine.settings.mode == "none" else self.verdicts.made(key).items()
         total, terms = 0.0, self._terms
         for change in counted:
-            total += terms.get(change) or self._term(change)
+            term = terms.get(change)
+            total += self._term(change) if term is None else term
         return total
 
 
