@@ -277,7 +277,7 @@ def test_near_copies_leave_room_for_other_sets_among_the_rows_priced_distinct_or
     model = lambda f: np.where((f["x"] < 333) & (f["y"] < 5), "no", "yes")  # noqa: E731
     engine, hunts = _xy_hunts(model, distinct=False)
     hunt = hunts()
-    _driven(hunt.verdicts.ask([], [{"x": x} for x in range(334, 601)] + [{"y": 9}]), model)
+    _driven(_asked(hunt.verdicts, [], [{"x": x} for x in range(334, 601)] + [{"y": 9}]), model)
     priced = [frozenset(a.direct) for _, a in hunt.accepted.priced()]
     assert priced.count(frozenset({"x"})) == DEFAULT.per_set and frozenset({"y"}) in priced
 
@@ -300,7 +300,7 @@ def test_neighbours_keep_bounds_and_are_the_same_for_the_same_person() -> None:
     drawn = neighbours(engine, person, 50, rng_for(person, 0))
     assert drawn == neighbours(engine, person, 50, rng_for(dict(reversed(person.items())), 0))
     assert drawn == neighbours(engine, person, 50, rng_for({**person, "x": 4.0, "y": 2.0}, 0))  # numbers as JSON and the service give them
-    assert all(1 <= len(change) <= 2 and set(change) <= {"x", "c"} and all(change[f] != person[f] for f in change) for change in drawn)
+    assert all(1 <= len(change) <= 2 and {f for f, _ in change} <= {"x", "c"} and all(v != person[f] for f, v in change) for change in drawn)
 
 
 def test_a_draw_around_a_person_is_the_generator_s_arrays_in_their_order() -> None:
@@ -308,7 +308,8 @@ def test_a_draw_around_a_person_is_the_generator_s_arrays_in_their_order() -> No
     each row changes (one to ``most``), a random order of the features per row (its first that
     many change), and a value per feature among those its bounds allow.  The rows, and
     so a black box's answers, stay the same however the code around the generator changes.  The
-    values are plain ints, floats and text, as a person's row holds them."""
+    values are plain ints, floats and text, as a person's row holds them; each row's pairs come in
+    name order, as its key holds them."""
     explainer = MC3G(_model(12, 6, "b", False), desired_class="yes", refine=0).fit(TRAIN)
     engine, person = explainer.engine_, {"x": 4, "y": 2, "c": "a"}
     drawn = neighbours(engine, person, 300, rng_for(person, 0), most=2)
@@ -318,9 +319,9 @@ def test_a_draw_around_a_person_is_the_generator_s_arrays_in_their_order() -> No
     for size in (256, 44):  # in whole blocks of 256 rows
         counts, order = rng.integers(1, 3, size=256), np.argsort(rng.random((256, 3)), axis=1)
         picks = (rng.random((256, 3)) * [len(pools[n]) for n in names]).astype(int)
-        expected += [{names[j]: pools[names[j]][picks[i, j]] for j in order[i, : counts[i]]} for i in range(size)]
+        expected += [tuple(sorted((names[j], pools[names[j]][picks[i, j]]) for j in order[i, : counts[i]])) for i in range(size)]
     assert drawn == expected and {len(row) for row in drawn} == {1, 2}
-    assert all(type(v) is (str if f == "c" else int) for row in drawn for f, v in row.items())
+    assert all(type(v) is (str if f == "c" else int) for row in drawn for f, v in row)
     assert neighbours(engine, person, 200, rng_for(person, 0), most=2) == drawn[:200]  # a smaller draw is the larger one's start
 
 
@@ -369,10 +370,11 @@ def test_every_row_drawn_around_a_person_changes_the_features_their_answer_must_
     person = {"x": 4, "y": 2, "c": "a"}
     free = neighbours(engine, person, 300, rng_for(person, 0), most=2)
     drawn = neighbours(engine, person, 300, rng_for(person, 0), most=2, always=["c"])
+    drawn, free = [dict(row) for row in drawn], [dict(row) for row in free]
     assert all("c" in row for row in drawn) and any("c" not in row for row in free)
     assert all(d == f if "c" in f else d == {**f, "c": d["c"]} for d, f in zip(drawn, free))
     hunt = Hunt(engine, person, 1, Verdicts(person, None), engine.instance(person), True)
-    assert hunt.must == ["c"] and all("c" in row for row in hunt.samples() + hunt.last_draw()[0])
+    assert hunt.must == ["c"] and all("c" in dict(row) for row in hunt.samples() + hunt.last_draw()[0])
 
 
 def test_n_jobs_splits_a_small_batch_among_the_processes() -> None:
@@ -527,6 +529,12 @@ def test_what_the_causal_rules_force_is_kept_by_the_changes_to_their_features() 
     assert forced({"income": 30}) == {"income": 30} and forced({"debt": "none"}) == {"debt": "none", "score": 20}
 
 
+def _asked(verdicts, changes=(), free=(), ahead=(), spare=False):
+    """``verdicts.ask`` with the rows given as their changes (mappings), keyed as the search keys them."""
+    keyed = [[verdicts.key(c) for c in rows] for rows in (changes, free, ahead)]
+    return verdicts.ask(*keyed, spare=spare)
+
+
 def _driven(steps, model) -> object:
     """What a search's generator returns, each of its questions judged by ``model``."""
     try:
@@ -622,7 +630,7 @@ def test_the_rows_accepted_keep_the_order_a_full_sort_gives_as_rounds_add_rows()
         ([{"x": 300, "y": 9}, {"x": 1000}], [], []),
     ]
     for changes, free, ahead in rounds:
-        _driven(hunt.verdicts.ask(changes, free, ahead), model)
+        _driven(_asked(hunt.verdicts, changes, free, ahead), model)
         assert accepted._ranked() == sorted(hunt.verdicts.accepted(), key=accepted._rough_of)
     assert accepted._ranked()[0] == (("x", 300),) and len(accepted._ranked()) == 9
 
@@ -722,10 +730,10 @@ def test_a_search_s_states_read_ahead_are_never_released() -> None:
 
     verdicts = Verdicts(person, away)
     model = lambda f: np.where(f["x"] >= 2, "yes", "no")  # noqa: E731
-    _driven(verdicts.ask([{"x": 1}], (), [{"x": 2}, {"x": 3}], spare=True), model)
-    _driven(verdicts.ask([], (), [{"x": 4}]), model)
+    _driven(_asked(verdicts, [{"x": 1}], (), [{"x": 2}, {"x": 3}], spare=True), model)
+    _driven(_asked(verdicts, [], (), [{"x": 4}]), model)
     assert verdicts.release() == 1 and verdicts.accepted() == [(("x", 4),)]
-    assert _driven(verdicts.ask([{"x": 3}]), model) == [True] and verdicts.rounds == 2  # reached: seen without a call
+    assert _driven(_asked(verdicts, [{"x": 3}]), model) == [True] and verdicts.rounds == 2  # reached: seen without a call
     assert verdicts.release() == 0 and (("x", 2),) not in verdicts.accepted()
 
 
@@ -740,7 +748,7 @@ def test_rows_asked_ahead_are_released_in_the_order_asked() -> None:
 
     verdicts = Verdicts({"x": 0, "y": 0}, away)
     ahead = [{"x": i, "y": i % 7 + 1} for i in range(1, 80)]
-    _driven(verdicts.ask([], (), ahead), lambda f: np.full(len(f), "yes"))
+    _driven(_asked(verdicts, [], (), ahead), lambda f: np.full(len(f), "yes"))
     assert verdicts.release() == len(ahead) and verdicts.accepted() == [tuple(sorted(row.items())) for row in ahead]
 
 
@@ -788,7 +796,7 @@ def test_rows_asked_ahead_are_seen_only_when_the_search_asks_them() -> None:
 
     verdicts = Verdicts(person, away)
     model = lambda f: np.where(f["x"] >= 2, "yes", "no")  # noqa: E731
-    assert _driven(verdicts.ask([{}, {"x": 1}], [{"y": 1}], [{"x": 2}, {"x": 3}]), model) == [False, False, False]
+    assert _driven(_asked(verdicts, [{}, {"x": 1}], [{"y": 1}], [{"x": 2}, {"x": 3}]), model) == [False, False, False]
     assert (verdicts.rounds, verdicts.asked, verdicts.judged, verdicts.rejected, verdicts.free) == (
         1,
         5,
@@ -797,7 +805,7 @@ def test_rows_asked_ahead_are_seen_only_when_the_search_asks_them() -> None:
         1,
     )  # the person, x = 1 counted, y = 1 free, two ahead
     assert verdicts.accepted() == [] and verdicts.known({"x": 2}) is None and (("x", 2),) not in map(tuple, verdicts.labelled()[0])
-    assert _driven(verdicts.ask([{"x": 2}]), model) == [True]  # no call: the model judged it already
+    assert _driven(_asked(verdicts, [{"x": 2}]), model) == [True]  # no call: the model judged it already
     assert (verdicts.rounds, verdicts.judged, verdicts.rejected) == (1, 2, 1)
     assert verdicts.accepted() == [(("x", 2),)] and verdicts.known({"x": 3}) is None
 
@@ -879,9 +887,9 @@ def test_a_single_change_takes_what_the_model_said_on_its_line() -> None:
     x = max((s for s in scan(engine, person)[1] if s.name == "x"), key=lambda s: s.end)
     hunt.scans = [x]
     for _ in range(2):  # the first round (with the first question) and the next
-        x.narrow(_driven(hunt.verdicts.ask([], [x.row(p) for p in x.points()]), model))
+        x.narrow(_driven(_asked(hunt.verdicts, [], [x.row(p) for p in x.points()]), model))
     assert x.best is not None and x.best - x.nearest() > 20  # points left on both sides of 29,000
-    _driven(hunt.verdicts.ask([], [{"x": v} for v in range(28_990, 29_011)]), model)  # an option's sectioning
+    _driven(_asked(hunt.verdicts, [], [{"x": v} for v in range(28_990, 29_011)]), model)  # an option's sectioning
     assert hunt.scanned()  # its own points: not all judged
     assert hunt.scanned(heard=True) == [] and x.best == 29_000 and x.nearest() == 29_000
 

@@ -81,4 +81,4 @@ def _pick(positions: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray
 
 def _around(engine: Engine, records: list[dict[str, Any]], people: np.ndarray, rng: np.random.Generator) -> list[dict[str, Any]]:
     """``NEIGHBOURS`` rows drawn around each of ``people`` (positions in ``records``)."""
-    return [{**records[i], **change} for i in people for change in neighbours(engine, records[i], NEIGHBOURS, rng)]
+    return [{**records[i], **dict(change)} for i in people for change in neighbours(engine, records[i], NEIGHBOURS, rng)]

@@ -154,7 +154,7 @@ def _with_steps(engine: Engine, row: Row, outcome: Outcome, verdicts: Verdicts |
     options, drafts = [option for option, _ in drafted], [steps for _, steps in drafted]
     if verdicts is not None:
         verdicts.phase = STEPS
-        refusals = iter([not ok for ok in (yield from verdicts.ask([], [draft.values for steps in drafts for draft in steps]))])
+        refusals = iter([not ok for ok in (yield from verdicts.ask([], [verdicts.key(draft.values) for steps in drafts for draft in steps]))])
     else:
         problem = outcome.problem
         refusals = iter([any(problem.covers(r, draft.state) for r in engine.decision) for steps in drafts for draft in steps])

@@ -77,7 +77,7 @@ class Hunt:
         self.accepted = Accepted(engine, row, k, verdicts)
         self._steps: dict[tuple, list[Row]] = {}  # the options' steps, by their changes
         self.wider_draws = 0  # draws made again, wider, because the person had no option at all
-        self._draw: tuple[list[Row], np.random.Generator] | None = None  # :meth:`last_draw`
+        self._draw: tuple[list[tuple], np.random.Generator] | None = None  # :meth:`last_draw`
 
     def search(self, engine: Engine, instance: Mapping[str, Any], escape: list, patience: int | None, rules: str, start: Start | None = None) -> Asking:
         """The search with one engine's rules (``start``: its first problem, stream and states
@@ -128,20 +128,22 @@ class Hunt:
         if self.verdicts.release() and self.options(outcome) < self.k:
             self.accepted.kept = self.tuning.last_kept
 
-    def samples(self) -> list[dict[str, Any]]:
-        """Rows around the person for local rules, as many as the budget leaves (``tuning.samples``
-        at most): the start of the last draw (:meth:`last_draw`) when it is drawn already, as it
-        is when the first question asked it ahead."""
+    def samples(self) -> list[tuple]:
+        """Rows around the person for local rules (their keys), as many as the budget leaves
+        (``tuning.samples`` at most): the start of the last draw (:meth:`last_draw`) when it is
+        drawn already, as it is when the first question asked it ahead."""
         n = min(self.tuning.samples, self.budget - self.verdicts.judged)
         if n <= 0:
             return []
         if self._draw is not None and n <= self.tuning.last_draw:
             return self._draw[0][:n]
-        return neighbours(self.engine, self.row, n, rng_for(self.row, self.engine.settings.random_state), choices=self.choices, always=self.must)
+        drawn = neighbours(self.engine, self.row, n, rng_for(self.row, self.engine.settings.random_state), choices=self.choices, always=self.must)
+        return [self.verdicts.made_key(c) for c in drawn]
 
-    def last_draw(self) -> tuple[list[dict[str, Any]], np.random.Generator]:
-        """The last draw's rows (:meth:`drawn`, ``tuning.last_draw`` of each kind), drawn once for
-        the person whichever phase wants them first, and the generator a wider draw goes on with."""
+    def last_draw(self) -> tuple[list[tuple], np.random.Generator]:
+        """The last draw's rows (their keys; :meth:`drawn`, ``tuning.last_draw`` of each kind),
+        drawn once for the person whichever phase wants them first, and the generator a wider
+        draw goes on with."""
         if self._draw is None:
             rng = rng_for(self.row, self.engine.settings.random_state)
             self._draw = self.drawn(self.tuning.last_draw, rng), rng
@@ -157,12 +159,13 @@ class Hunt:
         """What the person's rows are drawn from (:func:`~.local.moves`), found once for all draws."""
         return moves(self.engine, self.row)
 
-    def drawn(self, n: int, rng: np.random.Generator) -> list[dict[str, Any]]:
+    def drawn(self, n: int, rng: np.random.Generator) -> list[tuple]:
         """``n`` rows drawn around the person as DiCE random draws them, and as many again that may
-        change every feature, as DiCE random's rows may (:func:`~.local.neighbours`)."""
+        change every feature, as DiCE random's rows may (:func:`~.local.neighbours`): their keys."""
         e = self.engine
         near = neighbours(e, self.row, n, rng, choices=self.choices, always=self.must)
-        return near + neighbours(e, self.row, n, rng, most=len(e.varied), choices=self.choices, always=self.must)
+        near += neighbours(e, self.row, n, rng, most=len(e.varied), choices=self.choices, always=self.must)
+        return [self.verdicts.made_key(c) for c in near]
 
     # -- rows asked along with other calls ----------------------------------------------------------
     def ride(self) -> list[Row]:

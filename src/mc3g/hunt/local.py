@@ -21,6 +21,7 @@ from ..foldse import FoldSE
 from ..models import ChangedRows, typed_frame
 from ..rules import RuleSet, token
 from ..search import numeric_bounds
+from .verdicts import Changes
 
 BLOCK = 256
 """Rows drawn at once, in whole blocks: a draw of n rows is the first n of any larger draw from the
@@ -63,13 +64,14 @@ def neighbours(
     most: int | None = None,
     choices: Mapping[str, list[Any]] | None = None,
     always: Sequence[str] = (),
-) -> list[dict[str, Any]]:
-    """``n`` changes around ``row`` (feature -> new value), each of one to ``most`` (by default the
-    search settings' ``most_changed``) features set to a value of their :func:`moves` (``choices``
-    when given), and the features ``always`` too (those a person's answer must change: a row
-    that leaves one can be no option).  A person's are asked with what the causal rules force
-    from them (:class:`~mc3g.hunt.verdicts.Verdicts`); refinement's teach the surrogate the
-    model as they are."""
+) -> list[Changes]:
+    """``n`` changes around ``row``, each of one to ``most`` (by default the search settings'
+    ``most_changed``) features set to a value of their :func:`moves` (``choices`` when given),
+    and the features ``always`` too (those a person's answer must change: a row that leaves one
+    can be no option).  Each is its pairs of a feature and its new value in name order, as a
+    row's key holds them (:meth:`~mc3g.hunt.verdicts.Verdicts.made_key`): thousands of rows are
+    keyed without a mapping built and sorted for each.  A person's are asked with what the
+    causal rules force from them; refinement's teach the surrogate the model as they are."""
     choices = moves(engine, row) if choices is None else choices
     names, pools = list(choices), list(choices.values())
     width = len(names)
@@ -78,19 +80,29 @@ def neighbours(
     most = engine.settings.hunt.most_changed if most is None else most
     sizes = np.array([len(pool) for pool in pools])
     always_at = [j for j, name in enumerate(names) if name in always]
-    out: list[dict[str, Any]] = []
+    by_name = sorted(range(width), key=names.__getitem__)
+    named, chosen = [names[j] for j in by_name], [pools[j] for j in by_name]
+    out: list[Changes] = []
     for start in range(0, n, BLOCK):
         # A whole block at once (the rows past n unused): how many features each row changes, a
         # random order of the features per row (its first that many change), and a value of each
         # feature's pool.
-        counts = np.minimum(rng.integers(1, most + 1, size=BLOCK), width)[: n - start].tolist()
-        order = np.argsort(rng.random((BLOCK, width)), axis=1)[: n - start].tolist()
-        picks = np.minimum((rng.random((BLOCK, width)) * sizes).astype(np.int64), sizes - 1)[: n - start].tolist()
-        out += [{names[j]: pools[j][pick[j]] for j in always_at + features[:count]} for count, features, pick in zip(counts, order, picks)]
+        counts = np.minimum(rng.integers(1, most + 1, size=BLOCK), width)[: n - start]
+        order = np.argsort(rng.random((BLOCK, width)), axis=1)[: n - start]
+        picks = np.minimum((rng.random((BLOCK, width)) * sizes).astype(np.int64), sizes - 1)[: n - start]
+        # Which features each row changes (those ``always`` too), in name order: its pairs
+        # come out sorted.
+        changed = np.argsort(order, axis=1) < counts[:, None]
+        changed[:, always_at] = True
+        changed, picks = changed[:, by_name], picks[:, by_name]
+        rows, columns = np.nonzero(changed)
+        pairs = [(named[c], chosen[c][pick]) for c, pick in zip(columns.tolist(), picks[rows, columns].tolist())]
+        ends = np.cumsum(changed.sum(axis=1)).tolist()
+        out += [tuple(pairs[a:b]) for a, b in zip([0, *ends], ends)]
     return out
 
 
-def local_rules(engine: Any, row: Mapping[str, Any], changes: Sequence[tuple[tuple[str, Any], ...]], refusals: Sequence[bool]) -> RuleSet:
+def local_rules(engine: Any, row: Mapping[str, Any], changes: Sequence[Changes], refusals: Sequence[bool]) -> RuleSet:
     """FOLD-SE rules of the model's refusal learned from rows around the person (``changes``
     applied to ``row``) and the model's verdicts on them (no tail cut: near one person every
     exception the model makes matters).  Each of ``changes`` is pairs of a feature and its value."""

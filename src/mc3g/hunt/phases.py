@@ -44,19 +44,19 @@ class FirstQuestion:
     name = "first question"
 
     def run(self, hunt: Hunt) -> Asking:
-        e, k = hunt.engine, hunt.k
+        e, k, key = hunt.engine, hunt.k, hunt.verdicts.key
         problem = e.problem(hunt.instance, k) if hunt.firing else None
         stream = hunt.stream(problem) if problem is not None else None
         first = stream.take(hunt.tuning.first_states * k) if stream is not None else []
-        counted = [problem.changes(a.state) for a in first[: 4 * k]] if problem is not None else hunt.samples() if hunt.local else []
-        ahead = [problem.changes(a.state) for a in first[4 * k :]] if problem is not None else []
+        counted = [key(problem.changes(a.state)) for a in first[: 4 * k]] if problem is not None else hunt.samples() if hunt.local else []
+        ahead = [key(problem.changes(a.state)) for a in first[4 * k :]] if problem is not None else []
         singles, scans = scan(e, hunt.row) if hunt.sharp else ([], [])
-        points = [key for s in scans for key in hunt.keys(s)]
+        points = [key(c) for c in singles] + [p for s in scans for p in hunt.keys(s)]
         if hunt.sharp and problem is not None:
-            points += [key for a in first[: 4 * k] for s in hunt.segments(e, problem, a) for key in hunt.keys(s)]
+            points += [p for a in first[: 4 * k] for s in hunt.segments(e, problem, a) for p in hunt.keys(s)]
         if hunt.local and hunt.tuning.draw_ahead and problem is not None:  # refused by the rules: likely by the model too
             ahead += hunt.last_draw()[0]  # the rows local rules learn from are its start
-        accepted = yield from hunt.verdicts.ask([{}] + counted[: hunt.budget], singles, ahead, keyed=points)
+        accepted = yield from hunt.verdicts.ask([(), *counted[: hunt.budget]], points, ahead)
         if accepted[0]:
             return False
         hunt.start = (problem, stream, first) if problem is not None and stream is not None else None
@@ -187,13 +187,13 @@ class Sharpen:
         while (asking := [s for s in segments if not hunt.beyond(s) and s.points()]) or pared:
             asked = [s for s in asking for _ in s.points()]
             keys = [key for s in asking for key in hunt.keys(s)] + [hunt.verdicts.key(row) for row in pared]
-            accepted = yield from hunt.verdicts.ask([], keyed=keys)
+            accepted = yield from hunt.verdicts.ask([], keys)
             pared = []
             for s in segments:
                 s.narrow([ok for t, ok in zip(asked, accepted) if t is s])
             hunt.bounded()
         while keys := hunt.scanned(heard=True):
-            yield from hunt.verdicts.ask([], keyed=keys)
+            yield from hunt.verdicts.ask([], keys)
             hunt.bounded()
 
 
@@ -242,7 +242,7 @@ class Merge:
             rows = hunt.unjudged_steps(list(zip(merged.priced_in, merged.found)))
             if not rows:
                 return merged
-            yield from hunt.verdicts.ask([], rows)
+            yield from hunt.verdicts.ask([], [hunt.verdicts.key(row) for row in rows])
 
 
 PHASES: tuple[Phase, ...] = (GlobalRules(), LocalRules(), ToTheBudget(), Sharpen(), LastDraw(), Merge())

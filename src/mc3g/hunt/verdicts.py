@@ -11,6 +11,9 @@ from ..models import ChangedRows
 from ..search import Consequences
 
 Row = dict[str, Any]
+Changes = tuple[tuple[str, Any], ...]
+"""A row's changes from the person, pairs of a feature and its value in name order: its key
+(with what the causal rules force) and how rows drawn around the person come."""
 Asking = Generator[Sequence[Row], list[bool], Any]
 
 
@@ -82,11 +85,16 @@ class Verdicts:
     def _key(self, given: tuple) -> tuple:
         row = self.row
         made = [item for item in given if item[1] != row[item[0]]]
-        if made and self.consequences is not None and not self.consequences.forcing.isdisjoint(name for name, _ in made):
-            return self._forced(dict(made))
         if len(made) > 1:  # most rows asked change one feature: no sort (keys are read often)
             made.sort()
-        return tuple(made)
+        return self.made_key(tuple(made))
+
+    def made_key(self, made: Changes) -> tuple:
+        """The key of the row whose changes are ``made``, each from the person's value, in name
+        order (as rows are drawn): themselves, or with what they force."""
+        if made and self.consequences is not None and not self.consequences.forcing.isdisjoint(name for name, _ in made):
+            return self._forced(dict(made))
+        return made
 
     def _forced(self, made: dict[str, Any]) -> tuple:
         """The key of a row whose changes force more, the fewest changes seen to reach it kept."""
@@ -134,30 +142,20 @@ class Verdicts:
         """Whether the model accepts the row ``key`` (None: not judged, or held back, asked ahead)."""
         return None if key in self._ahead else self._accepted.get(key)
 
-    def calls(self, changes: Sequence[Mapping[str, Any]]) -> bool:
-        """Whether asking about ``changes`` takes a call: the model has not judged one of them."""
-        return any(self.key(c) not in self._accepted for c in changes)
+    def calls(self, keys: Sequence[tuple]) -> bool:
+        """Whether asking about the rows ``keys`` takes a call: the model has not judged one of them."""
+        return any(key not in self._accepted for key in keys)
 
-    def ask(
-        self,
-        changes: Sequence[Mapping[str, Any]],
-        free: Sequence[Mapping[str, Any]] = (),
-        ahead: Sequence[Mapping[str, Any]] = (),
-        spare: bool = False,
-        keyed: Sequence[tuple] = (),
-    ) -> Asking:
-        """Whether the model accepts each row (``row`` with ``changes``, then with ``free``, then
-        the rows whose keys are ``keyed``, as :meth:`line` finds them), asking it only about those
-        it has not judged, all in one call (with the rows ``along`` gives); rows of ``free`` and
-        ``keyed`` (single changes scanned, points sectioned) do not count as judged.
+    def ask(self, keys: Sequence[tuple], free: Sequence[tuple] = (), ahead: Sequence[tuple] = (), spare: bool = False) -> Asking:
+        """Whether the model accepts each row (by its key: ``keys``, then ``free``), asking it only
+        about those it has not judged, all in one call (with the rows ``along`` gives); rows of
+        ``free`` (single changes scanned, points sectioned, rows drawn) do not count as judged.
         Rows of ``ahead`` go in the same call, their verdicts held back: the search sees one only
         once it asks about that row (then it counts as asked), so a row asked ahead saves a later
         call and changes nothing else.  With ``spare``, those rows are a search's states read
         ahead of its reading: never released (:meth:`release`), they count only where a search
         reaches them, so reading ahead changes no answer."""
-        keys = [self.key(c) for c in changes]
-        extra = [self.key(c) for c in free] + list(keyed)
-        later = [self.key(c) for c in ahead]
+        keys, extra, later = list(keys), list(free), list(ahead)
         new = list(dict.fromkeys(k for k in keys + extra + later if k not in self._accepted))
         shown = list(dict.fromkeys(k for k in keys + extra if k in self._ahead))
         if new and self.along is not None:
