@@ -770,18 +770,26 @@ def test_a_rows_changes_made_are_the_fewest_that_reach_it_when_kept_for_the_rank
     st.dictionaries(st.sampled_from("abcd"), st.integers(0, 3), max_size=4), st.sampled_from("abcd"),
     st.lists(st.one_of(st.integers(0, 3), st.floats(0, 3)), min_size=1, max_size=6), st.sampled_from(["", "a", "b", "ab"]),
 )  # fmt: skip
+@example({"a": 1}, "c", [5, 2, 6, 7], "a")  # the line's other change forces d
 def test_a_lines_points_are_keyed_as_their_rows_are(changes: dict, name: str, values: list, forcing: str) -> None:
     """A segment's points keyed along its line (no row built for each) are keyed as the rows
     themselves would be, the person's own value, floats equal to ints and what the causal rules
-    force included (a line that may force takes the rows' way)."""
+    force included (a line that may force takes the rows' way), with the same changes kept as
+    reaching each.  As the causal rules do, the stand-in forces only from a change of a forcing
+    feature: one changed sets d to 0, where d is not set."""
     from mc3g.hunt.verdicts import Verdicts
     from mc3g.search import Consequences
 
+    def force(made: dict) -> dict:
+        return {**made, "d": 0} if any(f in made for f in forcing) and "d" not in made else dict(made)
+
     person = {"a": 0, "b": 1, "c": 2, "d": 3}
-    forced = Consequences(lambda made: {**made, "d": 0} if "a" in made else dict(made), frozenset(forcing)) if forcing else None
-    line = Verdicts(person, None, forced).line(changes, name)
-    rows = Verdicts(person, None, forced)
-    assert [line(v) for v in values] == [rows.key({**changes, name: v}) for v in values]
+    forced = Consequences(force, frozenset(forcing)) if forcing else None
+    along, rows = Verdicts(person, None, forced), Verdicts(person, None, forced)
+    line = along.line(changes, name)
+    keys = [line(v) for v in values]
+    assert keys == [rows.key({**changes, name: v}) for v in values]
+    assert [list(along.made(k).items()) for k in keys] == [list(rows.made(k).items()) for k in keys]
 
 
 def test_rows_asked_ahead_are_seen_only_when_the_search_asks_them() -> None:
