@@ -1,12 +1,14 @@
 """Own work per person, for comparing two versions of mc3g side by side (docs/benchmarks.md).
 
-    python tools/own_work.py measure NAME KIND PROFILE OUT   # NAME adult|german, KIND gbm|rf|lr|mlp|xgb
+    python tools/own_work.py measure NAME KIND PROFILE OUT [HUNT]   # NAME adult|german, KIND gbm|rf|lr|mlp|xgb
     python tools/own_work.py compare A.json B.json [A2.json B2.json]
 
 ``measure`` fits the black box and explainer as ``mc3g bench blackbox`` does (its first 30
-refused test rows, K = 3) and explains each person three times: the least CPU time, less the
-CPU of the model's ``predict``, is the person's own work; the rounds of questions are the run
-record's.  ``compare`` prints, for two such runs, how many answers are the same (and of the
+refused test rows, K = 3; with ``HUNT``, the search's settings as ``--hunt`` takes them, such
+as ``first_states=16``) and explains each person three times: the least CPU time, less the CPU
+of the model's ``predict``, is the person's own work; the rounds of questions are the run
+record's.  Measured twice with one checkout, without and with ``HUNT``, two settings compare
+as two versions do.  ``compare`` prints, for two such runs, how many answers are the same (and of the
 others, how many are better in B: more options, or cheaper in all), the medians of own work
 and the median per-person ratio B / A, and the rounds: their median, and the people answered
 in two rounds or fewer.  Given a second pair, measured with the cores swapped, it prints both
@@ -25,10 +27,11 @@ import time
 REPEATS = 3
 
 
-def measure(name: str, kind: str, profile: str, out: str) -> None:
+def measure(name: str, kind: str, profile: str, out: str, hunt: str | None = None) -> None:
     from mc3g.bench.blackbox import _fit
+    from mc3g.cli.explain import hunt_given
 
-    fitted = _fit(name, kind, 30, 3, profile)
+    fitted = _fit(name, kind, 30, 3, profile, hunt_given(hunt))
     box, people = fitted.ours_box, []
     for _, row in fitted.refused.iterrows():
         least = None
