@@ -168,7 +168,7 @@ class Hunt:
         return [self.verdicts.made_key(c) for c in near]
 
     # -- rows asked along with other calls ----------------------------------------------------------
-    def ride(self) -> list[Row]:
+    def ride(self) -> list[tuple]:
         """The rows (their keys) asked along with the model's next call: the steps of the K
         options known (often the answer's: its steps then need no call of their own), and the
         single changes' next points (:meth:`scanned`)."""
