@@ -128,7 +128,7 @@ class Accepted:
         """The row of state ``a`` as the verdicts know it, kept: the pool is chosen from often."""
         seen = self._keys.get((id(problem), a.state))
         if seen is None:  # the problem is kept beside its keys, so its id names no other meanwhile
-            seen = self._keys[(id(problem), a.state)] = (problem, self.verdicts.key(problem.changes(a.state)))
+            seen = self._keys[(id(problem), a.state)] = (problem, self.verdicts.state_key(problem, a.state))
         return seen[1]
 
     def _rough_of(self, key: tuple) -> float:

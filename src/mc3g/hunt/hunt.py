@@ -163,9 +163,9 @@ class Hunt:
         """``n`` rows drawn around the person as DiCE random draws them, and as many again that may
         change every feature, as DiCE random's rows may (:func:`~.local.neighbours`): their keys."""
         e = self.engine
-        near = neighbours(e, self.row, n, rng, choices=self.choices, always=self.must)
-        near += neighbours(e, self.row, n, rng, most=len(e.varied), choices=self.choices, always=self.must)
-        return [self.verdicts.made_key(c) for c in near]
+        rows = neighbours(e, self.row, n, rng, choices=self.choices, always=self.must)
+        rows += neighbours(e, self.row, n, rng, most=len(e.varied), choices=self.choices, always=self.must)
+        return [self.verdicts.made_key(c) for c in rows]
 
     # -- rows asked along with other calls ----------------------------------------------------------
     def ride(self) -> list[tuple]:
@@ -179,7 +179,7 @@ class Hunt:
         rows: list[Row] = []
         if self.steps is not None:
             for problem, a in options:
-                key = self.verdicts.key(problem.changes(a.state))
+                key = self.verdicts.state_key(problem, a.state)
                 if key not in self._steps:
                     self._steps[key] = self.steps(problem, a)
                 rows += [r for r in self._steps[key] if self.verdicts.known(r) is None]

@@ -44,14 +44,14 @@ class FirstQuestion:
     name = "first question"
 
     def run(self, hunt: Hunt) -> Asking:
-        e, k, key = hunt.engine, hunt.k, hunt.verdicts.key
+        e, k, key = hunt.engine, hunt.k, hunt.verdicts.state_key
         problem = e.problem(hunt.instance, k) if hunt.firing else None
         stream = hunt.stream(problem) if problem is not None else None
         first = stream.take(hunt.tuning.first_states * k) if stream is not None else []
-        counted = [key(problem.changes(a.state)) for a in first[: 4 * k]] if problem is not None else hunt.samples() if hunt.local else []
-        ahead = [key(problem.changes(a.state)) for a in first[4 * k :]] if problem is not None else []
+        counted = [key(problem, a.state) for a in first[: 4 * k]] if problem is not None else hunt.samples() if hunt.local else []
+        ahead = [key(problem, a.state) for a in first[4 * k :]] if problem is not None else []
         singles, scans = scan(e, hunt.row) if hunt.sharp else ([], [])
-        points = [key(c) for c in singles] + [p for s in scans for p in hunt.keys(s)]
+        points = [hunt.verdicts.key(c) for c in singles] + [p for s in scans for p in hunt.keys(s)]
         if hunt.sharp and problem is not None:
             points += [p for a in first[: 4 * k] for s in hunt.segments(e, problem, a) for p in hunt.keys(s)]
         if hunt.local and hunt.tuning.draw_ahead and problem is not None:  # refused by the rules: likely by the model too

@@ -122,11 +122,11 @@ def _judged(
     are a search's states read ahead (``spare``)."""
     if verdicts is None:
         return [True] * len(batch)
-    asked = [verdicts.key(problem.changes(a.state)) for a in batch]
+    asked = [verdicts.state_key(problem, a.state) for a in batch]
     if not ahead and verdicts.calls(asked):
         read += stream.take(size - len(read))
         ahead = True
-    later = [verdicts.key(problem.changes(a.state)) for a in reading.shown(read)] if ahead else []
+    later = [verdicts.state_key(problem, a.state) for a in reading.shown(read)] if ahead else []
     return (yield from verdicts.ask(asked, (), later, spare=True))
 
 
