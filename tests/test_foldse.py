@@ -11,9 +11,10 @@ from sklearn.base import clone
 
 from mc3g import FoldSE
 from mc3g.exceptions import InputError, UnknownNameError
+from mc3g.foldse import described
+from mc3g.foldse.covering import Search
 from mc3g.foldse.heuristics import HEURISTICS
-from mc3g.foldse.learner import _Search
-from mc3g.rules import Literal, Table
+from mc3g.rules import Column, Literal, Table
 
 
 def _brute_force_best(frame: pd.DataFrame, numeric: set[str], pos, neg, path, heuristic: str) -> Literal | None:
@@ -69,8 +70,23 @@ def test_vectorised_search_finds_the_brute_force_best_literal(cols, heuristic, d
     pos, neg = np.flatnonzero(y), np.flatnonzero(~y)
     numeric = {"num", "small"}
     path = data.draw(st.lists(st.sampled_from([Literal("small", "<=", 1.0), Literal("cat", "==", "a"), Literal("num", ">", 3.0)]), max_size=2))
-    search = _Search(Table.from_frame(frame), numeric, list(frame.columns), 0.5, 0.0, heuristic)
+    search = Search(Table.from_frame(frame), numeric, list(frame.columns), 0.5, 0.0, heuristic)
     assert search.best_literal(pos, neg, path) == _brute_force_best(frame, numeric, pos, neg, path, heuristic)
+
+
+@tiered(25, 150, small_frames, st.booleans())
+def test_rules_learned_from_a_table_are_those_fit_learns_from_its_frame(cols, numbers_as_objects) -> None:
+    """The learning local rules use (``described``, on a table the package builds) is what
+    ``fit`` learns once it has checked the same rows as a frame: same rules, default and classes."""
+    num, cat, small, label = cols
+    y = np.where(label, "no", "yes")
+    if len(set(y)) < 2 or all(v == "?" for v in num):
+        return  # fit refuses one class, and a numeric column without a number
+    frame = pd.DataFrame({"num": pd.Series(num, dtype=object), "cat": cat, "small": small})
+    kind = object if numbers_as_objects else np.float64
+    table = Table({"num": Column(np.asarray(num, dtype=object)), "cat": Column(np.asarray(cat, dtype=object)), "small": Column(np.asarray(small, dtype=kind))})
+    fitted = FoldSE(tail=0.0, target="no", numeric=["num", "small"]).fit(frame, y).rules_
+    assert described(table, ["num", "small"], np.asarray(label), "no", ["no", "yes"], tail=0.0) == fitted
 
 
 def _xor_like() -> tuple[pd.DataFrame, pd.Series]:

@@ -17,7 +17,9 @@ from mc3g import MC3G
 from mc3g.causal import CausalModel, CausalRule
 from mc3g.explain import ASKING
 from mc3g.explain.batch import chunks
-from mc3g.hunt.local import neighbours, rng_for
+from mc3g.foldse import FoldSE
+from mc3g.hunt.local import local_rules, neighbours, rng_for
+from mc3g.models import ChangedRows, typed_frame
 from mc3g.rules import Literal
 from mc3g.search import ActionSets
 
@@ -180,6 +182,21 @@ def test_the_model_s_boundary_is_found_between_training_values() -> None:
     assert [cf.values["x"] for cf in answer] == [13] and answer.run.rules == "global"
     leaky = MC3G(model, desired_class="yes", refine=0, plausible=True).fit(train)
     assert [cf.values["x"] for cf in leaky.explain({"x": 0, "y": 3})] == [15]  # training values only: no sectioning
+
+
+def test_local_rules_are_those_the_estimator_learns_from_the_rows_as_a_frame() -> None:
+    """Local rules learn from the rows around a person as a table of the model's columns: the
+    rules ``FoldSE.fit`` learns from the same rows as the model's frame, with its verdicts."""
+    model = _model(12, 6, "b", True)
+    explainer = MC3G(model, desired_class="yes", refine=0).fit(TRAIN)
+    engine = explainer.engine_
+    for person in ({"x": 3, "y": 2, "c": "b"}, {"x": 15, "y": 9, "c": "a"}):
+        changes = [(), *neighbours(engine, person, 300, rng_for(person, 0))]
+        refusals = list(model(typed_frame(ChangedRows.around(person, changes), engine.black_box.dtypes)) == "no")
+        frame = typed_frame(ChangedRows.around(person, changes), engine.black_box.dtypes)
+        labels = np.where(refusals, "no", "yes")
+        learned = FoldSE(tail=0.0, target="no", numeric=["x", "y"]).fit(frame, labels).rules_
+        assert local_rules(engine, person, changes, refusals) == learned and learned.rules
 
 
 def test_a_refused_person_the_rules_do_not_refuse_gets_rules_learned_near_them() -> None:
