@@ -346,6 +346,15 @@ TIES_AFTER_DEARER_READS = (
 )
 
 
+def _every_state(problem: Problem) -> list[tuple]:
+    """Every counterfactual state of ``problem`` by brute force, as (exact cost, state), in order."""
+    return sorted(
+        (a.exact, a.state) for region in problem.space.regions
+        for state in itertools.product(*(region.allowed[n] for n in problem.names))
+        if (a := problem.assess(tuple(state))) is not None
+    )  # fmt: skip
+
+
 @tiered(
     40, 150, any_problems(), st.sampled_from(COST_MODES), st.sampled_from(["l0", "l1", "l2"]), st.integers(1, 80), st.sampled_from(SPREADS), st.integers(1, 9)
 )
@@ -358,17 +367,35 @@ def test_states_come_in_cost_order_window_after_window(case, mode, norm, budget,
     spreads = _spreads(features, _train(features), spread)
     problem = Problem(_full_space(features, instance, spreads), rules, causal, mode, Distance(norm))
     assume(any(problem.covers(r, problem.original_state()) for r in rules))
-    every = sorted(
-        (a.exact, a.state) for region in problem.space.regions
-        for state in itertools.product(*(region.allowed[n] for n in problem.names))
-        if (a := problem.assess(tuple(state))) is not None
-    )  # fmt: skip
+    every = _every_state(problem)
     stream, got = StateStream(problem, budget), []
     while batch := stream.take(size):  # several requests, so windows continue where the last stopped
         got += [(a.exact, a.state) for a in batch]
     event("budget reached" if len(every) > budget else "all states")
     _scale_events(problem)
     assert got == every[:budget]
+
+
+@tiered(30, 120, any_problems(), st.sampled_from(COST_MODES), st.sampled_from(["l0", "l1", "l2"]), st.integers(1, 9), st.integers(0, 60), st.booleans())
+@example(TIES_AFTER_DEARER_READS, "derived", "l0", 3, 5, True)
+def test_a_capped_stream_hands_out_every_state_up_to_its_cap_in_order(case, mode, norm, size, at, later) -> None:
+    """A cap (a search that knows K options no dearer) stops the reading past it, and loses
+    nothing below it: the states handed out are the cheapest in exact order, every one up to the
+    cap among them, however the windows fall; set before the first request or after it."""
+    features, instance, rules, causal = case
+    problem = Problem(_full_space(features, instance, _spreads(features, _train(features), 1.0)), rules, causal, mode, Distance(norm))
+    assume(any(problem.covers(r, problem.original_state()) for r in rules))
+    every = _every_state(problem)
+    assume(every)
+    ceiling = every[min(at, len(every) - 1)][0]
+    stream = StateStream(problem, 10_000)
+    got = [(a.exact, a.state) for a in stream.take(size)] if later else []
+    stream.cap(ceiling)
+    while batch := stream.take(size):
+        got += [(a.exact, a.state) for a in batch]
+    assert got == every[: len(got)]
+    assert [s for s in got if s[0] <= ceiling] == [s for s in every if s[0] <= ceiling]
+    assert stream.capped or len(got) == len(every)
 
 
 @pytest.mark.slow

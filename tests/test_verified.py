@@ -734,6 +734,34 @@ def test_every_search_asks_its_first_batches_in_its_first_call() -> None:
     assert calls[0] == engine.settings.hunt.first_states and len(calls) == 3, calls
 
 
+def test_a_search_bounded_by_options_known_reads_no_state_dearer() -> None:
+    """A search that knows K options (the rows accepted) caps its stream at the K-th one's exact
+    cost: the states up to it are judged, none past it is read, and the search ends found (what
+    is left cannot be an option), not exhausted, which would widen the candidates for nothing."""
+    from mc3g.hunt.verdicts import Verdicts
+    from mc3g.hunt.verified import verified
+    from mc3g.search import StateStream
+
+    train = pd.DataFrame({"x": np.arange(0, 1001, 50).repeat(10), "y": np.tile(np.arange(10), 21)})
+    engine = MC3G(lambda f: np.where((f["x"] < 333) | (f["y"] < 5), "no", "yes"), desired_class="yes", k=1, refine=0).fit(train).engine_
+    person = {"x": 0, "y": 3}
+    instance = engine.instance(person)
+    problem = engine.problem(instance, 32, engine.decision)
+    twentieth = StateStream(problem, 1000).take(20)[-1]
+    cheaper = [a for a in StateStream(problem, 1000).take(200) if a.exact <= twentieth.exact]
+
+    def away(rows):
+        return (yield rows)
+
+    def refuses(f: pd.DataFrame) -> np.ndarray:  # a model that refuses everything the search may show
+        return np.full(len(f), "no")
+
+    verdicts, stream = Verdicts(person, away, engine.consequences(instance)), StateStream(problem, 1000)
+    found, stopped, doubted = _driven(verified(problem, stream, 1, False, verdicts, 2000, bound=twentieth), refuses)
+    assert (found, stopped, doubted) == ([], "found", False)
+    assert verdicts.judged == len(cheaper) < 200 and stream.capped and stream.take(1000) == []
+
+
 def test_a_search_s_states_read_ahead_are_never_released() -> None:
     """Rows asked ahead as a search's states read ahead (``spare``) are seen when a search
     reaches them, never released at the end like the rows drawn ahead: reading ahead changes

@@ -106,7 +106,8 @@ class Hunt:
         return StateStream(problem, self.tuning.read * self.budget)
 
     def verified(self, problem: Problem, stream: StateStream, first: list[Assessment], limit: int | None) -> Asking:
-        return (yield from verified(problem, stream, self.k, self.distinct, self.verdicts, self.budget, first, limit, self.bound, self.tuning))
+        kth = self.chosen[-1][1] if self.bound != math.inf else None  # the K-th option known bounds the search
+        return (yield from verified(problem, stream, self.k, self.distinct, self.verdicts, self.budget, first, limit, kth, self.tuning))
 
     def bounded(self) -> None:
         """The cost of the k-th option among the rows the model accepted outside the search so

@@ -81,15 +81,16 @@ def verified(
     budget: int,
     first: Sequence[Assessment] = (),
     limit: int | None = None,
-    bound: float = math.inf,
+    bound: Assessment | None = None,
     tuning: HuntSettings = DEFAULT,
 ) -> Asking:
     """The k least-cost states of ``problem`` the model accepts (all, for plain rules: ``verdicts``
     None), distinct action sets under ``distinct``, read from ``first`` then ``stream`` (none read:
-    :func:`_begun`), none dearer than ``bound``; and why the reading stopped: ``budget`` bounds the
-    rows judged, ``limit`` the states rejected (``tuning.patience`` more per state kept, as each
-    option shows the rules work here; then ``stalled``).  Third, whether widening could help."""
-    reading = _Reading(problem, k, distinct, bound)
+    :func:`_begun`), none dearer than ``bound``, the K-th option known (nor read); and why it
+    stopped: ``budget`` bounds the rows judged, ``limit`` the states rejected (``tuning.patience``
+    more per state kept: then ``stalled``).  Third, whether widening could help."""
+    stream.cap(None if bound is None else bound.exact)  # :meth:`StateStream.cap`
+    reading = _Reading(problem, k, distinct, math.inf if bound is None else bound.cost)
     size = k if verdicts is None else 4 * k
     read, ahead = _begun(first, stream, k, verdicts is not None, tuning)  # handed out in the batches the stream would have made
     batch, read, size = read[:size], read[size:], min(2 * size, tuning.batch) if ahead else size
@@ -101,9 +102,9 @@ def verified(
         if not batch:
             batch = _taken(read, stream, size if verdicts is None else min(size, budget - verdicts.judged))
             size = min(2 * size, tuning.batch)  # the model disagrees here, or the options repeat: read more at once
-            if not batch:
-                return reading.kept, READ_ALL if stream.at_limit else EXHAUSTED, reading.doubted()
-        if batch[0].cost > bound + EPSILON:
+            if not batch:  # capped: what is left costs more than k options known, as below
+                return (reading.kept, FOUND, False) if stream.capped else (reading.kept, READ_ALL if stream.at_limit else EXHAUSTED, reading.doubted())
+        if batch[0].cost > reading.bound + EPSILON:
             return reading.kept, FOUND, False  # what is left costs more than k options known: it cannot be one
         batch = reading.shown(batch)
         accepted = yield from _judged(problem, reading, batch, verdicts, read, stream, ahead, size)

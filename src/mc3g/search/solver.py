@@ -167,6 +167,7 @@ class StateStream:
         self._ready: list[Assessment] = []  # known to be next, in order
         self._given = 0
         self._low = self._search.optimum()  # every unread state costs at least this, exactly
+        self._ceiling: Fraction | None = None  # no state dearer than this is read (:meth:`cap`)
         # The first window holds the optimum: at the coarsest scale it is rounded down by less
         # than one unit per feature.
         self._width = max((self._low or 0) / 4, len(problem.names) / self._search.scales[0])
@@ -174,7 +175,7 @@ class StateStream:
     def take(self, n: int) -> list[Assessment]:
         """The next ``n`` states (fewer when the states or the budget run out; none for ``n`` <= 0)."""
         n = max(0, min(n, self.max_states - self._given))
-        while len(self._ready) < n and (self._low is not None or self._pending):
+        while len(self._ready) < n and (self._low is not None or self._pending) and not self.capped:
             if self._low is None:  # every state has been read: the rest are final
                 self._release(None)
             else:
@@ -188,6 +189,19 @@ class StateStream:
         """Whether the stream has handed out ``max_states`` states (it hands out no more)."""
         return self._given >= self.max_states
 
+    def cap(self, ceiling: Fraction | None) -> None:
+        """Read no state whose exact cost is above ``ceiling`` (None: no cap; a cap is only ever
+        lowered): a search that knows K options no dearer needs none of them, and the solver
+        would read and price far more states past it than the search would show the model."""
+        if ceiling is not None and (self._ceiling is None or ceiling < self._ceiling):
+            self._ceiling = ceiling
+
+    @property
+    def capped(self) -> bool:
+        """Whether every state left costs more than the cap (:meth:`cap`): the stream hands out
+        no more (those cheaper were handed out or are ready)."""
+        return self._ceiling is not None and self._low is not None and self._low > self._ceiling
+
     def exclude(self, actions: frozenset[str]) -> None:
         """Read no more states whose direct actions include ``actions`` (a distinct option's set:
         no such state can be another option).  States already read are not withdrawn."""
@@ -200,7 +214,8 @@ class StateStream:
         assert self._low is not None
         start, read, limit = self._low, 0, 2 * need
         while True:
-            page = self._search.upto(self._low + self._width, limit)
+            top = self._low + self._width if self._ceiling is None else min(self._low + self._width, self._ceiling)
+            page = self._search.upto(top, limit)
             self._keep(page)
             read += len(page.states)
             if page.complete:
@@ -215,7 +230,8 @@ class StateStream:
                 self._width = nearer
             else:
                 limit *= 4
-        self._low = page.reach if read else _highest(page.reach, self._search.optimum())
+        # An empty window finds where the next starts, unless it ended at the cap: no more is read.
+        self._low = page.reach if read or top == self._ceiling else _highest(page.reach, self._search.optimum())
         self._release(self._low)
         if read < need:
             self._width = (page.reach - start) * min(8, max(2, need // max(read, 1)))
