@@ -233,7 +233,7 @@ class StateStream:
         # An empty window finds where the next starts, unless it ended at the cap: no more is read.
         self._low = page.reach if read or top == self._ceiling else _highest(page.reach, self._search.optimum())
         self._release(self._low)
-        if read < need:  # the next window, sized to the states still wanted (at least half as wide: farther out, states are denser)
+        if read < need:
             self._width = (page.reach - start) * min(8, max(Fraction(1, 2), Fraction(need - read, max(read, 1))))
 
     def _keep(self, page: Page) -> None:
