@@ -234,7 +234,7 @@ class StateStream:
         self._low = page.reach if read or top == self._ceiling else _highest(page.reach, self._search.optimum())
         self._release(self._low)
         if read < need:
-            self._width = (page.reach - start) * min(8, max(Fraction(1, 2), Fraction(need - read, max(read, 1))))
+            self._width = (page.reach - start) * min(8, max(2, need // max(read, 1)))
 
     def _keep(self, page: Page) -> None:
         problem, slack = self.problem, len(self.problem.names)
