@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import replace
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -957,12 +958,12 @@ def test_a_segment_whose_nearest_point_left_costs_more_than_the_k_th_option_hold
     model = lambda f: np.where((f["x"] < 333) | (f["y"] < 5), "no", "yes")  # noqa: E731
     _, hunts = _xy_hunts(model)
     hunt = hunts()
-    hunt.bound = 1.0
+    hunt.chosen = [(None, SimpleNamespace(cost=1.0))] * hunt.k  # K options known, the K-th costing 1
     segment = Segment({"x": 500, "y": 9}, "x", 0, 500, 50)
     assert segment.nearest() == 50 and not hunt.beyond(Segment({}, "x", 0, 500, 50))  # x alone: 50 costs about 0.17
     assert hunt.beyond(segment)  # y: 6 of its spreads of about 2.9
     caused = CausalModel(rules=(CausalRule(Literal("y", ">=", 9), (Literal("x", ">=", 500),)),))
     _, hunts = _xy_hunts(model, causal=caused)
     hunt = hunts()
-    hunt.bound = 1.0
+    hunt.chosen = [(None, SimpleNamespace(cost=1.0))] * hunt.k  # K options known, the K-th costing 1
     assert not hunt.beyond(segment)

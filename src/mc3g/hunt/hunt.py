@@ -71,7 +71,6 @@ class Hunt:
         self.tuning, self.budget, self.distinct, self.local = settings.hunt, settings.max_states, settings.distinct, settings.local
         self.sharp = settings.scheme == "exact" and not settings.plausible  # numbers between training values may be asked
         self.start: Start | None = None  # the global rules' search as the first question began it
-        self.bound = math.inf  # the K-th option's cost among the rows accepted (:meth:`bounded`)
         self.chosen: list[tuple[Problem, Assessment]] = []  # those K options, when last bounded
         self.scans: list[Segment] = []  # the person's single numeric changes, sectioned along with every call
         self.accepted = Accepted(engine, row, k, verdicts)
@@ -106,17 +105,25 @@ class Hunt:
         return StateStream(problem, self.tuning.read * self.budget)
 
     def verified(self, problem: Problem, stream: StateStream, first: list[Assessment], limit: int | None) -> Asking:
-        kth = self.chosen[-1][1] if self.bound != math.inf else None  # the K-th option known bounds the search
-        return (yield from verified(problem, stream, self.k, self.distinct, self.verdicts, self.budget, first, limit, kth, self.tuning))
+        return (yield from verified(problem, stream, self.k, self.distinct, self.verdicts, self.budget, first, limit, self.kth, self.tuning))
 
     def bounded(self) -> None:
-        """The cost of the k-th option among the rows the model accepted outside the search so
-        far (infinite when there are fewer): no state dearer than it can be in the answer.  Found
-        after the first question, after the rows drawn for local rules and before each round of
-        the single changes' last sectioning; what is judged later only lowers it, so it stays a
-        bound."""
-        self.chosen = chosen = self.accepted.choose(self.accepted.pool()[0])
-        self.bound = chosen[-1][1].cost if len(chosen) == self.k else math.inf
+        """The K options among the rows the model accepted outside the search so far (:attr:`chosen`):
+        no state dearer than the K-th can be in the answer (:attr:`bound`).  Found after the first
+        question, after the rows drawn for local rules and before each round of the single
+        changes' last sectioning; what is judged later only lowers it, so it stays a bound."""
+        self.chosen = self.accepted.choose(self.accepted.pool()[0])
+
+    @property
+    def kth(self) -> Assessment | None:
+        """The K-th option known among the rows accepted (None while fewer are known): it bounds a
+        search, whose stream reads no state dearer."""
+        return self.chosen[-1][1] if len(self.chosen) == self.k else None
+
+    @property
+    def bound(self) -> float:
+        """The K-th option's cost (infinite while fewer are known)."""
+        return math.inf if (kth := self.kth) is None else kth.cost
 
     def options(self, outcome: Outcome) -> int:
         """The options the search's states and the rows accepted so far give together."""
