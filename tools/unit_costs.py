@@ -1,0 +1,99 @@
+"""Own work by unit: what a black box's search does for one person, how often, and what each
+costs (docs/benchmarks.md):
+
+    python tools/unit_costs.py NAME KIND PROFILE   # NAME adult|german, KIND gbm|rf|lr|mlp|xgb
+
+For the box ``mc3g bench blackbox`` fits (its first 30 refused test rows, K = 3), it explains
+each person once and prints, per person, each unit of the search's own work: how many, the CPU
+each costs and their share of the own work (the search's CPU less the model's ``predict``):
+
+- streams: solver programs built and grounded (``StateStream``, one per problem searched);
+- states: states the solver read and priced for the streams (``StateStream.take``; a stream's
+  reading includes its windows' states read past what was asked);
+- rows drawn: rows drawn around the person and keyed (``Hunt.drawn``, ``Hunt.samples``);
+- frames: rows put in frames for the model (``BlackBox.frame``);
+- rule sets: local FOLD-SE rule sets learned (``local_rules``);
+- rows priced: rows the model accepted priced under the knowledge (``Accepted._price``);
+- garbage collection: the interpreter's pauses, which land inside whichever unit runs (so they
+  are counted in both; ``gc.callbacks``).
+
+What is left is everything else: ranking, sectioning, bookkeeping.  The units show what a
+design must change to reach a given own work: a count that falls, or a cost that does.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+
+def main(name: str, kind: str, profile: str) -> None:
+    from mc3g.bench.blackbox import _fit
+    from mc3g.hunt import accepted, hunt, phases
+    from mc3g.models import BlackBox
+    from mc3g.search import StateStream
+
+    fitted = _fit(name, kind, 30, 3, profile)
+    seconds: Counter[str] = Counter()
+    counts: Counter[str] = Counter()
+
+    def timed(owner: Any, attribute: str, unit: str, count: Callable[..., int]) -> None:
+        inner = getattr(owner, attribute)
+
+        def wrapper(*args: Any) -> Any:
+            start = time.process_time()
+            try:
+                out = inner(*args)
+            finally:
+                seconds[unit] += time.process_time() - start
+            counts[unit] += count(args, out)
+            return out
+
+        setattr(owner, attribute, wrapper)
+
+    timed(StateStream, "__init__", "streams", lambda args, out: 1)
+    timed(StateStream, "take", "states", lambda args, out: 0)
+    keep = StateStream._keep
+
+    def kept(stream: StateStream, page: Any) -> None:
+        counts["states"] += len(page.states)
+        keep(stream, page)
+
+    StateStream._keep = kept  # type: ignore[method-assign]
+    timed(hunt.Hunt, "drawn", "rows drawn", lambda args, out: len(out))
+    timed(hunt.Hunt, "samples", "rows drawn", lambda args, out: 0)  # drawn once: from the last draw
+    timed(BlackBox, "frame", "frames", lambda args, out: len(out))
+    timed(phases, "local_rules", "rule sets", lambda args, out: 1)
+    timed(accepted.Accepted, "_price", "rows priced", lambda args, out: len(args[1]))
+    paused = [0.0]
+
+    def pause(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            paused[0] = time.process_time()
+        else:
+            seconds["garbage collection"] += time.process_time() - paused[0]
+            counts["garbage collection"] += info["generation"] == 2
+
+    box, people = fitted.ours_box, len(fitted.refused)
+    gc.callbacks.append(pause)
+    cpu, model = time.process_time(), box.cpu
+    for _, row in fitted.refused.iterrows():
+        fitted.mc3g.explain(row)
+    own = time.process_time() - cpu - (box.cpu - model)
+    gc.callbacks.remove(pause)
+    print(f"{name} {kind} {profile}, {people} people: own work {own * 1000 / people:.1f} ms a person")
+    units = ("streams", "states", "rows drawn", "frames", "rule sets", "rows priced", "garbage collection")
+    for unit in units:
+        n, s = counts[unit] / people, seconds[unit] * 1000 / people
+        each = f"{s * 1000 / n:8.1f} µs each" if n else " " * 16
+        print(f"  {unit:20s} {n:8.1f} a person {each}  {s:6.1f} ms  {s / (own * 1000 / people):5.0%}")
+    rest = own * 1000 / people - sum(seconds[u] for u in units[:-1]) * 1000 / people
+    print(f"  {'the rest':20s} {'':36s}  {rest:6.1f} ms  {rest / (own * 1000 / people):5.0%}")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
