@@ -65,7 +65,9 @@ def main(name: str, kind: str, profile: str) -> None:
 
     StateStream._keep = kept  # type: ignore[method-assign]
     timed(hunt.Hunt, "drawn", "rows drawn", lambda args, out: len(out))
-    timed(hunt.Hunt, "samples", "rows drawn", lambda args, out: 0 if args[0]._draw is not None else len(out))  # or the last draw's first
+    # The rows local rules learn from are the last draw's first when it is drawn (counted there),
+    # else drawn for them alone.
+    timed(hunt.Hunt, "samples", "rows drawn", lambda args, out: 0 if args[0]._draw is not None else len(out))
     timed(BlackBox, "frame", "frames", lambda args, out: len(out))
     timed(phases, "local_rules", "rule sets", lambda args, out: 1)
     timed(accepted.Accepted, "_price", "rows priced", lambda args, out: len(args[1]))
@@ -75,27 +77,27 @@ def main(name: str, kind: str, profile: str) -> None:
         if phase == "start":
             paused[0] = time.process_time()
         else:
-            seconds["garbage collection"] += time.process_time() - paused[0]
-            full = info["generation"] == 2
+            pause_seconds, full = time.process_time() - paused[0], info["generation"] == 2
+            seconds["garbage collection"] += pause_seconds
             counts["garbage collection"] += full
-            seconds["full collections"] += full * (time.process_time() - paused[0])
+            seconds["full collections"] += pause_seconds if full else 0.0
 
     box, people = fitted.ours_box, len(fitted.refused)
     gc.callbacks.append(pause)
     cpu, model = time.process_time(), box.cpu
     for _, row in fitted.refused.iterrows():
         fitted.mc3g.explain(row)
-    own = time.process_time() - cpu - (box.cpu - model)
     gc.callbacks.remove(pause)
-    print(f"{name} {kind} {profile}, {people} people: own work {own * 1000 / people:.1f} ms a person")
+    own = (time.process_time() - cpu - (box.cpu - model)) * 1000 / people  # ms a person
+    print(f"{name} {kind} {profile}, {people} people: own work {own:.1f} ms a person")
     units = ("streams", "states", "rows drawn", "frames", "rule sets", "rows priced", "garbage collection")
     for unit in units:
         n, s = counts[unit] / people, seconds[unit] * 1000 / people
         spent = seconds["full collections"] * 1000 / people if unit == "garbage collection" else s  # each: a full collection
         each = f"{spent * 1000 / n:8.1f} µs each" if n else " " * 16
-        print(f"  {unit:20s} {n:8.1f} a person {each}  {s:6.1f} ms  {s / (own * 1000 / people):5.0%}")
-    rest = own * 1000 / people - sum(seconds[u] for u in units[:-1]) * 1000 / people
-    print(f"  {'the rest':20s} {'':36s}  {rest:6.1f} ms  {rest / (own * 1000 / people):5.0%}")
+        print(f"  {unit:20s} {n:8.1f} a person {each}  {s:6.1f} ms  {s / own:5.0%}")
+    rest = own - sum(seconds[u] for u in units[:-1]) * 1000 / people  # the collections are inside the units
+    print(f"  {'the rest':20s} {'':36s}  {rest:6.1f} ms  {rest / own:5.0%}")
 
 
 if __name__ == "__main__":
