@@ -352,3 +352,20 @@ def test_boosters_from_other_libraries_work_as_they_are(loan) -> None:
         assert answer.counterfactuals
         frame = pd.DataFrame([cf.values for cf in answer]).astype(numeric.dtypes)
         assert (model.predict(frame) == 0).all()
+
+
+def test_a_greedy_descent_from_an_option_drops_and_moves_back_what_the_model_does_not_need() -> None:
+    """``mc3g bench blackbox`` starts a greedy search (cfnow's way) from each answer's cheapest
+    option: from raising a to 9 and b to 4 where the model wants a at 5 or more (and b below 9),
+    one feature at a time it drops b and moves a back to 5 (each on the 16 points between the
+    person's value and the action's), and ends at the price of raising a to 5 alone."""
+    from mc3g.bench.blackbox import greedy_descent
+
+    model = lambda f: np.where((f["a"] >= 5) & (f["b"] < 9), "yes", "no")  # noqa: E731
+    train = pd.DataFrame({"a": np.tile(np.arange(10), 10), "b": np.repeat(np.arange(10), 10)})
+    explainer = MC3G(model, desired_class="yes", k=1, refine=0).fit(train)
+    person = {"a": 0, "b": 0}
+    far = explainer.whatif(person, {"a": 9, "b": 4})
+    assert greedy_descent(explainer, pd.Series(person), far) == pytest.approx(explainer.whatif(person, {"a": 5}).cost)
+    (option,) = explainer.explain(person)
+    assert greedy_descent(explainer, pd.Series(person), option) == pytest.approx(option.cost)  # MC3G's own answer: nothing cheaper

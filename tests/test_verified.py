@@ -296,7 +296,7 @@ def test_near_copies_leave_room_for_other_sets_among_the_rows_priced_distinct_or
     engine, hunts = _xy_hunts(model, distinct=False)
     hunt = hunts()
     _driven(_asked(hunt.verdicts, [], [{"x": x} for x in range(334, 601)] + [{"y": 9}]), model)
-    priced = [frozenset(a.direct) for _, a in hunt.accepted.priced()]
+    priced = [frozenset(a.direct) for _, a in hunt.accepted.priced(hunt.accepted.kept)]
     assert priced.count(frozenset({"x"})) == DEFAULT.per_set and frozenset({"y"}) in priced
 
 
@@ -475,13 +475,104 @@ def _five_raised(least: int):
 
 def test_a_person_with_no_option_after_the_last_draw_gets_a_wider_one() -> None:
     """Five numbers raised to 8 or more together: the last draw's 2,000 rows hold none, the draw
-    made again, wider, does; the run record counts the round and why it was made."""
+    made again, wider, does; the run record counts the round and why it was made.  The option
+    it found is sectioned (the last draw runs before the sharpening), its numbers then asked
+    together: each is 8 (8, 9, 9, 8, 8 before, as drawn)."""
     answer = _five_raised(8).explain({n: 0 for n in "abcdef"})
     assert answer.status == "refused" and answer.run.wider_draws == 1
-    # every round says which part of the search asked it: the wider draw's, then the merge's for the option's steps
-    assert answer.run.rounds_by_phase == {"first question": 1, "last draw": 1, "merge": 1} and answer.run.model_rounds == 3
+    # every round says which part of the search asked it: the wider draw's, the sharpening's, then the merge's for the steps of
+    # the option drawn and of the one sectioned
+    assert answer.run.rounds_by_phase == {"first question": 1, "last draw": 1, "sharpen": 1, "merge": 2} and answer.run.model_rounds == 5
     (option,) = answer
-    assert all(option.values[n] >= 8 for n in "abcde")
+    assert [option.values[n] for n in "abcde"] == [8] * 5
+
+
+def test_an_options_numbers_sectioned_one_at_a_time_are_asked_together() -> None:
+    """Five numbers raised to 4 or more together: the option (a row drawn) has them at 4 to 6,
+    and each segment finds 4 with the others held; the model accepts them all at 4 together,
+    which the merge takes (before: 4, 5, 4, 5, 5, each segment's best on its own, with a call
+    for the steps of the option found)."""
+    answer = _five_raised(4).explain({n: 0 for n in "abcdef"})
+    (option,) = answer
+    assert [option.values[n] for n in "abcde"] == [4] * 5
+    assert answer.run.rounds_by_phase == {"first question": 1, "sharpen": 1, "merge": 2}  # the new option's steps: a call more
+
+
+def test_an_option_among_the_rows_accepted_is_judged_without_each_subset_of_its_actions() -> None:
+    """A row drawn around the person changes a, b, c and z; the model accepts a >= 5 alone.
+    Judged without each subset of its actions (not only without each one), the option keeps a
+    alone in the sharpening's call."""
+    from mc3g.hunt.phases import Sharpen
+
+    model = lambda f: np.where(f["a"] >= 5, "yes", "no")  # noqa: E731
+    train = pd.DataFrame({n: np.tile(np.arange(10), 10) for n in "abcz"})
+    engine = MC3G(model, desired_class="yes", k=1, refine=0).fit(train).engine_
+    hunt = _hunt(engine, {n: 0 for n in "abcz"})
+    _driven(_asked(hunt.verdicts, [], [{"a": 5, "b": 9, "c": 9, "z": 9}]), model)
+    hunt.bounded()
+    assert hunt.pared(*hunt.chosen[0]) == [{n: v for n, v in {"a": 5, "b": 9, "c": 9, "z": 9}.items() if n not in d} for d in _subsets("abcz")]
+    outcome = _driven(_searched(hunt), model)
+    _driven(Sharpen().run(hunt, outcome), model)
+    hunt.bounded()
+    ((problem, option),) = hunt.chosen
+    assert problem.describe(option.state) == {"a": 5, "b": 0, "c": 0, "z": 0}
+
+
+def _subsets(names: str) -> list[set[str]]:
+    """Every subset of ``names`` but none and all, the smallest first."""
+    from itertools import combinations
+
+    return [set(c) for size in range(1, len(names)) for c in combinations(names, size)]
+
+
+def test_an_option_of_more_actions_than_pared_all_is_judged_without_each_one() -> None:
+    model = lambda f: np.where(f["a"] >= 5, "yes", "no")  # noqa: E731
+    train = pd.DataFrame({n: np.tile(np.arange(10), 10) for n in "abcz"})
+    engine = MC3G(model, desired_class="yes", k=1, refine=0, hunt={"pared_all": 3}).fit(train).engine_
+    hunt = _hunt(engine, {n: 0 for n in "abcz"})
+    _driven(_asked(hunt.verdicts, [], [{"a": 5, "b": 9, "c": 9, "z": 9}]), model)
+    hunt.bounded()
+    assert [sorted(row) for row in hunt.pared(*hunt.chosen[0])] == [["b", "c", "z"], ["a", "c", "z"], ["a", "b", "z"], ["a", "b", "c"]]
+
+
+def test_fewer_than_k_options_among_the_rows_priced_first_price_more() -> None:
+    """Raising a to 3 is accepted, with anything; so is raising z to 9, alone.  The 84 rows that
+    raise a and two more features by 1 or 2 come before z by their L1 and fill every place
+    among the first rows priced (``kept``, 4 of each set), but none is an option beside a alone
+    (their actions hold a's); more are priced, up to ``last_kept``, and z is the second option."""
+    from itertools import combinations
+
+    model = lambda f: np.where((f["a"] >= 3) | (f["z"] >= 9), "yes", "no")  # noqa: E731
+    names = "abcdefghz"
+    rng = np.random.default_rng(0)
+    train = pd.DataFrame({n: rng.integers(0, 10, 400) for n in names})
+    engine = MC3G(model, desired_class="yes", k=2, refine=0).fit(train).engine_
+    hunt = _hunt(engine, dict.fromkeys(names, 0), k=2)
+    crowd = [{"a": 3, p: u, q: v} for p, q in combinations("bcdefgh", 2) for u in (1, 2) for v in (1, 2)]
+    _driven(_asked(hunt.verdicts, [], [{"a": 3}, *crowd, {"z": 9}]), model)
+    assert len(hunt.accepted.priced(hunt.accepted.kept)) == hunt.accepted.kept
+    chosen, _ = hunt.accepted.options()
+    assert [sorted(a.direct) for _, a in chosen] == [["a"], ["z"]]
+
+
+def _hunt(engine, person: dict, k: int = 1):
+    """A fresh hunt of ``engine`` for ``person``, each question driven by the caller."""
+    from mc3g.hunt.hunt import Hunt
+    from mc3g.hunt.verdicts import Verdicts
+
+    instance = engine.instance(person)
+
+    def away(rows):
+        return (yield rows)
+
+    return Hunt(engine, person, k, Verdicts(person, away, engine.consequences(instance)), instance, bool(engine.firing(instance)))
+
+
+def _searched(hunt):
+    """The outcome of the hunt's search with no rules (the model alone), up to the budget."""
+    from mc3g.hunt.phases import ToTheBudget
+
+    return ToTheBudget().run(hunt, None)
 
 
 def test_a_person_no_draw_answers_is_told_what_was_asked() -> None:
@@ -567,21 +658,9 @@ def _xy_hunts(model, **params):
     """An explainer of ``model`` (with ``params``) fitted on x in multiples of 50 and y from 0 to
     9, its engine, and a maker of a fresh hunt for the person (0, 3), each question driven by the
     caller."""
-    from mc3g.hunt.hunt import Hunt
-    from mc3g.hunt.verdicts import Verdicts
-
     train = pd.DataFrame({"x": np.arange(0, 1001, 50).repeat(10), "y": np.tile(np.arange(10), 21)})
     engine = MC3G(model, desired_class="yes", k=1, refine=0, **params).fit(train).engine_
-    person = {"x": 0, "y": 3}
-    instance = engine.instance(person)
-
-    def away(rows):
-        return (yield rows)
-
-    def hunt() -> Hunt:
-        return Hunt(engine, person, 1, Verdicts(person, away, engine.consequences(instance)), instance, bool(engine.firing(instance)))
-
-    return engine, hunt
+    return engine, lambda: _hunt(engine, {"x": 0, "y": 3})
 
 
 def test_each_phase_runs_alone_and_returns_a_new_outcome() -> None:

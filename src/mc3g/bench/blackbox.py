@@ -9,7 +9,10 @@ of both is judged again with the model's own ``predict`` and checked with the in
 
 The cost compared is Table 1's L1 of the direct actions (numbers in training standard
 deviations, a category 1; MC3G's caused changes are free): per row, MC3G's cheapest option
-against DiCE's cheapest valid and consistent one, on the rows where both have one.
+against DiCE's cheapest valid and consistent one, on the rows where both have one.  A greedy
+search, as cfnow's, is also started from MC3G's cheapest option (:func:`greedy_descent`): the
+rows where it reaches a cheaper state (the model accepting it, the knowledge allowing it, priced
+as MC3G prices) are answers a local search would have improved.
 
 Both ask the model through a counter, so the run also says how many ``predict`` calls each makes
 per query, and what one call of one row costs (and each row more, as ``hunt="measured"`` times
@@ -36,7 +39,8 @@ import pandas as pd
 
 from ..causal import CausalModel
 from ..datasets import load
-from ..explain import ASKING, MC3G, Recourse, violations
+from ..exceptions import InputError
+from ..explain import ASKING, MC3G, Counterfactual, Recourse, violations
 from ..methods import explainer
 from ..models import BlackBox
 from ..profiles import Profile
@@ -64,6 +68,7 @@ class BlackBoxRun:
     dice_good: int  # rows where DiCE has a valid, causally consistent counterfactual
     missed: int  # of those, rows MC3G leaves unanswered
     dearer: int  # rows where MC3G's cheapest option costs more than DiCE's cheapest good one
+    greedy_cheaper: int  # rows where a greedy descent from MC3G's cheapest option reaches a cheaper one (:func:`greedy_descent`)
     mc3g_validity: float | None  # % of options the model accepts
     dice_validity: float | None
     mc3g_consistency: float | None  # % of options that break no knowledge or metadata
@@ -222,6 +227,7 @@ def _judged(fitted: _Fitted, answers: _Answers) -> BlackBoxRun:
         sum(bool(a.counterfactuals) for a in ours), sum(bool(a.counterfactuals) for a in theirs),
         sum(d is not None for d in good_dice), sum(d is not None and m is None for m, d in zip(best_mine, good_dice)),
         sum(m - d > 1e-9 for m, d in both),
+        sum(_greedy_cheaper(mc3g, row, a) for (_, row), a in zip(refused.iterrows(), ours)),
         _share([o[1] for r in mine for o in r]), _share([o[1] for r in dices for o in r]),
         _share([o[2] for r in mine for o in r]), _share([o[2] for r in dices for o in r]),
         len(both), float(np.mean([m for m, _ in both])) if both else None, float(np.mean([d for _, d in both])) if both else None,
@@ -234,6 +240,55 @@ def _judged(fitted: _Fitted, answers: _Answers) -> BlackBoxRun:
         call_seconds, answers.row_seconds, float(np.mean(t_theirs)) / (calls[0] * call_seconds) if calls[0] else math.nan,
         _by_phase([a.run.rounds_by_phase for a in ours]), _by_phase([a.run.seconds_by_phase for a in ours], 1000), mc3g.hunt_.changed(),
     )  # fmt: skip
+
+
+GREEDY_POINTS = 16  # the points a greedy step tries for a numeric action, evenly spaced from the person's value to the action's
+
+
+def greedy_descent(mc3g: MC3G, row: pd.Series, option: Counterfactual) -> float:
+    """The cost a greedy search reaches from ``option``, one feature at a time, as cfnow's local
+    search goes: each step tries each direct action dropped or, for a number, moved back to one
+    of ``GREEDY_POINTS`` evenly spaced points towards the person's value (on the feature's step),
+    what follows found again (:meth:`MC3G.whatif`), and takes the cheapest the knowledge allows
+    and the model accepts, until no move is cheaper.  Every step is one call of the model."""
+    schema, person = mc3g.engine_.schema, dict(row.items())
+    must = {f.name for f in schema.features if f.must_change}
+    actions, cost = {a.feature: a.after for a in option.direct_actions}, option.cost
+    while True:
+        moves = [moved for name, value in actions.items() for moved in _moves(schema.feature(name), person[name], value, actions)]
+        tried = [changes for changes in moves if must <= changes.keys()]
+        reached = [w for w in (_what_if(mc3g, person, changes) for changes in tried) if w is not None and w.cost < cost - 1e-9]
+        accepted = [w for w, refused in zip(reached, mc3g.refuses_rows([w.values for w in reached]) if reached else []) if not refused]
+        if not accepted:
+            return cost
+        best = min(accepted, key=lambda w: w.cost)
+        actions, cost = {a.feature: a.after for a in best.direct_actions}, best.cost
+
+
+def _greedy_cheaper(mc3g: MC3G, row: pd.Series, answer: Recourse) -> bool:
+    """Whether a greedy descent from the answer's cheapest option reaches a cheaper one."""
+    return bool(answer.counterfactuals) and greedy_descent(mc3g, row, answer.counterfactuals[0]) < answer.counterfactuals[0].cost - 1e-9
+
+
+def _moves(feature: Any, before: Any, after: Any, actions: dict[str, Any]) -> list[dict[str, Any]]:
+    """``actions`` with the action on ``feature`` dropped, or moved back towards ``before``."""
+    dropped = {n: v for n, v in actions.items() if n != feature.name}
+    points: list[Any] = []
+    if feature.is_numeric:
+        step = feature.step or 0
+        spaced = np.linspace(float(before), float(after), GREEDY_POINTS + 1)[1:-1]
+        on_grid = [float(before) + step * round((p - float(before)) / step) for p in spaced] if step else list(spaced)
+        points = [int(p) if float(p).is_integer() else p for p in dict.fromkeys(on_grid) if p not in (before, after)]
+    return ([dropped] if dropped else []) + [{**actions, feature.name: p} for p in points]
+
+
+def _what_if(mc3g: MC3G, person: dict[str, Any], changes: dict[str, Any]) -> Any:
+    """The what-if of ``changes``, or None where the knowledge forbids it."""
+    try:
+        w = mc3g.whatif(person, changes)
+    except InputError:
+        return None
+    return None if w.broken or w.cost is None else w
 
 
 class _Counted:

@@ -40,7 +40,7 @@ class Accepted:
         self._order: list[tuple[float, tuple]] = []  # those rows, ranked, each after its L1 (:meth:`_ranked`)
         self._keys: dict[tuple[int, tuple], tuple[Problem, tuple]] = {}  # by problem and state: :meth:`_key_of`
 
-    def priced(self) -> list[tuple[Problem, Assessment]]:
+    def priced(self, kept: int) -> list[tuple[Problem, Assessment]]:
         """The rows the model accepted that the knowledge allows, priced: the ``kept`` cheapest
         by their L1 of the changes made (:meth:`_rough_of`, never below the price), at most
         ``per_set`` of each set of changes made, and then of direct actions (K if more, where
@@ -52,11 +52,11 @@ class Accepted:
         accepted = few_of_each_set(self._ranked(), most, self.verdicts.made_set)
         allowed: list[tuple[Problem, Assessment]] = []
         chosen: list[tuple[Problem, Assessment]] = []
-        while chunk := list(islice(accepted, self.kept)):
+        while chunk := list(islice(accepted, kept)):
             self._price([key for key in chunk if key not in self._priced])
             allowed += [pa for key in chunk if (pa := self._priced[key]) is not None]
-            chosen = list(islice(few_of_each_set(allowed, most, lambda pa: frozenset(pa[1].direct)), self.kept))
-            if len(chosen) == self.kept:
+            chosen = list(islice(few_of_each_set(allowed, most, lambda pa: frozenset(pa[1].direct)), kept))
+            if len(chosen) == kept:
                 break
         return chosen
 
@@ -94,13 +94,19 @@ class Accepted:
             a = next(priced) if st is not None else None
             self._priced[key] = (problem, a) if a is not None else None
 
-    def pool(self, problem: Problem | None = None, found: Sequence[Assessment] = ()) -> tuple[Pool, tuple[Problem, ...]]:
-        """The states ``found`` in ``problem`` and the rows accepted, as :meth:`choose` takes
-        them, and the problems that priced the latter."""
-        outside = self.priced()
-        pool: Pool = [(a.exact, 0, a.state, problem, a) for a in found if problem is not None]
-        pool += [(a.exact, 1, a.state, p, a) for p, a in outside]
-        return pool, tuple({id(p): p for p, _ in outside}.values())
+    def options(self, problem: Problem | None = None, found: Sequence[Assessment] = ()) -> tuple[list[tuple[Problem, Assessment]], tuple[Problem, ...]]:
+        """The K options among the states ``found`` in ``problem`` and the rows accepted
+        (:meth:`choose`), and the problems that priced the latter.  Rows are priced ``kept`` at
+        a time (:meth:`priced`); where those give fewer than K options and more are left, up to
+        ``tuning.last_kept``: the rows ranked first may all add actions to one option (a
+        capital gain the model accepts with anything), or be its points sectioned, and crowd
+        out the rows of another."""
+        rows = self.priced(self.kept)
+        chosen = self.choose(_pool(problem, found, rows))
+        if len(chosen) < self.k and len(rows) == self.kept < self.tuning.last_kept:
+            rows = self.priced(self.tuning.last_kept)
+            chosen = self.choose(_pool(problem, found, rows))
+        return chosen, tuple({id(p): p for p, _ in rows}.values())
 
     def _term(self, change: tuple[str, Any]) -> float:
         """What a change (a feature and its value) counts in :meth:`_rough_of`: a category its
@@ -141,6 +147,12 @@ class Accepted:
             term = terms.get(change)
             total += self._term(change) if term is None else term
         return total
+
+
+def _pool(problem: Problem | None, found: Sequence[Assessment], rows: list[tuple[Problem, Assessment]]) -> Pool:
+    """The states ``found`` in ``problem`` and the rows accepted priced, as :meth:`Accepted.choose` takes them."""
+    pool: Pool = [(a.exact, 0, a.state, problem, a) for a in found if problem is not None]
+    return pool + [(a.exact, 1, a.state, p, a) for p, a in rows]
 
 
 def few_of_each_set(items: Iterable[T], most: int, actions: Callable[[T], frozenset[str]]) -> Iterator[T]:

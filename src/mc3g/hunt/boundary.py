@@ -113,6 +113,15 @@ class Segment:
         return {**self.changes, self.name: value}
 
 
+def together(segments: list[Segment]) -> dict[str, Any] | None:
+    """One option's row with each of its numbers at the best its segment has found (None where
+    fewer than two have found one nearer the person): each segment moves one number, the others
+    held at the option's values, so each finds its own boundary there; the model may accept
+    them all together, as a greedy search moving one number after another would find."""
+    nearer = {s.name: s.best for s in segments if s.best is not None and s.best != s.end}
+    return {**segments[0].changes, **nearer} if len(nearer) > 1 else None
+
+
 def rounds(inside: int, n: int) -> int:
     """Rounds of ``n`` evenly spaced points that find a boundary among ``inside`` grid points at
     worst (the last round takes every point left)."""

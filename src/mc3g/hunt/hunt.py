@@ -14,12 +14,12 @@ states read are the answer.  Where they do not, the search does more, in named p
 3. **Local rules**: where the surrogate does not refuse the person, or the model keeps rejecting
    what it lets through, rules learned near the person from the model's verdicts (:mod:`.local`).
 4. **To the budget**: the surrogate (or no rules) again, up to the budget, where neither did.
-5. **Sharpen**: the rows asked ahead seen, the options' numeric actions (those of the states
-   found and of the rows accepted) sectioned back to the model's own boundary, each option
-   judged without each of its actions (and, with ``search_boundaries``, the search run again
-   with the boundaries).
-6. **Last draw**: a person left with fewer than K options gets rows drawn around them; one left
-   with none gets the draw again, wider, up to a bound.
+5. **Last draw**: the rows asked ahead seen; a person left with fewer than K options gets rows
+   drawn around them, one left with none the draw again, wider, up to a bound.
+6. **Sharpen**: the options' numeric actions (those of the states found and of the rows
+   accepted, the last draw's among them) sectioned back to the model's own boundary, each
+   option judged without each subset of its actions (and, with ``search_boundaries``, the
+   search run again with the boundaries).
 7. **Merge**: every row the model accepted counts (:mod:`.accepted`), merged again while the
    options' steps add one.
 
@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
+from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -43,7 +44,7 @@ import numpy as np
 from ..engine import Engine
 from ..search import Assessment, Problem, StateStream, change_size
 from .accepted import Accepted
-from .boundary import Segment, grid_step
+from .boundary import Segment, grid_step, together
 from .local import moves, neighbours, rng_for
 from .verdicts import Asking, Row, Verdicts
 from .verified import EPSILON, EXHAUSTED, FOUND, Outcome, verified
@@ -73,6 +74,7 @@ class Hunt:
         self.start: Start | None = None  # the global rules' search as the first question began it
         self.chosen: list[tuple[Problem, Assessment]] = []  # those K options, when last bounded
         self.scans: list[Segment] = []  # the person's single numeric changes, sectioned along with every call
+        self.sectioned: list[list[Segment]] = []  # the options' segments being sectioned, by option (:meth:`together`)
         self.accepted = Accepted(engine, row, k, verdicts)
         self._steps: dict[tuple, list[Row]] = {}  # the options' steps, by their changes
         self.wider_draws = 0  # draws made again, wider, because the person had no option at all
@@ -112,7 +114,7 @@ class Hunt:
         no state dearer than the K-th can be in the answer (:attr:`bound`).  Found after the first
         question, after the rows drawn for local rules and before each round of the single
         changes' last sectioning; what is judged later only lowers it, so it stays a bound."""
-        self.chosen = self.accepted.choose(self.accepted.pool()[0])
+        self.chosen = self.accepted.options()[0]
 
     @property
     def kth(self) -> Assessment | None:
@@ -127,7 +129,7 @@ class Hunt:
 
     def options(self, outcome: Outcome) -> int:
         """The options the search's states and the rows accepted so far give together."""
-        return len(self.accepted.choose(self.accepted.pool(outcome.problem, outcome.found)[0]))
+        return len(self.accepted.options(outcome.problem, outcome.found)[0])
 
     def seen_ahead(self, outcome: Outcome) -> None:
         """Every row asked ahead that no phase reached, seen once the search proper has ended.
@@ -178,9 +180,16 @@ class Hunt:
     # -- rows asked along with other calls ----------------------------------------------------------
     def ride(self) -> list[tuple]:
         """The rows (their keys) asked along with the model's next call: the steps of the K
-        options known (often the answer's: its steps then need no call of their own), and the
-        single changes' next points (:meth:`scanned`)."""
-        return [self.verdicts.key(r) for r in self.unjudged_steps(self.chosen)] + self.scanned()
+        options known (often the answer's: its steps then need no call of their own), the
+        single changes' next points (:meth:`scanned`) and the options' numbers sectioned
+        together (:meth:`together`)."""
+        return [self.verdicts.key(r) for r in self.unjudged_steps(self.chosen)] + self.scanned() + self.together()
+
+    def together(self) -> list[tuple]:
+        """The rows (their keys) of each option being sectioned with all its numbers at the best
+        their segments have found so far (:func:`~.boundary.together`), once they have: where
+        one number's boundary was found with the others held, the model may accept less of each."""
+        return [self.verdicts.key(row) for option in self.sectioned if (row := together(option)) is not None]
 
     def unjudged_steps(self, options: Sequence[tuple[Problem, Assessment]]) -> list[Row]:
         """The states on the way to each option (its steps) the model has not judged."""
@@ -255,6 +264,19 @@ class Hunt:
         numeric = [n for n in state.direct if problem.space[n].feature.is_numeric]
         return [Segment(changes, n, self.row[n], changes[n], grid_step(engine, n), True, self.tuning) for n in numeric]
 
+    def pared(self, problem: Problem, state: Assessment) -> list[Row]:
+        """The option ``state`` without each subset of its direct actions (of more than
+        ``tuning.pared_all``, without each one), what the rest force found again: the rules may
+        demand an action the model does not need, and a row drawn around the person makes
+        changes no option needs."""
+        names = list(state.direct)
+        if len(names) > self.tuning.pared_all:
+            dropped: list[tuple[str, ...]] = [(name,) for name in names]
+        else:
+            dropped = [subset for size in range(1, len(names)) for subset in combinations(names, size)]
+        changes = problem.chosen(state)
+        return [{n: v for n, v in changes.items() if n not in subset} for subset in dropped]
+
     def heard(self, segments: Sequence[Segment]) -> None:
         """Each of ``segments`` narrowed by the model's verdicts on its points judged already
         (:meth:`Segment.heard`): rows that differ from its end in its feature only, each checked
@@ -290,8 +312,7 @@ class Hunt:
         model accepted (single changes, rows drawn around the person, points sectioned, steps),
         priced under the causal knowledge as it stands: the K least-cost of them (distinct action
         sets under ``distinct``)."""
-        pool, outside = self.accepted.pool(outcome.problem, searched)
-        chosen = self.accepted.choose(pool)
+        chosen, outside = self.accepted.options(outcome.problem, searched)
         stopped = FOUND if len(chosen) == self.k else outcome.stopped
         return Outcome(
             outcome.engine, outcome.problem, outcome.per_atom, tuple(a for _, a in chosen), stopped, outcome.rules, outcome.local_rounds,

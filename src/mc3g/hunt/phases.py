@@ -128,11 +128,44 @@ class ToTheBudget:
         return _fuller(rest, outcome)
 
 
+class LastDraw:
+    """Once the search proper has ended, the rows asked ahead that no phase reached seen
+    (:meth:`Hunt.seen_ahead`); then, with fewer than K options, the search's and the rows
+    accepted together, one last, wider draw around the person, as DiCE random draws (the rows
+    it accepts join the merge when the knowledge allows them), and as many again changing up
+    to every feature, as DiCE random's rows may: a model can want three changes or more
+    together, which rows of one to three rarely hold.  Where the person still has no option at all, the draw goes on, four times as
+    wide and four times again up to ``tuning.widest_draw`` rows of each kind, all in one call
+    (rows cost far less than calls); the run record counts that round (``wider_draws``).  It
+    runs before the sharpening, which then takes the options it found too: a row drawn makes
+    changes no option needs, and its numbers go further than the model needs."""
+
+    name = "last draw"
+
+    def run(self, hunt: Hunt, outcome: Outcome) -> Asking:
+        hunt.seen_ahead(outcome)
+        if not hunt.local or hunt.options(outcome) >= hunt.k:
+            return outcome
+        rows, rng = hunt.last_draw()
+        hunt.accepted.kept = hunt.tuning.last_kept
+        yield from hunt.verdicts.ask([], rows)
+        if hunt.options(outcome):
+            return outcome
+        n, rows = hunt.tuning.last_draw * 4, []
+        while n <= hunt.tuning.widest_draw:  # each four times as wide, drawn on: one call holds them all
+            rows += hunt.drawn(n, rng)
+            n *= 4
+        if rows:
+            hunt.wider_draws += 1
+            yield from hunt.verdicts.ask([], rows)
+        return outcome
+
+
 class Sharpen:
     """The numeric actions of the found states and of the K options known among the rows
     accepted sectioned back to the model's boundary (and the person's single numeric changes
-    to theirs, along); each found state of several actions is also judged without each of
-    them (the rules may demand an action the model does not need).
+    to theirs, along); each of those options of several actions is also judged without each
+    subset of them (:meth:`Hunt.pared`).
     With ``tuning.search_boundaries``, the boundaries join the candidates and the search runs
     again: its answer is kept when it finds as many states, each then no dearer than before.
     Needs the ``exact`` candidates.  A segment's first round judged already (its state was among
@@ -141,9 +174,10 @@ class Sharpen:
     (:meth:`Hunt.heard`) as a later round does (every point, where one round takes them all).
     A segment none of whose points left can be an option (:meth:`Hunt.beyond`) is sectioned no
     further, and the single changes take the verdicts on their lines before a call of their own.
-    The rows asked ahead that no phase reached are seen first (:meth:`Hunt.seen_ahead`): the
-    search proper has ended, so the options they hold bound the sectioning and their steps ride
-    along with it, instead of a call of their own at the merge."""
+    The rows asked ahead that no phase reached are seen first (:meth:`Hunt.seen_ahead`, as the
+    last draw saw them, where it ran): the search proper has ended, so the options they hold
+    bound the sectioning and their steps ride along with it, instead of a call of their own at
+    the merge."""
 
     name = "sharpen"
 
@@ -154,7 +188,8 @@ class Sharpen:
         problem, engine = outcome.problem, outcome.engine
         hunt.bounded()  # the K options among the rows accepted, sectioned too: a point accepted is seldom the boundary
         options = [(problem, state) for state in outcome.found] + hunt.chosen
-        segments = [s for p, state in options for s in hunt.segments(engine, p, state)]
+        each = [hunt.segments(engine, p, state) for p, state in options]
+        segments = [s for option in each for s in option]
         late = []
         for s in segments:  # a first round judged already (with the first question) is taken without a call
             if (known := hunt.judged(s)) is not None:
@@ -163,7 +198,8 @@ class Sharpen:
                 late.append(s)
                 s.late()
         hunt.heard(late)
-        pared = [{n: v for n, v in problem.chosen(a).items() if n != d} for a in outcome.found if len(a.direct) > 1 for d in a.direct]
+        pared = [row for p, state in options for row in hunt.pared(p, state)]
+        hunt.sectioned = each  # each option's numbers at their segments' best, along with every call (:meth:`Hunt.together`)
         yield from self._sectioned(hunt, segments, pared)
         if not hunt.tuning.search_boundaries:
             return outcome  # the points sectioned join the merge, the cheapest of each option's set there
@@ -197,35 +233,6 @@ class Sharpen:
             hunt.bounded()
 
 
-class LastDraw:
-    """Fewer than K options, the search's and the rows accepted together: one last, wider draw
-    around the person, as DiCE random draws (the rows it accepts join the merge when the
-    knowledge allows them), and as many again changing up to every feature, as DiCE random's
-    rows may: a model can want three changes or more together, which rows of one to three
-    rarely hold.  Where the person still has no option at all, the draw goes on, four times as
-    wide and four times again up to ``tuning.widest_draw`` rows of each kind, all in one call
-    (rows cost far less than calls); the run record counts that round (``wider_draws``)."""
-
-    name = "last draw"
-
-    def run(self, hunt: Hunt, outcome: Outcome) -> Asking:
-        if not hunt.local or hunt.options(outcome) >= hunt.k:
-            return outcome
-        rows, rng = hunt.last_draw()
-        hunt.accepted.kept = hunt.tuning.last_kept
-        yield from hunt.verdicts.ask([], rows)
-        if hunt.options(outcome):
-            return outcome
-        n, rows = hunt.tuning.last_draw * 4, []
-        while n <= hunt.tuning.widest_draw:  # each four times as wide, drawn on: one call holds them all
-            rows += hunt.drawn(n, rng)
-            n *= 4
-        if rows:
-            hunt.wider_draws += 1
-            yield from hunt.verdicts.ask([], rows)
-        return outcome
-
-
 class Merge:
     """The search's states merged with the rows the model accepted (:meth:`Hunt.merged`; those
     asked ahead that no phase reached count too), merged again while the steps of the options
@@ -245,7 +252,7 @@ class Merge:
             yield from hunt.verdicts.ask([], [hunt.verdicts.key(row) for row in rows])
 
 
-PHASES: tuple[Phase, ...] = (GlobalRules(), LocalRules(), ToTheBudget(), Sharpen(), LastDraw(), Merge())
+PHASES: tuple[Phase, ...] = (GlobalRules(), LocalRules(), ToTheBudget(), LastDraw(), Sharpen(), Merge())
 STEPS = "steps"  # the options' steps, judged once the hunt has ended (:mod:`mc3g.explain.session`)
 ASKING = (FirstQuestion.name, *(phase.name for phase in PHASES), STEPS)
 """The parts of a black box's search that ask the model, in the order they run: the names a
