@@ -40,7 +40,7 @@ import pandas as pd
 from ..causal import CausalModel
 from ..datasets import load
 from ..exceptions import InputError
-from ..explain import ASKING, MC3G, Counterfactual, Recourse, violations
+from ..explain import ASKING, MC3G, Counterfactual, Recourse, WhatIf, violations
 from ..methods import explainer
 from ..models import BlackBox
 from ..profiles import Profile
@@ -245,12 +245,13 @@ def _judged(fitted: _Fitted, answers: _Answers) -> BlackBoxRun:
 GREEDY_POINTS = 16  # the points a greedy step tries for a numeric action, evenly spaced from the person's value to the action's
 
 
-def greedy_descent(mc3g: MC3G, row: pd.Series, option: Counterfactual) -> float:
-    """The cost a greedy search reaches from ``option``, one feature at a time, as cfnow's local
-    search goes: each step tries each direct action dropped or, for a number, moved back to one
-    of ``GREEDY_POINTS`` evenly spaced points towards the person's value (on the feature's step),
-    what follows found again (:meth:`MC3G.whatif`), and takes the cheapest the knowledge allows
-    and the model accepts, until no move is cheaper.  Every step is one call of the model."""
+def greedy_descent(mc3g: MC3G, row: pd.Series, option: Counterfactual | WhatIf) -> float:
+    """The cost a greedy search reaches from ``option`` (an answer's, or a what-if's), one
+    feature at a time, as cfnow's local search goes: each step tries each direct action dropped
+    or, for a number, moved back to one of ``GREEDY_POINTS`` evenly spaced points towards the
+    person's value (on the feature's step), what follows found again (:meth:`MC3G.whatif`), and
+    takes the cheapest the knowledge allows and the model accepts, until no move is cheaper.
+    Every step is one call of the model."""
     schema, person = mc3g.engine_.schema, dict(row.items())
     must = {f.name for f in schema.features if f.must_change}
     actions, cost = {a.feature: a.after for a in option.direct_actions}, option.cost
@@ -282,7 +283,7 @@ def _moves(feature: Any, before: Any, after: Any, actions: dict[str, Any]) -> li
     return ([dropped] if dropped else []) + [{**actions, feature.name: p} for p in points]
 
 
-def _what_if(mc3g: MC3G, person: dict[str, Any], changes: dict[str, Any]) -> Any:
+def _what_if(mc3g: MC3G, person: dict[str, Any], changes: dict[str, Any]) -> WhatIf | None:
     """The what-if of ``changes``, or None where the knowledge forbids it."""
     try:
         w = mc3g.whatif(person, changes)

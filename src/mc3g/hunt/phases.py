@@ -129,16 +129,17 @@ class ToTheBudget:
 
 
 class LastDraw:
-    """Once the search proper has ended, the rows asked ahead that no phase reached seen
-    (:meth:`Hunt.seen_ahead`); then, with fewer than K options, the search's and the rows
+    """Once the search proper has ended, the rows asked ahead that no phase reached are seen
+    first (:meth:`Hunt.seen_ahead`); then, with fewer than K options, the search's and the rows
     accepted together, one last, wider draw around the person, as DiCE random draws (the rows
     it accepts join the merge when the knowledge allows them), and as many again changing up
     to every feature, as DiCE random's rows may: a model can want three changes or more
-    together, which rows of one to three rarely hold.  Where the person still has no option at all, the draw goes on, four times as
-    wide and four times again up to ``tuning.widest_draw`` rows of each kind, all in one call
-    (rows cost far less than calls); the run record counts that round (``wider_draws``).  It
-    runs before the sharpening, which then takes the options it found too: a row drawn makes
-    changes no option needs, and its numbers go further than the model needs."""
+    together, which rows of one to three rarely hold.  Where the person still has no option at
+    all, the draw goes on, four times as wide and four times again up to
+    ``tuning.widest_draw`` rows of each kind, all in one call (rows cost far less than calls);
+    the run record counts that round (``wider_draws``).  It runs before the sharpening, which
+    then takes the options it found too: a row drawn makes changes no option needs, and its
+    numbers go further than the model needs."""
 
     name = "last draw"
 
