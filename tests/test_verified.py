@@ -1046,3 +1046,25 @@ def test_a_segment_whose_nearest_point_left_costs_more_than_the_k_th_option_hold
     hunt = hunts()
     hunt.chosen = [(None, SimpleNamespace(cost=1.0))] * hunt.k  # K options known, the K-th costing 1
     assert not hunt.beyond(segment)
+
+
+def test_an_option_found_while_the_options_are_sectioned_is_sectioned_in_the_rounds_left() -> None:
+    """A row the model accepted raises a to 900, b to 700 and z to 100; the model wants a and b at
+    300 or more.  The first round finds the row without z accepted: while rounds follow (16
+    points a round), it is sectioned too, in the rounds the first option's segments take, and
+    its numbers together give the answer: a at 300 and b nearer 300, without z (before: a at
+    300 with b at 700 and z at 100, the first option's numbers sectioned one at a time)."""
+    from mc3g.hunt.phases import Merge, Sharpen
+    from mc3g.hunt.verified import Outcome
+
+    model = lambda f: np.where((f["a"] >= 300) & (f["b"] >= 300), "yes", "no")  # noqa: E731
+    train = pd.DataFrame({n: np.arange(0, 1001, 10).repeat(3) for n in "abz"})
+    engine = MC3G(model, desired_class="yes", k=1, refine=0, hunt={"section_points": 16}).fit(train).engine_
+    hunt = _hunt(engine, dict.fromkeys("abz", 0))
+    _driven(_asked(hunt.verdicts, [], [{"a": 900, "b": 700, "z": 100}]), model)
+    nothing = Outcome(engine, engine.problem(hunt.instance, 1), 1, (), "exhausted", "none")
+    _driven(Sharpen().run(hunt, nothing), model)
+    merged = _driven(Merge().run(hunt, nothing), model)
+    ((problem, option),) = zip(merged.priced_in, merged.found)
+    answer = problem.describe(option.state)
+    assert answer["a"] == 300 and 300 <= answer["b"] < 700 and answer["z"] == 0, answer

@@ -12,10 +12,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
+from ..search import Assessment, Problem
 from .boundary import Segment, scan
 from .hunt import Hunt
 from .local import local_rules
-from .verdicts import Asking
+from .verdicts import Asking, Row
 from .verified import STALLED, Outcome
 
 
@@ -188,20 +189,9 @@ class Sharpen:
             return outcome
         problem, engine = outcome.problem, outcome.engine
         hunt.bounded()  # the K options among the rows accepted, sectioned too: a point accepted is seldom the boundary
-        options = [(problem, state) for state in outcome.found] + hunt.chosen
-        each = [hunt.segments(engine, p, state) for p, state in options]
-        segments = [s for option in each for s in option]
-        late = []
-        for s in segments:  # a first round judged already (with the first question) is taken without a call
-            if (known := hunt.judged(s)) is not None:
-                s.narrow(known)
-            else:
-                late.append(s)
-                s.late()
-        hunt.heard(late)
-        pared = [row for p, state in options for row in hunt.pared(p, state)]
-        hunt.sectioned = each  # each option's numbers at their segments' best, along with every call (:meth:`Hunt.together`)
-        yield from self._sectioned(hunt, segments, pared)
+        taken: set[tuple] = set()
+        segments, pared = self._taken(hunt, engine, [(problem, state) for state in outcome.found] + hunt.chosen, taken)
+        yield from self._sectioned(hunt, engine, segments, pared, taken)
         if not hunt.tuning.search_boundaries:
             return outcome  # the points sectioned join the merge, the cheapest of each option's set there
         extra: dict[str, list[Any]] = {}
@@ -217,18 +207,47 @@ class Sharpen:
         return Outcome(engine, sharper, outcome.per_atom, tuple(found), outcome.stopped, outcome.rules, outcome.local_rounds)
 
     @staticmethod
-    def _sectioned(hunt: Hunt, segments: list[Segment], pared: list[dict[str, Any]]) -> Asking:
+    def _taken(hunt: Hunt, engine: Any, options: list[tuple[Problem, Assessment]], taken: set[tuple]) -> tuple[list[Segment], list[Row]]:
+        """The segments of the numeric actions of ``options`` not ``taken`` yet (each begun from
+        what is judged on its line already), and each of those options without each subset of
+        its actions (:meth:`Hunt.pared`); they are taken now, and their segments ride along as
+        one option's numbers together (:meth:`Hunt.together`)."""
+        fresh = []
+        for problem, state in options:
+            if (key := hunt.verdicts.state_key(problem, state.state)) not in taken:
+                taken.add(key)
+                fresh.append((problem, state))
+        each = [hunt.segments(engine, problem, state) for problem, state in fresh]
+        segments = [s for option in each for s in option]
+        late = []
+        for s in segments:  # a first round judged already (with the first question) is taken without a call
+            if (known := hunt.judged(s)) is not None:
+                s.narrow(known)
+            else:
+                late.append(s)
+                s.late()
+        hunt.heard(late)
+        hunt.sectioned += each
+        return segments, [row for problem, state in fresh for row in hunt.pared(problem, state)]
+
+    @classmethod
+    def _sectioned(cls, hunt: Hunt, engine: Any, segments: list[Segment], pared: list[Row], taken: set[tuple]) -> Asking:
         """Section ``segments`` to their ends, ``pared`` asked with the first points, then the
         single changes; the bound (and the options whose steps ride along) found again after
-        each round (:meth:`run` found it before the first)."""
+        each round (:meth:`run` found it before the first).  While another round follows, the K
+        options known that no segment has taken yet (a point sectioned, an option without
+        some actions) join it: a greedy search would go on from them."""
         while (asking := [s for s in segments if not hunt.beyond(s) and s.points()]) or pared:
             asked = [s for s in asking for _ in s.points()]
             keys = [key for s in asking for key in hunt.keys(s)] + [hunt.verdicts.key(row) for row in pared]
             accepted = yield from hunt.verdicts.ask([], keys)
-            pared = []
             for s in segments:
                 s.narrow([ok for t, ok in zip(asked, accepted) if t is s])
             hunt.bounded()
+            pared = []
+            if any(not hunt.beyond(s) and s.points() for s in segments):
+                more, pared = cls._taken(hunt, engine, hunt.chosen, taken)
+                segments += more
         while keys := hunt.scanned(heard=True):
             yield from hunt.verdicts.ask([], keys)
             hunt.bounded()
