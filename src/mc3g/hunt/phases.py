@@ -167,7 +167,7 @@ class Sharpen:
     """The numeric actions of the found states and of the K options known among the rows
     accepted sectioned back to the model's boundary (and the person's single numeric changes
     to theirs, along); each of those options of several actions is also judged without each
-    subset of them (:meth:`Hunt.pared`).
+    subset of them (:meth:`Hunt.pared`), and the options found while rounds follow join them.
     With ``tuning.search_boundaries``, the boundaries join the candidates and the search runs
     again: its answer is kept when it finds as many states, each then no dearer than before.
     Needs the ``exact`` candidates.  A segment's first round judged already (its state was among
