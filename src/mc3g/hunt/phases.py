@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
+from ..engine import Engine
 from ..search import Assessment, Problem
 from .boundary import Segment, scan
 from .hunt import Hunt
@@ -207,7 +208,7 @@ class Sharpen:
         return Outcome(engine, sharper, outcome.per_atom, tuple(found), outcome.stopped, outcome.rules, outcome.local_rounds)
 
     @staticmethod
-    def _taken(hunt: Hunt, engine: Any, options: list[tuple[Problem, Assessment]], taken: set[tuple]) -> tuple[list[Segment], list[Row]]:
+    def _taken(hunt: Hunt, engine: Engine, options: list[tuple[Problem, Assessment]], taken: set[tuple]) -> tuple[list[Segment], list[Row]]:
         """The segments of the numeric actions of ``options`` not ``taken`` yet (each begun from
         what is judged on its line already), and each of those options without each subset of
         its actions (:meth:`Hunt.pared`); they are taken now, and their segments ride along as
@@ -231,7 +232,7 @@ class Sharpen:
         return segments, [row for problem, state in fresh for row in hunt.pared(problem, state)]
 
     @classmethod
-    def _sectioned(cls, hunt: Hunt, engine: Any, segments: list[Segment], pared: list[Row], taken: set[tuple]) -> Asking:
+    def _sectioned(cls, hunt: Hunt, engine: Engine, segments: list[Segment], pared: list[Row], taken: set[tuple]) -> Asking:
         """Section ``segments`` to their ends, ``pared`` asked with the first points, then the
         single changes; the bound (and the options whose steps ride along) found again after
         each round (:meth:`run` found it before the first).  While another round follows, the K
