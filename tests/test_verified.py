@@ -526,6 +526,8 @@ def _subsets(names: str) -> list[set[str]]:
 
 
 def test_an_option_of_more_actions_than_pared_all_is_judged_without_each_one() -> None:
+    """Past ``pared_all`` actions (here 3, for an option of 4), each subset would be too many
+    rows: the option is judged without each one of its actions alone."""
     model = lambda f: np.where(f["a"] >= 5, "yes", "no")  # noqa: E731
     train = pd.DataFrame({n: np.tile(np.arange(10), 10) for n in "abcz"})
     engine = MC3G(model, desired_class="yes", k=1, refine=0, hunt={"pared_all": 3}).fit(train).engine_
