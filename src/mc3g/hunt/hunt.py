@@ -45,7 +45,7 @@ from ..engine import Engine
 from ..search import Assessment, Problem, StateStream, change_size
 from .accepted import Accepted
 from .boundary import Segment, grid_step, together
-from .local import moves, neighbours, rng_for
+from .local import Moves, moves, neighbours, rng_for
 from .verdicts import Asking, Row, Verdicts
 from .verified import EPSILON, EXHAUSTED, FOUND, Outcome, verified
 
@@ -162,12 +162,12 @@ class Hunt:
     @cached_property
     def must(self) -> list[str]:
         """The features the person's answer must change: every row drawn around them changes them."""
-        return [n for n in self.choices if self.engine.schema.feature(n).must_change]
+        return [n for n in self.choices.names if self.engine.schema.feature(n).must_change]
 
     @cached_property
-    def choices(self) -> dict[str, list[Any]]:
+    def choices(self) -> Moves:
         """What the person's rows are drawn from (:func:`~.local.moves`), found once for all draws."""
-        return moves(self.engine, self.row)
+        return Moves(moves(self.engine, self.row))
 
     def drawn(self, n: int, rng: np.random.Generator) -> list[tuple]:
         """``n`` rows drawn around the person as DiCE random draws them, and as many again that may

@@ -56,13 +56,27 @@ def moves(engine: Any, row: Mapping[str, Any]) -> dict[str, list[Any]]:
     return choices
 
 
+class Moves:
+    """What a person's rows are drawn from (:func:`moves`), laid out once for draws of thousands
+    of rows: each feature's moves as pairs of its name and a value, in one array in name order,
+    so a draw picks the pairs a row's key holds instead of building them."""
+
+    def __init__(self, choices: Mapping[str, list[Any]]) -> None:
+        self.names = list(choices)  # the order the draws' arrays take the features in
+        self.sizes = np.array([len(pool) for pool in choices.values()], dtype=np.int64)
+        self.by_name = sorted(range(len(self.names)), key=self.names.__getitem__)
+        named = [self.names[j] for j in self.by_name]
+        self.starts = np.cumsum([0, *(len(choices[name]) for name in named)])[:-1]  # each feature's first pair, in name order
+        self.pairs = np.fromiter(((name, value) for name in named for value in choices[name]), dtype=object, count=int(self.sizes.sum()))
+
+
 def neighbours(
     engine: Any,
     row: Mapping[str, Any],
     n: int,
     rng: np.random.Generator,
     most: int | None = None,
-    choices: Mapping[str, list[Any]] | None = None,
+    choices: Moves | None = None,
     always: Sequence[str] = (),
 ) -> list[Changes]:
     """``n`` changes around ``row``, each of one to ``most`` (by default the search settings'
@@ -72,16 +86,12 @@ def neighbours(
     row's key holds them (:meth:`~mc3g.hunt.verdicts.Verdicts.made_key`): thousands of rows are
     keyed without a mapping built and sorted for each.  A person's are asked with what the
     causal rules force from them; refinement's teach the surrogate the model as they are."""
-    choices = moves(engine, row) if choices is None else choices
-    names, pools = list(choices), list(choices.values())
-    width = len(names)
+    choices = Moves(moves(engine, row)) if choices is None else choices
+    width = len(choices.names)
     if not width or n <= 0:
         return []
     most = engine.settings.hunt.most_changed if most is None else most
-    sizes = np.array([len(pool) for pool in pools])
-    always_at = [j for j, name in enumerate(names) if name in always]
-    by_name = sorted(range(width), key=names.__getitem__)
-    named, chosen = [names[j] for j in by_name], [pools[j] for j in by_name]
+    always_at = [j for j, name in enumerate(choices.names) if name in always]
     out: list[Changes] = []
     for start in range(0, n, BLOCK):
         # A whole block at once (the rows past n unused): how many features each row changes, a
@@ -89,14 +99,14 @@ def neighbours(
         # feature's pool.
         counts = np.minimum(rng.integers(1, most + 1, size=BLOCK), width)[: n - start]
         order = np.argsort(rng.random((BLOCK, width)), axis=1)[: n - start]
-        picks = np.minimum((rng.random((BLOCK, width)) * sizes).astype(np.int64), sizes - 1)[: n - start]
+        picks = np.minimum((rng.random((BLOCK, width)) * choices.sizes).astype(np.int64), choices.sizes - 1)[: n - start]
         # Which features each row changes (those ``always`` too), in name order: its pairs
         # come out sorted.
         changed = np.argsort(order, axis=1) < counts[:, None]
         changed[:, always_at] = True
-        changed, picks = changed[:, by_name], picks[:, by_name]
+        changed, picks = changed[:, choices.by_name], picks[:, choices.by_name]
         rows, columns = np.nonzero(changed)
-        pairs = [(named[c], chosen[c][pick]) for c, pick in zip(columns.tolist(), picks[rows, columns].tolist())]
+        pairs = choices.pairs[choices.starts[columns] + picks[rows, columns]].tolist()
         ends = np.cumsum(changed.sum(axis=1)).tolist()
         out += [tuple(pairs[a:b]) for a, b in zip([0, *ends], ends)]
     return out
