@@ -160,42 +160,52 @@ class Verdicts:
         call and changes nothing else.  With ``spare``, those rows are a search's states read
         ahead of its reading: never released (:meth:`release`), they count only where a search
         reaches them, so reading ahead changes no answer."""
-        keys, extra, later = list(keys), list(free), list(ahead)
-        new = list(dict.fromkeys(k for k in keys + extra + later if k not in self._accepted))
-        shown = list(dict.fromkeys(k for k in keys + extra if k in self._ahead))
-        if new and self.along is not None:
-            asked = set(new)
-            along = [k for k in dict.fromkeys(self.along()) if k not in asked and (k not in self._accepted or k in self._ahead)]
+        keys, extra = list(keys), list(free)
+        accepted, held_back = self._accepted, self._ahead
+        now = dict.fromkeys(keys)
+        now.update(dict.fromkeys(extra))
+        new = [k for k in now if k not in accepted]
+        shown = [k for k in now if k in held_back]
+        later = [k for k in dict.fromkeys(ahead) if k not in now and k not in accepted]  # asked ahead now, held back
+        rows = new + later  # those the model has not judged, in the order given
+        if rows and self.along is not None:
+            asked = set(rows)
+            along = [k for k in dict.fromkeys(self.along()) if k not in asked and (k not in accepted or k in held_back)]
             self._along.update(along)
-            shown += [k for k in along if k in self._ahead and k not in shown]
-            new += [k for k in along if k not in self._accepted]
-        if new:
-            self.asked += len(new)
+            showing = set(shown)
+            shown += [k for k in along if k in held_back and k not in showing]
+            along = [k for k in along if k not in accepted]
+            new, rows = new + along, rows + along
+        if rows:
+            self.asked += len(rows)
             self.by_phase[self.phase] = self.by_phase.get(self.phase, 0) + 1
-            refusals = yield from self.away(ChangedRows.around(self.row, new))
-            self._accepted.update(zip(new, (not refused for refused in refusals)))
-            held = set(later).difference(keys, extra)
-            self._ahead.update(dict.fromkeys(k for k in new if k in held))
+            refusals = yield from self.away(ChangedRows.around(self.row, rows))
+            accepted.update(zip(rows, (not refused for refused in refusals)))
+            held_back.update(dict.fromkeys(later))
             if spare:
-                self._spare.update(k for k in new if k in held)
-        self._seen(keys, [k for k in new if k not in self._ahead] + shown)
-        return [self._accepted[k] for k in keys + extra]
+                self._spare.update(later)
+        self._seen(keys, new + shown)
+        return [accepted[k] for k in keys + extra]
 
     def _seen(self, keys: list[tuple], seen: list[tuple]) -> None:
         """Count the rows the search now sees: judged when asked as ``keys``, else free.  A row
         asked ahead takes its place among the others only now, as if asked now."""
-        counted = set(keys)
+        counted, accepted, held_back = set(keys), self._accepted, self._ahead
         for key in seen:
-            if key in self._ahead:
-                del self._ahead[key]
-                self._accepted[key] = self._accepted.pop(key)
-            if key and self._accepted[key]:
-                self._shown.append(key)
-            if key and key in counted:
-                self.judged += 1
-                self.rejected += not self._accepted[key]
+            if key in held_back:
+                del held_back[key]
+                ok = accepted[key] = accepted.pop(key)
             else:
-                self.free += bool(key)
+                ok = accepted[key]
+            if not key:
+                continue
+            if ok:
+                self._shown.append(key)
+            if key in counted:
+                self.judged += 1
+                self.rejected += not ok
+            else:
+                self.free += 1
 
     def release(self) -> int:
         """Let the search see every row asked ahead that it has not reached, as rows asked for
