@@ -294,14 +294,14 @@ class Hunt:
                 # nothing, a row on the line is the segment's row there (its key is its changes).
                 forcing[id(s)] = line
         said: dict[int, list[tuple[Any, bool]]] = {id(s): [] for s in segments}
-        shapes = {(name, len(rest)) for name, rest in lines}  # a row is on a line only with as many other changes
-        sizes = {n for _, n in shapes}
-        for key, ok in self.verdicts.judged_rows():
-            if (others := len(key) - 1) not in sizes:
-                continue  # a row changing more features than any line (as many drawn around the person do) lies on none
-            for name, value in key:
-                if (name, others) in shapes:
-                    for s in lines.get((name, tuple(item for item in key if item[0] != name)), ()):
+        moved: dict[int, set[str]] = {}  # by the changes a row makes: the features its lines move (a row is on a line only with as many changes)
+        for name, rest in lines:
+            moved.setdefault(len(rest) + 1, set()).add(name)
+        for key, ok in self.verdicts.judged_rows(moved):  # a row changing more features than any line (as many drawn do) lies on none
+            names = moved[len(key)]
+            for at, (name, value) in enumerate(key):
+                if name in names:
+                    for s in lines.get((name, key[:at] + key[at + 1 :]), ()):
                         if id(s) not in forcing or forcing[id(s)](value) == key:
                             said[id(s)].append((value, ok))
         for s in segments:

@@ -4,7 +4,7 @@ never about a change without what the causal rules force once it is made."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..models import ChangedRows
@@ -215,9 +215,10 @@ class Verdicts:
         self._seen([], held)
         return len(held)
 
-    def judged_rows(self) -> Iterator[tuple[tuple, bool]]:
-        """Every row judged that the search has seen (as its changes), and whether the model accepted it."""
-        return ((key, ok) for key, ok in self._accepted.items() if key not in self._ahead)
+    def judged_rows(self, sizes: Collection[int]) -> Iterator[tuple[tuple, bool]]:
+        """Every row judged that the search has seen (as its changes) making as many changes as
+        one of ``sizes``, and whether the model accepted it."""
+        return ((key, ok) for key, ok in self._accepted.items() if len(key) in sizes and key not in self._ahead)
 
     def accepted(self, start: int = 0) -> list[tuple]:
         """The rows the model accepted, as their changes (keys), in the order the search saw them
