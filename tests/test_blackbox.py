@@ -369,3 +369,21 @@ def test_a_greedy_descent_from_an_option_drops_and_moves_back_what_the_model_doe
     assert greedy_descent(explainer, pd.Series(person), far) == pytest.approx(explainer.whatif(person, {"a": 5}).cost)
     (option,) = explainer.explain(person)
     assert greedy_descent(explainer, pd.Series(person), option) == pytest.approx(option.cost)  # MC3G's own answer: nothing cheaper
+
+
+def test_the_greedy_count_takes_later_options_too_but_not_a_descent_onto_another_option() -> None:
+    """The bench counts the later options a greedy search improves as well as the first: from
+    raising b to 8 (a second option, where b at 5 is accepted) it reaches b at 5, which no
+    option holds; from raising a to 6 it would reach a at 5, the first option already, which
+    counts as nothing found."""
+    from types import SimpleNamespace
+
+    from mc3g.bench.blackbox import _greedy_cheaper
+
+    model = lambda f: np.where((f["a"] >= 5) | (f["b"] >= 5), "yes", "no")  # noqa: E731
+    train = pd.DataFrame({"a": np.tile(np.arange(10), 10), "b": np.repeat(np.arange(10), 10)})
+    explainer = MC3G(model, desired_class="yes", k=2, refine=0).fit(train)
+    person = {"a": 0, "b": 0}
+    a5, a6, b8 = (explainer.whatif(person, changes) for changes in ({"a": 5}, {"a": 6}, {"b": 8}))
+    answers = [SimpleNamespace(counterfactuals=[a5, b8]), SimpleNamespace(counterfactuals=[a5, a6])]
+    assert _greedy_cheaper(explainer, pd.DataFrame([person, person]), answers) == (0, 1, 2)  # type: ignore[arg-type]

@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -69,6 +69,8 @@ class BlackBoxRun:
     missed: int  # of those, rows MC3G leaves unanswered
     dearer: int  # rows where MC3G's cheapest option costs more than DiCE's cheapest good one
     greedy_cheaper: int  # rows where a greedy descent from MC3G's cheapest option reaches a cheaper one (:func:`greedy_descent`)
+    greedy_cheaper_later: int  # MC3G's other options from which one reaches a cheaper state that is none of the row's options
+    later_options: int  # MC3G's options after each row's first
     mc3g_validity: float | None  # % of options the model accepts
     dice_validity: float | None
     mc3g_consistency: float | None  # % of options that break no knowledge or metadata
@@ -227,7 +229,7 @@ def _judged(fitted: _Fitted, answers: _Answers) -> BlackBoxRun:
         sum(bool(a.counterfactuals) for a in ours), sum(bool(a.counterfactuals) for a in theirs),
         sum(d is not None for d in good_dice), sum(d is not None and m is None for m, d in zip(best_mine, good_dice)),
         sum(m - d > 1e-9 for m, d in both),
-        sum(_greedy_cheaper(mc3g, row, a) for (_, row), a in zip(refused.iterrows(), ours)),
+        *_greedy_cheaper(mc3g, refused, ours),
         _share([o[1] for r in mine for o in r]), _share([o[1] for r in dices for o in r]),
         _share([o[2] for r in mine for o in r]), _share([o[2] for r in dices for o in r]),
         len(both), float(np.mean([m for m, _ in both])) if both else None, float(np.mean([d for _, d in both])) if both else None,
@@ -245,20 +247,23 @@ def _judged(fitted: _Fitted, answers: _Answers) -> BlackBoxRun:
 GREEDY_POINTS = 16  # the points a greedy step tries for a numeric action, evenly spaced from the person's value to the action's
 
 
-def greedy_descent(mc3g: MC3G, row: pd.Series, option: Counterfactual | WhatIf) -> float:
+def greedy_descent(mc3g: MC3G, row: pd.Series, option: Counterfactual | WhatIf, others: Sequence[Counterfactual] = ()) -> float:
     """The cost a greedy search reaches from ``option`` (an answer's, or a what-if's), one
     feature at a time, as cfnow's local search goes: each step tries each direct action dropped
     or, for a number, moved back to one of ``GREEDY_POINTS`` evenly spaced points towards the
     person's value (on the feature's step), what follows found again (:meth:`MC3G.whatif`), and
     takes the cheapest the knowledge allows and the model accepts, until no move is cheaper.
-    Every step is one call of the model."""
+    A move onto one of ``others`` (the answer's other options) is none: from a later option, a
+    search that reaches an earlier one has found nothing the answer lacks.  Every step is one
+    call of the model."""
     schema, person = mc3g.engine_.schema, dict(row.items())
     must = {f.name for f in schema.features if f.must_change}
+    known = [other.values for other in others]
     actions, cost = {a.feature: a.after for a in option.direct_actions}, option.cost
     while True:
         moves = [moved for name, value in actions.items() for moved in _moves(schema.feature(name), person[name], value, actions)]
         tried = [changes for changes in moves if must <= changes.keys()]
-        reached = [w for w in (_what_if(mc3g, person, changes) for changes in tried) if w is not None and w.cost < cost - 1e-9]
+        reached = [w for w in (_what_if(mc3g, person, changes) for changes in tried) if w is not None and w.cost < cost - 1e-9 and w.values not in known]
         accepted = [w for w, refused in zip(reached, mc3g.refuses_rows([w.values for w in reached]) if reached else []) if not refused]
         if not accepted:
             return cost
@@ -266,9 +271,18 @@ def greedy_descent(mc3g: MC3G, row: pd.Series, option: Counterfactual | WhatIf) 
         actions, cost = {a.feature: a.after for a in best.direct_actions}, best.cost
 
 
-def _greedy_cheaper(mc3g: MC3G, row: pd.Series, answer: Recourse) -> bool:
-    """Whether a greedy descent from the answer's cheapest option reaches a cheaper one."""
-    return bool(answer.counterfactuals) and greedy_descent(mc3g, row, answer.counterfactuals[0]) < answer.counterfactuals[0].cost - 1e-9
+def _greedy_cheaper(mc3g: MC3G, refused: pd.DataFrame, answers: list[Recourse]) -> tuple[int, int, int]:
+    """The rows where a greedy descent from the answer's cheapest option reaches a cheaper one,
+    the other options from which one reaches a cheaper state that is none of the answer's (a
+    better K-th option: under ``distinct``, dropping an option's actions keeps it distinct from
+    those before it), and how many other options there are."""
+    first = later = 0
+    for (_, row), answer in zip(refused.iterrows(), answers):
+        options = answer.counterfactuals
+        for i, option in enumerate(options):
+            if greedy_descent(mc3g, row, option, [o for o in options if o is not option]) < option.cost - 1e-9:
+                first, later = first + (i == 0), later + (i > 0)
+    return first, later, sum(max(len(a.counterfactuals) - 1, 0) for a in answers)
 
 
 def _moves(feature: Any, before: Any, after: Any, actions: dict[str, Any]) -> list[dict[str, Any]]:

@@ -246,8 +246,9 @@ def bench_blackbox(
     from ..bench.blackbox import blackbox_benchmark
     from .explain import hunt_given
 
-    columns = ("data", "model", "fidelity", "near", "rows", "answered MC3G / DiCE", "DiCE good, MC3G missed", "MC3G dearer", "greedy cheaper",
-               "valid % MC3G / DiCE", "consistent % MC3G / DiCE", "L1 MC3G / DiCE (rows)", "judged mean / most", "s per query MC3G / pooled / DiCE",
+    columns = ("data", "model", "fidelity", "near", "rows", "answered MC3G / DiCE", "DiCE good, MC3G missed", "MC3G dearer",
+               "greedy cheaper first / later options", "valid % MC3G / DiCE", "consistent % MC3G / DiCE", "L1 MC3G / DiCE (rows)", "judged mean / most",
+               "s per query MC3G / pooled / DiCE",
                "ratio (median)", "calls per query MC3G / DiCE", "rounds per person median / most", "rows per round", "own work ms median / CPU",
                "one call ms / row µs", "ratio if MC3G's work were free", "rounds per person by phase", "own work ms per person by phase",
                "search settings changed")  # fmt: skip
@@ -258,7 +259,8 @@ def bench_blackbox(
         l1 = "-" if r.mc3g_l1 is None else f"{r.mc3g_l1:.2f} / {r.dice_l1:.2f} ({r.both})"
         return (
             r.dataset, r.model, fid(r.fidelity, r.fidelity_refined), fid(r.near, r.near_refined), str(r.rows),
-            f"{r.mc3g_answered} / {r.dice_answered}", f"{r.dice_good}, {r.missed}", str(r.dearer), str(r.greedy_cheaper),
+            f"{r.mc3g_answered} / {r.dice_answered}", f"{r.dice_good}, {r.missed}", str(r.dearer),
+            f"{r.greedy_cheaper} / {r.greedy_cheaper_later} of {r.later_options}",
             f"{pct(r.mc3g_validity)} / {pct(r.dice_validity)}", f"{pct(r.mc3g_consistency)} / {pct(r.dice_consistency)}", l1,
             f"{r.judged_mean:.0f} / {r.judged_most}", f"{r.mc3g_seconds:.3f} / {r.mc3g_pooled_seconds:.3f} / {r.dice_seconds:.3f}",
             f"{r.ratio:.1f}× ({r.median_ratio:.1f}×)", f"{r.mc3g_calls:.1f} / {r.dice_calls:.1f}",
