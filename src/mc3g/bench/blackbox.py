@@ -10,9 +10,10 @@ of both is judged again with the model's own ``predict`` and checked with the in
 The cost compared is Table 1's L1 of the direct actions (numbers in training standard
 deviations, a category 1; MC3G's caused changes are free): per row, MC3G's cheapest option
 against DiCE's cheapest valid and consistent one, on the rows where both have one.  A greedy
-search, as cfnow's, is also started from MC3G's cheapest option (:func:`greedy_descent`): the
-rows where it reaches a cheaper state (the model accepting it, the knowledge allowing it, priced
-as MC3G prices) are answers a local search would have improved.
+search, as cfnow's, is also started from each of MC3G's options (:func:`greedy_descent`): the
+rows whose cheapest option it takes to a cheaper state (the model accepting it, the knowledge
+allowing it, priced as MC3G prices), and the later options it takes to a cheaper state that is
+none of the answer's, are answers a local search would have improved.
 
 Both ask the model through a counter, so the run also says how many ``predict`` calls each makes
 per query, and what one call of one row costs (and each row more, as ``hunt="measured"`` times
