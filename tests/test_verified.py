@@ -510,7 +510,8 @@ def test_an_option_among_the_rows_accepted_is_judged_without_each_subset_of_its_
     hunt = _hunt(engine, {n: 0 for n in "abcz"})
     _driven(_asked(hunt.verdicts, [], [{"a": 5, "b": 9, "c": 9, "z": 9}]), model)
     hunt.bounded()
-    assert hunt.pared(*hunt.chosen[0]) == [{n: v for n, v in {"a": 5, "b": 9, "c": 9, "z": 9}.items() if n not in d} for d in _subsets("abcz")]
+    subsets = [{n: v for n, v in {"a": 5, "b": 9, "c": 9, "z": 9}.items() if n not in d} for d in _subsets("abcz")]
+    assert hunt.pared(*hunt.chosen[0])[: len(subsets)] == subsets
     outcome = _driven(_searched(hunt), model)
     _driven(Sharpen().run(hunt, outcome), model)
     hunt.bounded()
@@ -534,7 +535,33 @@ def test_an_option_of_more_actions_than_pared_all_is_judged_without_each_one() -
     hunt = _hunt(engine, {n: 0 for n in "abcz"})
     _driven(_asked(hunt.verdicts, [], [{"a": 5, "b": 9, "c": 9, "z": 9}]), model)
     hunt.bounded()
-    assert [sorted(row) for row in hunt.pared(*hunt.chosen[0])] == [["b", "c", "z"], ["a", "c", "z"], ["a", "b", "z"], ["a", "b", "c"]]
+    assert [sorted(row) for row in hunt.pared(*hunt.chosen[0])[:5]] == [["b", "c", "z"], ["a", "c", "z"], ["a", "b", "z"], ["a", "b", "c"], ["b", "c", "z"]]
+
+
+def test_an_option_pared_has_each_number_it_keeps_moved_back_in_the_same_round() -> None:
+    """The model accepts a >= 5 with b >= 3.  A row drawn raises a to 5 and b and z to 9: without
+    z (the option pared), b could go back to 3, but no segment moves b with z dropped, and no
+    round follows the one that finds the option pared.  The options pared have each number
+    they keep moved back too, in that round, as a greedy search from them would: the option
+    is a at 5 and b at 3 (before: b at 9), from one round of sharpening."""
+    from mc3g.hunt.phases import Sharpen
+    from mc3g.hunt.verified import EXHAUSTED, Outcome
+
+    model = lambda f: np.where((f["a"] >= 5) & (f["b"] >= 3), "yes", "no")  # noqa: E731
+    train = pd.DataFrame({n: np.tile(np.arange(10), 10) for n in "abz"})
+    engine = MC3G(model, desired_class="yes", k=1, refine=0).fit(train).engine_
+    hunt = _hunt(engine, {n: 0 for n in "abz"})
+    _driven(_asked(hunt.verdicts, [], [{"a": 5, "b": 9, "z": 9}]), model)
+    hunt.bounded()
+    pared = hunt.pared(*hunt.chosen[0])
+    assert {"a": 5, "b": 3} in pared and {"a": 4, "b": 9} in pared  # with z dropped, b moved back, and a
+    nothing_found = Outcome(engine, engine.problem(hunt.instance, 1, []), 1, (), EXHAUSTED, "none")
+    before = hunt.verdicts.rounds
+    _driven(Sharpen().run(hunt, nothing_found), model)
+    assert hunt.verdicts.rounds == before + 1
+    hunt.bounded()
+    ((problem, option),) = hunt.chosen
+    assert problem.describe(option.state) == {"a": 5, "b": 3, "z": 0}
 
 
 def test_fewer_than_k_options_among_the_rows_priced_first_price_more() -> None:
@@ -1070,3 +1097,18 @@ def test_an_option_found_while_the_options_are_sectioned_is_sectioned_in_the_rou
     ((problem, option),) = zip(merged.priced_in, merged.found)
     answer = problem.describe(option.state)
     assert answer["a"] == 300 and 300 <= answer["b"] < 700 and answer["z"] == 0, answer
+
+
+def test_a_row_not_yet_judged_is_asked_at_the_merge_only_where_it_could_beat_the_kth_option() -> None:
+    """The K-th option raises a to 5: of the rows a to 3 and a to 7, only the first could take
+    its place if the model accepted it (the together row of an option is asked at the merge,
+    where no call follows, only so)."""
+    model = lambda f: np.where(f["a"] >= 3, "yes", "no")  # noqa: E731
+    train = pd.DataFrame({n: np.tile(np.arange(10), 10) for n in "ab"})
+    engine = MC3G(model, desired_class="yes", k=1, refine=0).fit(train).engine_
+    hunt = _hunt(engine, {n: 0 for n in "ab"})
+    _driven(_asked(hunt.verdicts, [], [{"a": 5}]), model)
+    ((_, option),), _ = hunt.accepted.options()
+    nearer, further = hunt.verdicts.key({"a": 3}), hunt.verdicts.key({"a": 7})
+    assert hunt.accepted.cheaper([nearer, further], [option]) == [nearer]
+    assert hunt.accepted.cheaper([nearer, further], []) == [nearer, further]  # fewer than K options: any may be one

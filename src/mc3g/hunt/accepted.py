@@ -9,6 +9,7 @@ dearer state the rules led to.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
@@ -20,6 +21,7 @@ from ..engine import Engine
 from ..exceptions import UnknownNameError
 from ..search import ActionSets, Assessment, Problem
 from .verdicts import Row, Verdicts
+from .verified import EPSILON
 
 T = TypeVar("T")
 Pool = list[tuple[Fraction, int, tuple[int, ...], Problem, Assessment]]  # exact cost, source (0: found, 1: accepted), state, problem, assessment
@@ -93,6 +95,13 @@ class Accepted:
         for key, st in zip(new, states):
             a = next(priced) if st is not None else None
             self._priced[key] = (problem, a) if a is not None else None
+
+    def cheaper(self, keys: Sequence[tuple], options: Sequence[Assessment]) -> list[tuple]:
+        """The rows ``keys`` (unjudged) the knowledge allows that cost less than the K-th of
+        ``options`` (all, while there are fewer): only they can change the answer if accepted."""
+        self._price([key for key in keys if key not in self._priced])
+        bound = options[-1].cost if len(options) == self.k else math.inf
+        return [key for key in keys if (pa := self._priced[key]) is not None and pa[1].cost < bound - EPSILON]
 
     def options(self, problem: Problem | None = None, found: Sequence[Assessment] = ()) -> tuple[list[tuple[Problem, Assessment]], tuple[Problem, ...]]:
         """The K options among the states ``found`` in ``problem`` and the rows accepted

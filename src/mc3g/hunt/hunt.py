@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from ..engine import Engine
-from ..search import Assessment, Problem, StateStream, change_size
+from ..search import Assessment, Problem, StateStream, change_size, numeric_bounds
 from .accepted import Accepted
 from .boundary import Segment, grid_step, together
 from .local import Moves, moves, neighbours, rng_for
@@ -268,14 +268,25 @@ class Hunt:
         """The option ``state`` without each subset of its direct actions (of more than
         ``tuning.pared_all``, without each one), what the rest force found again: the rules may
         demand an action the model does not need, and a row drawn around the person makes
-        changes no option needs."""
+        changes no option needs.  Then each of those rows with one number it keeps moved back
+        at its segment's first points inside the feature's bounds: without an action, a
+        number may need less, and no round may follow to section it."""
         names = list(state.direct)
         if len(names) > self.tuning.pared_all:
             dropped: list[tuple[str, ...]] = [(name,) for name in names]
         else:
             dropped = [subset for size in range(1, len(names)) for subset in combinations(names, size)]
         changes = problem.chosen(state)
-        return [{n: v for n, v in changes.items() if n not in subset} for subset in dropped]
+        rows = [{n: v for n, v in changes.items() if n not in subset} for subset in dropped]
+        numeric = [n for n in names if problem.space[n].feature.is_numeric]
+        steps = {n: grid_step(self.engine, n) for n in numeric}
+        bounds = {n: numeric_bounds(problem.space[n].feature, self.row[n]) for n in numeric}
+        moved = [
+            {**r, n: p}
+            for r in rows for n in numeric if n in r
+            for p in Segment(r, n, self.row[n], r[n], steps[n], True, self.tuning).points() if bounds[n][0] <= p <= bounds[n][1]
+        ]  # fmt: skip
+        return rows + moved
 
     def heard(self, segments: Sequence[Segment]) -> None:
         """Each of ``segments`` narrowed by the model's verdicts on its points judged already

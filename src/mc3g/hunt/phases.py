@@ -258,7 +258,9 @@ class Merge:
     """The search's states merged with the rows the model accepted (:meth:`Hunt.merged`; those
     asked ahead that no phase reached count too), merged again while the steps of the options
     chosen, once judged, add rows it accepts: a state part of the way to an option may be
-    accepted already, and cheaper."""
+    accepted already, and cheaper.  Where no step is left to judge, an option's numbers
+    sectioned together (:meth:`Hunt.together`) that no call carried are asked, if they would
+    cost less than the K-th option: no later call would carry them."""
 
     name = "merge"
 
@@ -267,10 +269,11 @@ class Merge:
         merged = outcome
         while True:
             merged = hunt.merged(merged, outcome.found)
-            rows = hunt.unjudged_steps(list(zip(merged.priced_in, merged.found)))
+            rows = [hunt.verdicts.key(row) for row in hunt.unjudged_steps(list(zip(merged.priced_in, merged.found)))]
+            rows = rows or hunt.accepted.cheaper([key for key in hunt.together() if hunt.verdicts.verdict(key) is None], merged.found)
             if not rows:
                 return merged
-            yield from hunt.verdicts.ask([], [hunt.verdicts.key(row) for row in rows])
+            yield from hunt.verdicts.ask([], rows)
 
 
 PHASES: tuple[Phase, ...] = (GlobalRules(), LocalRules(), ToTheBudget(), LastDraw(), Sharpen(), Merge())
