@@ -184,7 +184,8 @@ def typed_frame(rows: Sequence[Mapping[str, Any]] | Sequence[Sequence[Any]], dty
         if rows and isinstance(rows[0], Mapping):
             rows = _records(rows, names)  # type: ignore[arg-type]
         values = [list(column) for column in zip(*rows)] if rows else [[] for _ in names]
-    return pd.DataFrame({c: _column(v, dtypes[c]) for c, v in zip(names, values)}, columns=names)
+    # A dict in column order needs no ``columns`` (which reindexes), and fresh columns no copy.
+    return pd.DataFrame({c: _column(v, dtypes[c]) for c, v in zip(names, values)}, copy=False)
 
 
 def _records(rows: list[Mapping[str, Any]], names: list[str]) -> list[Sequence[Any]]:
