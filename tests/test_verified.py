@@ -761,6 +761,30 @@ def test_the_rows_accepted_keep_the_order_a_full_sort_gives_as_rounds_add_rows()
     assert accepted._ranked()[0] == (("x", 300),) and len(accepted._ranked()) == 9
 
 
+def test_a_row_ranked_is_ranked_again_when_fewer_changes_turn_out_to_reach_it() -> None:
+    """x forces y to 9 (a stand-in for a causal rule).  The row asked as x at 500 and y at 9 is
+    ranked by both changes, after x at 700 alone; once x at 500 alone is asked and reaches the
+    same row, the row counts x alone, and is ranked before x at 700, as a full sort would."""
+    from mc3g.hunt.accepted import Accepted
+    from mc3g.hunt.verdicts import Verdicts
+    from mc3g.search import Consequences
+
+    model = lambda f: np.where(f["x"] >= 300, "yes", "no")  # noqa: E731
+    engine, _ = _xy_hunts(model, distinct=False)
+
+    def away(rows):
+        return (yield rows)
+
+    person = {"x": 0, "y": 3}
+    verdicts = Verdicts(person, away, Consequences(lambda changes: {**changes, "y": 9}, frozenset({"x"})))
+    accepted = Accepted(engine, person, 1, verdicts)
+    _driven(_asked(verdicts, [{"x": 500, "y": 9}, {"x": 700}]), model)
+    assert accepted._ranked() == [(("x", 700), ("y", 9)), (("x", 500), ("y", 9))]
+    _driven(_asked(verdicts, [{"x": 500}]), model)
+    assert verdicts.made((("x", 500), ("y", 9))) == {"x": 500}
+    assert accepted._ranked() == sorted(verdicts.accepted(), key=accepted._rough_of) == [(("x", 500), ("y", 9)), (("x", 700), ("y", 9))]
+
+
 def test_a_row_accepted_is_priced_from_its_changes_as_from_its_whole_row() -> None:
     """Pricing looks up only the values a row changes, starting from the person's own state: the
     same state as looking up every value of the whole row, and None where a changed value is no

@@ -39,7 +39,9 @@ class Accepted:
         self._must: frozenset[str] = frozenset()  # the features in play that must change (:meth:`_price`)
         self._priced: dict[tuple, tuple[Problem, Assessment] | None] = {}  # by their changes
         self._terms: dict[tuple[str, Any], float] = {}  # by change (a feature and its value): :meth:`_term`
-        self._order: list[tuple[float, tuple]] = []  # those rows, ranked, each after its L1 (:meth:`_ranked`)
+        self._order: list[tuple[float, int, tuple]] = []  # those rows, ranked: each after its L1 and where the search saw it (:meth:`_ranked`)
+        self._seen_at: dict[tuple, int] = {}  # where the search saw each of them
+        self._fewer = 0  # the rows found reached by fewer changes that :meth:`_ranked` has taken
         self._keys: dict[tuple[int, tuple], tuple[Problem, tuple]] = {}  # by problem and state: :meth:`_key_of`
 
     def priced(self, kept: int) -> list[tuple[Problem, Assessment]]:
@@ -66,11 +68,20 @@ class Accepted:
         """The rows accepted (keys) by :meth:`_rough_of`, ties in the order the search saw them.
         Kept from one call to the next, each with its L1 beside it: rows are only ever added, and
         each is seen after every row ranked before, so merging the new ones in gives the order
-        sorting all would."""
-        new = [(self._rough_of(key), key) for key in self.verdicts.accepted(len(self._order))]
+        sorting all would.  A row ranked that fewer changes turn out to reach (a causal rule's
+        effect asked for, then found to follow from the rest) costs less by them: it is ranked
+        again, and merged back in where sorting all would put it."""
+        fewer = self.verdicts.reached_with_fewer(self._fewer)
+        self._fewer += len(fewer)
+        if stale := {key for key in fewer if key in self._seen_at}:
+            again = sorted((self._rough_of(key), self._seen_at[key], key) for key in stale)
+            self._order = list(merge((ranked for ranked in self._order if ranked[2] not in stale), again))
+        start = len(self._seen_at)
+        new = [(self._rough_of(key), start + i, key) for i, key in enumerate(self.verdicts.accepted(start))]
         if new:
-            self._order = list(merge(self._order, sorted(new, key=_first), key=_first))
-        return [key for _, key in self._order]
+            self._order = list(merge(self._order, sorted(new)))
+            self._seen_at.update((key, at) for _, at, key in new)
+        return [key for _, _, key in self._order]
 
     def _price(self, new: list[tuple]) -> None:
         """Price the rows ``new`` (by their changes) together, in a problem of their own (a state's
@@ -193,7 +204,3 @@ def _moved(problem: Problem, person: tuple[int, ...], changes: Mapping[str, Any]
     except UnknownNameError:
         return None
     return tuple(state)
-
-
-def _first(pair: tuple[float, tuple]) -> float:
-    return pair[0]

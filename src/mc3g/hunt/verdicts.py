@@ -48,6 +48,7 @@ class Verdicts:
         self._ahead: dict[tuple, None] = {}  # rows asked ahead of the search, their verdicts held back until it asks (in the order asked)
         self._spare: set[tuple] = set()  # of those, a search's states read ahead: never released
         self._made: dict[tuple, dict[str, Any]] = {}  # rows with forced changes: the fewest changes asked that reach them
+        self._fewer: list[tuple] = []  # the rows found reached by fewer changes, in turn (:meth:`reached_with_fewer`)
         self._keys: dict[tuple, tuple] = {}  # by the changes given, in their order: the row's key
         self._made_sets: dict[tuple, frozenset[str]] = {}  # :meth:`made_set`
         self._shown: list[tuple] = []  # the rows accepted, in the order the search saw them (:meth:`accepted`)
@@ -108,6 +109,7 @@ class Verdicts:
         if len(reached) > len(made) and len(made) < len(self._made.get(key, reached)):
             self._made[key] = made
             self._made_sets.pop(key, None)
+            self._fewer.append(key)
         return key
 
     def line(self, changes: Mapping[str, Any], name: str) -> Callable[[Any], tuple]:
@@ -131,6 +133,12 @@ class Verdicts:
     def made(self, key: tuple) -> dict[str, Any]:
         """The fewest changes asked that reach the row ``key``: the others the causal rules force."""
         return self._made.get(key) or dict(key)
+
+    def reached_with_fewer(self, start: int = 0) -> list[tuple]:
+        """The rows (keys) whose fewest changes (:meth:`made`) were found again, fewer, in the
+        order found (from the ``start``-th on): what ranks them by those changes must rank them
+        again."""
+        return self._fewer[start:]
 
     def made_set(self, key: tuple) -> frozenset[str]:
         """The features of :meth:`made`, kept: the rows accepted are grouped by them at every
