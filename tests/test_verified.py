@@ -544,9 +544,6 @@ def test_an_option_pared_has_each_number_it_keeps_moved_back_in_the_same_round()
     round follows the one that finds the option pared.  The options pared have each number
     they keep moved back too, in that round, as a greedy search from them would: the option
     is a at 5 and b at 3 (before: b at 9), from one round of sharpening."""
-    from mc3g.hunt.phases import Sharpen
-    from mc3g.hunt.verified import EXHAUSTED, Outcome
-
     model = lambda f: np.where((f["a"] >= 5) & (f["b"] >= 3), "yes", "no")  # noqa: E731
     train = pd.DataFrame({n: np.tile(np.arange(10), 10) for n in "abz"})
     engine = MC3G(model, desired_class="yes", k=1, refine=0).fit(train).engine_
@@ -555,13 +552,37 @@ def test_an_option_pared_has_each_number_it_keeps_moved_back_in_the_same_round()
     hunt.bounded()
     pared = hunt.pared(*hunt.chosen[0])
     assert {"a": 5, "b": 3} in pared and {"a": 4, "b": 9} in pared  # with z dropped, b moved back, and a
-    nothing_found = Outcome(engine, engine.problem(hunt.instance, 1, []), 1, (), EXHAUSTED, "none")
-    before = hunt.verdicts.rounds
-    _driven(Sharpen().run(hunt, nothing_found), model)
-    assert hunt.verdicts.rounds == before + 1
+    assert _sharpened(hunt, model) == (1, {"a": 5, "b": 3, "z": 0})
+
+
+def test_an_options_own_numbers_are_moved_back_over_the_whole_way_in_a_round_that_calls() -> None:
+    """The model accepts a from 20 to 23, and from 55 (not monotone).  A row drawn raises a to
+    60, and a point at 50 is refused: the option's segment starts between 50 and 60 and finds
+    55.  A greedy search from 60 tries points evenly spaced from the person's value, and one of
+    them lands between 20 and 23: the option's own number moved back over the whole way rides
+    along with that round (the option is a at 20 to 23; before: 55), in no round of its own."""
+    model = lambda f: np.where(f["a"].between(20, 23) | (f["a"] >= 55), "yes", "no")  # noqa: E731
+    train = pd.DataFrame({"a": np.arange(100), "z": np.arange(100) % 10})
+    engine = MC3G(model, desired_class="yes", k=1, refine=0).fit(train).engine_
+    hunt = _hunt(engine, {"a": 0, "z": 0})
+    _driven(_asked(hunt.verdicts, [], [{"a": 60}, {"a": 50}]), model)
     hunt.bounded()
-    ((problem, option),) = hunt.chosen
-    assert problem.describe(option.state) == {"a": 5, "b": 3, "z": 0}
+    rounds, option = _sharpened(hunt, model)
+    assert rounds == 1 and 20 <= option["a"] <= 23
+
+
+def test_an_options_own_numbers_moved_back_take_no_round_of_their_own() -> None:
+    """The same model, with b >= 5 needed too.  Every point the sharpening would ask is judged
+    already (the option's segments are done, its rows pared asked), so it takes no call: the
+    option's own numbers moved back do not make one (the option stays a at 55, b at 5)."""
+    model = lambda f: np.where((f["b"] >= 5) & (f["a"].between(20, 23) | (f["a"] >= 55)), "yes", "no")  # noqa: E731
+    train = pd.DataFrame({"a": np.arange(100), "b": np.arange(100) % 10})
+    engine = MC3G(model, desired_class="yes", k=1, refine=0).fit(train).engine_
+    hunt = _hunt(engine, {"a": 0, "b": 0})
+    _driven(_asked(hunt.verdicts, [], [{"a": 55, "b": 5}, {"a": 54, "b": 5}, {"a": 55, "b": 4}]), model)
+    hunt.bounded()
+    _driven(_asked(hunt.verdicts, [], hunt.pared(*hunt.chosen[0])), model)
+    assert _sharpened(hunt, model) == (0, {"a": 55, "b": 5})
 
 
 def test_fewer_than_k_options_among_the_rows_priced_first_price_more() -> None:
@@ -582,6 +603,19 @@ def test_fewer_than_k_options_among_the_rows_priced_first_price_more() -> None:
     assert len(hunt.accepted.priced(hunt.accepted.kept)) == hunt.accepted.kept
     chosen, _ = hunt.accepted.options()
     assert [sorted(a.direct) for _, a in chosen] == [["a"], ["z"]]
+
+
+def _sharpened(hunt, model) -> tuple[int, dict]:
+    """The rounds the sharpening alone takes (after a search that found nothing), and the
+    option the hunt then holds, as its values."""
+    from mc3g.hunt.phases import Sharpen
+    from mc3g.hunt.verified import EXHAUSTED, Outcome
+
+    engine, before = hunt.engine, hunt.verdicts.rounds
+    _driven(Sharpen().run(hunt, Outcome(engine, engine.problem(hunt.instance, 1, []), 1, (), EXHAUSTED, "none")), model)
+    hunt.bounded()
+    ((problem, option),) = hunt.chosen
+    return hunt.verdicts.rounds - before, problem.describe(option.state)
 
 
 def _hunt(engine, person: dict, k: int = 1):

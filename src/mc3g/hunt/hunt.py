@@ -269,8 +269,8 @@ class Hunt:
         ``tuning.pared_all``, without each one), what the rest force found again: the rules may
         demand an action the model does not need, and a row drawn around the person makes
         changes no option needs.  Then each of those rows with one number it keeps moved back
-        at its segment's first points inside the feature's bounds: without an action, a
-        number may need less, and no round may follow to section it."""
+        (:meth:`moved_back`): without an action, a number may need less, and no round may follow
+        to section it."""
         names = list(state.direct)
         if len(names) > self.tuning.pared_all:
             dropped: list[tuple[str, ...]] = [(name,) for name in names]
@@ -278,15 +278,21 @@ class Hunt:
             dropped = [subset for size in range(1, len(names)) for subset in combinations(names, size)]
         changes = problem.chosen(state)
         rows = [{n: v for n, v in changes.items() if n not in subset} for subset in dropped]
-        numeric = [n for n in names if problem.space[n].feature.is_numeric]
+        return rows + self.moved_back(problem, state, rows)
+
+    def moved_back(self, problem: Problem, state: Assessment, rows: Sequence[Row]) -> list[Row]:
+        """Each of ``rows`` (the option ``state``'s changes, or some of them) with one number of
+        the option's it keeps moved back, at its segment's first points from the person's value
+        inside the feature's bounds: evenly spaced over the whole way, as a greedy search tries
+        them, where the model need not be monotone."""
+        numeric = [n for n in state.direct if problem.space[n].feature.is_numeric]
         steps = {n: grid_step(self.engine, n) for n in numeric}
         bounds = {n: numeric_bounds(problem.space[n].feature, self.row[n]) for n in numeric}
-        moved = [
+        return [
             {**r, n: p}
             for r in rows for n in numeric if n in r
             for p in Segment(r, n, self.row[n], r[n], steps[n], True, self.tuning).points() if bounds[n][0] <= p <= bounds[n][1]
         ]  # fmt: skip
-        return rows + moved
 
     def heard(self, segments: Sequence[Segment]) -> None:
         """Each of ``segments`` narrowed by the model's verdicts on its points judged already

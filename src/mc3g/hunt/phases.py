@@ -169,6 +169,9 @@ class Sharpen:
     accepted sectioned back to the model's boundary (and the person's single numeric changes
     to theirs, along); each of those options of several actions is also judged without each
     subset of them (:meth:`Hunt.pared`), and the options found while rounds follow join them.
+    An option's own numbers moved back over the whole way from the person's value
+    (:meth:`Hunt.moved_back`, as a greedy search tries them: the model need not be monotone)
+    ride along with a round that calls the model anyway, never in one of their own.
     With ``tuning.search_boundaries``, the boundaries join the candidates and the search runs
     again: its answer is kept when it finds as many states, each then no dearer than before.
     Needs the ``exact`` candidates.  A segment's first round judged already (its state was among
@@ -191,8 +194,8 @@ class Sharpen:
         problem, engine = outcome.problem, outcome.engine
         hunt.bounded()  # the K options among the rows accepted, sectioned too: a point accepted is seldom the boundary
         taken: set[tuple] = set()
-        segments, pared = self._taken(hunt, engine, [(problem, state) for state in outcome.found] + hunt.chosen, taken)
-        yield from self._sectioned(hunt, engine, segments, pared, taken)
+        segments, pared, along = self._taken(hunt, engine, [(problem, state) for state in outcome.found] + hunt.chosen, taken)
+        yield from self._sectioned(hunt, engine, segments, pared, along, taken)
         if not hunt.tuning.search_boundaries:
             return outcome  # the points sectioned join the merge, the cheapest of each option's set there
         extra: dict[str, list[Any]] = {}
@@ -208,11 +211,12 @@ class Sharpen:
         return Outcome(engine, sharper, outcome.per_atom, tuple(found), outcome.stopped, outcome.rules, outcome.local_rounds)
 
     @staticmethod
-    def _taken(hunt: Hunt, engine: Engine, options: list[tuple[Problem, Assessment]], taken: set[tuple]) -> tuple[list[Segment], list[Row]]:
+    def _taken(hunt: Hunt, engine: Engine, options: list[tuple[Problem, Assessment]], taken: set[tuple]) -> tuple[list[Segment], list[Row], list[Row]]:
         """The segments of the numeric actions of ``options`` not ``taken`` yet (each begun from
         what is judged on its line already), and each of those options without each subset of
-        its actions (:meth:`Hunt.pared`); they are taken now, and their segments ride along as
-        one option's numbers together (:meth:`Hunt.together`)."""
+        its actions (:meth:`Hunt.pared`), and each with its own numbers moved back
+        (:meth:`Hunt.moved_back`); they are taken now, and their segments ride along as one
+        option's numbers together (:meth:`Hunt.together`)."""
         fresh = []
         for problem, state in options:
             if (key := hunt.verdicts.state_key(problem, state.state)) not in taken:
@@ -229,25 +233,29 @@ class Sharpen:
                 s.late()
         hunt.heard(late)
         hunt.sectioned += each
-        return segments, [row for problem, state in fresh for row in hunt.pared(problem, state)]
+        pared = [row for problem, state in fresh for row in hunt.pared(problem, state)]
+        return segments, pared, [row for problem, state in fresh for row in hunt.moved_back(problem, state, [problem.chosen(state)])]
 
     @classmethod
-    def _sectioned(cls, hunt: Hunt, engine: Engine, segments: list[Segment], pared: list[Row], taken: set[tuple]) -> Asking:
-        """Section ``segments`` to their ends, ``pared`` asked with the first points, then the
-        single changes; the bound (and the options whose steps ride along) found again after
-        each round (:meth:`run` found it before the first).  While another round follows, the K
-        options known that no segment has taken yet (a point sectioned, an option without
-        some actions) join it: a greedy search would go on from them."""
+    def _sectioned(cls, hunt: Hunt, engine: Engine, segments: list[Segment], pared: list[Row], along: list[Row], taken: set[tuple]) -> Asking:
+        """Section ``segments`` to their ends, ``pared`` asked with the first points (and
+        ``along`` where those take a call), then the single changes; the bound (and the options
+        whose steps ride along) found again after each round (:meth:`run` found it before the
+        first).  While another round follows, the K options known that no segment has taken yet
+        (a point sectioned, an option without some actions) join it: a greedy search would go
+        on from them."""
         while (asking := [s for s in segments if not hunt.beyond(s) and s.points()]) or pared:
             asked = [s for s in asking for _ in s.points()]
             keys = [key for s in asking for key in hunt.keys(s)] + [hunt.verdicts.key(row) for row in pared]
+            if hunt.verdicts.calls(keys):  # the option's own numbers moved back ride along, never call alone
+                keys += [hunt.verdicts.key(row) for row in along]
             accepted = yield from hunt.verdicts.ask([], keys)
             for s in segments:
                 s.narrow([ok for t, ok in zip(asked, accepted) if t is s])
             hunt.bounded()
-            pared = []
+            pared = along = []
             if any(not hunt.beyond(s) and s.points() for s in segments):
-                more, pared = cls._taken(hunt, engine, hunt.chosen, taken)
+                more, pared, along = cls._taken(hunt, engine, hunt.chosen, taken)
                 segments += more
         while keys := hunt.scanned(heard=True):
             yield from hunt.verdicts.ask([], keys)
