@@ -481,8 +481,8 @@ def test_a_person_with_no_option_after_the_last_draw_gets_a_wider_one() -> None:
     answer = _five_raised(8).explain({n: 0 for n in "abcdef"})
     assert answer.status == "refused" and answer.run.wider_draws == 1
     # every round says which part of the search asked it: the wider draw's, the sharpening's, then the merge's for the steps of
-    # the option drawn and of the one sectioned
-    assert answer.run.rounds_by_phase == {"first question": 1, "last draw": 1, "sharpen": 1, "merge": 2} and answer.run.model_rounds == 5
+    # the option drawn, with the option sectioned pared (its steps are some of those rows: no call more for them)
+    assert answer.run.rounds_by_phase == {"first question": 1, "last draw": 1, "sharpen": 1, "merge": 1} and answer.run.model_rounds == 4
     (option,) = answer
     assert [option.values[n] for n in "abcde"] == [8] * 5
 
@@ -585,6 +585,27 @@ def test_an_options_own_numbers_moved_back_take_no_round_of_their_own() -> None:
     assert _sharpened(hunt, model) == (0, {"a": 55, "b": 5})
 
 
+def test_an_option_no_sectioning_round_took_is_pared_and_moved_back_in_the_merges_call() -> None:
+    """The model accepts a >= 5 with b >= 3.  A row drawn raises a to 5 and b and z to 9, and no
+    sectioning round took it; the merge asks its first step (a to 5) in a call, and the option
+    rides along with that call pared and with its numbers moved back, as a greedy search would
+    go on from it: the option is a at 5 and b at 3 (before: the row drawn), in that one call."""
+    from mc3g.hunt.phases import Merge
+    from mc3g.hunt.verified import EXHAUSTED, Outcome
+
+    model = lambda f: np.where((f["a"] >= 5) & (f["b"] >= 3), "yes", "no")  # noqa: E731
+    train = pd.DataFrame({n: np.tile(np.arange(10), 10) for n in "abz"})
+    engine = MC3G(model, desired_class="yes", k=1, refine=0).fit(train).engine_
+    first_change = lambda problem, a: [dict(list(problem.changes(a.state).items())[:1])]  # noqa: E731
+    hunt = _hunt(engine, {n: 0 for n in "abz"}, steps=first_change)
+    _driven(_asked(hunt.verdicts, [], [{"a": 5, "b": 9, "z": 9}]), model)
+    before = hunt.verdicts.rounds
+    merged = _driven(Merge().run(hunt, Outcome(engine, engine.problem(hunt.instance, 1, []), 1, (), EXHAUSTED, "none")), model)
+    assert hunt.verdicts.rounds == before + 1
+    ((problem, option),) = zip(merged.priced_in, merged.found)
+    assert problem.describe(option.state) == {"a": 5, "b": 3, "z": 0}
+
+
 def test_fewer_than_k_options_among_the_rows_priced_first_price_more() -> None:
     """Raising a to 3 is accepted, with anything; so is raising z to 9, alone.  The 84 rows that
     raise a and two more features by 1 or 2 come before z by their L1 and fill every place
@@ -618,8 +639,9 @@ def _sharpened(hunt, model) -> tuple[int, dict]:
     return hunt.verdicts.rounds - before, problem.describe(option.state)
 
 
-def _hunt(engine, person: dict, k: int = 1):
-    """A fresh hunt of ``engine`` for ``person``, each question driven by the caller."""
+def _hunt(engine, person: dict, k: int = 1, steps=None):
+    """A fresh hunt of ``engine`` for ``person`` (its options' ``steps`` given, or none), each
+    question driven by the caller."""
     from mc3g.hunt.hunt import Hunt
     from mc3g.hunt.verdicts import Verdicts
 
@@ -628,7 +650,7 @@ def _hunt(engine, person: dict, k: int = 1):
     def away(rows):
         return (yield rows)
 
-    return Hunt(engine, person, k, Verdicts(person, away, engine.consequences(instance)), instance, bool(engine.firing(instance)))
+    return Hunt(engine, person, k, Verdicts(person, away, engine.consequences(instance)), instance, bool(engine.firing(instance)), steps)
 
 
 def _searched(hunt):

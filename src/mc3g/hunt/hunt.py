@@ -74,6 +74,7 @@ class Hunt:
         self.start: Start | None = None  # the global rules' search as the first question began it
         self.chosen: list[tuple[Problem, Assessment]] = []  # those K options, when last bounded
         self.scans: list[Segment] = []  # the person's single numeric changes, sectioned along with every call
+        self._taken: set[tuple] = set()  # the options sectioned or pared already (their keys): :meth:`take`
         self.sectioned: list[list[Segment]] = []  # the options' segments being sectioned, by option (:meth:`together`)
         self.accepted = Accepted(engine, row, k, verdicts)
         self._steps: dict[tuple, list[Row]] = {}  # the options' steps, by their changes
@@ -190,6 +191,16 @@ class Hunt:
         their segments have found so far (:func:`~.boundary.together`), once they have: where
         one number's boundary was found with the others held, the model may accept less of each."""
         return [self.verdicts.key(row) for option in self.sectioned if (row := together(option)) is not None]
+
+    def take(self, options: Sequence[tuple[Problem, Assessment]]) -> list[tuple[Problem, Assessment]]:
+        """Those of ``options`` (a problem and a state each) not taken yet, taken now: each option
+        is sectioned, pared and has its numbers moved back once."""
+        fresh = []
+        for problem, state in options:
+            if (key := self.verdicts.state_key(problem, state.state)) not in self._taken:
+                self._taken.add(key)
+                fresh.append((problem, state))
+        return fresh
 
     def unjudged_steps(self, options: Sequence[tuple[Problem, Assessment]]) -> list[Row]:
         """The states on the way to each option (its steps) the model has not judged."""

@@ -193,9 +193,8 @@ class Sharpen:
             return outcome
         problem, engine = outcome.problem, outcome.engine
         hunt.bounded()  # the K options among the rows accepted, sectioned too: a point accepted is seldom the boundary
-        taken: set[tuple] = set()
-        segments, pared, along = self._taken(hunt, engine, [(problem, state) for state in outcome.found] + hunt.chosen, taken)
-        yield from self._sectioned(hunt, engine, segments, pared, along, taken)
+        segments, pared, along = self._taken(hunt, engine, [(problem, state) for state in outcome.found] + hunt.chosen)
+        yield from self._sectioned(hunt, engine, segments, pared, along)
         if not hunt.tuning.search_boundaries:
             return outcome  # the points sectioned join the merge, the cheapest of each option's set there
         extra: dict[str, list[Any]] = {}
@@ -211,17 +210,13 @@ class Sharpen:
         return Outcome(engine, sharper, outcome.per_atom, tuple(found), outcome.stopped, outcome.rules, outcome.local_rounds)
 
     @staticmethod
-    def _taken(hunt: Hunt, engine: Engine, options: list[tuple[Problem, Assessment]], taken: set[tuple]) -> tuple[list[Segment], list[Row], list[Row]]:
-        """The segments of the numeric actions of ``options`` not ``taken`` yet (each begun from
+    def _taken(hunt: Hunt, engine: Engine, options: list[tuple[Problem, Assessment]]) -> tuple[list[Segment], list[Row], list[Row]]:
+        """The segments of the numeric actions of ``options`` not taken yet (each begun from
         what is judged on its line already), and each of those options without each subset of
         its actions (:meth:`Hunt.pared`), and each with its own numbers moved back
         (:meth:`Hunt.moved_back`); they are taken now, and their segments ride along as one
         option's numbers together (:meth:`Hunt.together`)."""
-        fresh = []
-        for problem, state in options:
-            if (key := hunt.verdicts.state_key(problem, state.state)) not in taken:
-                taken.add(key)
-                fresh.append((problem, state))
+        fresh = hunt.take(options)
         each = [hunt.segments(engine, problem, state) for problem, state in fresh]
         segments = [s for option in each for s in option]
         late = []
@@ -237,7 +232,7 @@ class Sharpen:
         return segments, pared, [row for problem, state in fresh for row in hunt.moved_back(problem, state, [problem.chosen(state)])]
 
     @classmethod
-    def _sectioned(cls, hunt: Hunt, engine: Engine, segments: list[Segment], pared: list[Row], along: list[Row], taken: set[tuple]) -> Asking:
+    def _sectioned(cls, hunt: Hunt, engine: Engine, segments: list[Segment], pared: list[Row], along: list[Row]) -> Asking:
         """Section ``segments`` to their ends, ``pared`` asked with the first points (and
         ``along`` where those take a call), then the single changes; the bound (and the options
         whose steps ride along) found again after each round (:meth:`run` found it before the
@@ -255,7 +250,7 @@ class Sharpen:
             hunt.bounded()
             pared = along = []
             if any(not hunt.beyond(s) and s.points() for s in segments):
-                more, pared, along = cls._taken(hunt, engine, hunt.chosen, taken)
+                more, pared, along = cls._taken(hunt, engine, hunt.chosen)
                 segments += more
         while keys := hunt.scanned(heard=True):
             yield from hunt.verdicts.ask([], keys)
@@ -268,7 +263,9 @@ class Merge:
     chosen, once judged, add rows it accepts: a state part of the way to an option may be
     accepted already, and cheaper.  Where no step is left to judge, an option's numbers
     sectioned together (:meth:`Hunt.together`) that no call carried are asked, if they would
-    cost less than the K-th option: no later call would carry them."""
+    cost less than the K-th option: no later call would carry them.  Each call also carries the
+    options no sectioning round took (the last one found them), pared and with their numbers
+    moved back, as a greedy search would go on from them; never a call of their own."""
 
     name = "merge"
 
@@ -281,6 +278,9 @@ class Merge:
             rows = rows or hunt.accepted.cheaper([key for key in hunt.together() if hunt.verdicts.verdict(key) is None], merged.found)
             if not rows:
                 return merged
+            if hunt.sharp:  # the options no sectioning round took ride along, pared and their numbers moved back
+                fresh = hunt.take(list(zip(merged.priced_in, merged.found)))
+                rows += [hunt.verdicts.key(row) for p, a in fresh for row in hunt.pared(p, a) + hunt.moved_back(p, a, [p.chosen(a)])]
             yield from hunt.verdicts.ask([], rows)
 
 
