@@ -291,11 +291,12 @@ class Hunt:
         rows = [{n: v for n, v in changes.items() if n not in subset} for subset in dropped]
         return rows + self.moved_back(problem, state, rows)
 
-    def moved_back(self, problem: Problem, state: Assessment, rows: Sequence[Row]) -> list[Row]:
-        """Each of ``rows`` (the option ``state``'s changes, or some of them) with one number of
-        the option's it keeps moved back, at its segment's first points from the person's value
-        inside the feature's bounds: evenly spaced over the whole way, as a greedy search tries
-        them, where the model need not be monotone."""
+    def moved_back(self, problem: Problem, state: Assessment, rows: Sequence[Row] | None = None) -> list[Row]:
+        """Each of ``rows`` (some of the option ``state``'s changes; by default all of them) with
+        one number of the option's it keeps moved back, at its segment's first points from the
+        person's value inside the feature's bounds: evenly spaced over the whole way, as a greedy
+        search tries them, where the model need not be monotone."""
+        rows = [problem.chosen(state)] if rows is None else rows
         numeric = [n for n in state.direct if problem.space[n].feature.is_numeric]
         steps = {n: grid_step(self.engine, n) for n in numeric}
         bounds = {n: numeric_bounds(problem.space[n].feature, self.row[n]) for n in numeric}

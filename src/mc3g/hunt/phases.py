@@ -229,7 +229,7 @@ class Sharpen:
         hunt.heard(late)
         hunt.sectioned += each
         pared = [row for problem, state in fresh for row in hunt.pared(problem, state)]
-        return segments, pared, [row for problem, state in fresh for row in hunt.moved_back(problem, state, [problem.chosen(state)])]
+        return segments, pared, [row for problem, state in fresh for row in hunt.moved_back(problem, state)]
 
     @classmethod
     def _sectioned(cls, hunt: Hunt, engine: Engine, segments: list[Segment], pared: list[Row], along: list[Row]) -> Asking:
@@ -274,13 +274,13 @@ class Merge:
         merged = outcome
         while True:
             merged = hunt.merged(merged, outcome.found)
-            rows = [hunt.verdicts.key(row) for row in hunt.unjudged_steps(list(zip(merged.priced_in, merged.found)))]
+            options = list(zip(merged.priced_in, merged.found))
+            rows = [hunt.verdicts.key(row) for row in hunt.unjudged_steps(options)]
             rows = rows or hunt.accepted.cheaper([key for key in hunt.together() if hunt.verdicts.verdict(key) is None], merged.found)
             if not rows:
                 return merged
             if hunt.sharp:  # the options no sectioning round took ride along, pared and their numbers moved back
-                fresh = hunt.take(list(zip(merged.priced_in, merged.found)))
-                rows += [hunt.verdicts.key(row) for p, a in fresh for row in hunt.pared(p, a) + hunt.moved_back(p, a, [p.chosen(a)])]
+                rows += [hunt.verdicts.key(row) for p, a in hunt.take(options) for row in hunt.pared(p, a) + hunt.moved_back(p, a)]
             yield from hunt.verdicts.ask([], rows)
 
 
