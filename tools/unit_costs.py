@@ -51,16 +51,18 @@ def main(name: str, kind: str, profile: str) -> None:
     seconds: Counter[str] = Counter()
     counts: Counter[str] = Counter()
 
-    def timed(owner: Any, attribute: str, unit: str, count: Callable[..., int]) -> None:
+    def timed(owner: Any, attribute: str, unit: str | Callable[[], str], count: Callable[..., int]) -> None:
+        """Time ``owner.attribute`` under ``unit`` (or the unit it names when called)."""
         inner = getattr(owner, attribute)
 
         def wrapper(*args: Any) -> Any:
+            named = unit if isinstance(unit, str) else unit()
             start = time.process_time()
             try:
                 out = inner(*args)
             finally:
-                seconds[unit] += time.process_time() - start
-            counts[unit] += count(args, out)
+                seconds[named] += time.process_time() - start
+            counts[named] += count(args, out)
             return out
 
         setattr(owner, attribute, wrapper)
@@ -78,14 +80,9 @@ def main(name: str, kind: str, profile: str) -> None:
     timed(clingo.Control, "ground", "clingo setting up", lambda args, out: 0)
     timed(solver._Enumeration, "upto", "solving", lambda args, out: 0)
     timed(solver._Enumeration, "_read", "models read", lambda args, out: 0)
-    optimum, begin, starting = solver._Enumeration.optimum, StateStream.__init__, [False]
-
-    def solved(search: Any) -> Any:  # a stream's first optimum is its set-up's, later ones its reading's
-        start = time.process_time()
-        try:
-            return optimum(search)
-        finally:
-            seconds["clingo setting up" if starting[0] else "solving"] += time.process_time() - start
+    starting, begin = [False], StateStream.__init__
+    # A stream's first optimum is its set-up's, later ones its reading's.
+    timed(solver._Enumeration, "optimum", lambda: "clingo setting up" if starting[0] else "solving", lambda args, out: 0)
 
     def begun(stream: StateStream, *args: Any) -> None:
         starting[0] = True
@@ -94,7 +91,6 @@ def main(name: str, kind: str, profile: str) -> None:
         finally:
             starting[0] = False
 
-    solver._Enumeration.optimum = solved  # type: ignore[method-assign]
     StateStream.__init__ = begun  # type: ignore[method-assign]
     timed(hunt.Hunt, "drawn", "rows drawn", lambda args, out: len(out))
     # The rows local rules learn from are the last draw's first when it is drawn (counted there),
@@ -119,8 +115,13 @@ def main(name: str, kind: str, profile: str) -> None:
     cpu, model = time.process_time(), box.cpu
     own_each, clingo_each = [], []  # each person's own work and clingo's part of it, ms
 
-    def clingo_part() -> float:  # parsing, grounding and the first optimum in a stream; the solves less the models read in them
-        return seconds["clingo setting up"] + seconds["solving"] - seconds["models read"]
+    def inside() -> dict[str, float]:
+        """clingo's part of a unit: a stream's parsing, grounding and first optimum; the states'
+        solves less the models read in them."""
+        return {"streams": seconds["clingo setting up"], "states": seconds["solving"] - seconds["models read"]}
+
+    def clingo_part() -> float:
+        return sum(inside().values())
 
     for _, row in fitted.refused.iterrows():
         person_cpu, person_model, person_clingo = time.process_time(), box.cpu, clingo_part()
@@ -132,15 +133,15 @@ def main(name: str, kind: str, profile: str) -> None:
     print(f"{name} {kind} {profile}, {people} people: own work {own:.1f} ms a person")
     middle, clingo_middle = statistics.median(own_each), statistics.median(clingo_each)  # each the median of its own
     print(f"  the median person: own work {middle:.1f} ms, of which clingo {clingo_middle:.1f} ms")
-    inside = {"streams": seconds["clingo setting up"], "states": seconds["solving"] - seconds["models read"]}
+    clingo_units = inside()
     units = ("streams", "states", "rows drawn", "frames", "rule sets", "rows priced", "garbage collection")
     for unit in units:
         n, s = counts[unit] / people, seconds[unit] * 1000 / people
         spent = seconds["full collections"] * 1000 / people if unit == "garbage collection" else s  # each: a full collection
         each = f"{spent * 1000 / n:8.1f} µs each" if n else " " * 16
         print(f"  {unit:20s} {n:8.1f} a person {each}  {s:6.1f} ms  {s / own:5.0%}")
-        if unit in inside:
-            part = inside[unit] * 1000 / people
+        if unit in clingo_units:
+            part = clingo_units[unit] * 1000 / people
             print(f"    {'of which clingo':18s} {'':36s}  {part:6.1f} ms  {part / own:5.0%}")
     rest = own - sum(seconds[u] for u in units[:-1]) * 1000 / people  # the collections are inside the units
     print(f"  {'the rest':20s} {'':36s}  {rest:6.1f} ms  {rest / own:5.0%}")
