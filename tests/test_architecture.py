@@ -108,7 +108,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("reading", "values", "moves", "serialization"),
     ("params", "rules"),
     ("schema", "foldse", "models"),  # models: model files, and the one place predict is called
-    ("causal",),
+    ("causal", "glassbox"),  # glassbox: a model's own decision, read exactly
     ("profiles",),
     ("search", "datasets"),
     ("engine",),  # what every person's search shares: the knowledge, the settings, the problems

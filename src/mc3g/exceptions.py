@@ -140,3 +140,8 @@ class InternalError(MC3GError, RuntimeError):
 
 class SearchError(InternalError):
     """The solver and the reference semantics disagree."""
+
+
+class ReadingError(InternalError):
+    """A model's decision read exactly (:mod:`mc3g.glassbox`) and its own ``predict`` disagree
+    on a row the reading was sure of; the message names the row."""

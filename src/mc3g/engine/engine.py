@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..causal import CausalModel
 from ..exceptions import InputError
+from ..glassbox import GlassBox
 from ..models import BlackBox
 from ..params import Constraints, Flag, Instance, OneOf, Whole, validate
 from ..profiles import Profile
@@ -94,7 +95,9 @@ class Engine:
     """Decision rules (those of the ``unfavourable`` class are the ones to escape), causal
     knowledge and feature metadata, with the training data's values (``observed``) and
     ``spreads``; ``black_box`` is the model when the rules are its surrogate (of held-out
-    ``fidelity``), else None."""
+    ``fidelity``), else None; ``glass`` is that model's decision read exactly (then every search
+    is against it, the rules only saying why a person is refused), or None with ``opaque``
+    saying why it was not read ('' where nothing was tried)."""
 
     def __init__(
         self,
@@ -107,6 +110,8 @@ class Engine:
         settings: SearchSettings,
         black_box: BlackBox | None = None,
         fidelity: float | None = None,
+        glass: GlassBox | None = None,
+        opaque: str = "",
     ) -> None:
         self.rules = rules
         self.causal = causal
@@ -117,13 +122,18 @@ class Engine:
         self.settings = settings
         self.black_box = black_box
         self.fidelity = fidelity
+        self.glass = glass
+        self.opaque = opaque
         self.decision = refusing_rules(rules, unfavourable)
         self.features = features_in_play(self.decision, causal, schema)
+        if glass is not None:  # a person's values of every feature the model reads
+            self.features = list(dict.fromkeys(self.features + list(glass.features)))
         self._checked = [(f.name, f) for f in schema.features]
         self._domains = {f.name: frozenset(f.domain) for f in schema.features if f.domain is not None}
         self._literals: dict[str, list[Literal]] = {}
         for lit in _all_literals(self.decision, causal):
             self._literals.setdefault(lit.feature, []).append(lit)
+        self._read_literals = _model_literals(glass, causal)
 
     @classmethod
     def from_data(
@@ -160,7 +170,15 @@ class Engine:
         and other ``settings`` if given; the training values it holds cover every feature the
         rules may read."""
         chosen = settings or self.settings
-        return Engine(rules, self.causal, self.schema, self.unfavourable, self.observed, self.spreads, chosen, self.black_box, fidelity)
+        return Engine(
+            rules, self.causal, self.schema, self.unfavourable, self.observed, self.spreads, chosen, self.black_box, fidelity, self.glass, self.opaque
+        )
+
+    def with_glass(self, glass: GlassBox | None, opaque: str = "") -> Engine:
+        """The same engine with the model's decision read exactly (``glass``), or not (``opaque``: why)."""
+        return Engine(
+            self.rules, self.causal, self.schema, self.unfavourable, self.observed, self.spreads, self.settings, self.black_box, self.fidelity, glass, opaque
+        )
 
     def open(self) -> Engine:
         """The engine with no decision rule and every feature a person may change in play: where
@@ -234,6 +252,22 @@ class Engine:
         )  # fmt: skip
         return Problem(space, escape, self.causal, s.mode, s.distance)
 
+    def read_problem(self, instance: Mapping[str, Any], k: int, extra: Mapping[str, list[Any]] | None = None) -> Problem:
+        """The search for ``k`` options of one person against the model read exactly (``glass``):
+        every feature it reads or the knowledge names in play, its own tests cutting the numbers'
+        ranges beside the knowledge's, and ``extra`` values; no rule to escape, the model's own
+        decision instead.  Distinct options are each the least-cost state of its actions, so one
+        value per atom (the nearest) finds them; the K nearest states need K."""
+        assert self.glass is not None
+        names = list(dict.fromkeys([*self.glass.features, *features_in_play((), self.causal, self.schema)]))
+        s = self.settings
+        per_atom = 1 if s.distinct else k
+        space_settings = SpaceSettings(per_atom=per_atom, plausible=s.plausible, extra=dict(extra or {}), spans=frozenset(self.glass.slopes))
+        space = build_space(
+            [self.schema.feature(n) for n in names], {n: instance[n] for n in names}, self._read_literals, self.observed, self.spreads, space_settings
+        )
+        return Problem(space, [], self.causal, s.mode, s.distance, model=self.glass)
+
 
 K = [Whole(1, "max_states", "the search hands out at most that many states for one person; raise max_states for more")]
 """How many counterfactuals: up to ``max_states``, the most states the search hands out for one
@@ -277,6 +311,21 @@ def features_in_play(decision: Iterable[Rule], causal: CausalModel, schema: Sche
     if unknown:
         raise InputError(f"feature(s) {unknown} are used by the rules but are not in the schema")
     return list(names)
+
+
+def _model_literals(glass: GlassBox | None, causal: CausalModel) -> dict[str, list[Literal]]:
+    """The knowledge's literals and a model's own tests of each number, by feature: where a
+    number's range is cut into atoms when the model read exactly is searched."""
+    if glass is None:
+        return {}
+    out: dict[str, list[Literal]] = {}
+    for lit in causal.literals():
+        out.setdefault(lit.feature, []).append(lit)
+    for name, split in zip(glass.features, glass.splits):
+        if split.numeric:
+            cuts = np.unique(split.cuts[np.isfinite(split.cuts)])  # type: ignore[index]
+            out.setdefault(name, []).extend(Literal(name, "<=", float(c)) for c in cuts)
+    return out
 
 
 def _all_literals(rules: Iterable[Rule], causal: CausalModel) -> Iterable[Literal]:

@@ -25,7 +25,7 @@ from ..engine import MEASURED, Engine, HuntSettings, K, SearchSettings, checked_
 from ..exceptions import InputError, listed
 from ..foldse import FoldSE
 from ..models import BlackBox, label_text
-from ..params import Constraints, Free, Instance, Number, Text, Texts, Whole, validate
+from ..params import Constraints, Free, Instance, Number, OneOf, Text, Texts, Whole, validate
 from ..profiles import check_protections
 from ..rules import Rule, RuleSet, Words
 from ..schema import Schema
@@ -33,6 +33,7 @@ from ..search import Problem, Program
 from . import persist
 from .batch import explain_rows
 from .metadata import check_frame, covering, schema_of_rules, unfavourable_class, with_data_bounds, with_dice_settings
+from .readable import READ_MODEL, glass_of
 from .refine import refine
 from .result import Recourse, RunRecord
 from .session import Session
@@ -92,6 +93,11 @@ class MC3G(BaseEstimator):
         ``hunt_`` and saved; they depend on the machine). Not with decision rules: their search
         asks no model.
     n_jobs : processes for explaining a DataFrame of people (-1 or below: every core).
+    read_model : a black box's own decision read exactly and searched as it is (tree ensembles and
+        linear classifiers of scikit-learn, XGBoost and LightGBM, alone or behind column-wise
+        encoders and scalers, see :mod:`mc3g.glassbox`): ``"auto"`` where it can be,
+        ``"always"`` (an error where it cannot), ``"never"`` (the surrogate's search).  Each
+        answer's run record says which: ``rules`` is ``model`` when it was read.
 
     What each parameter accepts is declared once, in ``_parameter_constraints``, and checked at
     ``fit`` (:func:`mc3g.params.validate`).
@@ -113,6 +119,7 @@ class MC3G(BaseEstimator):
         "holdout": [Number(0, 1, closed="left")],
         "refine": [Whole(0, 20)],
         "n_jobs": [Whole(1, because="processes"), Whole(high=-1, because="every core")],
+        "read_model": [OneOf(READ_MODEL)],
     }
 
     def __init__(
@@ -145,6 +152,7 @@ class MC3G(BaseEstimator):
         distinct: bool | None = None,
         hunt: str | Mapping[str, Any] | None = None,
         n_jobs: int = 1,
+        read_model: str = "auto",
     ) -> None:
         self.model = model
         self.causal = causal
@@ -173,6 +181,7 @@ class MC3G(BaseEstimator):
         self.distinct = distinct
         self.hunt = hunt
         self.n_jobs = n_jobs
+        self.read_model = read_model
 
     # -- fitting -------------------------------------------------------------------------------
     def fit(self, X: pd.DataFrame, y: Any = None) -> MC3G:
@@ -214,6 +223,7 @@ class MC3G(BaseEstimator):
         self.engine_ = Engine.from_data(X, rules, causal, schema, unfavourable, settings, black_box, fidelity)
         if self.surrogate_ is not None and self.refine:
             self.engine_, self.surrogate_ = refine(self.engine_, X, labels, self.surrogate_, learn, self.refine, self.holdout)
+        self.engine_ = self.engine_.with_glass(*glass_of(self.engine_, self.model, self.read_model, X, self.random_state))
         return self
 
     def _surrogate(self, black_box: BlackBox, X: pd.DataFrame, base: Schema) -> tuple[np.ndarray, Callable[[Any], Surrogate]]:

@@ -36,6 +36,7 @@ from ..rules import Literal, RuleSet
 from ..schema import Feature, Schema
 from ..search import Observed
 from ..serialization import check_header, header
+from .readable import glass_of
 from .surrogate import Surrogate
 
 JSON_FORMAT = "mc3g.explainer"
@@ -138,7 +139,20 @@ def _restored(document: Mapping[str, Any], box_doc: Mapping[str, Any] | None, mo
         settings = replace(settings, hunt=HuntSettings.of(box_doc["hunt"]))
     fidelity = surrogate.fidelity if surrogate else None
     engine = Engine(rules, causal, schema, document["unfavourable"], observed, document["spreads"], settings, black_box, fidelity)
+    if box_doc is not None:
+        engine = _read_again(engine, model, params, box_doc)
     return Saved(params, columns, engine, surrogate)
+
+
+def _read_again(engine: Engine, model: Any, params: Mapping[str, Any], box_doc: Mapping[str, Any]) -> Engine:
+    """The model's decision read again as it was when saved (a document saved before mc3g read
+    models exactly reads it as ``read_model`` says now), or an error when the reading differs."""
+    if "read" in box_doc and box_doc["read"] is None:  # not read when saved: not now either
+        return engine.with_glass(None, box_doc.get("opaque", ""))
+    glass, opaque = glass_of(engine, model, params.get("read_model", "auto"))
+    if "read" in box_doc and (glass is None or glass.fingerprint() != box_doc["read"]):
+        raise InputError(f"the model's decision read now differs from the one read when the explainer was saved ({opaque or 'another reading'})")
+    return engine.with_glass(glass, opaque)
 
 
 def _check_model(path: Path, box_doc: Mapping[str, Any], model: Any) -> None:
@@ -172,6 +186,8 @@ def _black_box_to_dict(engine: Engine, surrogate: Surrogate | None, model_file: 
         "n_fit": surrogate.n_fit,
         "n_held_out": surrogate.n_held_out,
         "hunt": engine.settings.hunt.changed(),  # as fitted: hunt="measured" is not measured again on loading
+        "read": None if engine.glass is None else engine.glass.fingerprint(),  # the model read exactly: read again on loading, and the same
+        "opaque": engine.opaque,
         **{name: getattr(surrogate, name) for name in _REFINED},
     }
 

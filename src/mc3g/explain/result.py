@@ -24,7 +24,7 @@ from .changes import CausedChange, DirectAction, Step, plan_of, read_caused, rea
 
 JSON_FORMAT = "mc3g.recourse"
 JSON_VERSION = 2
-JSON_MINOR = 1  # 2.1: the refusing rules as literals, why fewer than K, changes in words, caused changes' rule ids
+JSON_MINOR = 2  # 2.1: the refusing rules as literals, why fewer than K, changes in words, caused changes' rule ids; 2.2: the run's reading and guarantee
 
 REFUSED = "refused"
 NOT_REFUSED = "not_refused"
@@ -102,9 +102,15 @@ class RunRecord:
     those parts (the model's calls left out; with ``search_seconds``, timings, left out of answers
     compared across runs); ``rules`` says which rules the answer was searched
     with (``global``: the surrogate; ``local``: rules learned near the person; ``none``: the
-    model alone); for every search, ``stopped`` says why it ended (``found``: K options;
-    ``exhausted``: no candidate left; ``budget``: ``max_states`` states judged; ``read``: as many
-    states read for plain rules, ten times as many for a black box)."""
+    model alone; ``model``: the model's own decision, read exactly); for every search, ``stopped``
+    says why it ended (``found``: K options; ``exhausted``: no candidate left; ``budget``:
+    ``max_states`` states judged; ``read``: as many states read for plain rules and a model read
+    exactly, ten times as many for a black box otherwise).  ``reading``, for a black box, says
+    what of it was read exactly (its kind and size) or why it was not; ``guarantee`` what the
+    answer is (:data:`GUARANTEES`): ``exact`` (the least-cost options the decision itself
+    accepts, decision rules or a model read exactly, and "no option" proved), ``bounded`` (that
+    search, stopped at ``max_states``) or ``surrogate`` (a black box searched through rules that
+    imitate it: docs/semantics.md says what holds)."""
 
     method: str = "mc3g"
     profile: str | None = None
@@ -131,6 +137,8 @@ class RunRecord:
     stopped: str | None = None
     protections: dict[str, dict[str, Any]] | None = None
     hunt: dict[str, Any] | None = None
+    reading: str | None = None
+    guarantee: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -154,7 +162,7 @@ class RunRecord:
         return cls(
             profile=st.profile.value, unfavourable=engine.unfavourable, mode=st.mode, norm=st.norm, root=st.root,
             k=k, scheme=st.scheme, scaling=st.scaling, distinct=st.distinct, protections=engine.schema.protections(),
-            hunt=None if engine.black_box is None else st.hunt.changed(),
+            hunt=None if engine.black_box is None else st.hunt.changed(), reading=reading(engine),
         )  # fmt: skip
 
     @classmethod
@@ -163,9 +171,24 @@ class RunRecord:
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
+GUARANTEES = ("exact", "bounded", "surrogate")
+"""What an answer is (:attr:`RunRecord.guarantee`)."""
+
+
+def reading(engine: Engine) -> str | None:
+    """What of a black box was read exactly, or why it was not (None for decision rules)."""
+    if engine.black_box is None:
+        return None
+    if engine.glass is not None:
+        glass = engine.glass
+        size = f"{glass.size:,} nodes" if glass.trees is not None else f"{glass.size:,} terms"
+        return f"{glass.kind}, read exactly ({size} over {len(glass.features)} features)"
+    return f"not read exactly: {engine.opaque}" if engine.opaque else "not read exactly (read_model='never')"
+
+
 MEASUREMENTS = frozenset(
     {"search_seconds", "n_regions", "n_candidates", "fidelity", "judged_by_model", "rejected_by_model"}
-    | {"model_rounds", "rows_asked", "wider_draws", "rounds_by_phase", "seconds_by_phase", "rules", "stopped"}
+    | {"model_rounds", "rows_asked", "wider_draws", "rounds_by_phase", "seconds_by_phase", "rules", "stopped", "guarantee"}
 )
 """The fields of a :class:`RunRecord` that measure what an answer took (the rest are settings)."""
 

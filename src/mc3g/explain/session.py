@@ -23,6 +23,7 @@ from ..exceptions import BlackBoxError, InputError
 from ..hunt import BUDGET, FOUND, READ_ALL, STEPS, Hunt, Outcome, Verdicts, hunted, verified
 from ..search import Assessment, Problem, StateStream, why_none
 from .changes import CausedChange, DirectAction, Step
+from .exact import READ, Confirmed, searched
 from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, Recourse, RunRecord
 from .steps import Draft, order
 
@@ -107,23 +108,30 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
         box.check_columns(row)
     instance = engine.instance(row, where)
     firing = engine.firing(instance)
-    verdicts, wider = None, None
+    verdicts, wider, read = None, None, None
     if box is None:
         outcome = yield from _by_rules(engine, instance, k, bool(firing))
+    elif engine.glass is not None:
+        outcome, judged, read = yield from searched(engine, row, k, instance, lambda p, a: drafts_of(engine, row, p, a))
     else:
         verdicts = Verdicts(row, clock.away, engine.consequences(instance), clock.seconds)
         outcome, wider = yield from _by_model(engine, row, k, verdicts, instance, bool(firing))
     if outcome is None:
         reason = f"the decision for this person is not {engine.unfavourable!r}, so it is already favourable."
-        return Recourse(row, NOT_REFUSED, reasons=(reason,), run=_record(engine, k, None, verdicts, wider, clock))
+        return Recourse(row, NOT_REFUSED, reasons=(reason,), run=_record(engine, k, None, verdicts, wider, clock, read))
     session.problem, session.outside = outcome.problem, outcome.outside
     decision, refusing = tuple(engine.words.rule(r) for r in firing), tuple(firing)
     if not outcome.found:
         reasons = _no_option(engine, outcome, verdicts, wider)
-        return Recourse(row, NO_COUNTERFACTUAL, reasons=reasons, decision=decision, run=_record(engine, k, outcome, verdicts, wider, clock), refusing=refusing)
-    counterfactuals = yield from _with_steps(engine, row, outcome, verdicts)
+        return Recourse(
+            row, NO_COUNTERFACTUAL, reasons=reasons, decision=decision, run=_record(engine, k, outcome, verdicts, wider, clock, read), refusing=refusing
+        )
+    if read is not None:
+        counterfactuals = tuple(replace(cf, steps=tuple(_step(cf, draft, refused) for draft, refused in steps)) for cf, steps in judged)
+    else:
+        counterfactuals = yield from _with_steps(engine, row, outcome, verdicts)
     fewer = _fewer(engine, outcome, verdicts, len(counterfactuals), k)
-    run = _record(engine, k, outcome, verdicts, wider, clock)
+    run = _record(engine, k, outcome, verdicts, wider, clock, read)
     return Recourse(row, REFUSED, counterfactuals, decision=decision, run=run, refusing=refusing, fewer=fewer)
 
 
@@ -162,8 +170,11 @@ def _with_steps(engine: Engine, row: Row, outcome: Outcome, verdicts: Verdicts |
 
 
 def _no_option(engine: Engine, outcome: Outcome, verdicts: Verdicts | None, wider: int | None) -> tuple[str, ...]:
-    """Why the person has no option: the rules that cannot be escaped within the knowledge, or
-    what the model refused; for a black box, what else it was asked."""
+    """Why the person has no option: the rules that cannot be escaped within the knowledge, the
+    model read exactly accepting no state (a proof), or what the model refused; for a black
+    box, what else it was asked."""
+    if outcome.rules == READ:
+        return (f"{PROVED}: it was searched over every state the causal knowledge and the protections allow.",)
     if verdicts is None or not verdicts.rejected:
         reasons = tuple(why_none(outcome.problem, engine.words))
     else:
@@ -171,15 +182,25 @@ def _no_option(engine: Engine, outcome: Outcome, verdicts: Verdicts | None, wide
     return reasons + ((_undrawn(engine, verdicts, wider or 0),) if verdicts is not None and verdicts.free else ())
 
 
-def _record(engine: Engine, k: int, outcome: Outcome | None, verdicts: Verdicts | None, wider: int | None, clock: _Clock) -> RunRecord:
+def _record(
+    engine: Engine, k: int, outcome: Outcome | None, verdicts: Verdicts | None, wider: int | None, clock: _Clock, read: Confirmed | None = None
+) -> RunRecord:
     """The answer's run record: the settings, the space searched and why it stopped, for a black
-    box what the model was asked (``wider``: the draws made again), and the time searched."""
+    box what the model was asked (``wider``: the draws made again; ``read``: the calls that
+    confirmed an answer against the model read exactly), and the time searched."""
     record = RunRecord.of(engine, k)
     if outcome is not None:
         space = outcome.problem.space
-        record = replace(record, n_regions=space.n_regions, n_candidates=space.n_candidates, stopped=outcome.stopped)
+        guarantee = "surrogate" if outcome.rules not in ("given", READ) else "bounded" if outcome.stopped == READ_ALL else "exact"
+        record = replace(record, n_regions=space.n_regions, n_candidates=space.n_candidates, stopped=outcome.stopped, guarantee=guarantee)
         if verdicts is not None:
             record = replace(record, fidelity=engine.fidelity, rejected_by_model=verdicts.rejected, judged_by_model=verdicts.judged, rules=outcome.rules)
+    if read is not None:
+        rules = None if outcome is None else READ
+        record = replace(
+            record, fidelity=engine.fidelity, judged_by_model=read.rows, rejected_by_model=0, model_rounds=read.calls, rows_asked=read.rows, rules=rules
+        )
+        return replace(record, search_seconds=clock.seconds())
     if verdicts is not None:
         record = replace(record, wider_draws=wider)
     return _measured(record, clock, verdicts)
@@ -198,13 +219,19 @@ def _measured(record: RunRecord, clock: _Clock, verdicts: Verdicts | None) -> Ru
     return replace(record, search_seconds=clock.seconds(), **rounds)
 
 
-SEARCHED = {"global": "the surrogate rules", "local": "rules learned near the person", "none": "no rules (the model alone)"}
+SEARCHED = {
+    "global": "the surrogate rules",
+    "local": "rules learned near the person",
+    "none": "no rules (the model alone)",
+    READ: "the model's own decision, read exactly",
+}
+PROVED = "The model accepts no state within the causal knowledge, proved on its own decision read exactly"
 
 
 def _stopped(engine: Engine, outcome: Outcome) -> str:
     """Where a search that stopped before its end stopped, in words; '' when it read every state."""
     most = engine.settings.max_states
-    times = 1 if engine.black_box is None else engine.settings.hunt.read
+    times = 1 if engine.black_box is None or engine.glass is not None else engine.settings.hunt.read
     read = f"{times * most} candidate states ({'' if times == 1 else f'{times} × '}max_states)"
     return {
         BUDGET: f"it stopped at the limit of {most} states judged per person (max_states)",
@@ -239,6 +266,8 @@ def _fewer(engine: Engine, outcome: Outcome, verdicts: Verdicts | None, n: int, 
     if stopped:
         return f"{found}: {stopped}, so more may exist."
     other = "distinct set of actions" if engine.settings.distinct else "state"
+    if outcome.rules == READ:
+        return f"{found}: the model accepts no other {other} within the causal knowledge (its decision read exactly, every state searched)."
     if verdicts is None:
         return f"{found}: no other {other} escapes the decision rules within the causal knowledge (the search read every state)."
     return (

@@ -9,8 +9,10 @@
 Code outside this package imports from here only.
 """
 
+from .completion import completed
 from .distance import NORMS, SCALINGS, Distance, change_size, spread
 from .encoding import Program
+from .grid import Domain, decimal, infer_step
 from .problem import COST_MODES, Assessment, Consequences, Problem, State
 from .reasons import why_none
 from .solver import ActionSets, StateStream, search
@@ -22,8 +24,6 @@ from .space import (
     Region,
     SpaceSettings,
     build_space,
-    decimal,
-    infer_step,
     numeric_bounds,
 )
 
@@ -37,6 +37,7 @@ __all__ = [
     "CandidateSpace",
     "Consequences",
     "Distance",
+    "Domain",
     "FeatureValues",
     "Observed",
     "Problem",
@@ -46,6 +47,7 @@ __all__ = [
     "State",
     "StateStream",
     "build_space",
+    "completed",
     "change_size",
     "decimal",
     "infer_step",

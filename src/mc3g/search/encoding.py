@@ -21,6 +21,7 @@ import numpy as np
 
 from ..rules import Literal, Rule
 from .problem import Problem
+from .score import Score
 
 # The rules of the search, in parts (see the file's comments).  The solver adds the whole file,
 # #program lines and all, and grounds the parts a problem needs.
@@ -98,6 +99,7 @@ class Program:
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
         self.lit_ids: dict[Literal, int] = {}
+        self._next_id = 0  # literal ids, the decision's, the knowledge's and a model's tests together
         self.ranks: dict[str, np.ndarray] = {}  # per numeric feature, each candidate's rank
         self.lines: list[str] = []
         self.cap = weight_cap(problem)
@@ -108,15 +110,20 @@ class Program:
     def literal(self, lit: Literal) -> int:
         i = self.lit_ids.get(lit)
         if i is None:
-            i = self.lit_ids[lit] = len(self.lit_ids)
-            truth = self.problem.truth(lit)
-            self.lines.append(comment(lit))
-            self.lines.append(f"lit({i},{quote(lit.feature)}).")
-            run = self._run(lit.feature, truth)
-            if run is not None:
-                self.lines.append(f"span({i},{run[0]},{run[1]}).")
-            else:
-                self.lines.extend(f"sat({i},{j})." for j in np.flatnonzero(truth))
+            i = self.lit_ids[lit] = self._truth(lit.feature, self.problem.truth(lit), str(lit))
+        return i
+
+    def _truth(self, feature: str, truth: np.ndarray, said: str) -> int:
+        """A new literal id for a condition on ``feature`` with this truth over its candidates."""
+        i = self._next_id
+        self._next_id += 1
+        self.lines.append(comment(said))
+        self.lines.append(f"lit({i},{quote(feature)}).")
+        run = self._run(feature, truth)
+        if run is not None:
+            self.lines.append(f"span({i},{run[0]},{run[1]}).")
+        else:
+            self.lines.extend(f"sat({i},{j})." for j in np.flatnonzero(truth))
         return i
 
     def _run(self, feature: str, truth: np.ndarray) -> tuple[int, int] | None:
@@ -186,10 +193,33 @@ class Program:
             if p.cause_before[k]:
                 self.lines.append(f"cause_before({k}).")
             self.lines.extend(f"nearest({k},{j})." for j in range(len(p.nearest[k])) if p.nearest[k][j])
+        if p.score is not None:
+            self._model(p.score)
+
+    def _model(self, score: Score) -> None:
+        """A model read exactly: its trees' nodes (each testing a literal of a pattern of truth),
+        their leaves and the candidates' terms as integers rounded up, and the least sum."""
+        leaves, terms, least = score.weights()
+        names = self.problem.names
+        self.lines.append(f"% the model ({score.box.kind}): the leaves and terms must sum to at least {least}")
+        trees = score.trees
+        if trees is not None:
+            ids = {f: [self._truth(names[f], row, f"{names[f]}: test {t} of the model") for t, row in enumerate(rows)] for f, rows in score.patterns.items()}
+            inner = trees.feature >= 0
+            self.lines.extend(f"root({n})." for n in trees.roots)
+            self.lines.extend(
+                f"node({n},{ids[f][t]},{y},{z})."
+                for n, f, t, y, z in zip(np.flatnonzero(inner), trees.feature[inner], trees.test[inner], trees.yes[inner], trees.no[inner])
+            )
+            self.lines.extend(f"leaf({n},{w})." for n, w in zip(np.flatnonzero(~inner), leaves))
+        for position, counted in terms.items():
+            name = quote(names[position])
+            self.lines.extend(f"term({name},{j},{w})." for j, w in enumerate(counted))
+        self.lines.append(f"least({least}).")
 
     def parts(self) -> list[str]:
         """The parts of the encoding this problem needs, base first."""
-        parts = ["base"] + (["regions"] if len(self.problem.space.regions) > 1 else [])
+        parts = ["base"] + (["regions"] if len(self.problem.space.regions) > 1 else []) + (["model"] if self.problem.score is not None else [])
         mode = self.problem.mode
         if mode == "derived":
             return parts + ["derived"]

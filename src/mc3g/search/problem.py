@@ -31,9 +31,11 @@ from typing import Any
 import numpy as np
 
 from ..causal import CausalModel, CausalRule
+from ..glassbox import GlassBox
 from ..params import OneOf, validate
 from ..rules import Column, Literal, Rule
 from .distance import Distance
+from .score import Score
 from .space import CandidateSpace
 
 COST_MODES = ("derived", "explained", "none")
@@ -80,6 +82,7 @@ class Problem:
     causal: CausalModel
     mode: str = "derived"
     distance: Distance = field(default_factory=Distance)
+    model: GlassBox | None = None  # a model read exactly: a counterfactual must be a state it accepts
     _truth: dict[Literal, np.ndarray] = field(default_factory=dict, init=False, repr=False)
     _columns: dict[str, Column] = field(default_factory=dict, init=False, repr=False)
     _cells: dict[tuple[Literal, Any], bool] = field(default_factory=dict, init=False, repr=False)
@@ -105,6 +108,7 @@ class Problem:
         self._settable = {f.name for f in self.space.features if not (f.feature.consequence_only or f.feature.immutable)}
         self._forbidden = [Rule(None, tuple(combo)) for combo in self.causal.forbidden if self.in_play(combo)]
         self._must_change = [self.position[f.name] for f in self.space.features if f.feature.must_change]
+        self.score = None if self.model is None else Score.of(self.model, self.space)
 
     def _exact_terms(self) -> tuple[int, dict[str, list[int]]]:
         """Each candidate value's term as an integer over one common denominator: exact costs
@@ -232,9 +236,10 @@ class Problem:
         violated, or a change has no justification it needs)."""
         return self.assess_many([state])[0]
 
-    def assess_many(self, states: Sequence[State]) -> list[Assessment | None]:
+    def assess_many(self, states: Sequence[State], model_checked: bool = False) -> list[Assessment | None]:
         """:meth:`assess` for many states: the checks that need no search (decision rules,
-        constraints, features that must change) run on all of them at once."""
+        constraints, features that must change, the model read exactly unless ``model_checked``)
+        run on all of them at once."""
         grid = np.array(states, dtype=np.intp).reshape(len(states), len(self.names))
         ok = np.ones(len(grid), dtype=bool)
         for rule in self.decision:
@@ -243,7 +248,18 @@ class Problem:
             ok &= ~self._covering(combo, grid)
         for position in self._must_change:
             ok &= grid[:, position] != 0
+        if self.score is not None and len(grid) and not model_checked:
+            ok &= ~self.model_refuses(states)
         return [self.price(tuple(state)) if good else None for state, good in zip(states, ok.tolist())]
+
+    def model_refuses(self, states: Sequence[State]) -> np.ndarray:
+        """Which states the model read exactly refuses (none without one): the solver's bound on
+        it is rounded up, so a few it lets through are refused here.  Where a candidate stands
+        for an interval (a linear score), a state is refused when none of its box may be
+        accepted (:meth:`Score.possible`)."""
+        if self.score is None or not len(states):
+            return np.zeros(len(states), dtype=bool)
+        return ~self.score.possible(np.array(states, dtype=np.intp).reshape(len(states), len(self.names)))
 
     def price(self, state: State) -> Assessment | None:
         """The cheapest justification of the state's changes under the mode (which are direct

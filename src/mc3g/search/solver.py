@@ -223,10 +223,10 @@ class StateStream:
             # The window holds more than twice the states needed: narrow it to a quarter, or to
             # the cost of the need-th cheapest state read so far if that is less.  When no
             # scale tells those states apart any better (they tie), read them all, in pages
-            # growing fourfold.
-            cheapest = sorted(a.total for a in self._pending)[need - 1]
-            nearer = min(Fraction(cheapest, self.problem.denominator) - self._low, self._width / 4)
-            if self._search.reach(self._low + nearer) < page.reach:
+            # growing fourfold (so too where the model read exactly refused most of them).
+            totals = sorted(a.total for a in self._pending)
+            nearer = min(Fraction(totals[need - 1], self.problem.denominator) - self._low, self._width / 4) if len(totals) >= need else None
+            if nearer is not None and self._search.reach(self._low + nearer) < page.reach:
                 self._width = nearer
             else:
                 limit *= 4
@@ -241,7 +241,11 @@ class StateStream:
         # A state's weights are each rounded down by less than one: its total times the scale
         # (on the totals' scale, so the check is on integers) is below its integer cost + slack.
         over, under = page.scale.numerator, page.scale.denominator * problem.denominator
-        for (state, cost), priced in zip(page.states, problem.assess_many([state for state, _ in page.states])):
+        states = [state for state, _ in page.states]
+        refused = problem.model_refuses(states)  # let through by the rounding of the model's bound
+        for (state, cost), priced, dropped in zip(page.states, problem.assess_many(states, model_checked=True), refused):
+            if dropped:
+                continue
             if priced is None:
                 raise SearchError(f"the solver returned {problem.describe(state)}, which the reference semantics rejects")
             if priced.total * over >= (cost + slack) * under:

@@ -18,8 +18,8 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -31,6 +31,8 @@ from ..params import OneOf, validate
 from ..rules import Column, Literal, RuleSet, escape_boxes, token
 from ..schema import Feature
 from ..values import check_grid, plains
+from .grid import Domain, decimal, grid_value, infer_step, units
+from .regions import data_numeric, forbidden_combo
 
 CANDIDATE_SCHEMES = ("exact", "data")
 
@@ -46,6 +48,8 @@ class FeatureValues:
     values: list[Any]
     units: tuple[int, ...]
     unit: Fraction
+    domain: Domain | None = None  # where the candidates stand for intervals of it (:meth:`Domain.spans`)
+    spans: tuple[Any, ...] | None = None  # then, the farthest value each candidate stands for
 
     @property
     def name(self) -> str:
@@ -117,35 +121,6 @@ class CandidateSpace:
 
 
 # -- grids -------------------------------------------------------------------------------------
-def infer_step(values: Iterable[float]) -> float:
-    """The resolution of a numeric column: 1 for integers, else the finest decimal it uses."""
-    numbers = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=np.float64)
-    for digits in range(0, 7):
-        scaled = numbers * 10**digits
-        if np.all(np.abs(scaled - np.round(scaled)) < 1e-6):
-            return 10.0**-digits
-    return 1e-6
-
-
-@functools.lru_cache(maxsize=1 << 16)  # steps, thresholds and a person's values recur across people
-def decimal(x: float) -> Fraction:
-    """A number as the decimal it was written as (its shortest repr): 0.1 is 1/10, not the binary
-    fraction nearest to it.  The grid is computed in these exact terms, so a threshold that sits on
-    a grid point is found on it, however many steps from zero it is."""
-    return Fraction(repr(float(x))) if not isinstance(x, int) else Fraction(x)
-
-
-def _units(x: float, step: float) -> Fraction:
-    return decimal(x) / decimal(step)
-
-
-def _grid_value(k: int, step: float) -> float | int:
-    """Grid point ``k`` as a number: the float nearest the exact decimal (an int for whole steps)."""
-    if float(step).is_integer():
-        return k * int(step)
-    return float(k * decimal(step))
-
-
 HALF = Fraction(1, 2)
 
 
@@ -158,7 +133,7 @@ def _boundaries(literals: tuple[Literal, ...], step: float) -> tuple[Fraction, .
             continue
         values = lit.value if lit.op in ("in", "not in") else (lit.value,)
         for t in values:  # type: ignore[union-attr]
-            u = _units(t, step)
+            u = units(t, step)
             if lit.op in ("<=", ">"):
                 cuts.add(math.floor(u) + HALF)
             elif lit.op in ("<", ">="):
@@ -170,7 +145,7 @@ def _boundaries(literals: tuple[Literal, ...], step: float) -> tuple[Fraction, .
 
 def _atoms(lo: float, hi: float, step: float, literals: Sequence[Literal]) -> list[tuple[int, int]]:
     """Grid intervals [a, b] (in units) of [lo, hi] on which every literal is constant."""
-    ka, kb = math.ceil(_units(lo, step)), math.floor(_units(hi, step))
+    ka, kb = math.ceil(units(lo, step)), math.floor(units(hi, step))
     if ka > kb:
         return []
     cuts = [c for c in _boundaries(tuple(literals), step) if ka < c < kb]
@@ -209,7 +184,9 @@ class SpaceSettings:
     own (``data``).  ``observed``: training values too, beside the grid (for a black box, whose
     own thresholds sit between observed values, not at the rules').  ``extra``: more values of a
     numeric feature (``exact``; a black box's boundaries found on the model), kept only where
-    the feature's bounds allow them."""
+    the feature's bounds allow them.  ``spans``: numbers whose candidates stand for the values
+    after them (a model's score linear in them: :meth:`Domain.spans`), with values one, two, four
+    ... steps from the person's own among them (:meth:`Domain.doubling`)."""
 
     scheme: str = "exact"
     per_atom: int = 1
@@ -217,6 +194,7 @@ class SpaceSettings:
     data_k: int = 20
     observed: bool = False
     extra: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+    spans: frozenset[str] = frozenset()
 
 
 def numeric_bounds(feature: Feature, original: float, unbounded: bool = False) -> tuple[float, float]:
@@ -256,29 +234,21 @@ def _nearest_values(feature: Feature, original: float, literals: Sequence[Litera
     out: list[Any] = []
     for a, b in _atoms(lo, hi, step, literals):
         if grid:
-            out.extend(_grid_value(k, step) for k in _nearest_in_atom(a, b, _units(original, step), n))
+            out.extend(grid_value(k, step) for k in _nearest_in_atom(a, b, units(original, step), n))
         if seen is not None:
-            inside = seen[(seen >= _grid_value(a, step)) & (seen <= _grid_value(b, step)) & (seen != original)]
+            inside = seen[(seen >= grid_value(a, step)) & (seen <= grid_value(b, step)) & (seen != original)]
             order = np.lexsort((inside, np.abs(inside - original)))
             out.extend(plains(inside[order][:n]))
     return out
 
 
-def _data_numeric(original: float, box: Sequence[Literal], seen: np.ndarray, data_k: int, lo: float, hi: float) -> tuple[list[float], int]:
-    """The authors' candidates for one box: ``data_k`` nearest training values below, at and
-    above the original within the box's interval; returns the values and the number of pieces."""
-    column = Column.from_values(seen)
-    inside = np.ones(len(seen), dtype=bool)
-    for lit in box:
-        inside &= lit.mask(column)
-    inside &= (seen >= lo) & (seen <= hi)
-    values = seen[inside]
-    below = values[values < original][::-1][:data_k]
-    above = values[values > original][:data_k]
-    at_original = all(lit.holds(original) for lit in box) and lo <= original <= hi
-    pieces = int(len(below) > 0) + int(len(above) > 0) + int(at_original)
-    chosen = ([original] if at_original else []) + below.tolist() + above.tolist()
-    return chosen, pieces
+def _within(seen: np.ndarray | None, lo: float, hi: float) -> np.ndarray:
+    return np.zeros(0) if seen is None else seen[(seen >= lo) & (seen <= hi)]
+
+
+def _spanned(values: FeatureValues, domain: Domain | None) -> FeatureValues:
+    """The values with what each stands for in ``domain`` (unchanged without one)."""
+    return values if domain is None else replace(values, domain=domain, spans=domain.spans(values.values))
 
 
 def _categorical_values(feature: Feature, original: str, seen: Sequence[str] | None) -> list[str]:
@@ -324,6 +294,7 @@ def build_space(
 
     if settings.scheme == "exact":
         value_lists: dict[str, list[Any]] = {}
+        domains: dict[str, Domain] = {}
         for f in features:
             original = instance[f.name]
             if f.immutable:
@@ -334,10 +305,13 @@ def build_space(
                 values = _exact_numeric(f, original, literals.get(f.name, []), step, per_atom, seen, not settings.plausible)
                 lo, hi = numeric_bounds(f, original)
                 values += [v for v in settings.extra.get(f.name, ()) if lo <= v <= hi]
+                if f.name in settings.spans:
+                    domains[f.name] = domain = Domain(step, lo, hi, _within(seen_numbers.get(f.name), lo, hi) if settings.plausible else None)
+                    values += domain.doubling(original)
                 value_lists[f.name] = [original] + [v for v in dict.fromkeys(values) if v != original]
             else:
                 value_lists[f.name] = _categorical_values(f, original, seen_tokens.get(f.name) if settings.plausible else None)
-        fvs = [FeatureValues.of(f, value_lists[f.name], spreads) for f in features]
+        fvs = [_spanned(FeatureValues.of(f, value_lists[f.name], spreads), domains.get(f.name)) for f in features]
         region = Region((), {f.name: list(range(len(f.values))) for f in fvs})
         total = math.prod(len(f.values) for f in fvs)
         return CandidateSpace(fvs, [region], "exact", 1, total)
@@ -365,7 +339,7 @@ def _data_space(features, instance, spreads, settings, decision, forbidden, seen
                 pieces[f.name] = len(lists[f.name])
             elif f.is_numeric:
                 lo, hi = numeric_bounds(f, original, unbounded=True)
-                lists[f.name], pieces[f.name] = _data_numeric(original, on_f, seen_numbers[f.name], settings.data_k, lo, hi)
+                lists[f.name], pieces[f.name] = data_numeric(original, on_f, seen_numbers[f.name], settings.data_k, lo, hi)
             else:
                 values = _categorical_values(f, original, seen_tokens.get(f.name))
                 lists[f.name] = [v for v in values if all(lit.holds(v) for lit in on_f)]
@@ -374,7 +348,7 @@ def _data_space(features, instance, spreads, settings, decision, forbidden, seen
         tuples = [
             combo
             for combo in itertools.product(*(lists[f.name] for f in categorical))
-            if not _forbidden_combo(dict(zip((f.name for f in categorical), combo)), cat_forbidden)
+            if not forbidden_combo(dict(zip((f.name for f in categorical), combo)), cat_forbidden)
         ]
         numeric = [f for f in features if f.is_numeric]
         n_regions += len(tuples) * math.prod(pieces[f.name] for f in numeric)
@@ -394,7 +368,3 @@ def _data_space(features, instance, spreads, settings, decision, forbidden, seen
         for lists in per_box
     ]
     return CandidateSpace(fvs, regions, "data", n_regions, n_candidates)
-
-
-def _forbidden_combo(values: dict[str, Any], forbidden: Sequence[tuple[Literal, ...]]) -> bool:
-    return any(all(lit.holds(values[lit.feature]) for lit in combo) for combo in forbidden)

@@ -1,0 +1,162 @@
+"""One person's search against a model whose decision is read exactly (:mod:`mc3g.glassbox`).
+
+The model's trees are part of the one exact program (:mod:`mc3g.search`), so the states come
+out in exact cost order already accepted by the model as read: the options are the K
+least-cost (distinct) states the model itself accepts, and no state at all is a proof that it
+accepts none within the knowledge.  Where a state's margin is within rounding of the decision
+(a tie, most often), only the model can tell: such states are asked, a batch at a time, as the
+reading meets them.  Then the model is asked once, for the person and every step of every option
+together, to confirm the answer: where the reading was sure, a different verdict is a
+:class:`~mc3g.exceptions.ReadingError` naming the row, never an answer.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Callable, Generator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..engine import Engine
+from ..exceptions import ReadingError
+from ..hunt import FOUND, READ_ALL, Outcome
+from ..search import ActionSets, Assessment, Problem, StateStream, completed
+from .steps import Draft
+
+Row = dict[str, Any]
+READ = "model"  # an Outcome's rules: the model's own decision, read exactly
+EXHAUSTED = "exhausted"
+BATCH = 16  # states read at a time, beside K
+
+
+@dataclass(frozen=True)
+class Confirmed:
+    """What the model was asked: its calls and the rows they held."""
+
+    calls: int
+    rows: int
+
+
+Drafted = tuple[Any, list[Draft]]  # an option in words, and its steps
+Judged = list[tuple[Any, list[tuple[Draft, bool]]]]  # each option with its steps and whether the model refuses each
+Asking = Generator[Sequence[Row], list[bool], Any]
+
+
+class _Asked:
+    """The model's calls of one person, counted."""
+
+    def __init__(self) -> None:
+        self.calls = self.rows = 0
+
+    def ask(self, rows: Sequence[Row]) -> Asking:
+        if not rows:
+            return []
+        self.calls, self.rows = self.calls + 1, self.rows + len(rows)
+        return (yield rows)
+
+
+def searched(engine: Engine, row: Row, k: int, instance: Mapping[str, Any], drafts_of: Callable[[Problem, Assessment], Drafted]) -> Asking:
+    """The person's options against the model read exactly, each with its steps and the model's
+    verdict on each (``drafts_of(problem, state)``: the option in words and its steps): the
+    outcome (None when the model does not refuse the person), the options judged, and what the
+    model was asked (:class:`Confirmed`)."""
+    problem = engine.read_problem(instance, k)
+    assert problem.score is not None
+    asked = _Asked()
+    person = int(problem.score.verdicts(np.zeros((1, len(problem.names)), dtype=np.intp))[0])
+    if person >= 0:  # the reading accepts the person, or only the model can tell: ask it alone
+        (refused,) = yield from asked.ask([row])
+        if person > 0 and refused:
+            raise ReadingError(f"the model refuses {_named(row)}, and its decision read exactly accepts it")
+        if not refused:
+            return None, [], Confirmed(asked.calls, asked.rows)
+    options, stopped = yield from (_completed if problem.score.spanned else _options)(engine, problem, k, row, asked)
+    drafted = [drafts_of(held, a) for a, held in options]
+    steps = [draft for _, drafts in drafted for draft in drafts]
+    lead = [] if asked.calls else [row]  # the person, unless asked already
+    refusals = yield from asked.ask(lead + [{**row, **draft.values} for draft in steps])
+    if lead and not refusals[0]:
+        raise ReadingError(f"the model accepts {_named(row)}, and its decision read exactly refuses it")
+    said = refusals[len(lead) :]
+    for (_, held), (_, drafts), end in zip(options, drafted, itertools.accumulate(len(d) for _, d in drafted)):
+        _check(held, drafts, said[end - len(drafts) : end], row)
+    ends = list(itertools.accumulate(len(drafts) for _, drafts in drafted))
+    judged = [(option, list(zip(drafts, said[end - len(drafts) : end]))) for (option, drafts), end in zip(drafted, ends)]
+    found, priced_in = tuple(a for a, _ in options), tuple(held for _, held in options)
+    outcome = Outcome(engine, problem, k, found, stopped, READ, priced_in=priced_in)
+    return outcome, judged, Confirmed(asked.calls, asked.rows)
+
+
+Option = tuple[Assessment, Problem]  # a state found, and the problem it is priced in
+
+
+def _options(engine: Engine, problem: Problem, k: int, row: Row, asked: _Asked) -> Generator[Sequence[Row], list[bool], tuple[list[Option], str]]:
+    """The K least-cost states the model accepts (distinct action sets when the settings say
+    so), in exact cost order, and why the reading stopped; a state whose margin is within
+    rounding of the decision is asked of the model, with the others of its batch."""
+    budget, distinct = engine.settings.max_states, engine.settings.distinct
+    stream, options = StateStream(problem, budget), ActionSets() if distinct else None
+    kept: list[Option] = []
+    while len(kept) < k:
+        batch = stream.take(k + BATCH)
+        if not batch:
+            return kept, READ_ALL if stream.at_limit else EXHAUSTED
+        yield from _take(stream, [(a, problem) for a in batch if options is None or options.open(a)], options, kept, k, row, asked)
+    return kept, FOUND
+
+
+def _completed(engine: Engine, problem: Problem, k: int, row: Row, asked: _Asked) -> Generator[Sequence[Row], list[bool], tuple[list[Option], str]]:
+    """:func:`_options` for a linear score, whose states the stream reads as boxes: each box's
+    least-cost states (:func:`completed`) held until no box left unread costs less."""
+    budget, distinct = engine.settings.max_states, engine.settings.distinct
+    stream, options = StateStream(problem, budget), ActionSets() if distinct else None
+    held: list[tuple[Any, int, Assessment, Problem]] = []
+    kept: list[Option] = []
+    order = itertools.count()
+    while len(kept) < k:
+        batch = stream.take(k + BATCH)
+        for box in batch:
+            if options is None or options.open(box):
+                for a, p in completed(problem, box, engine.spreads, 1 if distinct else k):
+                    heapq.heappush(held, (a.exact, next(order), a, p))
+        ready = []
+        while held and (not batch or held[0][0] <= batch[-1].exact):  # no box left unread costs less
+            _, _, a, p = heapq.heappop(held)
+            if options is None or options.open(a):
+                ready.append((a, p))
+        if not batch and not ready:
+            return kept, READ_ALL if stream.at_limit else EXHAUSTED
+        yield from _take(stream, ready, options, kept, k, row, asked)
+    return kept, FOUND
+
+
+def _take(stream: StateStream, batch: list[Option], options: ActionSets | None, kept: list[Option], k: int, row: Row, asked: _Asked) -> Asking:
+    """Keep the states of ``batch`` (in cost order) the model accepts, up to K options: those the
+    reading is not sure of asked of the model together."""
+    sure = [int(p.score.verdicts(np.array([a.state], dtype=np.intp))[0]) for a, p in batch]  # type: ignore[union-attr]
+    doubted = [(a, p) for (a, p), v in zip(batch, sure) if v == 0]
+    said = yield from asked.ask([{**row, **p.describe(a.state)} for a, p in doubted])
+    refused = {id(a) for (a, _), no in zip(doubted, said) if no} | {id(a) for (a, _), v in zip(batch, sure) if v < 0}
+    for a, p in batch:
+        if len(kept) < k and id(a) not in refused and (options is None or options.admit(a)):
+            kept.append((a, p))
+            if options is not None:
+                stream.exclude(frozenset(a.direct))
+
+
+def _check(problem: Problem, steps: list[Draft], refusals: Sequence[bool], row: Row) -> None:
+    """Every step the reading was sure of must have the model's verdict."""
+    if not steps:
+        return
+    verdicts = problem.score.verdicts(np.array([d.state for d in steps], dtype=np.intp))  # type: ignore[union-attr]
+    for draft, sure, refused in zip(steps, verdicts, refusals):
+        if sure and (sure > 0) == refused:
+            side = "refuses" if refused else "accepts"
+            raise ReadingError(f"the model {side} {_named({**row, **draft.values})}, and its decision read exactly says otherwise")
+
+
+def _named(row: Row) -> str:
+    return "the row " + ", ".join(f"{name} = {value!r}" for name, value in row.items())

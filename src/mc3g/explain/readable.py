@@ -1,0 +1,69 @@
+"""Whether a black box's own decision can be read exactly, and the reading when it can.
+
+A model mc3g can read (:func:`mc3g.glassbox.read_model`: tree ensembles and linear classifiers
+in column-wise pipelines) is searched as it is; any other, or one larger than
+:data:`READ_LIMIT` nodes, is searched through the rules that imitate it, and its answers say so.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..engine import Engine
+from ..exceptions import InputError, said
+from ..glassbox import GlassBox, Opaque, read_model
+
+READ_MODEL = ("auto", "always", "never")
+READ_LIMIT = 400_000  # nodes (after the tests no value can split are gone): past it, the surrogate's search
+CHECKED_ROWS = 2000  # training rows the reading must agree with predict on
+
+
+def glass_of(engine: Engine, model: Any, how: str, X: pd.DataFrame | None = None, seed: int = 0) -> tuple[GlassBox | None, str]:
+    """The engine's black box read exactly under ``how`` (``auto``: when it can be; ``always``:
+    or an error; ``never``), checked against its ``predict`` on rows of ``X`` when given; or
+    None and why not ('' when not tried)."""
+    box = engine.black_box
+    if box is None or how == "never":
+        return None, ""
+    try:
+        glass = read_model(
+            model, box.dtypes, baseline(engine, box.columns), categories(engine), engine.observed.numbers, favourable(engine), _check(box, X, seed)
+        )
+        if glass.size > READ_LIMIT:
+            raise Opaque(f"the {glass.kind} has {glass.size:,} nodes, past the {READ_LIMIT:,} mc3g searches exactly")
+    except Exception as error:  # a model mc3g cannot take apart is searched as before, and says why
+        why = error if isinstance(error, Opaque) else f"reading it failed ({said(error)})"
+        if how == "always":
+            raise InputError(f"read_model='always', and the model's decision cannot be read exactly: {why}") from None
+        return None, str(why)
+    return glass, ""
+
+
+def favourable(engine: Engine) -> str:
+    labels = engine.black_box.labels if engine.black_box is not None else None
+    return next(label for label in labels or () if label != engine.unfavourable)
+
+
+def categories(engine: Engine) -> dict[str, tuple[str, ...]]:
+    """The values each category of the model's columns may take: its domain."""
+    return {f.name: tuple(f.domain) for f in engine.schema.features if not f.is_numeric and f.domain is not None}
+
+
+def baseline(engine: Engine, columns: list[str]) -> dict[str, Any]:
+    """A row of every column from what the training data showed: a category's first value, a
+    number's middle one (the preprocessing maps each column on its own, so any row does)."""
+    row: dict[str, Any] = {}
+    for name in columns:
+        numbers, tokens = engine.observed.numbers.get(name), engine.observed.tokens.get(name)
+        row[name] = float(numbers[len(numbers) // 2]) if numbers is not None and len(numbers) else tokens[0] if tokens else 0
+    return row
+
+
+def _check(box: Any, X: pd.DataFrame | None, seed: int) -> Any:
+    if X is None:
+        return None
+    rows = X[box.columns] if len(X) <= CHECKED_ROWS else X[box.columns].sample(CHECKED_ROWS, random_state=np.random.RandomState(seed))
+    return rows, box.labels_of

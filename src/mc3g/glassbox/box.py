@@ -1,0 +1,139 @@
+"""A model's decision read as a sum over the raw features a person has: trees and linear terms.
+
+Every model read here decides by the sign of one number, its *margin*: positive is the
+favourable decision.  The margin is ``bias`` plus the value of the leaf each tree reaches plus,
+for a linear model, a term per feature (a slope times a number, or a weight per category).  A
+tree tests one raw feature at a node: a number ``value <= cut`` (the cut found on the model's
+own arithmetic, so the test is exact for every float) or a category ``value in members``.  The
+margin computed here in float64 differs from the model's own by rounding only; ``tolerance``
+bounds that difference, so a margin farther from 0 than it gives the model's decision, and one
+nearer is left to the model itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..rules import token
+
+
+@dataclass(frozen=True, eq=False)
+class Splits:
+    """The tests of one raw feature: a number's ``cuts`` (``value <= cut`` takes ``yes``), or a
+    category's ``members`` (a row per test, a column per value of ``domain``)."""
+
+    cuts: np.ndarray | None = None
+    members: np.ndarray | None = None
+    domain: tuple[str, ...] = ()
+
+    @property
+    def numeric(self) -> bool:
+        return self.cuts is not None
+
+    def codes(self, values: Sequence[Any]) -> np.ndarray:
+        """Each category's place in the domain (-1 where it is not in it)."""
+        where = {v: i for i, v in enumerate(self.domain)}
+        return np.array([where.get(token(v), -1) for v in values], dtype=np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class Trees:
+    """Trees in arrays, node by node: the feature tested (its place in the box's features; -1 at
+    a leaf), which of its tests, the child when it holds (``yes``) and when it does not
+    (``no``), and each leaf's value (toward the favourable decision); ``roots``, one per tree."""
+
+    feature: np.ndarray
+    test: np.ndarray
+    yes: np.ndarray
+    no: np.ndarray
+    value: np.ndarray
+    roots: np.ndarray
+
+    @property
+    def size(self) -> int:
+        return len(self.feature)
+
+    def walk(self, rows: int, holds: Callable[[int, np.ndarray, np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+        """The leaf each tree reaches for each of ``rows`` rows (a row per row, a column per
+        tree), where ``holds(feature, tests, rows)`` says whether the tests hold for those rows."""
+        node = np.tile(self.roots, (rows, 1))
+        while True:
+            at = self.feature[node]
+            row, tree = np.nonzero(at >= 0)
+            if not len(row):
+                return node
+            nodes = node[row, tree]
+            tested = at[row, tree]
+            truth = np.empty(len(nodes), dtype=bool)
+            for f in np.unique(tested):
+                mine = tested == f
+                truth[mine] = holds(int(f), self.test[nodes[mine]], row[mine], nodes[mine])
+            node[row, tree] = np.where(truth, self.yes[nodes], self.no[nodes])
+
+
+@dataclass(frozen=True, eq=False)
+class GlassBox:
+    """A model's decision read exactly: the raw ``features`` it reads and each one's ``splits``,
+    its ``trees`` (None for a linear model), its linear ``slopes`` (a number's) and ``weights``
+    (a category's, per value of its domain), the ``bias``, the ``tolerance`` of the margin
+    computed here, and what was read (``kind``: the estimator's class, ``size``: its nodes or
+    terms)."""
+
+    kind: str
+    features: tuple[str, ...]
+    splits: tuple[Splits, ...]
+    trees: Trees | None
+    bias: float
+    tolerance: float
+    slopes: Mapping[str, float] = field(default_factory=dict)
+    weights: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        """Nodes of the trees, or terms of a linear model."""
+        return self.trees.size if self.trees is not None else len(self.slopes) + sum(len(w) for w in self.weights.values())
+
+    def fingerprint(self) -> str:
+        """The SHA-256 of what was read: a model read again (a saved explainer loaded) must give
+        the same."""
+        digest = hashlib.sha256(repr((self.kind, self.features, self.bias, self.tolerance, sorted(self.slopes.items()))).encode())
+        for split in self.splits:
+            for array in (split.cuts, split.members):
+                digest.update(b"-" if array is None else np.ascontiguousarray(array).tobytes())
+            digest.update(repr(split.domain).encode())
+        arrays = () if self.trees is None else (self.trees.feature, self.trees.test, self.trees.yes, self.trees.no, self.trees.value, self.trees.roots)
+        for array in (*arrays, *(self.weights[name] for name in sorted(self.weights))):
+            digest.update(np.ascontiguousarray(array).tobytes())
+        return digest.hexdigest()
+
+    def margins(self, columns: Mapping[str, Sequence[Any]]) -> np.ndarray:
+        """The margin of each row, the rows given as a column of values per feature read."""
+        rows = len(next(iter(columns.values()))) if columns else 0
+        numbers = {i: np.asarray(columns[f], dtype=np.float64) for i, (f, s) in enumerate(zip(self.features, self.splits)) if s.numeric}
+        codes = {i: s.codes(columns[f]) for i, (f, s) in enumerate(zip(self.features, self.splits)) if not s.numeric}
+        total = np.full(rows, self.bias)
+        if self.trees is not None:
+            trees = self.trees
+
+            def holds(f: int, tests: np.ndarray, at: np.ndarray, _: np.ndarray) -> np.ndarray:
+                split = self.splits[f]
+                if split.numeric:
+                    return numbers[f][at] <= split.cuts[tests]  # type: ignore[index]
+                return split.members[tests, codes[f][at]]  # type: ignore[index]
+
+            total += trees.value[trees.walk(rows, holds)].sum(axis=1)
+        for name, slope in self.slopes.items():
+            total += slope * np.asarray(columns[name], dtype=np.float64)
+        for name, weights in self.weights.items():
+            total += weights[self.splits[self.features.index(name)].codes(columns[name])]
+        return total
+
+    def verdicts(self, margins: np.ndarray) -> np.ndarray:
+        """+1 where the model accepts, -1 where it refuses, 0 where only it can tell (the margin
+        within the tolerance of 0)."""
+        return np.where(margins > self.tolerance, 1, np.where(margins < -self.tolerance, -1, 0))

@@ -1,0 +1,183 @@
+"""The columns a model's estimator reads, as functions of the raw features a person has.
+
+A pipeline's preprocessing (a ``ColumnTransformer`` of one-hot and ordinal encoders, scalers,
+imputers, passthrough and drop, or one such transformer) turns a row of raw features into the
+columns its estimator reads.  Each transformer allowed here maps every raw column on its own, so
+each input column depends on one raw feature at most.  Which one is found by changing one
+feature at a time in a baseline row and running the preprocessing itself.  A category's columns
+are then a table over its values; a number's are a non-decreasing function of it, evaluated by
+the preprocessing itself wherever a split needs it, so a threshold is placed on the model's own
+arithmetic (its float32 cast included), not on a formula written here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..models import ChangedRows, typed_frame
+from ..values import LARGEST
+from .opaque import Opaque
+
+Transform = Callable[[pd.DataFrame], Any]
+PROBES = 64  # values of a number its columns are probed at (its training values, spread out)
+
+
+def column_wise(step: Any) -> bool:
+    """Whether a preprocessing step maps each raw column on its own (the kinds named here, a
+    pipeline of them, or a ``ColumnTransformer`` of them)."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import FunctionTransformer, MaxAbsScaler, MinMaxScaler, OneHotEncoder, OrdinalEncoder, RobustScaler, StandardScaler
+
+    if step is None or (isinstance(step, str) and step in ("passthrough", "drop")):
+        return True
+    if isinstance(step, FunctionTransformer):  # a fitted ColumnTransformer's passthrough
+        return step.func is None
+    if isinstance(step, Pipeline):
+        return all(column_wise(s) for _, s in step.steps)
+    if isinstance(step, ColumnTransformer):
+        return all(column_wise(t) for _, t, _ in step.transformers_)
+    return isinstance(step, (OneHotEncoder, OrdinalEncoder, StandardScaler, MinMaxScaler, MaxAbsScaler, RobustScaler, SimpleImputer))
+
+
+class Inputs:
+    """The estimator's input columns of a model whose preprocessing is ``transform`` (None: the
+    estimator reads the raw columns themselves), found from a ``baseline`` row (a value of every
+    raw column), the values each category may take (``categories``) and the values each number
+    was seen at (``numbers``).  ``source[j]`` is the raw feature input column ``j`` depends on
+    (None: a constant, ``constant[j]``)."""
+
+    def __init__(
+        self,
+        transform: Transform | None,
+        dtypes: Mapping[str, Any],
+        baseline: Mapping[str, Any],
+        categories: Mapping[str, Sequence[str]],
+        numbers: Mapping[str, np.ndarray],
+    ) -> None:
+        self._transform = transform
+        self.dtypes = dict(dtypes)
+        self.baseline = dict(baseline)
+        self.categories = {name: tuple(values) for name, values in categories.items()}
+        self.constant = self._matrix(typed_frame([self.baseline], self.dtypes))[0]
+        self.source: list[str | None] = [None] * len(self.constant)
+        self.tables: dict[int, np.ndarray] = {}  # a category's input column: its value for each of the category's values
+        for name in self.dtypes:
+            probes = self.categories[name] if name in self.categories else _spread(numbers.get(name, np.array([0.0])))
+            values = self._rows(name, list(probes))
+            for j in np.flatnonzero((values != values[:1]).any(axis=0)):
+                if self.source[j] is not None:
+                    raise Opaque(f"input column {j} of the estimator reads both {self.source[j]!r} and {name!r}")
+                self.source[j] = name
+                if name in self.categories:
+                    self.tables[int(j)] = values[:, j]
+                elif np.any(np.diff(values[:, j]) < 0):
+                    raise Opaque(f"the preprocessing maps the number {name!r} to a column that falls as it rises (an encoder of categories?)")
+
+    def _matrix(self, frame: pd.DataFrame) -> np.ndarray:
+        out = frame if self._transform is None else self._transform(frame)
+        out = out.toarray() if hasattr(out, "toarray") else out
+        matrix = np.asarray(out, dtype=np.float64)
+        if matrix.ndim != 2 or matrix.shape[0] != len(frame):
+            raise Opaque(f"the preprocessing gave an array of shape {matrix.shape} for {len(frame)} row(s)")
+        return matrix
+
+    def _rows(self, name: str, values: Sequence[Any]) -> np.ndarray:
+        """The estimator's input for the baseline row with ``name`` at each of ``values``."""
+        return self._matrix(typed_frame([{**self.baseline, name: v} for v in values], self.dtypes))
+
+    def numeric(self, j: int) -> bool:
+        return self.source[j] is not None and self.source[j] not in self.categories
+
+    # -- a split on one input column, on its raw feature ----------------------------------------
+    def members(self, j: int, thresholds: np.ndarray, strict: bool, single: bool) -> np.ndarray:
+        """For a category's input column ``j``: whether each of its values takes the branch of
+        each split (a row per threshold, a column per value)."""
+        return _compare(self.tables[j][None, :], np.asarray(thresholds)[:, None], strict, single)
+
+    def cuts(self, asked: Mapping[int, np.ndarray], strict: bool, single: bool) -> dict[int, np.ndarray]:
+        """For numbers' input columns (``asked``: each with its thresholds): per split, the largest
+        value of the number whose column takes the branch (the column compared with the
+        threshold, ``<`` when ``strict``, after a float32 cast when ``single``), found by
+        bisection on the floats' order with the preprocessing itself, every column at once;
+        -inf where no value takes it, +inf where every value does."""
+        out: dict[int, np.ndarray] = {}
+        layers: list[dict[str, int]] = []  # each feature once a layer: its values vary in its own column
+        for j in asked:
+            name = self.source[j]
+            assert name is not None
+            layer = next((layer for layer in layers if name not in layer), None)
+            if layer is None:
+                layers.append(layer := {})
+            layer[name] = j
+        for layer in layers:
+            out.update(self._bisected({name: (j, np.asarray(asked[j], dtype=np.float64)) for name, j in layer.items()}, strict, single))
+        return out
+
+    def _bisected(self, asked: Mapping[str, tuple[int, np.ndarray]], strict: bool, single: bool) -> dict[int, np.ndarray]:
+        rows = max(len(t) for _, t in asked.values())
+
+        def taken(x: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+            padded = {name: np.resize(x[name], rows) for name in asked}
+            changes = [tuple((name, float(padded[name][i])) for name in asked) for i in range(rows)]
+            Z = self._matrix(typed_frame(ChangedRows.around(self.baseline, changes), self.dtypes))
+            return {name: _compare(Z[: len(t), j], t, strict, single) for name, (j, t) in asked.items()}
+
+        low = {name: np.full(len(t), -LARGEST) for name, (_, t) in asked.items()}
+        high = {name: np.full(len(t), LARGEST) for name, (_, t) in asked.items()}
+        never = {name: ~v for name, v in taken(low).items()}
+        always = taken(high)
+        lo, hi = ({name: _order_key(v[name]) for name in asked} for v in (low, high))
+        while True:
+            gap = {name: ~(never[name] | always[name]) & (hi[name] - 1 > lo[name]) for name in asked}  # hi - lo may pass int64
+            if not any(g.any() for g in gap.values()):
+                break
+            mid = {name: np.where(gap[name], (lo[name] >> 1) + (hi[name] >> 1) + (lo[name] & hi[name] & 1), lo[name]) for name in asked}
+            yes = taken({name: _float_of(m) for name, m in mid.items()})
+            for name in asked:
+                lo[name] = np.where(gap[name] & yes[name], mid[name], lo[name])
+                hi[name] = np.where(gap[name] & ~yes[name], mid[name], hi[name])
+        return {j: np.where(never[name], -np.inf, np.where(always[name], np.inf, _float_of(lo[name]))) for name, (j, _) in asked.items()}
+
+    def affine(self, j: int) -> tuple[float, float]:
+        """For a number's input column ``j``: its slope and intercept, checked on the values probed."""
+        name = self.source[j]
+        assert name is not None
+        x = np.array([-1.0, 0.0, 1.0, 1e3, 1e6])
+        z = self._rows(name, x.tolist())[:, j]
+        slope = (z[4] - z[1]) / 1e6
+        intercept = z[1]
+        if not np.allclose(slope * x + intercept, z, rtol=1e-9, atol=1e-9 * (1 + abs(intercept))):
+            raise Opaque(f"the preprocessing maps the number {name!r} to a column that is not a straight line of it")
+        return float(slope), float(intercept)
+
+
+def _compare(values: np.ndarray, thresholds: np.ndarray, strict: bool, single: bool) -> np.ndarray:
+    seen = values.astype(np.float32).astype(np.float64) if single else values
+    return seen < thresholds if strict else seen <= thresholds
+
+
+def _spread(values: np.ndarray) -> list[float]:
+    """Up to :data:`PROBES` of a number's training values, smallest and largest among them."""
+    values = np.unique(np.asarray(values, dtype=np.float64))
+    if len(values) <= PROBES:
+        return values.tolist() if len(values) > 1 else [*values.tolist(), float(values[0]) + 1 if len(values) else 1.0]
+    return values[np.linspace(0, len(values) - 1, PROBES).round().astype(int)].tolist()
+
+
+_SIGN = np.int64(-(2**63))
+
+
+def _order_key(x: np.ndarray) -> np.ndarray:
+    """Floats as int64 keys in the same order (-0.0 just below 0.0)."""
+    bits = np.asarray(x, dtype=np.float64).view(np.int64)
+    return np.where(bits >= 0, bits, -(bits & ~_SIGN) - 1)
+
+
+def _float_of(key: np.ndarray) -> np.ndarray:
+    return np.where(key >= 0, key, (-(key + 1)) | _SIGN).view(np.float64)

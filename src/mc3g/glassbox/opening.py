@@ -1,0 +1,248 @@
+"""A model read into a :class:`GlassBox`: its pipeline taken apart, its estimator read, its
+decision rule applied, and the reading checked against the model's own ``predict``.
+
+What is read: a scikit-learn ``Pipeline`` whose steps before the estimator map each raw column
+on their own (:func:`.inputs.column_wise`), or the estimator alone; a ``FixedThresholdClassifier``
+or ``TunedThresholdClassifierCV`` around either (a lender's own threshold on the probability or
+the decision function); and an estimator :func:`.estimators.read_estimator` reads.  The reading
+is kept only when, on the rows given to check it, its margin never contradicts ``predict``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..models import label_text
+from .box import GlassBox, Splits, Trees
+from .estimators import InputTrees, Read, read_estimator
+from .inputs import Inputs, Transform, column_wise
+from .opaque import Opaque
+
+Threshold = tuple[str, float, int]  # the response method, the threshold, the positive class's index
+
+
+def read_model(
+    model: Any,
+    dtypes: Mapping[str, Any],
+    baseline: Mapping[str, Any],
+    categories: Mapping[str, Sequence[str]],
+    numbers: Mapping[str, np.ndarray],
+    favourable: str,
+    check: tuple[pd.DataFrame, Callable[[pd.DataFrame], np.ndarray]] | None = None,
+) -> GlassBox:
+    """``model``'s decision read over its raw columns (``dtypes``, as the model takes them), with
+    the ``favourable`` label's side positive; ``baseline`` is a row of every column,
+    ``categories`` the values each category may take, ``numbers`` the values each number was
+    seen at; ``check``: rows and the model's labels of rows, which the reading must agree with.
+    Raises :class:`Opaque` with the reason when the model cannot be read."""
+    transform, estimator, threshold = _taken_apart(model)
+    classes = getattr(model, "classes_", None)
+    if classes is None or len(classes) != 2:
+        raise Opaque("the model has no two classes_ to read a decision between")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an estimator fitted with column names, given arrays
+        inputs = Inputs(transform, dtypes, baseline, categories, numbers)
+        read = read_estimator(estimator)
+        features = [name for name in dtypes if name in set(filter(None, inputs.source))]
+        box = _box(read, inputs, features, _cut(read, threshold), 1.0 if label_text(classes[1]) == favourable else -1.0)
+    if check is not None:
+        rows, labels_of = check
+        _agrees(box, rows, labels_of(rows) == favourable)
+    return box
+
+
+def _taken_apart(model: Any) -> tuple[Transform | None, Any, Threshold | None]:
+    """The preprocessing (None: none), the estimator and the threshold around them (None: predict's own)."""
+    from sklearn.pipeline import Pipeline
+
+    kind = type(model).__name__
+    if kind in ("FixedThresholdClassifier", "TunedThresholdClassifierCV") and hasattr(model, "estimator_"):
+        transform, estimator, inner = _taken_apart(model.estimator_)
+        if inner is not None:
+            raise Opaque("a threshold around a threshold")
+        return transform, estimator, _threshold(model)
+    if isinstance(model, Pipeline):
+        steps = [step for _, step in model.steps[:-1] if step not in (None, "passthrough")]
+        if not all(column_wise(step) for step in steps):
+            raise Opaque("the pipeline's preprocessing is not one mc3g reads (one-hot and ordinal encoders, scalers, imputers, passthrough and drop)")
+        transform, estimator, threshold = _taken_apart(model.steps[-1][1])
+        if transform is not None:
+            raise Opaque("a pipeline inside the last step of a pipeline")
+        return (Pipeline(model.steps[:-1]).transform if steps else None), estimator, threshold
+    return None, model, None
+
+
+def _threshold(model: Any) -> Threshold:
+    method = model._get_response_method()
+    inner = model.estimator_
+    if not isinstance(method, str):
+        method = next(m for m in method if hasattr(inner, m))
+    if type(model).__name__ == "FixedThresholdClassifier":
+        value = model.threshold if model.threshold != "auto" else 0.5 if method == "predict_proba" else 0.0
+        pos = model.pos_label
+    else:
+        value, pos = model.best_threshold_, model._curve_scorer._get_pos_label()
+    classes = list(model.classes_)
+    return method, float(value), 1 if pos is None else classes.index(pos)
+
+
+def _cut(read: Read, threshold: Threshold | None) -> float:
+    """The score toward the second class at which the decision turns (a tie is left to the model)."""
+
+    def link(p: float) -> float:
+        if read.link == "mean":
+            return read.count * p
+        if read.link == "logistic":
+            return math.log(p / (1 - p)) if 0 < p < 1 else math.copysign(math.inf, p - 0.5)
+        raise Opaque(f"the threshold is on the probability, and the {read.kind} has no logistic probability")
+
+    if threshold is None:
+        return link(0.5) if read.link != "identity" else 0.0
+    method, value, positive = threshold
+    if method == "predict_proba":
+        return link(value if positive == 1 else 1 - value)
+    return value if positive == 1 else -value
+
+
+def _box(read: Read, inputs: Inputs, features: list[str], cut: float, sign: float) -> GlassBox:
+    if not math.isfinite(cut):
+        raise Opaque("the threshold leaves one decision only")
+    splits = {name: _Tests(name in inputs.categories) for name in features}
+    if read.trees is not None:
+        trees, scale = _on_features(read.trees, inputs, features, splits), read.trees
+        bias = _bias(read, inputs) - cut
+        total = abs(bias) + sum(_largest_leaf(trees))
+        tolerance = (len(trees.roots) + 2) * scale.epsilon * total  # twice the rounding of a sum of that many terms
+        trees = Trees(trees.feature, trees.test, trees.yes, trees.no, sign * trees.value, trees.roots)
+        return GlassBox(read.kind, tuple(features), tuple(splits[f].done(inputs.categories.get(f, ())) for f in features), trees, sign * bias, tolerance)
+    slopes, weights, bias = _linear_terms(read, inputs, features)
+    bias -= cut
+    size = abs(bias) + sum(abs(s) for s in slopes.values()) + sum(float(np.abs(w).max()) for w in weights.values())
+    return GlassBox(
+        read.kind, tuple(features), tuple(splits[f].done(inputs.categories.get(f, ())) for f in features), None, sign * bias, 1e-9 * (1 + size),
+        {f: sign * s for f, s in slopes.items()}, {f: sign * w for f, w in weights.items()},
+    )  # fmt: skip
+
+
+class _Tests:
+    """The tests of one raw feature as they are collected: cuts, or rows of members."""
+
+    def __init__(self, categorical: bool) -> None:
+        self.categorical = categorical
+        self.parts: list[np.ndarray] = []
+
+    def add(self, tests: np.ndarray) -> np.ndarray:
+        """Take ``tests`` in; their places among this feature's tests."""
+        start = sum(len(p) for p in self.parts)
+        self.parts.append(tests)
+        return np.arange(start, start + len(tests))
+
+    def done(self, domain: Sequence[str]) -> Splits:
+        if self.categorical:
+            return Splits(members=np.concatenate(self.parts) if self.parts else np.zeros((0, len(domain)), dtype=bool), domain=tuple(domain))
+        return Splits(cuts=np.concatenate(self.parts) if self.parts else np.zeros(0))
+
+
+def _on_features(trees: InputTrees, inputs: Inputs, features: list[str], splits: dict[str, _Tests]) -> Trees:
+    """The trees with each node's test on its raw feature; a test the same for every value of
+    it is no test (the node gives way to the child it always takes)."""
+    if trees.column.max(initial=-1) >= len(inputs.source):
+        raise Opaque(f"the estimator reads {trees.column.max() + 1} columns or more, the preprocessing gives {len(inputs.source)}")
+    feature = np.full(len(trees.column), -1, dtype=np.int64)
+    test = np.zeros(len(trees.column), dtype=np.int64)
+    always = np.zeros(len(trees.column), dtype=np.int64)  # +1: always yes, -1: always no
+    place = {name: i for i, name in enumerate(features)}
+    columns = {int(j): np.flatnonzero(trees.column == j) for j in np.unique(trees.column[trees.column >= 0])}
+    cuts = inputs.cuts({j: trees.threshold[nodes] for j, nodes in columns.items() if inputs.numeric(j)}, trees.strict, trees.single)
+    for j, nodes in columns.items():
+        thresholds, name = trees.threshold[nodes], inputs.source[j]
+        if name is None:
+            seen = np.float64(np.float32(inputs.constant[j])) if trees.single else inputs.constant[j]
+            always[nodes] = np.where(seen < thresholds if trees.strict else seen <= thresholds, 1, -1)
+            continue
+        if j in cuts:
+            tests = cuts[j]
+            fixed = np.where(tests == np.inf, 1, np.where(tests == -np.inf, -1, 0))
+        else:
+            tests = inputs.members(j, thresholds, trees.strict, trees.single)
+            fixed = np.where(tests.all(axis=1), 1, np.where(~tests.any(axis=1), -1, 0))
+        always[nodes] = fixed
+        kept = nodes[fixed == 0]
+        feature[kept], test[kept] = place[name], splits[name].add(tests[fixed == 0])
+    return _collapsed(trees, feature, test, always)
+
+
+def _collapsed(trees: InputTrees, feature: np.ndarray, test: np.ndarray, always: np.ndarray) -> Trees:
+    """The trees without the nodes whose test is fixed, and without what no root reaches."""
+    target = np.where(always > 0, trees.yes, np.where(always < 0, trees.no, np.arange(len(feature))))
+    while not np.array_equal(target, target[target]):
+        target = target[target]
+    yes, no, roots = target[trees.yes], target[trees.no], target[trees.roots]
+    leaf = trees.column < 0
+    reached, frontier = np.zeros(len(feature), dtype=bool), roots
+    while len(frontier):
+        reached[frontier] = True
+        inner = frontier[~leaf[frontier]]
+        frontier = np.concatenate([yes[inner], no[inner]])
+    keep = np.flatnonzero(reached)
+    renumber = np.full(len(feature), -1, dtype=np.int64)
+    renumber[keep] = np.arange(len(keep))
+    inner = ~leaf[keep]
+    return Trees(
+        np.where(inner, feature[keep], -1), np.where(inner, test[keep], 0), np.where(inner, renumber[yes[keep]], -1), np.where(inner, renumber[no[keep]], -1),
+        np.where(inner, 0.0, trees.value[keep]), renumber[roots],
+    )  # fmt: skip
+
+
+def _largest_leaf(trees: Trees) -> list[float]:
+    """Each tree's largest leaf in size."""
+    bounds = np.append(trees.roots, trees.size)  # each tree's nodes follow its root, trees in order
+    return [float(np.abs(trees.value[a:b]).max(initial=0.0)) for a, b in zip(bounds, bounds[1:])]
+
+
+def _bias(read: Read, inputs: Inputs) -> float:
+    """A booster's score less its leaves, the same on every row probed (0 for a forest)."""
+    if read.raw is None:
+        return 0.0
+    assert read.trees is not None
+    Z = np.vstack([inputs.constant, inputs.constant + 1.0, inputs.constant - 1.0])
+    gaps = np.asarray(read.raw(Z), dtype=np.float64).reshape(-1) - read.trees.scores(Z)
+    if np.ptp(gaps) > 1e-4 * (1 + abs(float(gaps[0]))):
+        raise Opaque(f"the {read.kind}'s trees do not sum to its score (their gap varies by {np.ptp(gaps):.3g})")
+    return float(np.median(gaps))
+
+
+def _linear_terms(read: Read, inputs: Inputs, features: list[str]) -> tuple[dict[str, float], dict[str, np.ndarray], float]:
+    """A linear score's slope per number, weights per category's value, and bias."""
+    assert read.coef is not None
+    if len(read.coef) != len(inputs.source):
+        raise Opaque(f"the {read.kind} takes {len(read.coef)} columns, the preprocessing gives {len(inputs.source)}")
+    slopes: dict[str, float] = {}
+    weights: dict[str, np.ndarray] = {}
+    bias = read.intercept
+    for j, (w, name) in enumerate(zip(read.coef, inputs.source)):
+        if name is None:
+            bias += w * inputs.constant[j]
+        elif inputs.numeric(j):
+            slope, intercept = inputs.affine(j)
+            slopes[name] = slopes.get(name, 0.0) + w * slope
+            bias += w * intercept
+        else:
+            weights[name] = weights.get(name, 0.0) + w * inputs.tables[j]
+    return slopes, weights, bias
+
+
+def _agrees(box: GlassBox, rows: pd.DataFrame, favourable: np.ndarray) -> None:
+    """Refuse a reading whose margin contradicts the model's own labels of ``rows``."""
+    verdicts = box.verdicts(box.margins({f: rows[f].tolist() for f in box.features}))
+    wrong = np.flatnonzero((verdicts > 0) & ~favourable | (verdicts < 0) & favourable)
+    if len(wrong):
+        raise Opaque(
+            f"the reading of the {box.kind} disagrees with its predict on {len(wrong)} of {len(rows)} rows checked (the first: row {rows.index[wrong[0]]!r})"
+        )

@@ -1,0 +1,199 @@
+"""A model read exactly (:class:`~mc3g.glassbox.GlassBox`), over one person's candidate values.
+
+Each tree test becomes a pattern of truth over the candidate values of its feature.  A test
+with the same truth for every candidate is no test: its node gives way to the child it always
+takes, so a person's trees keep only the nodes their candidates can send either way (an
+immutable feature's tests all go).  The solver is told a bound the sum of the leaves and terms
+must reach, counted in integers rounded up (:meth:`Score.weights`): every state the model
+accepts reaches it, so no state reaching it means the model accepts none (a proof), and the few
+states that reach it only by the rounding are refused again here, exactly (:meth:`Score.verdicts`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ..glassbox import GlassBox, Trees
+from .space import CandidateSpace
+
+State = tuple[int, ...]
+
+WEIGHT_BITS = 30  # the integers the solver sums, leaves and terms together, stay below 2^30
+
+
+@dataclass(frozen=True, eq=False)
+class Score:
+    """The model over a person's candidates: its ``trees`` testing ``patterns`` (per position of
+    a feature in the space, a row of truth over its candidates per test), its linear ``terms``
+    (per position, each candidate's term), and its ``bias`` with the trees that no candidate
+    changes folded in; ``optimistic`` terms bound what a candidate's interval may add (the
+    solver's, see :mod:`.encoding`)."""
+
+    box: GlassBox
+    space: CandidateSpace
+    trees: Trees | None
+    patterns: dict[int, np.ndarray]
+    terms: dict[int, np.ndarray]
+    optimistic: dict[int, np.ndarray]
+    bias: float
+
+    @property
+    def tolerance(self) -> float:
+        return self.box.tolerance
+
+    @classmethod
+    def of(cls, box: GlassBox, space: CandidateSpace) -> Score:
+        position = {f.name: i for i, f in enumerate(space.features)}
+        missing = [f for f in box.features if f not in position]
+        if missing:
+            raise ValueError(f"the candidate space lacks the features {missing} the model reads")
+        truth: dict[int, np.ndarray] = {}
+        for f, split in zip(box.features, box.splits):
+            values = space[f].values
+            if split.numeric:
+                truth[position[f]] = np.asarray(values, dtype=np.float64)[None, :] <= split.cuts[:, None]  # type: ignore[index]
+            else:
+                codes = split.codes(values)
+                if (codes < 0).any():
+                    raise ValueError(f"{f} = {values[int(np.argmin(codes))]!r} is none of the values the model was read for")
+                truth[position[f]] = split.members[:, codes]  # type: ignore[index]
+        terms = {position[f]: slope * np.asarray(space[f].values, dtype=np.float64) for f, slope in box.slopes.items()}
+        optimistic = dict(terms)
+        for f, slope in box.slopes.items():
+            if space[f].spans is not None:  # a candidate may stand for the values after it: the best of them
+                optimistic[position[f]] = np.maximum(terms[position[f]], slope * np.asarray(space[f].spans, dtype=np.float64))
+        for f, weights in box.weights.items():
+            terms[position[f]] = optimistic[position[f]] = weights[box.splits[box.features.index(f)].codes(space[f].values)]
+        bias = box.bias
+        trees, patterns = None, {}
+        if box.trees is not None:
+            trees, patterns, fixed = _pruned(box, truth, [position[f] for f in box.features])
+            bias += fixed
+        return cls(box, space, trees, patterns, terms, optimistic, bias)
+
+    def margins(self, grid: np.ndarray) -> np.ndarray:
+        """The margin of each state (a row of candidate indices, in space order)."""
+        total = np.full(len(grid), self.bias)
+        if self.trees is not None and len(self.trees.roots):
+            total += self.trees.value[self._leaves(grid)].sum(axis=1)
+        for position, terms in self.terms.items():
+            total += terms[grid[:, position]]
+        return total
+
+    @cached_property
+    def _steps(self) -> tuple[np.ndarray, ...]:
+        """The trees as one table a state walks down, a level at a time: each node's feature
+        (0 at a leaf), where its pattern starts in all patterns laid end to end, and its
+        children (a leaf its own), with the depth of the deepest leaf."""
+        trees = self.trees
+        assert trees is not None
+        inner = trees.feature >= 0
+        flat, starts, width = [], {}, {}
+        offset = 0
+        for position, rows in self.patterns.items():
+            starts[position], width[position] = offset, rows.shape[1]
+            flat.append(rows.reshape(-1))
+            offset += rows.size
+        start = np.zeros(trees.size, dtype=np.int64)
+        for position in self.patterns:
+            mine = inner & (trees.feature == position)
+            start[mine] = starts[position] + trees.test[mine] * width[position]
+        here = np.arange(trees.size)
+        depth, level = 0, trees.roots
+        while len(level := level[inner[level]]):
+            depth, level = depth + 1, np.concatenate([trees.yes[level], trees.no[level]])
+        table = np.concatenate(flat) if flat else np.zeros(1, dtype=bool)
+        return np.where(inner, trees.feature, 0), start, np.where(inner, trees.yes, here), np.where(inner, trees.no, here), table, np.array(depth)
+
+    def _leaves(self, grid: np.ndarray) -> np.ndarray:
+        """The leaf each tree reaches for each state (a row per state, a column per tree)."""
+        feature, start, yes, no, table, depth = self._steps
+        node = np.tile(self.trees.roots, (len(grid), 1))  # type: ignore[union-attr]
+        rows = np.arange(len(grid))[:, None]
+        for _ in range(int(depth)):
+            node = np.where(table[start[node] + grid[rows, feature[node]]], yes[node], no[node])
+        return node
+
+    @property
+    def spanned(self) -> bool:
+        """Whether some candidate stands for an interval of a number the score is linear in."""
+        return any(self.space.features[p].spans is not None for p in self.optimistic)
+
+    def possible(self, grid: np.ndarray) -> np.ndarray:
+        """Whether the model may accept some state of each box (a state whose candidates stand
+        for intervals: the best of each counted); the state itself where none does."""
+        if not self.spanned:
+            return self.verdicts(grid) >= 0
+        best = self.margins(grid) + sum(self.optimistic[p][grid[:, p]] - self.terms[p][grid[:, p]] for p in self.optimistic)
+        return best >= -self.tolerance
+
+    def verdicts(self, grid: np.ndarray) -> np.ndarray:
+        """+1 where the model accepts the state, -1 where it refuses it, 0 where only it can tell."""
+        return self.box.verdicts(self.margins(grid))
+
+    def weights(self) -> tuple[np.ndarray, dict[int, np.ndarray], int]:
+        """The solver's integers: each leaf's value and each candidate's optimistic term at one
+        scale, rounded up, and the least sum a state the model may accept reaches; the scale
+        keeps the sum of every weight in size below 2^30 (clingo adds them all up when it
+        simplifies the sum)."""
+        leaves = self.trees.value[self.trees.feature < 0] if self.trees is not None else np.zeros(0)
+        floor = self.bias + self.tolerance
+        total = float(np.abs(leaves).sum()) + sum(float(np.abs(t).sum()) for t in self.optimistic.values()) + abs(floor) + 1.0
+        scale = 2.0 ** (WEIGHT_BITS - 1 - math.ceil(math.log2(total)))
+        counted = {p: np.ceil(t * scale).astype(np.int64) for p, t in self.optimistic.items()}
+        return np.ceil(leaves * scale).astype(np.int64), counted, math.floor(-floor * scale)
+
+
+def _pruned(box: GlassBox, truth: dict[int, np.ndarray], positions: list[int]) -> tuple[Trees, dict[int, np.ndarray], float]:
+    """The trees with only the tests a person's candidates split, each test as a pattern of
+    truth (one per distinct pattern of a feature), and the sum of the trees fixed outright."""
+    trees = box.trees
+    assert trees is not None
+    inner = trees.feature >= 0
+    always = np.zeros(trees.size, dtype=np.int64)
+    pattern = np.zeros(trees.size, dtype=np.int64)
+    patterns: dict[int, np.ndarray] = {}
+    for f, position in enumerate(positions):
+        nodes = np.flatnonzero(trees.feature == f)
+        rows = truth[position][trees.test[nodes]]
+        always[nodes] = np.where(rows.all(axis=1), 1, np.where(~rows.any(axis=1), -1, 0))
+        split = nodes[always[nodes] == 0]
+        if len(split):
+            patterns[position], pattern[split] = _distinct_rows(truth[position][trees.test[split]])
+    target = np.where(always > 0, trees.yes, np.where(always < 0, trees.no, np.arange(trees.size)))
+    target[~inner] = np.flatnonzero(~inner)
+    while not np.array_equal(target, target[target]):
+        target = target[target]
+    roots = target[trees.roots]
+    fixed = float(trees.value[roots[trees.feature[roots] < 0]].sum())
+    reached, frontier = np.zeros(trees.size, dtype=bool), roots[trees.feature[roots] >= 0]
+    while len(frontier):
+        reached[frontier] = True
+        inner_now = frontier[trees.feature[frontier] >= 0]
+        frontier = np.concatenate([target[trees.yes[inner_now]], target[trees.no[inner_now]]])
+    keep = np.flatnonzero(reached)
+    renumber = np.full(trees.size, -1, dtype=np.int64)
+    renumber[keep] = np.arange(len(keep))
+    is_inner = trees.feature[keep] >= 0
+    pruned = Trees(
+        np.where(is_inner, np.asarray(positions)[trees.feature[keep].clip(0)], -1),
+        np.where(is_inner, pattern[keep], 0),
+        np.where(is_inner, renumber[target[trees.yes[keep]]], -1),
+        np.where(is_inner, renumber[target[trees.no[keep]]], -1),
+        np.where(is_inner, 0.0, trees.value[keep]),
+        renumber[roots[trees.feature[roots] >= 0]],
+    )  # fmt: skip
+    return pruned, patterns, fixed
+
+
+def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of a boolean matrix and, for each row, which of them it is (rows packed
+    into bytes and compared whole: cheaper than sorting them column by column)."""
+    packed = np.ascontiguousarray(np.packbits(rows, axis=1))
+    keys = packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return rows[first], inverse.reshape(-1)

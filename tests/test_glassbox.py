@@ -1,0 +1,231 @@
+"""A model's own decision read exactly (``mc3g.glassbox``) and searched as it is.
+
+On small mixed domains, with models of every kind read (a tree, forests, boosters of
+scikit-learn, XGBoost and LightGBM, a logistic regression and a linear SVM) behind random pipelines (one-hot or ordinal encoders, scalers,
+passthrough, a column dropped) and now and then a lender's threshold: the reading agrees with
+``predict`` on every state of the domain, and the search's answers are those brute force finds
+over the whole domain with ``predict`` deciding, under both profiles, with causal rules and
+protections drawn at random."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import tiered
+from hypothesis import assume, event
+from hypothesis import strategies as st
+from sklearn.compose import ColumnTransformer
+from sklearn.ensemble import ExtraTreesClassifier, GradientBoostingClassifier, HistGradientBoostingClassifier, RandomForestClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import FixedThresholdClassifier
+from sklearn.neural_network import MLPClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import MinMaxScaler, OneHotEncoder, OrdinalEncoder, StandardScaler
+from sklearn.svm import LinearSVC
+from sklearn.tree import DecisionTreeClassifier
+
+from mc3g import MC3G
+from mc3g.causal import CausalModel, CausalRule, Constraint
+from mc3g.exceptions import InputError, ReadingError
+from mc3g.rules import Literal
+from mc3g.schema import Feature, Schema
+from mc3g.search import Problem
+
+X_VALUES = list(range(9))
+Y_VALUES = [v / 2 for v in range(7)]  # a grid of half steps
+DOMAIN = {"x": X_VALUES, "y": Y_VALUES, "c": ["a", "b", "c"], "d": ["p", "q"]}
+EVERY = pd.DataFrame(list(itertools.product(*DOMAIN.values())), columns=list(DOMAIN))
+KINDS = ("tree", "forest", "extra", "boosting", "histogram", "xgboost", "lightgbm", "logistic", "linear svm")
+
+
+def _train(seed: int) -> tuple[pd.DataFrame, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    frame = EVERY.sample(260, replace=True, random_state=seed).reset_index(drop=True)
+    weights = rng.normal(size=4)
+    score = weights[0] * frame["x"] / 4 + weights[1] * frame["y"] / 1.5 + weights[2] * (frame["c"] == "b") + weights[3] * (frame["d"] == "q")
+    return frame, np.where(score + rng.normal(scale=0.4, size=len(frame)) > np.median(score), "yes", "no")
+
+
+def _estimator(kind: str, seed: int):
+    if kind == "xgboost":
+        from xgboost import XGBClassifier
+
+        return XGBClassifier(n_estimators=15, max_depth=3, n_jobs=1, random_state=seed)
+    if kind == "lightgbm":
+        from lightgbm import LGBMClassifier
+
+        return LGBMClassifier(n_estimators=15, num_leaves=6, min_child_samples=5, n_jobs=1, random_state=seed, verbose=-1)
+    return {
+        "tree": lambda: DecisionTreeClassifier(max_depth=5, random_state=seed),
+        "forest": lambda: RandomForestClassifier(n_estimators=12, max_depth=5, random_state=seed),
+        "extra": lambda: ExtraTreesClassifier(n_estimators=12, min_samples_leaf=3, random_state=seed),
+        "boosting": lambda: GradientBoostingClassifier(n_estimators=20, max_depth=2, random_state=seed),
+        "histogram": lambda: HistGradientBoostingClassifier(max_iter=15, max_leaf_nodes=6, random_state=seed),
+        "logistic": lambda: LogisticRegression(C=10.0),
+        "linear svm": lambda: LinearSVC(C=1.0, random_state=seed),
+    }[kind]()
+
+
+@st.composite
+def models(draw):
+    """A model of a drawn kind behind a drawn pipeline, fitted; its favourable label."""
+    seed, kind = draw(st.integers(0, 10_000)), draw(st.sampled_from(KINDS))
+    frame, labels = _train(seed)
+    encoder = draw(st.sampled_from(["onehot", "ordinal"]))
+    categories = OneHotEncoder(sparse_output=False, handle_unknown="ignore") if encoder == "onehot" else OrdinalEncoder()
+    scaler = draw(st.sampled_from(["standard", "minmax", "passthrough"]))
+    numbers = {"standard": StandardScaler(), "minmax": MinMaxScaler(), "passthrough": "passthrough"}[scaler]
+    dropped = draw(st.booleans())
+    steps = [("categories", categories, ["c"] if dropped else ["c", "d"]), ("numbers", numbers, ["x", "y"])]
+    model = make_pipeline(ColumnTransformer(steps, remainder="drop"), _estimator(kind, seed))
+    threshold = draw(st.sampled_from([None, None, 0.3, 0.7]))
+    if threshold is not None:  # a lender's own: on the probability, or on a linear SVM's decision function
+        method = "decision_function" if kind == "linear svm" else "predict_proba"
+        model = FixedThresholdClassifier(model, threshold=threshold if kind != "linear svm" else threshold - 0.5, response_method=method)
+    target = (labels == "yes").astype(int) if kind == "xgboost" else labels
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(frame, target)
+    assume(len(set(_predicted(model, EVERY))) == 2)  # a lender's threshold may leave one decision
+    event(f"{kind}, {encoder}, {scaler}" + (", d dropped" if dropped else "") + ("" if threshold is None else f", threshold {threshold}"))
+    return model, frame, "1" if kind == "xgboost" else "yes"
+
+
+def _predicted(model, rows: pd.DataFrame) -> np.ndarray:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return np.asarray([str(v) for v in model.predict(rows[list(DOMAIN)])])
+
+
+@tiered(2, 80, models())
+def test_the_reading_agrees_with_predict_on_every_state_of_the_domain(drawn) -> None:
+    model, frame, favourable = drawn
+    explainer = MC3G(model, desired_class=favourable, read_model="always", refine=0).fit(frame)
+    glass = explainer.engine_.glass
+    verdicts = glass.verdicts(glass.margins({f: EVERY[f].tolist() for f in glass.features}))
+    accepted = _predicted(model, EVERY) == favourable
+    assert not ((verdicts > 0) & ~accepted).any() and not ((verdicts < 0) & accepted).any()
+    assert (verdicts == 0).mean() < 0.2  # ties only: the rest is read for sure
+    event(f"{int((verdicts == 0).sum())} tie(s)" if (verdicts == 0).any() else "no tie")
+
+
+@st.composite
+def knowledge(draw):
+    """Protections on the features (a schema) and causal knowledge, drawn."""
+    x = Feature("x", "numeric", range=(0, 8), step=1, direction=draw(st.sampled_from([None, "increase"])), max_change=draw(st.sampled_from([None, 4])))
+    y = Feature("y", "numeric", range=(0, 3), step=0.5, immutable=draw(st.integers(0, 5)) == 0)
+    c = Feature("c", "categorical", domain=("a", "b", "c"), moves=draw(st.sampled_from([None, (("a", "b"), ("c", "b"), ("b", "a"))])))
+    d = Feature("d", "categorical", domain=("p", "q"), immutable=draw(st.booleans()))
+    schema = Schema("small", (x, y, c, d), "label", ("no", "yes"), "no")
+    rules = []
+    if draw(st.booleans()):
+        rules.append(CausalRule(Literal("y", ">=", 2.0), (Literal("c", "==", "a"),), constraint=draw(st.booleans())))
+    if draw(st.booleans()):
+        rules.append(CausalRule(Literal("d", "==", "q"), (Literal("x", ">=", 6),)))
+    constraints = (Constraint((Literal("c", "==", "c"), Literal("x", ">", 6))),) if draw(st.booleans()) else ()
+    return schema, CausalModel(rules=tuple(rules), constraints=constraints)
+
+
+def _every_state(explainer: MC3G, person: dict) -> tuple[Problem, list]:
+    """Every state of the whole domain the knowledge allows, priced as mc3g prices it (no model)."""
+    engine = explainer.engine_
+    full = engine.read_problem(engine.instance(person), 1, {"x": X_VALUES, "y": Y_VALUES})
+    problem = Problem(full.space, [], full.causal, full.mode, full.distance)
+    allowed = [a for state in itertools.product(*(range(len(f.values)) for f in problem.space.features)) if (a := problem.assess(state)) is not None]
+    return problem, allowed
+
+
+@tiered(2, 60, models(), knowledge(), st.sampled_from(["product", "paper"]), st.integers(1, 3))
+def test_the_answers_are_those_brute_force_finds_over_the_whole_domain(drawn, known, profile, k) -> None:
+    model, frame, favourable = drawn
+    schema, causal = known
+    if favourable == "1":
+        schema = Schema("small", schema.features, "label", ("0", "1"), "0")
+    explainer = MC3G(model, causal, schema=schema, desired_class=favourable, k=k, profile=profile, read_model="always", refine=0).fit(frame)
+    refused = EVERY[_predicted(model, EVERY) != favourable].sample(frac=1, random_state=0).iloc[:4]
+    for _, person in refused.iterrows():
+        answer = explainer.explain(person)
+        assert answer.run.rules == "model"
+        problem, allowed = _every_state(explainer, person.to_dict())
+        rows = pd.DataFrame([{**person.to_dict(), **problem.describe(a.state)} for a in allowed], columns=list(DOMAIN))
+        accepted = [a for a, ok in zip(allowed, _predicted(model, rows) == favourable) if ok] if allowed else []
+        options = list(answer.counterfactuals)
+        event("no option" if not options else f"{len(options)} of {k} option(s)")
+        if not accepted:
+            assert answer.status == "no_counterfactual", "an option where brute force finds none"
+            continue
+        assert options, "no option where brute force finds one"
+        if profile == "product":
+            _distinct_as_brute_force(options, accepted, k)
+        else:
+            least = sorted(a.cost for a in accepted)[:k]
+            assert [round(cf.cost, 9) for cf in options] == [round(c, 9) for c in least]
+
+
+def _distinct_as_brute_force(options, accepted, k) -> None:
+    """Each option is the least-cost accepted state of its action set, none contains an earlier
+    option's set, and every set cheaper than the K-th option contains a chosen one that costs no more."""
+    least: dict[frozenset, float] = {}
+    for a in accepted:
+        actions = frozenset(a.direct)
+        least[actions] = min(least.get(actions, a.cost), a.cost)
+    chosen = [(frozenset(d.feature for d in cf.direct_actions), cf.cost) for cf in options]
+    assert [c for _, c in chosen] == sorted(c for _, c in chosen)
+    for i, (actions, cost) in enumerate(chosen):
+        assert cost == pytest.approx(least[actions], abs=1e-9)
+        assert not any(actions >= earlier for earlier, _ in chosen[:i])
+    bar = chosen[-1][1] if len(chosen) == k else None
+    for actions, cost in least.items():
+        if bar is None or cost < bar - 1e-9:
+            assert any(actions >= other and c <= cost + 1e-9 for other, c in chosen), (actions, cost, chosen)
+
+
+def _fitted(kind: str, seed: int = 3):
+    frame, labels = _train(seed)
+    encode = ColumnTransformer([("c", OneHotEncoder(sparse_output=False), ["c", "d"]), ("n", StandardScaler(), ["x", "y"])])
+    return make_pipeline(encode, _estimator(kind, seed) if kind in KINDS else MLPClassifier((8,), max_iter=500, random_state=0)).fit(frame, labels), frame
+
+
+@pytest.mark.slow
+def test_a_model_that_cannot_be_read_is_searched_through_its_surrogate_and_says_why() -> None:
+    model, frame = _fitted("mlp")
+    with pytest.raises(InputError, match="cannot be read exactly: .*MLPClassifier"):
+        MC3G(model, desired_class="yes", read_model="always", refine=0).fit(frame)
+    explainer = MC3G(model, desired_class="yes", refine=0).fit(frame)
+    assert explainer.engine_.glass is None and "MLPClassifier" in explainer.engine_.opaque
+    person = EVERY[_predicted(model, EVERY) == "no"].iloc[0]
+    assert explainer.explain(person).run.rules != "model"
+
+
+@pytest.mark.slow
+def test_a_tree_model_is_read_by_default_and_asked_once_a_person() -> None:
+    model, frame = _fitted("forest")
+    explainer = MC3G(model, desired_class="yes", k=2, refine=0).fit(frame)
+    assert explainer.engine_.glass is not None and MC3G(model, desired_class="yes", read_model="never", refine=0).fit(frame).engine_.glass is None
+    for _, person in EVERY[_predicted(model, EVERY) == "no"].iloc[:5].iterrows():
+        answer = explainer.explain(person)
+        assert answer.run.rules == "model" and answer.run.model_rounds == 1
+
+
+@pytest.mark.slow
+def test_a_model_whose_predict_differs_from_its_reading_is_an_error_naming_the_row() -> None:
+    model, frame = _fitted("boosting")
+    explainer = MC3G(model, desired_class="yes", refine=0).fit(frame)
+    person = EVERY[_predicted(model, EVERY) == "no"].iloc[0]
+    explainer.black_box_._predict = lambda rows: np.full(len(rows), "no")  # the model now refuses everyone
+    with pytest.raises(ReadingError, match="the model refuses the row x = "):
+        explainer.explain(person)
+
+
+@pytest.mark.slow
+def test_no_way_out_is_proved_on_the_model_itself() -> None:
+    model, frame = _fitted("tree")
+    immutable = Schema("small", tuple(Feature(n, "numeric" if n in "xy" else "categorical", immutable=True) for n in DOMAIN), "label", ("no", "yes"), "no")
+    explainer = MC3G(model, schema=immutable, desired_class="yes", refine=0).fit(frame)
+    answer = explainer.explain(EVERY[_predicted(model, EVERY) == "no"].iloc[0])
+    assert answer.status == "no_counterfactual" and answer.run.rules == "model" and answer.run.model_rounds == 1
+    assert "proved on its own decision read exactly" in answer.reasons[0]
