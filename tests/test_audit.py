@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-pytest.importorskip("pyarrow")
+pa = pytest.importorskip("pyarrow")
 
-from mc3g.audit import Band, audit, parse_groupings, write_report  # noqa: E402
+from mc3g.audit import Band, audit, parse_groupings, preclusions, write_report  # noqa: E402
 from mc3g.batch import MANIFEST  # noqa: E402
 from mc3g.cli import app  # noqa: E402
 from mc3g.exceptions import InputError, ResultsFileError  # noqa: E402
@@ -39,8 +39,9 @@ def _folder(path: Path, people: pd.DataFrame = PEOPLE, planned: int = 8) -> Path
     """A results folder as mc3g batch writes it: a manifest and the people in two partitions."""
     path.mkdir(exist_ok=True)
     (path / MANIFEST).write_text(json.dumps({"format": "mc3g.batch", "version": 1, "settings": {}, "settings_hash": HASH, "plan": {"people": planned}}))
-    people.iloc[:5].to_parquet(path / "part-00000.parquet", index=False)
-    people.iloc[5:].to_parquet(path / "part-00001.parquet", index=False)
+    schema = pa.Schema.from_pandas(people, preserve_index=False)  # the whole frame's: a partition of empty lists alone has no type
+    people.iloc[:5].to_parquet(path / "part-00000.parquet", index=False, schema=schema)
+    people.iloc[5:].to_parquet(path / "part-00001.parquet", index=False, schema=schema)
     return path
 
 
@@ -57,6 +58,42 @@ def test_each_group_has_its_shares_costs_actions_and_ratios(tmp_path) -> None:
     assert women["refused_ratio"] == pytest.approx(4 / 3) and men["refused_ratio"] == 1.0
     assert women["burden_ratio"] == 2.0 and men["burden_ratio"] == 1.0
     assert result.people == result.planned == 8 and result.settings_hash == HASH
+
+
+def test_a_model_read_exactly_shows_what_it_precludes_and_a_protection_that_keeps_one_group_out(tmp_path) -> None:
+    """Four refused women, none with an option, proved on the model read exactly: three kept out
+    by marital status alone; of four refused men, one proved out by age's direction, one with
+    no option only through imitating rules (not proved), two answered."""
+    marital, older = "marital_status: immutable", "age: direction"
+    people = pd.DataFrame(
+        {
+            "position": range(8),
+            "status": ["no_counterfactual"] * 4 + ["no_counterfactual", "no_counterfactual", "refused", "refused"],
+            "refused": [True] * 8,
+            "cost": [None] * 6 + [1.0, 2.0],
+            "actions": [[]] * 6 + [["hours"], ["hours"]],
+            "guarantee": ["exact"] * 4 + ["surrogate", "exact", "exact", "exact"],
+            "blocking": [[marital], [marital], [marital], [], [], [older], [], []],
+            "settings_hash": [HASH] * 8,
+            "sex": ["F"] * 4 + ["M"] * 4,
+        }
+    )
+    result = audit(_folder(tmp_path, people), [["sex"]])
+    women, men = result.tables["sex"].loc["F"], result.tables["sex"].loc["M"]
+    assert (women["precluded"], men["precluded"]) == (1.0, 0.25)  # the man without a proof is not precluded
+    assert women["blocking"] == f"{marital} 75%" and men["blocking"] == f"{older} 100%"
+    assert preclusions(result) == [
+        f"{older} keeps 25% of refused M out of every option, against 0% of refused F (by sex; proved on the model read exactly)",
+        f"{marital} keeps 75% of refused F out of every option, against 0% of refused M (by sex; proved on the model read exactly)",
+    ]
+    shown = runner.invoke(app, ["audit", str(tmp_path), "--by", "sex"])
+    assert shown.exit_code == 0 and f"Warning: {marital} keeps 75% of refused F" in " ".join(shown.output.split())
+    assert "Blocking protections" in shown.output and "## Warnings" in (tmp_path / "_audit" / "audit.md").read_text()
+
+
+def test_results_written_before_models_were_read_exactly_are_still_audited(tmp_path) -> None:
+    result = audit(_folder(tmp_path, PEOPLE), [["sex"]])
+    assert list(result.tables["sex"]["precluded"]) == [0.0, 0.0] and preclusions(result) == []
 
 
 def test_bands_and_joined_groupings(tmp_path) -> None:
@@ -116,7 +153,7 @@ def test_the_cli_prints_the_tables_and_writes_the_report(tmp_path) -> None:
     shown = runner.invoke(app, ["audit", str(folder), "--by", "sex", "--json"])
     assert json.loads(shown.output)["sex"][1] | {"actions": None} == {
         "group": "M", "people": 4, "errors": 0, "refused": 0.5, "recourse": 0.5, "mean": 1.0, "median": 1.0, "p90": 1.0,
-        "actions": None, "refused_ratio": 1.0, "burden_ratio": 1.0,
+        "actions": None, "refused_ratio": 1.0, "burden_ratio": 1.0, "precluded": 0.0, "blocking": None,
     }  # fmt: skip
     missing = runner.invoke(app, ["audit", str(folder), "--by", "income"])
     assert missing.exit_code == 2 and "no column(s) ['income']" in missing.output

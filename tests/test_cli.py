@@ -306,3 +306,27 @@ def test_bench_advice_finds_nothing_a_lender_may_not_hand_out_under_product() ->
     assert (row["dataset"], row["profile"], row["people"]) == ("german", "product", 10) and row["options"] > 0
     assert [row[kind] for kind in ("protected", "household", "unknown", "moves", "hours", "other")] == [0] * 6 and row["past_max_change"] == {}
     assert sum(row["fewer"].values()) >= row["people"] - row["answered"] and all(why.startswith(("fewer: ", "none: ")) for why in row["fewer"])
+
+
+@pytest.mark.slow
+def test_bench_exact_reads_a_held_out_model_and_its_surrogate_is_never_cheaper() -> None:
+    """The command raises where the surrogate's first option is cheaper than the model's own."""
+    pytest.importorskip("dice_ml")
+    result = runner.invoke(app, ["bench", "exact", "--rows", "3", "--model", "hgb", "-k", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.stdout)
+    assert (row["model"], row["k"], row["rows"]) == ("hgb", 1, 3) and "read exactly" in row["reading"]
+    assert row["exact_answered"] + row["proved_none"] == 3 and row["exact_calls"] == 1.0  # one call a person: the confirmation
+    assert row["false_none"] <= row["proved_none"] + row["exact_answered"] and row["ratio"] > 0
+
+
+@pytest.mark.slow
+def test_bench_models_compares_candidate_models_on_the_same_people() -> None:
+    result = runner.invoke(app, ["bench", "models", "--rows", "25", "--model", "hgb", "--model", "lr", "-k", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [r["model"] for r in rows] == ["hgb", "lr"] and all(r["people"] == 25 for r in rows)
+    for r in rows:
+        assert 0.7 < r["accuracy"] < 1 and r["answered"] + r["precluded"] + r["not_proved"] == r["refused"] and r["not_proved"] == 0
+        assert set(r["precluded_by"]) == {"sex", "marital_status"} and set(r["precluded_by"]["sex"]) <= {"Female", "Male"}
+        assert all(0 <= share <= 1 for shares in r["precluded_by"].values() for share in shares.values())

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import warnings
 
+import jsonschema
 import numpy as np
 import pandas as pd
 import pytest
@@ -31,10 +32,13 @@ from sklearn.tree import DecisionTreeClassifier
 from mc3g import MC3G
 from mc3g.causal import CausalModel, CausalRule, Constraint
 from mc3g.exceptions import InputError, ReadingError
+from mc3g.explain import Recourse
 from mc3g.rules import Literal
 from mc3g.schema import Feature, Schema
 from mc3g.search import Problem
+from mc3g.serialization import json_schema
 
+RECOURSE = jsonschema.Draft202012Validator(json_schema("mc3g.recourse"))
 X_VALUES = list(range(9))
 Y_VALUES = [v / 2 for v in range(7)]  # a grid of half steps
 DOMAIN = {"x": X_VALUES, "y": Y_VALUES, "c": ["a", "b", "c"], "d": ["p", "q"]}
@@ -229,3 +233,32 @@ def test_no_way_out_is_proved_on_the_model_itself() -> None:
     answer = explainer.explain(EVERY[_predicted(model, EVERY) == "no"].iloc[0])
     assert answer.status == "no_counterfactual" and answer.run.rules == "model" and answer.run.model_rounds == 1
     assert "proved on its own decision read exactly" in answer.reasons[0]
+
+
+@pytest.mark.slow
+def test_a_proved_no_way_out_names_the_fewest_protections_whose_lifting_opens_one() -> None:
+    """A model that accepts only people with d = q (and x high): with d immutable and x bounded,
+    the person has no way out, and lifting d's immutability alone would open one; the answer
+    says so, and lifting nothing more is asked."""
+    frame = EVERY.sample(300, replace=True, random_state=0).reset_index(drop=True)
+    labels = np.where((frame["d"] == "q") & (frame["x"] >= 4), "yes", "no")
+    model = make_pipeline(ColumnTransformer([("c", OneHotEncoder(sparse_output=False), ["c", "d"])], remainder="passthrough"), DecisionTreeClassifier()).fit(
+        frame, labels
+    )
+    x = Feature("x", "numeric", range=(0, 8), step=1, direction="increase")
+    features = (
+        x,
+        Feature("y", "numeric", range=(0, 3), step=0.5),
+        Feature("c", "categorical", domain=("a", "b", "c")),
+        Feature("d", "categorical", domain=("p", "q"), immutable=True),
+    )
+    explainer = MC3G(model, schema=Schema("small", features, "label", ("no", "yes"), "no"), desired_class="yes", refine=0).fit(frame)
+    kept_out = explainer.explain({"x": 5, "y": 1.0, "c": "a", "d": "p"})
+    assert kept_out.status == "no_counterfactual" and kept_out.run.guarantee == "exact"
+    assert kept_out.blocking == ((("d", "immutable"),),)
+    assert kept_out.reasons[-1] == "No way out unless d could change."
+    both = explainer.explain({"x": 2, "y": 1.0, "c": "a", "d": "p"})  # x cannot fall, and need not: d alone opens it, x then rises
+    assert both.blocking == ((("d", "immutable"),),)
+    document = kept_out.to_dict()
+    RECOURSE.validate(document)
+    assert Recourse.from_dict(document).blocking == kept_out.blocking

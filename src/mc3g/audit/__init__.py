@@ -9,7 +9,7 @@ best-off one.
 """
 
 from .report import COLUMNS, cells, headings, write_report
-from .table import Audit, Band, action_shares, audit, group_table, parse_groupings, read_people, summary_rows
+from .table import Audit, Band, action_shares, audit, group_label, group_table, parse_groupings, preclusions, read_people, summary_rows
 
 __all__ = [
     "COLUMNS",
@@ -18,9 +18,11 @@ __all__ = [
     "action_shares",
     "audit",
     "cells",
+    "group_label",
     "group_table",
     "headings",
     "parse_groupings",
+    "preclusions",
     "read_people",
     "summary_rows",
     "write_report",

@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from ..exceptions import InputError
-from .table import REFUSED_WITH_OPTION, Audit, action_shares, group_label, summary_rows
+from .table import REFUSED_WITH_OPTION, Audit, action_shares, group_label, preclusions, summary_rows
 
 TOP_FEATURES = 8
 COLUMNS = (
@@ -24,6 +24,8 @@ COLUMNS = (
     ("refused_ratio", "refused ÷ best", "{:.2f}"),
     ("burden_ratio", "burden ÷ best", "{:.2f}"),
     ("actions", "acted on most (share of best options)", "{}"),
+    ("precluded", "precluded (proved)", "{:.1%}"),
+    ("blocking", "blocking protections (share of precluded)", "{}"),
 )
 """The columns shown: the table's name, the heading, the format."""
 
@@ -57,11 +59,17 @@ def write_report(audit: Audit, out: Path) -> Path:
         "- **cost** (the burden): the cost of the best option of each person with recourse.",
         "- **÷ best**: the group's share refused, or its mean cost, over the lowest among the groups (1.00 is the best-off group).",
         "- **acted on most**: the features the best options act on, with the share of the group's people with recourse whose best option does.",
+        "- **precluded**: the share of refused people the model accepts in no state within the protections, proved on its own decision read exactly "
+        "(a model searched through imitating rules proves nothing: 0 %); **blocking protections**: those whose lifting alone, or with the fewest "
+        "others, would open a way out for them, with the share of the group's precluded people each keeps out.",
         "- The box plots show the quartiles of the cost, whiskers at the 5th and 95th percentiles and the mean as a triangle.",
         "",
     ]
     if audit.planned > audit.people:
         lines += [f"**The batch is unfinished:** {audit.people:,} of its {audit.planned:,} people are in the results.", ""]
+    warned = preclusions(audit)
+    if warned:
+        lines += ["## Warnings", "", *(f"- **A protection keeps one group out more than another:** {w}." for w in warned), ""]
     for grouping, table in audit.tables.items():
         columns = grouping.split("+")
         slug = grouping.replace("+", "-")

@@ -11,7 +11,13 @@ one, or several joined), :func:`audit` gives:
 - the cost of their best option, the burden: ``mean``, ``median`` and ``p90`` (90th percentile);
 - ``actions``: the features the best options act on most often, each with its share;
 - ``refused_ratio`` and ``burden_ratio``: the group's refusal share and mean cost over the
-  lowest among the groups (1.0 is the best-off group; 1.5 means half as much again).
+  lowest among the groups (1.0 is the best-off group; 1.5 means half as much again);
+- ``precluded``: the share of refused people the model itself accepts in no state within the
+  protections (a model read exactly: a proof), and ``blocking``: the protections whose lifting
+  would open a way out for them most often, each with its share of the group's precluded people.
+
+:func:`preclusions` names each protection that keeps one group's refused people out more often
+than another's (:data:`GAP` apart at least, and :data:`RATIO` times as often).
 """
 
 from __future__ import annotations
@@ -28,8 +34,10 @@ from ..batch import partition_files, read_manifest
 from ..exceptions import InputError, ResultsFileError
 
 REFUSED_WITH_OPTION = "refused"
+NO_OPTION = "no_counterfactual"
 ERROR = "error"
 TOP_ACTIONS = 3
+GAP, RATIO = 0.05, 1.25  # a protection warned of: it keeps this much more of one group's refused people out, and this many times as many
 
 
 @dataclass(frozen=True)
@@ -85,20 +93,24 @@ def read_people(folder: str | Path, columns: Sequence[str]) -> tuple[pd.DataFram
     files = partition_files(folder)
     manifest = read_manifest(folder)
     needed = ["position", "status", "refused", "cost", "actions", "settings_hash"]
+    later = ["guarantee", "blocking"]  # results written before mc3g read models exactly lack them
     if not files:
         raise InputError(f"{folder} holds no partition yet: run mc3g batch first")
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    wanted = list(dict.fromkeys([*needed, *columns]))
     try:
         available = pq.read_schema(files[0]).names
+        wanted = list(dict.fromkeys([*needed, *(c for c in later if c in available), *columns]))
         unknown = [c for c in columns if c not in available]
         if unknown:
             raise InputError(f"the results have no column(s) {unknown}; the people's columns are {[c for c in available if c not in needed]}")
         frame = pd.read_parquet(files, columns=wanted)
     except (pa.ArrowException, OSError):
-        raise ResultsFileError(_damaged(folder, files, wanted)) from None
+        raise ResultsFileError(_damaged(folder, files, list(dict.fromkeys([*needed, *columns])))) from None
+    for column in later:
+        if column not in frame.columns:
+            frame[column] = None if column == "guarantee" else [[] for _ in range(len(frame))]
     foreign = frame["settings_hash"] != manifest.get("settings_hash")
     if foreign.any():
         raise InputError(f"{folder}: {int(foreign.sum())} row(s) were made under settings other than the folder's manifest")
@@ -151,11 +163,12 @@ def group_table(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
             "decided": frame["status"] != ERROR,
             "refused": frame["refused"].fillna(False).astype(bool),
             "answered": answered,
+            "precluded": precluded(frame),
             "burden": frame["cost"].where(answered),
         }
     )
     grouped = pd.concat([frame[columns], marks], axis=1).groupby(columns, observed=True, dropna=False)
-    sums = grouped[["error", "decided", "refused", "answered"]].sum()
+    sums = grouped[["error", "decided", "refused", "answered", "precluded"]].sum()
     table = pd.DataFrame(
         {
             "people": grouped.size(),
@@ -165,9 +178,11 @@ def group_table(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
             "mean": grouped["burden"].mean(),
             "median": grouped["burden"].median(),
             "p90": grouped["burden"].quantile(0.9),
+            "precluded": sums["precluded"] / sums["refused"],
         }
     )
     table["actions"] = _top_actions(frame[answered], columns).reindex(table.index)
+    table["blocking"] = _top_actions(frame[marks["precluded"]].assign(actions=frame["blocking"]), columns).reindex(table.index)
     table["refused_ratio"] = table["refused"] / table["refused"][table["refused"] > 0].min()
     table["burden_ratio"] = table["mean"] / table["mean"].min()
     return table
@@ -177,9 +192,38 @@ def _top_actions(answered: pd.DataFrame, columns: list[str]) -> pd.Series:
     """Per group, the features the best options act on most often, with the share of the
     group's people with an option whose best option acts on each."""
     shares = action_shares(answered, columns)
+    if shares.empty:  # nobody of the kind (no precluded person, say): each group's entry is left empty
+        return pd.Series(dtype=object)
     return pd.Series(
         {group: ", ".join(f"{f} {s:.0%}" for f, s in row.nlargest(TOP_ACTIONS).items() if s > 0) for group, row in shares.iterrows()}, dtype=object
     ).rename_axis(shares.index.names)
+
+
+def precluded(frame: pd.DataFrame) -> pd.Series:
+    """Whether each person's answer proves they have no way out (a model read exactly)."""
+    return (frame["status"] == NO_OPTION) & (frame["guarantee"] == "exact")
+
+
+def preclusions(audit: Audit) -> list[str]:
+    """Each protection that keeps one group's refused people out of every option (proved) more
+    often than another group's, by grouping, in words."""
+    out = []
+    frame = audit.frame
+    refused = frame["refused"].fillna(False).astype(bool)
+    kept = frame[precluded(frame)][["blocking"]].explode("blocking").dropna()
+    for name in audit.tables:
+        columns = name.split("+")
+        base = frame[refused].groupby(columns, observed=True, dropna=False).size()
+        for protection in sorted(set(kept["blocking"])):
+            held = kept[kept["blocking"] == protection].index
+            share = (frame.loc[held].groupby(columns, observed=True, dropna=False).size().reindex(base.index, fill_value=0) / base).dropna()
+            if len(share) > 1 and share.max() - share.min() >= GAP and share.max() >= RATIO * share.min():
+                worst, best = share.idxmax(), share.idxmin()
+                out.append(
+                    f"{protection} keeps {share.max():.0%} of refused {group_label(worst)} out of every option, against {share.min():.0%} of refused "
+                    f"{group_label(best)} (by {name}; proved on the model read exactly)"
+                )
+    return out
 
 
 def action_shares(answered: pd.DataFrame, columns: list[str]) -> pd.DataFrame:

@@ -8,7 +8,8 @@ partition, into a folder of Parquet files with one row per person.
   :class:`Partition` s that come out the same on every run.
 - :class:`ResultsFolder`: the manifest of settings, the lock, the partitions kept on a rerun;
   :func:`partition_files` and :func:`read_manifest` for readers such as the audit.
-- :data:`RESULT_COLUMNS`: what each row holds besides the person's input columns.
+- :data:`RESULT_COLUMNS`: what each row holds besides the person's input columns;
+  :func:`audited_columns`: those the audit reads, of answers in memory.
 
 Importing this package loads neither dask, distributed nor pyarrow; a run does.
 """
@@ -16,6 +17,7 @@ Importing this package loads neither dask, distributed nor pyarrow; a run does.
 from .inputs import RESULT_COLUMNS, Input, Partition, input_files, plan_input
 from .run import PARTITION_ROWS, Batch, Summary, dask_client
 from .store import AUDIT, MANIFEST, ResultsFolder, partition_files, read_manifest
+from .work import audited_columns
 
 __all__ = [
     "AUDIT",
@@ -27,6 +29,7 @@ __all__ = [
     "Partition",
     "ResultsFolder",
     "Summary",
+    "audited_columns",
     "dask_client",
     "input_files",
     "partition_files",

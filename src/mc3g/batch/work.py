@@ -59,22 +59,44 @@ def _table(rows: Any, answers: list[Recourse], part: Partition, job: Job) -> Any
 
     stored = rows.index if part.indexed else (part.first_label + part.step * i for i in range(part.rows))
     labels = [_label(v, job.integer_index) for v in stored]
-    best = [a.best for a in answers]
+    audited = audited_columns(answers)
     results = {
         "position": pa.array(range(part.position, part.position + part.rows), pa.int64()),
         "index": pa.array(labels, pa.int64() if job.integer_index else pa.string()),
         "source": pa.array([part.source] * part.rows, pa.string()),
-        "status": pa.array([a.status for a in answers], pa.string()),
-        "refused": pa.array([_REFUSED.get(a.status) for a in answers], pa.bool_()),
-        "cost": pa.array([b.cost if b else None for b in best], pa.float64()),
-        "actions": pa.array([[d.feature for d in b.direct_actions] if b else [] for b in best], pa.list_(pa.string())),
+        "status": pa.array(audited["status"], pa.string()),
+        "refused": pa.array(audited["refused"], pa.bool_()),
+        "cost": pa.array(audited["cost"], pa.float64()),
+        "actions": pa.array(audited["actions"], pa.list_(pa.string())),
         "options": pa.array([json.dumps([cf.to_dict() for cf in a.counterfactuals]) for a in answers], pa.string()),
         "reasons": pa.array([" ".join(a.reasons) if a.status != ERROR else None for a in answers], pa.string()),
         "error": pa.array([" ".join(a.reasons) if a.status == ERROR else None for a in answers], pa.string()),
+        "guarantee": pa.array(audited["guarantee"], pa.string()),
+        "blocking": pa.array(audited["blocking"], pa.list_(pa.string())),
         "settings_hash": pa.array([job.settings_hash] * part.rows, pa.string()),
     }
     inputs = pa.Table.from_pandas(rows.reset_index(drop=True), schema=job.inputs, preserve_index=False)
     return pa.Table.from_arrays([*results.values(), *inputs.columns], names=[*results, *inputs.column_names])
+
+
+def audited_columns(answers: list[Recourse]) -> dict[str, list[Any]]:
+    """The columns of the results the audit reads, one entry per answer: ``status``, ``refused``
+    (None for an error), the best option's ``cost`` and ``actions``, ``guarantee``, ``blocking``."""
+    best = [a.best for a in answers]
+    return {
+        "status": [a.status for a in answers],
+        "refused": [_REFUSED.get(a.status) for a in answers],
+        "cost": [b.cost if b else None for b in best],
+        "actions": [[d.feature for d in b.direct_actions] if b else [] for b in best],
+        "guarantee": [a.run.guarantee for a in answers],
+        "blocking": [blocking_keys(a) for a in answers],
+    }
+
+
+def blocking_keys(answer: Recourse) -> list[str]:
+    """The protections (``feature: setting``) of the smallest sets whose lifting would open a way
+    out for a person with none, proved (:attr:`Recourse.blocking`); [] for anyone else."""
+    return sorted({f"{feature}: {setting}" for unit in answer.blocking or () for feature, setting in unit})
 
 
 def _label(value: Any, integer: bool) -> Any:

@@ -139,8 +139,8 @@ class _Fitted:
     model: Any
     mc3g: MC3G
     dice: Any
-    ours_box: _Counted
-    their_box: _Counted
+    ours_box: Counted
+    their_box: Counted
     fit_seconds: float  # MC3G's
     refused: pd.DataFrame
     judge: _Judge
@@ -153,7 +153,7 @@ def _fit(name: str, kind: str, n_rows: int, k: int, profile: str, hunt: str | Ma
     model = black_box(ds, kind)
     causal = knowledge(ds) or CausalModel()
     schema = causal.schema(ds.schema.under(profile))  # the profile's metadata: DiCE is told its immutable features
-    ours_box, their_box = _Counted(model), _Counted(model)
+    ours_box, their_box = Counted(model), Counted(model)
     start = time.perf_counter()
     mc3g = MC3G(ours_box, causal, schema=ds.schema, k=k, tail=SURROGATE_TAIL[name], profile=profile, hunt=hunt).fit(X_train)
     fit_seconds = time.perf_counter() - start
@@ -307,7 +307,7 @@ def _what_if(mc3g: MC3G, person: dict[str, Any], changes: dict[str, Any]) -> Wha
     return None if w.broken or w.cost is None else w
 
 
-class _Counted:
+class Counted:
     """A classifier that counts the calls made to it and the CPU time they took (DiCE's sklearn
     backend needs ``predict_proba`` and ``classes_``; MC3G calls ``predict``)."""
 

@@ -36,7 +36,7 @@ from .explain import (
 )
 from .sources import SAVED_HELP, dataset_or_saved, given_option, saved_explainer
 
-REFUSALS = ("people", "errors", "refused", "recourse", "refused_ratio")
+REFUSALS = ("people", "errors", "refused", "recourse", "precluded", "refused_ratio")
 BURDEN = ("mean", "median", "p90", "burden_ratio")  # a terminal shows the audit in two tables of these, then the actions
 SCHEDULER_HELP = "The address of an existing Dask scheduler (tcp://HOST:PORT); without it a LocalCluster starts on 127.0.0.1."
 
@@ -120,7 +120,7 @@ def audit(
     as_json: bool = typer.Option(False, "--json", help="Print the tables as JSON."),
 ) -> None:
     """Recourse by group: share refused, share with recourse, its cost (mean, median, p90), the features acted on, and each group against the best-off."""
-    from ..audit import Band, audit, cells, headings, parse_groupings, summary_rows, write_report
+    from ..audit import Band, audit, cells, headings, parse_groupings, preclusions, summary_rows, write_report
     from ..batch import AUDIT
 
     result = audit(folder, parse_groupings(by), [Band.parse(b) for b in bands or ()])
@@ -141,6 +141,12 @@ def audit(
         out.print("Acted on most (share of best options):")
         for row in rows:
             out.print(f"  {row['group']}: {row['actions'] or '-'}", soft_wrap=True)
+        if any(row["blocking"] for row in rows):
+            out.print("Blocking protections (share of the precluded, proved on the model read exactly):")
+            for row in rows:
+                out.print(f"  {row['group']}: {row['blocking'] or '-'}", soft_wrap=True)
+    for warning in preclusions(result):
+        err.print(styled(("Warning:", "bold"), f" {warning}."), soft_wrap=True)
     out.print(f"Wrote {path} and its plots.")
 
 

@@ -274,3 +274,69 @@ def bench_blackbox(
         results = blackbox_benchmark(tuple(datasets), tuple(kinds), rows, k, profile, progress=status, hunt=hunt_given(hunt))
     title = f"MC3G and DiCE random on black boxes ({profile} profile, K = {k}{f', hunt {hunt}' if hunt else ''})"
     print_results(results, columns, row, title, as_json, markdown)
+
+
+@bench_app.command("exact")
+def bench_exact(
+    rows: int = typer.Option(30, "--rows", min=1, help="Refused adult test rows per black box."),
+    k: list[int] = typer.Option([1, 3], "-k", "--k", min=1, help="Options per person; repeat for several."),
+    kinds: list[str] = typer.Option(["hgb", "xgb", "lr", "rf", "et"], "--model", help="Held-out black boxes: hgb, xgb, lr, rf, et. Repeat for several."),
+    markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
+) -> None:
+    """A lender's own model searched as it is (its decision read exactly) against the search through
+    rules that imitate it and DiCE random, on the same refused adult rows, interleaved row by
+    row (product profile): rows answered, no option proved, the surrogate's dearer first options
+    and false "no option", own work per person, seconds and model calls per query."""
+    from ..bench.exact import exact_benchmark
+
+    columns = ("model", "read", "K", "rows", "answered exact / surrogate / DiCE", "no option proved", "surrogate: none where one exists",
+               "surrogate dearer (worst)", "own ms median exact / surrogate", "s per query exact / surrogate / DiCE",
+               "calls per query exact / surrogate / DiCE", "DiCE ÷ exact", "DiCE ÷ surrogate", "fit s")  # fmt: skip
+
+    def row(r: Any) -> tuple[str, ...]:
+        worst = "-" if r.worst_gap is None else f"{r.worst_gap:.0%}"
+        return (
+            r.model, r.reading, str(r.k), str(r.rows), f"{r.exact_answered} / {r.surrogate_answered} / {r.dice_answered}", str(r.proved_none),
+            str(r.false_none), f"{r.dearer} ({worst})", f"{r.exact_ms:.1f} / {r.surrogate_ms:.1f}",
+            f"{r.exact_seconds:.3f} / {r.surrogate_seconds:.3f} / {r.dice_seconds:.3f}", f"{r.exact_calls:.1f} / {r.surrogate_calls:.1f} / {r.dice_calls:.1f}",
+            f"{r.ratio:.1f}×", f"{r.surrogate_ratio:.1f}×", f"{r.fit_seconds:.1f}",
+        )  # fmt: skip
+
+    with spinner("explaining...") as status:
+        results = [run for each in k for run in exact_benchmark(tuple(kinds), rows, each, progress=status)]
+    print_results(results, columns, row, "A model read exactly, through its surrogate and DiCE random (adult, product profile)", as_json, markdown)
+
+
+@bench_app.command("models")
+def bench_models(
+    rows: int = typer.Option(300, "--rows", min=1, help="Adult test rows, the same people for every model."),
+    k: int = typer.Option(3, "-k", "--k", min=1, help="Options per person."),
+    kinds: list[str] = typer.Option(["hgb", "xgb", "lr", "rf", "et"], "--model", help="Held-out black boxes: hgb, xgb, lr, rf, et. Repeat for several."),
+    by: str = typer.Option("sex,marital_status", "--by", help="The groupings whose precluded shares are compared, comma-separated."),
+    markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
+) -> None:
+    """Candidate models compared on the same adult people, each read exactly (product profile):
+    accuracy, the share refused, the share of refused people with an option and its mean cost,
+    the share precluded (a proved "no option") by group and the largest gap, the protections
+    blocking them, and the audit's warnings."""
+    from ..bench.models import models_benchmark
+
+    groupings = [g.strip() for g in by.split(",") if g.strip()]
+    columns = ("model", "accuracy", "people", "refused", "with option", "precluded (proved)", "none, not proved", "mean cost",
+               *(f"precluded by {g}" for g in groupings), "blocking most often", "s per person")  # fmt: skip
+
+    def row(r: Any) -> tuple[str, ...]:
+        by_group = [", ".join(f"{group} {share:.0%}" for group, share in r.precluded_by[g].items()) + f" (gap {r.gaps[g]:.0%})" for g in groupings]
+        return (
+            r.model, f"{r.accuracy:.3f}", str(r.people), str(r.refused), str(r.answered), str(r.precluded), str(r.not_proved), f"{r.mean_cost:.3f}",
+            *by_group, r.blocking or "-", f"{r.seconds:.2f}",
+        )  # fmt: skip
+
+    with spinner("explaining...") as status:
+        results = models_benchmark(tuple(kinds), rows, k, groupings, progress=status)
+    print_results(results, columns, row, "Candidate models on the same people, each read exactly (adult, product profile)", as_json, markdown)
+    for r in results:
+        for warning in r.warnings:
+            typer.echo(f"{r.model}: warning: {warning}.", err=True)

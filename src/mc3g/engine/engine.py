@@ -8,8 +8,8 @@ settings, and turns a person's row into a search :class:`~mc3g.search.Problem`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, ClassVar
 
@@ -22,9 +22,25 @@ from ..glassbox import GlassBox
 from ..models import BlackBox
 from ..params import Constraints, Flag, Instance, OneOf, Whole, validate
 from ..profiles import Profile
+from ..protections import PROTECTIONS
 from ..rules import Literal, Rule, RuleSet, Table, Words, token
-from ..schema import Schema
-from ..search import CANDIDATE_SCHEMES, COST_MODES, NORMS, SCALINGS, Consequences, Distance, Observed, Problem, SpaceSettings, build_space, spread
+from ..schema import Feature, Schema
+from ..search import (
+    CANDIDATE_SCHEMES,
+    COST_MODES,
+    NORMS,
+    SCALINGS,
+    Consequences,
+    Distance,
+    Lift,
+    Observed,
+    Problem,
+    SpaceSettings,
+    allows,
+    barred,
+    build_space,
+    spread,
+)
 from ..values import category, number, plains
 from .tuning import DEFAULT, MEASURED, HuntSettings
 
@@ -258,15 +274,48 @@ class Engine:
         ranges beside the knowledge's, and ``extra`` values; no rule to escape, the model's own
         decision instead.  Distinct options are each the least-cost state of its actions, so one
         value per atom (the nearest) finds them; the K nearest states need K."""
+        return self._read([self.schema.feature(n) for n in self._read_names], instance, 1 if self.settings.distinct else k, extra)
+
+    def protections_in_play(self) -> list[tuple[str, str]]:
+        """The protections (feature, setting) of the features a search against the model read
+        exactly has in play, that a proved "no way out" is asked about (:data:`LIFTED`)."""
+        return [(n, s) for n in self._read_names for s in LIFTED if getattr(self.schema.feature(n), s) != PROTECTIONS[s].free]
+
+    def lifted(self, instance: Mapping[str, Any], lifting: Collection[tuple[str, str]]) -> tuple[Problem, list[Lift]]:
+        """:meth:`read_problem` with the protections ``lifting`` (feature, setting) lifted, each
+        as a :class:`~mc3g.search.Lift` (what it bars while it holds): where what would open a
+        way out is found."""
+        features, held = [], {}
+        for name in self._read_names:
+            f = self.schema.feature(name)
+            kept = [setting for setting in LIFTED if (name, setting) in lifting]
+            features.append(free := replace(f, **{setting: PROTECTIONS[setting].free for setting in kept}))
+            held[name] = [(setting, replace(free, **{setting: getattr(f, setting)})) for setting in kept]
+        problem = self._read(features, instance, 1)
+        lifts = [
+            Lift(fv.name, setting, alone, barred(fv.values, lambda v, a=alone, o=fv.original: allows(a, o, v)), setting == "consequence_only")
+            for fv in problem.space.features
+            for setting, alone in held[fv.name]
+        ]
+        return problem, lifts
+
+    @cached_property
+    def _read_names(self) -> list[str]:
         assert self.glass is not None
-        names = list(dict.fromkeys([*self.glass.features, *features_in_play((), self.causal, self.schema)]))
+        return list(dict.fromkeys([*self.glass.features, *features_in_play((), self.causal, self.schema)]))
+
+    def _read(self, features: list[Feature], instance: Mapping[str, Any], per_atom: int, extra: Mapping[str, list[Any]] | None = None) -> Problem:
+        assert self.glass is not None
         s = self.settings
-        per_atom = 1 if s.distinct else k
         space_settings = SpaceSettings(per_atom=per_atom, plausible=s.plausible, extra=dict(extra or {}), spans=frozenset(self.glass.slopes))
-        space = build_space(
-            [self.schema.feature(n) for n in names], {n: instance[n] for n in names}, self._read_literals, self.observed, self.spreads, space_settings
-        )
+        values = {f.name: instance[f.name] for f in features}
+        space = build_space(features, values, self._read_literals, self.observed, self.spreads, space_settings)
         return Problem(space, [], self.causal, s.mode, s.distance, model=self.glass)
+
+
+LIFTED = ("immutable", "consequence_only", "direction", "max_change", "targets", "moves")
+"""The protections a proved "no way out" is asked about: which, lifted, would open one (never
+to an unknown value: no advice ever goes there)."""
 
 
 K = [Whole(1, "max_states", "the search hands out at most that many states for one person; raise max_states for more")]

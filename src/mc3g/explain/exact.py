@@ -12,8 +12,10 @@ together, to confirm the answer: where the reading was sure, a different verdict
 
 from __future__ import annotations
 
+import collections
 import heapq
 import itertools
+import math
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,13 +25,14 @@ import numpy as np
 from ..engine import Engine
 from ..exceptions import ReadingError
 from ..hunt import FOUND, READ_ALL, Outcome
-from ..search import ActionSets, Assessment, Problem, StateStream, completed
+from ..search import ActionSets, Assessment, Completion, Lift, Problem, StateStream, openings
 from .steps import Draft
 
 Row = dict[str, Any]
 READ = "model"  # an Outcome's rules: the model's own decision, read exactly
 EXHAUSTED = "exhausted"
 BATCH = 16  # states read at a time, beside K
+BOXES = 64  # a linear score's boxes read at a time: each is cheap to bound, the solver's reads are not
 
 
 @dataclass(frozen=True)
@@ -109,27 +112,38 @@ def _options(engine: Engine, problem: Problem, k: int, row: Row, asked: _Asked) 
 
 
 def _completed(engine: Engine, problem: Problem, k: int, row: Row, asked: _Asked) -> Generator[Sequence[Row], list[bool], tuple[list[Option], str]]:
-    """:func:`_options` for a linear score, whose states the stream reads as boxes: each box's
-    least-cost states (:func:`completed`) held until no box left unread costs less."""
+    """:func:`_options` for a linear score, whose states the stream reads as boxes, in the order
+    of the least each holds.  Each box read is given a floor (what its states that may be
+    accepted cost at least), completed (its least-cost states, :class:`Completion`)
+    only when no state found costs less than that floor, and a state found is kept once no box,
+    read or not, may hold a cheaper one."""
     budget, distinct = engine.settings.max_states, engine.settings.distinct
     stream, options = StateStream(problem, budget), ActionSets() if distinct else None
-    held: list[tuple[Any, int, Assessment, Problem]] = []
+    completion = Completion(problem, engine.spreads)
+    unread: collections.deque[Assessment] = collections.deque()
+    boxes: list[tuple[float, int, Assessment]] = []  # read, by floor
+    held: list[tuple[Any, int, Assessment, Problem]] = []  # found, by cost
     kept: list[Option] = []
     order = itertools.count()
     while len(kept) < k:
-        batch = stream.take(k + BATCH)
-        for box in batch:
-            if options is None or options.open(box):
-                for a, p in completed(problem, box, engine.spreads, 1 if distinct else k):
-                    heapq.heappush(held, (a.exact, next(order), a, p))
-        ready = []
-        while held and (not batch or held[0][0] <= batch[-1].exact):  # no box left unread costs less
+        if not unread:
+            unread.extend(stream.take(k + BOXES))
+        least = min(unread[0].exact if unread else math.inf, boxes[0][0] if boxes else math.inf)
+        if held and held[0][0] <= least:  # no box may hold a cheaper state
             _, _, a, p = heapq.heappop(held)
             if options is None or options.open(a):
-                ready.append((a, p))
-        if not batch and not ready:
+                yield from _take(stream, [(a, p)], options, kept, k, row, asked)
+        elif unread and unread[0].exact <= least:
+            box = unread.popleft()
+            if options is None or options.open(box):
+                heapq.heappush(boxes, (completion.floor(box), next(order), box))
+        elif boxes and boxes[0][0] < math.inf:
+            _, _, box = heapq.heappop(boxes)
+            if options is None or options.open(box):
+                for a, p in completion.completed(box, 1 if distinct else k):
+                    heapq.heappush(held, (a.exact, next(order), a, p))
+        else:
             return kept, READ_ALL if stream.at_limit else EXHAUSTED
-        yield from _take(stream, ready, options, kept, k, row, asked)
     return kept, FOUND
 
 
@@ -145,6 +159,20 @@ def _take(stream: StateStream, batch: list[Option], options: ActionSets | None, 
             kept.append((a, p))
             if options is not None:
                 stream.exclude(frozenset(a.direct))
+
+
+def blocking(engine: Engine, instance: Mapping[str, Any]) -> tuple[tuple[Lift, ...], ...]:
+    """For a person the model read exactly accepts in no state within the protections: the
+    smallest sets of protections whose lifting would let it accept one (``()``: none would)."""
+
+    def opens(held: Problem, state: Assessment) -> bool:
+        score = held.score
+        assert score is not None
+        if score.spanned:  # a box of a linear score: some state of it must be accepted
+            return bool(Completion(held, engine.spreads).completed(state))
+        return bool(score.verdicts(np.array([state.state], dtype=np.intp))[0] >= 0)
+
+    return tuple(openings(lambda lifting: engine.lifted(instance, lifting), engine.protections_in_play(), opens))
 
 
 def _check(problem: Problem, steps: list[Draft], refusals: Sequence[bool], row: Row) -> None:

@@ -24,7 +24,9 @@ from .changes import CausedChange, DirectAction, Step, plan_of, read_caused, rea
 
 JSON_FORMAT = "mc3g.recourse"
 JSON_VERSION = 2
-JSON_MINOR = 2  # 2.1: the refusing rules as literals, why fewer than K, changes in words, caused changes' rule ids; 2.2: the run's reading and guarantee
+# 2.1: the refusing rules as literals, why fewer than K, changes in words, caused changes' rule ids;
+# 2.2: the run's reading and guarantee, and what blocks a person with no option
+JSON_MINOR = 2
 
 REFUSED = "refused"
 NOT_REFUSED = "not_refused"
@@ -206,7 +208,10 @@ class Recourse:
     ``refusing`` are the decision rules that refuse the person (for a black box, rules that
     imitate it: ``run.fidelity`` says how well) and ``decision`` the same rules in words.
     ``fewer`` says why there are fewer options than the K asked for ('' when there are K), and
-    ``run.stopped`` where the search stopped.
+    ``run.stopped`` where the search stopped.  ``blocking``, where a model read exactly accepts
+    no state within the protections (a proof), says what would open a way out: the smallest sets
+    of protections (feature, setting) whose lifting would, ``()`` when none would; None where it
+    was not asked.
     """
 
     instance: dict[str, Any]
@@ -217,6 +222,7 @@ class Recourse:
     run: RunRecord = field(default_factory=RunRecord)
     refusing: tuple[Rule, ...] = ()
     fewer: str = ""
+    blocking: tuple[tuple[tuple[str, str], ...], ...] | None = None
 
     @classmethod
     def failed(cls, instance: dict[str, Any], error: Exception, run: RunRecord) -> Recourse:
@@ -271,6 +277,7 @@ class Recourse:
             "refusing": [r.to_dict() for r in self.refusing],
             "reasons": list(self.reasons),
             "fewer": self.fewer or None,
+            "blocking": None if self.blocking is None else [[{"feature": f, "protection": p} for f, p in unit] for unit in self.blocking],
             "run": run,
             "features_touched": self.features_touched,
             "counterfactuals": [cf.to_dict() for cf in self.counterfactuals],
@@ -291,6 +298,7 @@ class Recourse:
             RunRecord.from_dict(data.get("run", {})),
             tuple(Rule.from_dict(r) for r in data.get("refusing", ())),
             data.get("fewer") or "",
+            None if data.get("blocking") is None else tuple(tuple((p["feature"], p["protection"]) for p in unit) for unit in data["blocking"]),
         )
 
     @classmethod

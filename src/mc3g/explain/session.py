@@ -21,9 +21,9 @@ from typing import Any
 from ..engine import Engine
 from ..exceptions import BlackBoxError, InputError
 from ..hunt import BUDGET, FOUND, READ_ALL, STEPS, Hunt, Outcome, Verdicts, hunted, verified
-from ..search import Assessment, Problem, StateStream, why_none
+from ..search import Assessment, Lift, Problem, StateStream, why_none
 from .changes import CausedChange, DirectAction, Step
-from .exact import READ, Confirmed, searched
+from .exact import READ, Confirmed, blocking, searched
 from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, Recourse, RunRecord
 from .steps import Draft, order
 
@@ -122,10 +122,11 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
     session.problem, session.outside = outcome.problem, outcome.outside
     decision, refusing = tuple(engine.words.rule(r) for r in firing), tuple(firing)
     if not outcome.found:
-        reasons = _no_option(engine, outcome, verdicts, wider)
-        return Recourse(
-            row, NO_COUNTERFACTUAL, reasons=reasons, decision=decision, run=_record(engine, k, outcome, verdicts, wider, clock, read), refusing=refusing
-        )
+        opened = blocking(engine, instance) if outcome.rules == READ and outcome.stopped != READ_ALL else None
+        reasons = _no_option(engine, outcome, verdicts, wider) + ((_blocked(engine, opened),) if opened is not None else ())
+        run = _record(engine, k, outcome, verdicts, wider, clock, read)
+        blocked = None if opened is None else tuple(tuple((lift.feature, lift.name) for lift in unit) for unit in opened)
+        return Recourse(row, NO_COUNTERFACTUAL, reasons=reasons, decision=decision, run=run, refusing=refusing, blocking=blocked)
     if read is not None:
         counterfactuals = tuple(replace(cf, steps=tuple(_step(cf, draft, refused) for draft, refused in steps)) for cf, steps in judged)
     else:
@@ -180,6 +181,27 @@ def _no_option(engine: Engine, outcome: Outcome, verdicts: Verdicts | None, wide
     else:
         reasons = (_unanswered(engine, outcome, verdicts),)
     return reasons + ((_undrawn(engine, verdicts, wider or 0),) if verdicts is not None and verdicts.free else ())
+
+
+LIFTED_WORDS = {
+    "immutable": "{feature} could change",
+    "consequence_only": "{feature} could be changed directly",
+    "direction": "{feature} could move the other way",
+    "max_change": "{feature} could move by more than {held.max_change:g}",
+    "targets": "{feature} could take values it may not now",
+    "moves": "{feature} could make moves it may not now",
+}
+
+
+def _blocked(engine: Engine, opened: tuple[tuple[Lift, ...], ...]) -> str:
+    """What would open a way out, in words: each smallest set of protections lifted."""
+    if not opened:
+        return "No way out even with every protection lifted: the model refuses every state of the features it reads."
+
+    def said(lift: Lift) -> str:
+        return LIFTED_WORDS[lift.name].format(feature=engine.words.feature(lift.feature), held=lift.held)
+
+    return "No way out unless " + ", or unless ".join(" and ".join(said(lift) for lift in unit) for unit in opened) + "."
 
 
 def _record(

@@ -9,10 +9,11 @@
 Code outside this package imports from here only.
 """
 
-from .completion import completed
+from .completion import Completion
 from .distance import NORMS, SCALINGS, Distance, change_size, spread
 from .encoding import Program
 from .grid import Domain, decimal, infer_step
+from .lifts import Lift, barred, openings
 from .problem import COST_MODES, Assessment, Consequences, Problem, State
 from .reasons import why_none
 from .solver import ActionSets, StateStream, search
@@ -23,6 +24,7 @@ from .space import (
     Observed,
     Region,
     SpaceSettings,
+    allows,
     build_space,
     numeric_bounds,
 )
@@ -35,9 +37,11 @@ __all__ = [
     "ActionSets",
     "Assessment",
     "CandidateSpace",
+    "Completion",
     "Consequences",
     "Distance",
     "Domain",
+    "Lift",
     "FeatureValues",
     "Observed",
     "Problem",
@@ -46,12 +50,14 @@ __all__ = [
     "SpaceSettings",
     "State",
     "StateStream",
+    "allows",
+    "barred",
     "build_space",
-    "completed",
     "change_size",
     "decimal",
     "infer_step",
     "numeric_bounds",
+    "openings",
     "search",
     "spread",
     "why_none",

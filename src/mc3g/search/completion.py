@@ -3,7 +3,7 @@
 Where a model's score is linear in a number, a candidate value stands for an interval of it
 (:meth:`~.grid.Domain.spans`): a state the solver reads is a box of states, priced at its least
 and let through when the best of each interval could reach the decision (:meth:`Score.possible`).
-:func:`completed` finds, in one box, the least-cost states that reach it: the numbers the score
+:meth:`Completion.completed` finds, in one box, the least-cost states that reach it: the numbers the score
 gains by moving move within their intervals, a small integer program over a few numbers solved
 exactly by branch and bound (each interval's points, the gain and the cost of each), and each
 state found is priced exactly in a problem that holds its values.  A box's states cost no less
@@ -21,49 +21,81 @@ from typing import Any
 
 import numpy as np
 
+from ..exceptions import SearchError
 from .distance import POWERS
 from .grid import grid_value, units
 from .problem import Assessment, Problem
 from .space import CandidateSpace
 
-MOST_POINTS = 1 << 16  # an interval's points listed at most (past it, its first ones): a number moved by a person stays far below
+SLACK = 1e-9  # a bound's float rounding, taken off it so that it never passes the exact cost it bounds
+MOST_POINTS = 1 << 24  # an interval's points past which the grid is too fine to complete exactly (a step of the feature too small)
 
 
 @dataclass(frozen=True)
 class _Move:
-    """A number free to move in its interval: what each of its points, from the box's value on,
-    adds to the score and to the state's cost over the box's, and the points themselves."""
+    """A number free to move in its interval: the floats of its ``count`` points past the box's
+    value (``numbers``; index 0 the box's), what moving to each adds to the score (``gains``) and
+    to the state's cost over the box's (``costs``), the least cost of a unit of score gained
+    (``rate``: a bound for moves not yet chosen), and the exact value of the t-th (``point``)."""
 
     position: int
     gains: np.ndarray
     costs: np.ndarray
+    rate: float
     point: Callable[[int], Any]
 
-    @property
-    def rate(self) -> float:
-        """The least cost of a unit of score gained by moving (0 where moving is free)."""
-        rates = (self.costs[1:] - self.costs[0]) / (self.gains[1:] - self.gains[0])
-        return float(rates.min()) if len(rates) else math.inf
 
+class Completion:
+    """The boxes of one problem's linear score completed (:meth:`completed`) and bounded
+    (:meth:`floor`); the moves of a number's interval are worked out once, for all the boxes
+    that share it."""
 
-def completed(problem: Problem, box: Assessment, spreads: Mapping[str, float], k: int = 1) -> list[tuple[Assessment, Problem]]:
-    """The ``k`` least-cost states of ``box`` the score may accept (its margin at least minus the
-    tolerance), each with the problem it is priced in; the box itself where it needs no move."""
-    score = problem.score
-    assert score is not None
-    grid = np.array([box.state], dtype=np.intp)
-    deficit = -score.tolerance - float(score.margins(grid)[0])
-    moves = [m for p in score.optimistic if (m := _move(problem, box, p, spreads)) is not None]
-    moves.sort(key=lambda m: m.rate)
-    out = []
-    for steps in _cheapest(moves, deficit, k):
-        if not any(steps):
-            out.append((box, problem))
-            continue
-        priced = _priced(problem, box, {problem.names[m.position]: m.point(t) for m, t in zip(moves, steps)}, spreads)
-        if priced is not None:
-            out.append(priced)
-    return out
+    def __init__(self, problem: Problem, spreads: Mapping[str, float]) -> None:
+        assert problem.score is not None
+        self.problem, self.score, self.spreads = problem, problem.score, spreads
+        self._moves: dict[tuple[int, int, bool], _Move | None] = {}
+
+    def completed(self, box: Assessment, k: int = 1) -> list[tuple[Assessment, Problem]]:
+        """The ``k`` least-cost states of ``box`` the score may accept (its margin at least minus
+        the tolerance), each with the problem it is priced in; the box itself where it needs no move."""
+        moves = self._moves_of(box)
+        out = []
+        for steps in _cheapest(moves, self._deficit(box), k):
+            if not any(steps):
+                out.append((box, self.problem))
+                continue
+            priced = _priced(self.problem, box, {self.problem.names[m.position]: m.point(t) for m, t in zip(moves, steps)}, self.spreads)
+            if priced is not None:
+                out.append(priced)
+        return out
+
+    def floor(self, box: Assessment) -> float:
+        """A lower bound of what any state of ``box`` the score may accept costs (inf: none
+        may): the box's cost and the deficit gained at the least rate of each move, as far as
+        each reaches, the cheapest rates first; what lets a box go uncompleted while a state
+        found costs no more."""
+        need, spent = self._deficit(box), float(box.exact)
+        for move in self._moves_of(box):
+            if need <= 0:
+                break
+            reach = min(need, float(move.gains[-1]))
+            spent, need = spent + reach * move.rate, need - reach
+        return spent * (1 - SLACK) if need <= 0 else math.inf
+
+    def _deficit(self, box: Assessment) -> float:
+        """What the box's score lacks to be accepted."""
+        return -self.score.tolerance - float(self.score.margins(np.array([box.state], dtype=np.intp))[0])
+
+    def _moves_of(self, box: Assessment) -> list[_Move]:
+        """The box's moves, the least rate first."""
+        moves = []
+        for position in self.score.optimistic:
+            key = (position, box.state[position], self.problem.names[position] in box.terms)
+            if key not in self._moves:
+                self._moves[key] = _move(self.problem, box, position, self.spreads)
+            if (move := self._moves[key]) is not None:
+                moves.append(move)
+        return sorted(moves, key=lambda m: m.rate)
 
 
 def _move(problem: Problem, box: Assessment, position: int, spreads: Mapping[str, float]) -> _Move | None:
@@ -78,37 +110,43 @@ def _move(problem: Problem, box: Assessment, position: int, spreads: Mapping[str
     slope = score.box.slopes[fv.name]
     if slope * (far - start) <= 0:
         return None  # moving on only lowers the score
-    numbers, point = _points(fv.domain, start, far)
+    numbers, point = _points(fv.domain, start, far, fv.name)
     sizes = np.abs(numbers - float(fv.original)) / spreads.get(fv.name, 1.0)
     terms = fv.feature.weight * (sizes > 0 if problem.distance.norm == "l0" else sizes ** POWERS[problem.distance.norm])
+    gains = slope * (numbers - numbers[0])
     if fv.name not in box.terms and problem.mode == "explained":
-        costs = np.zeros(len(numbers))  # explained, free anywhere in its interval
-    elif fv.name not in box.terms:
-        costs = np.concatenate([[0.0], terms[1:]])  # caused where it stands: moved on, it is a person's own action
-    else:
-        costs = terms - terms[0]
-    return _Move(position, slope * (numbers - numbers[0]), costs, point)
+        return _Move(position, gains, np.zeros(len(numbers)), 0.0, point)  # explained, free anywhere in its interval
+    if fv.name not in box.terms:  # caused where it stands: moved on, it is a person's own action
+        costs = np.concatenate([[0.0], terms[1:]])
+        return _Move(position, gains, costs, float(np.min(costs[1:] / gains[1:])), point)
+    costs = terms - terms[0]  # convex in the points: the first step is the dearest a unit
+    return _Move(position, gains, costs, float(np.min(costs[1:] / gains[1:])), point)
 
 
-def _points(domain: Any, start: Any, far: Any) -> tuple[np.ndarray, Callable[[int], Any]]:
-    """The interval's points from ``start`` to ``far`` as floats (for the bound), and the exact
+def _points(domain: Any, start: Any, far: Any, name: str) -> tuple[np.ndarray, Callable[[int], Any]]:
+    """The interval's points from ``start`` to ``far`` as floats (for the search), and the exact
     value of the t-th (0: ``start``)."""
     if domain.seen is None:
         first, last = units(start, domain.step), units(far, domain.step)
         if first.denominator != 1 or last.denominator != 1:
             return np.array([float(start)]), lambda t: start
-        sign, count = (1 if last > first else -1), min(abs(int(last - first)), MOST_POINTS)
+        sign, count = (1 if last > first else -1), abs(int(last - first))
+        if count > MOST_POINTS:
+            raise SearchError(
+                f"{name} moves on a grid of {count:,} points between {start} and {far}: too fine to complete a linear score exactly; give it a coarser step"
+            )
         numbers = (int(first) + sign * np.arange(count + 1)) * float(domain.step)
         return numbers, lambda t: start if t == 0 else grid_value(int(first) + sign * t, domain.step)
-    points = [start, *domain.following(start, far, MOST_POINTS)]
+    points = [start, *domain.following(start, far, len(domain.seen))]
     return np.asarray(points, dtype=np.float64), points.__getitem__
 
 
 def _cheapest(moves: list[_Move], deficit: float, k: int) -> list[tuple[int, ...]]:
     """The ``k`` least-cost choices of a point per move (0: stay) whose gains add up to
     ``deficit`` at least, cheapest first, by branch and bound: the moves in order of their least
-    rate, each one's points tried from the fewest that reach the deficit alone down to none, a
-    branch cut where what it costs and the least the rest would cost pass the k-th best."""
+    rate, each one's points up to the fewest that reach the deficit alone tried in order of what
+    they cost with the least the rest would, until that passes the k-th best; the last move takes
+    the fewest points that reach what is left (its points cost more the farther they go)."""
     best: list[tuple[float, tuple[int, ...]]] = []  # a max-heap by negated cost
     rest = [min((m.rate for m in moves[i:]), default=math.inf) for i in range(len(moves) + 1)]
 
@@ -130,16 +168,18 @@ def _cheapest(moves: list[_Move], deficit: float, k: int) -> list[tuple[int, ...
             return
         move = moves[i]
         top = min(int(np.searchsorted(move.gains, need, side="left")), len(move.gains) - 1)  # the fewest points that reach it alone
-        previous = math.inf
-        for t in range(top, 0, -1):
-            bound = spent + move.costs[t] + _least(need - move.gains[t], rest[i + 1])
-            if bound >= bar() and bound >= previous:
-                break  # convex in the points (costs convex, the rest's bound linear): from here down to 1 it only grows
-            previous = bound
-            if bound < bar():
-                branch(i + 1, need - move.gains[t], spent + float(move.costs[t]), chosen + (t,))
-        if spent + move.costs[0] + _least(need, rest[i + 1]) < bar():  # staying, always: a number free where it stands costs once moved
-            branch(i + 1, need, spent + float(move.costs[0]), chosen + (0,))
+        if i == len(moves) - 1:  # the last: its points cost more the farther they go, so the fewest that reach it, and the next
+            for t in range(top, min(top + k, len(move.gains))):
+                if move.gains[t] >= need:
+                    keep(spent + float(move.costs[t]), chosen + (t,))
+            return
+        left = need - move.gains[: top + 1]
+        with np.errstate(invalid="ignore"):
+            bounds = spent + move.costs[: top + 1] + np.where(left > 0, left * rest[i + 1], 0.0)
+        for t in np.argsort(bounds, kind="stable"):  # the most promising first: a bound past the k-th best ends the branch
+            if bounds[t] >= bar():
+                break
+            branch(i + 1, float(left[t]), spent + float(move.costs[t]), chosen + (int(t),))
 
     branch(0, deficit, 0.0, ())
     return [chosen for _, chosen in sorted(best, key=lambda item: -item[0])]

@@ -201,21 +201,31 @@ class Program:
         their leaves and the candidates' terms as integers rounded up, and the least sum."""
         leaves, terms, least = score.weights()
         names = self.problem.names
-        self.lines.append(f"% the model ({score.box.kind}): the leaves and terms must sum to at least {least}")
+        self.lines.append(f"% the model ({score.box.kind}): its leaves and terms, each tree's and feature's in order of weight")
         trees = score.trees
         if trees is not None:
             ids = {f: [self._truth(names[f], row, f"{names[f]}: test {t} of the model") for t, row in enumerate(rows)] for f, rows in score.patterns.items()}
             inner = trees.feature >= 0
             self.lines.extend(f"root({n})." for n in trees.roots)
-            self.lines.extend(
-                f"node({n},{ids[f][t]},{y},{z})."
-                for n, f, t, y, z in zip(np.flatnonzero(inner), trees.feature[inner], trees.test[inner], trees.yes[inner], trees.no[inner])
-            )
-            self.lines.extend(f"leaf({n},{w})." for n, w in zip(np.flatnonzero(~inner), leaves))
+            nodes = zip(np.flatnonzero(inner), trees.feature[inner], trees.test[inner], trees.yes[inner], trees.no[inner])
+            self.lines.extend(f"node({n},{ids[f][t]},{y},{z})." for n, f, t, y, z in nodes)
+            leaf = np.flatnonzero(~inner)
+            tree = np.searchsorted(trees.roots, leaf, side="right") - 1
+            for t in range(len(trees.roots)):
+                mine = tree == t
+                least -= self._ranked(f"leaf({{}},{t},{{}}).", f"step({t},{{}},{{}}).", leaf[mine], leaves[mine])
         for position, counted in terms.items():
             name = quote(names[position])
-            self.lines.extend(f"term({name},{j},{w})." for j, w in enumerate(counted))
-        self.lines.append(f"least({least}).")
+            least -= self._ranked(f"term({name},{{}},{{}}).", f"rise({name},{{}},{{}}).", np.arange(len(counted)), counted)
+        self.lines.append(f"least({least}).  % what the steps above each least weight must add up to")
+
+    def _ranked(self, item: str, step: str, keys: np.ndarray, weights: np.ndarray) -> int:
+        """Facts of items (``keys``) by the rank of their weight among the distinct ones, and the
+        step up to each rank; returns the least weight (what every item adds at least)."""
+        distinct, rank = np.unique(weights, return_inverse=True)
+        self.lines.extend(item.format(k, r) for k, r in zip(keys, rank.reshape(-1)))
+        self.lines.extend(step.format(r, d) for r, d in enumerate(np.diff(distinct), 1))
+        return int(distinct[0]) if len(distinct) else 0
 
     def parts(self) -> list[str]:
         """The parts of the encoding this problem needs, base first."""

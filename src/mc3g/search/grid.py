@@ -136,9 +136,3 @@ class Domain:
             return [w for i in range(1, n + 1) if (far - (w := grid_value(int(k) + sign * i, self.step))) * sign >= 0]
         seen = self.seen[(self.seen >= min(v, far)) & (self.seen <= max(v, far)) & (self.seen != v)]
         return plains(seen[:n] if far > v else seen[::-1][:n])
-
-    def middle(self, v: Any, far: Any) -> Any | None:
-        """A value between ``v`` (not it) and ``far`` (it may be), near halfway."""
-        half = v + (far - v) / 2
-        point = self.nearest(half, far)
-        return None if point is None or point == v else point

@@ -118,6 +118,17 @@ class Score:
             node = np.where(table[start[node] + grid[rows, feature[node]]], yes[node], no[node])
         return node
 
+    def ceiling(self) -> float:
+        """No state's margin passes this: each tree's best leaf and each feature's best term
+        taken together, whether or not one state reaches them all (a state reaches none past)."""
+        total = self.bias + sum(float(t.max(initial=-np.inf)) for t in self.optimistic.values())
+        if self.trees is not None and len(self.trees.roots):
+            leaf = np.flatnonzero(self.trees.feature < 0)
+            best = np.full(len(self.trees.roots), -np.inf)
+            np.maximum.at(best, np.searchsorted(self.trees.roots, leaf, side="right") - 1, self.trees.value[leaf])
+            total += float(best.sum())
+        return total
+
     @property
     def spanned(self) -> bool:
         """Whether some candidate stands for an interval of a number the score is linear in."""
@@ -137,13 +148,18 @@ class Score:
 
     def weights(self) -> tuple[np.ndarray, dict[int, np.ndarray], int]:
         """The solver's integers: each leaf's value and each candidate's optimistic term at one
-        scale, rounded up, and the least sum a state the model may accept reaches; the scale
-        keeps the sum of every weight in size below 2^30 (clingo adds them all up when it
-        simplifies the sum)."""
+        scale, rounded up, and the least sum a state the model may accept reaches.  The scale
+        keeps every sum of them below 2^30 (the solver counts each tree's leaves and each
+        feature's terms from their least, in steps that add up to its best: :mod:`.encoding`)."""
         leaves = self.trees.value[self.trees.feature < 0] if self.trees is not None else np.zeros(0)
         floor = self.bias + self.tolerance
-        total = float(np.abs(leaves).sum()) + sum(float(np.abs(t).sum()) for t in self.optimistic.values()) + abs(floor) + 1.0
-        scale = 2.0 ** (WEIGHT_BITS - 1 - math.ceil(math.log2(total)))
+        largest = sum(float(np.abs(t).max(initial=0.0)) for t in self.optimistic.values())
+        if self.trees is not None and len(self.trees.roots):
+            leaf = np.flatnonzero(self.trees.feature < 0)
+            most = np.zeros(len(self.trees.roots))
+            np.maximum.at(most, np.searchsorted(self.trees.roots, leaf, side="right") - 1, np.abs(self.trees.value[leaf]))
+            largest += float(most.sum())
+        scale = 2.0 ** (WEIGHT_BITS - 2 - math.ceil(math.log2(largest + abs(floor) + 1.0)))
         counted = {p: np.ceil(t * scale).astype(np.int64) for p, t in self.optimistic.items()}
         return np.ceil(leaves * scale).astype(np.int64), counted, math.floor(-floor * scale)
 

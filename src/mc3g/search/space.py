@@ -251,6 +251,19 @@ def _spanned(values: FeatureValues, domain: Domain | None) -> FeatureValues:
     return values if domain is None else replace(values, domain=domain, spans=domain.spans(values.values))
 
 
+def allows(feature: Feature, original: Any, value: Any) -> bool:
+    """Whether advice may put ``feature`` at ``value`` from the person's ``original`` (the
+    person's own value always)."""
+    if value == original:
+        return True
+    if feature.immutable:
+        return False
+    if feature.is_numeric:
+        lo, hi = numeric_bounds(feature, original)
+        return bool(lo <= value <= hi)
+    return (feature.domain is None or value in feature.domain) and feature.may_move(token(original), value)
+
+
 def _categorical_values(feature: Feature, original: str, seen: Sequence[str] | None) -> list[str]:
     if feature.immutable:
         return [original]

@@ -1,0 +1,139 @@
+"""What would open a way out: the fewest protections whose lifting lets a model read exactly
+accept a state, for a person it refuses everywhere within them.
+
+Each protection is tried alone first: the person's problem with it lifted, no larger than their
+own (most people kept out are kept out by one), and not searched at all where the best leaf of
+each tree could not reach the decision (:meth:`Score.ceiling`).  Where none opens a way, the
+problem has every protection of the features in play lifted (their values all candidates), and
+each becomes a switch: while it holds, the values it forbids are barred (:class:`Lift`: a
+feature's immutability, its direction, how far it may move, the values it may take or move to,
+and a feature that may change only as a consequence, which may not be a person's own action),
+and the solver finds the fewest switches to throw.  Costs play no part; each state the solver
+opens is checked with the model read exactly, and the other sets of as many are found in turn.
+No protection is weighed against another: a lender reads which of them keeps the person out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import clingo
+import numpy as np
+
+from ..schema import Feature
+from .encoding import ENCODING, Program, quote
+from .problem import Assessment, Problem, State
+
+MOST_SETS = 4  # sets of as many protections reported, at most
+MOST_TRIES = 64  # solves, each a set found or a state the rounding let through
+
+
+@dataclass(frozen=True)
+class Lift:
+    """A protection in force: ``feature``'s setting ``name`` as it held (``held``: the feature with
+    only that protection), the candidate values it bars in the lifted problem (``barred``), and
+    whether it bars the feature from being a person's own action (``alone``)."""
+
+    feature: str
+    name: str
+    held: Feature
+    barred: tuple[int, ...]
+    alone: bool = False
+
+    @property
+    def key(self) -> str:
+        return f"{self.feature}:{self.name}"
+
+
+Lifted = Callable[[Sequence[tuple[str, str]]], tuple[Problem, list[Lift]]]  # the problem with these protections lifted, and them
+
+
+def openings(lifted: Lifted, protections: Sequence[tuple[str, str]], opens: Callable[[Problem, Assessment], bool]) -> list[tuple[Lift, ...]]:
+    """The smallest sets of ``protections`` (feature, setting) whose lifting lets the model
+    accept a state, up to :data:`MOST_SETS` of them; ``lifted(some)`` is the problem with
+    ``some`` lifted, and ``opens(problem, state)`` says whether the model accepts a state the
+    solver found (its bound on the model is rounded up).  [] when no lifting opens any."""
+    found = []
+    for protection in protections:
+        problem, lifts = lifted([protection])
+        if problem.score is not None and problem.score.ceiling() >= -problem.score.tolerance and _solved(problem, lifts, opens, switches=False):
+            found.append(tuple(lifts))
+            if len(found) == MOST_SETS:
+                return found
+    if found or len(protections) < 2:
+        return found
+    problem, lifts = lifted(protections)
+    if problem.score is not None and problem.score.ceiling() < -problem.score.tolerance:
+        return []  # the model refuses every state of the features it reads
+    return _solved(problem, lifts, opens, switches=True)
+
+
+def _solved(problem: Problem, lifts: Sequence[Lift], opens: Callable[[Problem, Assessment], bool], switches: bool) -> list[tuple[Lift, ...]]:
+    """The sets of ``lifts`` of the least size that open a state the model accepts, up to
+    :data:`MOST_SETS`, each a switch of :mod:`.encoding`'s part ``lifts`` (``switches``), or
+    lifted already (then whether any state opens is all that is asked)."""
+    program = Program(problem)
+    ctl = clingo.Control(["--warn=none", "--opt-mode=opt" if switches else "--opt-mode=ignore"])
+    ctl.add("base", [], ENCODING)
+    ctl.add("base", [], _facts(program, lifts if switches else ()))
+    extra = "lifts_derived" if problem.mode == "derived" else "lifts_explained"
+    ctl.ground([(part, []) for part in program.parts()] + ([("lifts", []), (extra, [])] if switches else []))
+    found: list[tuple[Lift, ...]] = []
+    for _ in range(MOST_TRIES):
+        opened = _fewest(ctl, problem, {lift.key: lift for lift in lifts})
+        if opened is None or (found and len(opened[0]) > len(found[0])):
+            break
+        chosen, state = opened
+        priced = problem.assess(state)
+        with ctl.backend() as backend:
+            if priced is None or not opens(problem, priced):  # let through by the rounding: barred, then again
+                backend.add_rule([], [_literal(ctl, "val", name, j) for name, j in zip(problem.names, state)])
+                continue
+            found.append(chosen if switches else tuple(lifts))
+            if not switches:
+                break
+            backend.add_rule([], [_literal(ctl, "lift", lift.key) for lift in chosen])  # known: the other sets of its size next
+        if len(found) == MOST_SETS:
+            break
+    return found
+
+
+def _facts(program: Program, lifts: Sequence[Lift]) -> str:
+    lines = [program.facts()]
+    for lift in lifts:
+        key, name = quote(lift.key), quote(lift.feature)
+        lines.append(f"unit({key}).")
+        lines.extend(f"gate({key},{name},{j})." for j in lift.barred)
+        if lift.alone:
+            lines.append(f"alone({key},{name}).")
+    return "\n".join([*lines, "#show lift/1.", "#show val/2."]) + "\n"
+
+
+def _fewest(ctl: clingo.Control, problem: Problem, lifts: dict[str, Lift]) -> tuple[tuple[Lift, ...], State] | None:
+    """The fewest lifts the solver's bound lets through, and a state they open (with no
+    switches, the first state found: costs play no part)."""
+    position = {name: i for i, name in enumerate(problem.names)}
+    best = None
+    with ctl.solve(yield_=True) as handle:
+        for model in handle:  # each better than the last: the last is the fewest
+            state, chosen = [0] * len(problem.names), []
+            for symbol in model.symbols(shown=True):
+                if symbol.name == "val":
+                    state[position[symbol.arguments[0].string]] = symbol.arguments[1].number
+                else:
+                    chosen.append(lifts[symbol.arguments[0].string])
+            best = (tuple(sorted(chosen, key=lambda lift: lift.key)), tuple(state))
+    return best
+
+
+def _literal(ctl: clingo.Control, name: str, *arguments: object) -> int:
+    symbol = clingo.Function(name, [clingo.String(a) if isinstance(a, str) else clingo.Number(int(a)) for a in arguments])  # type: ignore[arg-type]
+    atom = ctl.symbolic_atoms[symbol]
+    assert atom is not None, symbol
+    return atom.literal
+
+
+def barred(values: Sequence[object], allowed: Callable[[object], bool]) -> tuple[int, ...]:
+    """The candidates (by index) a protection does not allow."""
+    return tuple(int(j) for j in np.flatnonzero([not allowed(v) for v in values]))
