@@ -330,3 +330,14 @@ def test_bench_models_compares_candidate_models_on_the_same_people() -> None:
         assert 0.7 < r["accuracy"] < 1 and r["answered"] + r["precluded"] + r["not_proved"] == r["refused"] and r["not_proved"] == 0
         assert set(r["precluded_by"]) == {"sex", "marital_status"} and set(r["precluded_by"]["sex"]) <= {"Female", "Male"}
         assert all(0 <= share <= 1 for shares in r["precluded_by"].values() for share in shares.values())
+
+
+@pytest.mark.slow
+def test_bench_reading_reads_small_forests_and_refuses_bad_sizes() -> None:
+    result = runner.invoke(app, ["bench", "reading", "--sizes", "5x4,3x6", "--rows", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [(r["trees"], r["depth"]) for r in rows] == [(5, 4), (3, 6)] and all("read exactly" in r["reading"] and r["nodes"] > 0 for r in rows)
+    assert all(r["answered"] + r["proved_none"] == r["rows"] == 2 for r in rows)
+    bad = runner.invoke(app, ["bench", "reading", "--sizes", "five"])
+    assert bad.exit_code == 2 and "TREESxDEPTH" in bad.output

@@ -59,12 +59,17 @@ def held_out(kind: str) -> Any:
 def fitted(kind: str, X: pd.DataFrame, labels: pd.Series, numeric: list[str]) -> tuple[Any, str]:
     """The black box fitted behind dense one-hot categories and scaled numbers, and its
     favourable label (XGBoost learns class numbers: 1 is ">50K")."""
+    target, favourable = ((labels == ">50K").astype(int), "1") if kind == "xgb" else (labels, ">50K")
+    return encoded(held_out(kind), X, numeric).fit(X, target), favourable
+
+
+def encoded(estimator: Any, X: pd.DataFrame, numeric: list[str]) -> Any:
+    """``estimator`` behind dense one-hot categories and scaled numbers."""
     categories = [c for c in X.columns if c not in numeric]
     encode = ColumnTransformer(
         [("categories", OneHotEncoder(handle_unknown="ignore", sparse_output=False), categories), ("numbers", StandardScaler(), numeric)]
     )
-    target, favourable = ((labels == ">50K").astype(int), "1") if kind == "xgb" else (labels, ">50K")
-    return make_pipeline(encode, held_out(kind)).fit(X, target), favourable
+    return make_pipeline(encode, estimator)
 
 
 @dataclass(frozen=True)
@@ -163,3 +168,49 @@ def _median_ms(answers: list[Recourse]) -> float:
 
 def _calls(answers: list[Recourse]) -> float:
     return float(np.mean([a.run.model_rounds or 0 for a in answers])) if answers else math.nan
+
+
+@dataclass(frozen=True)
+class ReadingRun:
+    trees: int
+    depth: int | None
+    nodes: int  # the forest's nodes, as scikit-learn counts them
+    reading: str  # what was read, or why not
+    fit_seconds: float  # the explainer's fit, the reading and its check included
+    own_ms: float  # the search's own work per person, median
+    most_ms: float  # and the most
+    answered: int
+    proved_none: int
+    rows: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def reading_benchmark(sizes: list[tuple[int, int | None]], rows: int = 5, k: int = 1, progress: Callable[[str], None] | None = None) -> list[ReadingRun]:
+    """Where reading stops: random forests of adult of growing size (trees, depth), each read
+    and searched exactly on the same first ``rows`` refused test rows, or, past
+    :data:`~mc3g.explain.readable.READ_LIMIT` nodes, searched through its surrogate (and saying so)."""
+    from threadpoolctl import threadpool_limits
+
+    ds = load("adult", split="paper")
+    X, X_test = ds.train.drop(columns=[ds.schema.label]), ds.test.drop(columns=[ds.schema.label])
+    numeric = [c for c in X.columns if c in ds.schema.numeric]
+    out = []
+    with threadpool_limits(limits=1):
+        for trees, depth in sizes:
+            if progress:
+                progress(f"a forest of {trees} trees of depth {depth or 'any'}")
+            forest = RandomForestClassifier(n_estimators=trees, max_depth=depth, random_state=0, n_jobs=1)
+            model = encoded(forest, X, numeric).fit(X, ds.train[ds.schema.label].astype(str))
+            start = time.perf_counter()
+            explainer = MC3G(model, knowledge(ds), schema=ds.schema, k=k, desired_class=">50K", profile=Profile.PRODUCT).fit(X)
+            fit_seconds = time.perf_counter() - start
+            answers = [explainer.explain(row) for _, row in X_test[model.predict(X_test) != ">50K"].iloc[:rows].iterrows()]
+            own = [1000 * (a.run.search_seconds or 0.0) for a in answers]
+            nodes = sum(e.tree_.node_count for e in forest.estimators_)
+            proved = sum(a.status == "no_counterfactual" and a.run.guarantee == "exact" for a in answers)
+            answered = sum(bool(a.counterfactuals) for a in answers)
+            read = answers[0].run.reading or ""
+            out.append(ReadingRun(trees, depth, nodes, read, fit_seconds, float(np.median(own)), max(own), answered, proved, len(answers)))
+    return out

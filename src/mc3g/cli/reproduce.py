@@ -308,6 +308,34 @@ def bench_exact(
     print_results(results, columns, row, "A model read exactly, through its surrogate and DiCE random (adult, product profile)", as_json, markdown)
 
 
+@bench_app.command("reading")
+def bench_reading(
+    sizes: str = typer.Option("25x8,100x12,200x16,400x20,300x0", "--sizes", help="Forests as TREESxDEPTH, comma-separated (depth 0: grown to the end)."),
+    rows: int = typer.Option(5, "--rows", min=1, help="Refused adult test rows per forest."),
+    markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
+) -> None:
+    """Where reading stops: random forests of adult of growing size read and searched exactly (or,
+    past the nodes mc3g reads, through their surrogate), with the fit and the search's own time."""
+    from ..bench.exact import reading_benchmark
+
+    try:
+        parsed = [(int(t), int(d) or None) for t, d in (size.strip().split("x") for size in sizes.split(",") if size.strip())]
+    except ValueError:
+        raise typer.BadParameter(f"sizes are TREESxDEPTH, comma-separated, not {sizes!r}", param_hint="--sizes") from None
+    columns = ("trees", "depth", "nodes", "read", "fit s", "own ms median (most)", "answered", "no option proved", "rows")
+
+    def row(r: Any) -> tuple[str, ...]:
+        return (
+            str(r.trees), str(r.depth or "any"), f"{r.nodes:,}", r.reading, f"{r.fit_seconds:.1f}", f"{r.own_ms:.0f} ({r.most_ms:.0f})",
+            str(r.answered), str(r.proved_none), str(r.rows),
+        )  # fmt: skip
+
+    with spinner("explaining...") as status:
+        results = reading_benchmark(parsed, rows, progress=status)
+    print_results(results, columns, row, "Where reading stops: random forests of adult (product profile, K = 1)", as_json, markdown)
+
+
 @bench_app.command("models")
 def bench_models(
     rows: int = typer.Option(300, "--rows", min=1, help="Adult test rows, the same people for every model."),
