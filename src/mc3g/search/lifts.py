@@ -1,17 +1,14 @@
 """What would open a way out: the fewest protections whose lifting lets a model read exactly
 accept a state, for a person it refuses everywhere within them.
 
-Each protection is tried alone first: the person's problem with it lifted, no larger than their
-own (most people kept out are kept out by one), and not searched at all where the best leaf of
-each tree could not reach the decision (:meth:`Score.ceiling`).  Where none opens a way, the
-problem has every protection of the features in play lifted (their values all candidates), and
-each becomes a switch: while it holds, the values it forbids are barred (:class:`Lift`: a
-feature's immutability, its direction, how far it may move, the values it may take or move to,
-and a feature that may change only as a consequence, which may not be a person's own action),
-and the solver finds the fewest switches to throw.  Costs play no part; each state the solver
-opens is checked with the model read exactly, and the other sets of as many are found in turn.
-No protection is weighed against another: a lender reads which of them keeps the person out.
-"""
+The person's problem has every protection of the features in play lifted (their values all
+candidates), and each becomes a switch: while it holds, the values it forbids are barred
+(:class:`Lift`: a feature's immutability, its direction, how far it may move, the values it may
+take or move to, and a feature that may change only as a consequence, which may not be a
+person's own action), and the solver finds the fewest switches to throw, by core-guided
+optimisation, in one grounding.  Costs play no part; each state the solver opens is checked with
+the model read exactly, and the other sets of as many are found in turn.  No protection is
+weighed against another: a lender reads which of them keeps the person out."""
 
 from __future__ import annotations
 
@@ -51,34 +48,27 @@ Lifted = Callable[[Sequence[tuple[str, str]]], tuple[Problem, list[Lift]]]  # th
 
 def openings(lifted: Lifted, protections: Sequence[tuple[str, str]], opens: Callable[[Problem, Assessment], bool]) -> list[tuple[Lift, ...]]:
     """The smallest sets of ``protections`` (feature, setting) whose lifting lets the model
-    accept a state, up to :data:`MOST_SETS` of them; ``lifted(some)`` is the problem with
-    ``some`` lifted, and ``opens(problem, state)`` says whether the model accepts a state the
-    solver found (its bound on the model is rounded up).  [] when no lifting opens any."""
-    found = []
-    for protection in protections:
-        problem, lifts = lifted([protection])
-        if problem.score is not None and problem.score.ceiling() >= -problem.score.tolerance and _solved(problem, lifts, opens, switches=False):
-            found.append(tuple(lifts))
-            if len(found) == MOST_SETS:
-                return found
-    if found or len(protections) < 2:
-        return found
+    accept a state, up to :data:`MOST_SETS` of them, in the order of their protections' keys;
+    ``lifted(some)`` is the problem with ``some`` lifted, and ``opens(problem, state)`` says
+    whether the model accepts a state the solver found (its bound on the model is rounded up).
+    [] when no lifting opens any."""
     problem, lifts = lifted(protections)
-    if problem.score is not None and problem.score.ceiling() < -problem.score.tolerance:
-        return []  # the model refuses every state of the features it reads
-    return _solved(problem, lifts, opens, switches=True)
+    if not lifts or (problem.score is not None and problem.score.ceiling() < -problem.score.tolerance):
+        return []  # nothing to lift, or the model refuses every state of the features it reads
+    return sorted(_solved(problem, lifts, opens), key=lambda unit: [lift.key for lift in unit])
 
 
-def _solved(problem: Problem, lifts: Sequence[Lift], opens: Callable[[Problem, Assessment], bool], switches: bool) -> list[tuple[Lift, ...]]:
+def _solved(problem: Problem, lifts: Sequence[Lift], opens: Callable[[Problem, Assessment], bool]) -> list[tuple[Lift, ...]]:
     """The sets of ``lifts`` of the least size that open a state the model accepts, up to
-    :data:`MOST_SETS`, each a switch of :mod:`.encoding`'s part ``lifts`` (``switches``), or
-    lifted already (then whether any state opens is all that is asked)."""
+    :data:`MOST_SETS`, each lift a switch of :mod:`.encoding`'s part ``lifts``: the fewest found
+    by core-guided optimisation (few switches thrown is what it proves fastest), then the other
+    sets of as many by plain solving, each set found barred in turn."""
     program = Program(problem)
-    ctl = clingo.Control(["--warn=none", "--opt-mode=opt" if switches else "--opt-mode=ignore"])
+    ctl = clingo.Control(["--warn=none", "--opt-mode=opt", "--opt-strategy=usc"])
     ctl.add("base", [], ENCODING)
-    ctl.add("base", [], _facts(program, lifts if switches else ()))
+    ctl.add("base", [], _facts(program, lifts))
     extra = "lifts_derived" if problem.mode == "derived" else "lifts_explained"
-    ctl.ground([(part, []) for part in program.parts()] + ([("lifts", []), (extra, [])] if switches else []))
+    ctl.ground([(part, []) for part in program.parts()] + [("lifts", []), (extra, [])])
     found: list[tuple[Lift, ...]] = []
     for _ in range(MOST_TRIES):
         opened = _fewest(ctl, problem, {lift.key: lift for lift in lifts})
@@ -90,10 +80,13 @@ def _solved(problem: Problem, lifts: Sequence[Lift], opens: Callable[[Problem, A
             if priced is None or not opens(problem, priced):  # let through by the rounding: barred, then again
                 backend.add_rule([], [_literal(ctl, "val", name, j) for name, j in zip(problem.names, state)])
                 continue
-            found.append(chosen if switches else tuple(lifts))
-            if not switches:
-                break
+            found.append(chosen)
             backend.add_rule([], [_literal(ctl, "lift", lift.key) for lift in chosen])  # known: the other sets of its size next
+            if len(found) == 1:  # the fewest is known: a set of as many is any state with no more switches thrown
+                most = backend.add_atom()
+                backend.add_weight_rule([most], len(chosen) + 1, [(_literal(ctl, "lift", lift.key), 1) for lift in lifts])
+                backend.add_rule([], [most])
+                ctl.configuration.solve.opt_mode = "ignore"  # type: ignore[union-attr]
         if len(found) == MOST_SETS:
             break
     return found
@@ -111,8 +104,8 @@ def _facts(program: Program, lifts: Sequence[Lift]) -> str:
 
 
 def _fewest(ctl: clingo.Control, problem: Problem, lifts: dict[str, Lift]) -> tuple[tuple[Lift, ...], State] | None:
-    """The fewest lifts the solver's bound lets through, and a state they open (with no
-    switches, the first state found: costs play no part)."""
+    """The fewest lifts the solver's bound lets through, and a state they open (once the fewest
+    is known, the first set of no more found: costs play no part)."""
     position = {name: i for i, name in enumerate(problem.names)}
     best = None
     with ctl.solve(yield_=True) as handle:
