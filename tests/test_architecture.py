@@ -116,7 +116,8 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("explain",),  # the explainer, its session, its answers
     ("baselines", "records", "applicants", "reference"),  # records: a batch's results file
     ("methods", "batch", "serve"),  # methods: MC3G and the baselines behind one interface
-    ("audit", "bench"),
+    ("audit",),
+    ("bench",),  # bench models compares candidate models with the audit's own tables
     ("cli",),
 )
 """The rooms of ``src/mc3g`` (its folders, and its modules without ``.py``), bottom floor first."""
