@@ -78,8 +78,10 @@ def test_a_model_read_exactly_shows_what_it_precludes_and_a_protection_that_keep
             "sex": ["F"] * 4 + ["M"] * 4,
         }
     )
-    result = audit(_folder(tmp_path, people), [["sex"]])
+    people = pd.concat([people.assign(sex=people["sex"] + "-few"), *[people] * 5], ignore_index=True).assign(position=range(48))
+    result = audit(_folder(tmp_path, people, planned=48), [["sex"]])  # twenty refused women and men, four of each a group too few to compare
     women, men = result.tables["sex"].loc["F"], result.tables["sex"].loc["M"]
+    assert result.tables["sex"].loc["F-few", "precluded"] == 1.0
     assert (women["precluded"], men["precluded"]) == (1.0, 0.25)  # the man without a proof is not precluded
     assert women["blocking"] == f"{marital} 75%" and men["blocking"] == f"{older} 100%"
     assert preclusions(result) == [

@@ -17,7 +17,8 @@ one, or several joined), :func:`audit` gives:
   would open a way out for them most often, each with its share of the group's precluded people.
 
 :func:`preclusions` names each protection that keeps one group's refused people out more often
-than another's (:data:`GAP` apart at least, and :data:`RATIO` times as often).
+than another's (:data:`GAP` apart at least, and :data:`RATIO` times as often), among groups of
+:data:`FEWEST` refused people or more.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ NO_OPTION = "no_counterfactual"
 ERROR = "error"
 TOP_ACTIONS = 3
 GAP, RATIO = 0.05, 1.25  # a protection warned of: it keeps this much more of one group's refused people out, and this many times as many
+FEWEST = 20  # refused people a group needs to be compared in a warning: a share of three people says little
 
 
 @dataclass(frozen=True)
@@ -214,6 +216,7 @@ def preclusions(audit: Audit) -> list[str]:
     for name in audit.tables:
         columns = name.split("+")
         base = frame[refused].groupby(columns, observed=True, dropna=False).size()
+        base = base[base >= FEWEST]
         for protection in sorted(set(kept["blocking"])):
             held = kept[kept["blocking"] == protection].index
             share = (frame.loc[held].groupby(columns, observed=True, dropna=False).size().reindex(base.index, fill_value=0) / base).dropna()
