@@ -9,7 +9,7 @@ best-off one.
 """
 
 from .report import COLUMNS, cells, headings, write_report
-from .table import Audit, Band, action_shares, audit, group_label, group_table, parse_groupings, preclusions, read_people, summary_rows
+from .table import Audit, Band, action_shares, audit, group_label, group_table, parse_groupings, precluded, preclusions, read_people, summary_rows
 
 __all__ = [
     "COLUMNS",
@@ -22,6 +22,7 @@ __all__ = [
     "group_table",
     "headings",
     "parse_groupings",
+    "precluded",
     "preclusions",
     "read_people",
     "summary_rows",

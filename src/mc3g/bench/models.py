@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..audit import Audit, group_label, group_table, preclusions
+from ..audit import Audit, group_label, group_table, precluded, preclusions
 from ..batch import audited_columns
 from ..datasets import load
 from ..explain import MC3G
@@ -83,13 +83,12 @@ def _figures(kind: str, accuracy: float, answers: list[Any], people: pd.DataFram
     tables = {g: group_table(frame, [g]) for g in groupings}
     audit = Audit("bench", len(frame), len(frame), "", tables, frame)
     refused = frame["refused"].fillna(False).astype(bool)
-    none = frame["status"] == "no_counterfactual"
-    precluded = none & (frame["guarantee"] == "exact")
-    counts = Counter(p for keys in frame.loc[precluded, "blocking"] for p in keys)
-    blocking = ", ".join(f"{p} {n / max(int(precluded.sum()), 1):.0%}" for p, n in counts.most_common(TOP_BLOCKING))
+    none, proved = frame["status"] == "no_counterfactual", precluded(frame)
+    counts = Counter(p for keys in frame.loc[proved, "blocking"] for p in keys)
+    blocking = ", ".join(f"{p} {n / max(int(proved.sum()), 1):.0%}" for p, n in counts.most_common(TOP_BLOCKING))
     shares = {g: {group_label(group): float(v) for group, v in t["precluded"].dropna().items()} for g, t in tables.items()}
     return ModelRun(
-        kind, accuracy, len(frame), int(refused.sum()), int((frame["status"] == "refused").sum()), int(precluded.sum()), int((none & ~precluded).sum()),
+        kind, accuracy, len(frame), int(refused.sum()), int((frame["status"] == "refused").sum()), int(proved.sum()), int((none & ~proved).sum()),
         float(frame["cost"].dropna().mean()) if frame["cost"].notna().any() else float("nan"), shares,
         {g: max(s.values()) - min(s.values()) if s else 0.0 for g, s in shares.items()}, blocking, tuple(preclusions(audit)), seconds,
     )  # fmt: skip
