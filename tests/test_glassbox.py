@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import itertools
 import warnings
+from types import SimpleNamespace
 
+import clingo
 import jsonschema
 import numpy as np
 import pandas as pd
@@ -33,9 +35,11 @@ from mc3g import MC3G
 from mc3g.causal import CausalModel, CausalRule, Constraint
 from mc3g.exceptions import InputError, ReadingError
 from mc3g.explain import Recourse
+from mc3g.explain.exact import blocking
 from mc3g.rules import Literal
 from mc3g.schema import Feature, Schema
 from mc3g.search import Problem
+from mc3g.search.lifts import _fewest
 from mc3g.serialization import json_schema
 
 RECOURSE = jsonschema.Draft202012Validator(json_schema("mc3g.recourse"))
@@ -262,3 +266,19 @@ def test_a_proved_no_way_out_names_the_fewest_protections_whose_lifting_opens_on
     document = kept_out.to_dict()
     RECOURSE.validate(document)
     assert Recourse.from_dict(document).blocking == kept_out.blocking
+    engine = explainer.engine_
+    instance = engine.instance({"x": 5, "y": 1.0, "c": "a", "d": "p"}, "the person")
+    assert blocking(engine, instance, conflicts=0) is None  # out of conflicts before the fewest is proved: not determined
+    assert [[lift.key for lift in unit] for unit in blocking(engine, instance) or ()] == [["d:immutable"]]
+
+
+def test_the_search_for_what_opens_a_way_out_stops_when_its_conflicts_run_out() -> None:
+    """Nine pigeons in eight holes: no proof within 50 conflicts, so nothing is settled; with
+    the conflicts to spare, the proof that no state exists."""
+    control = clingo.Control(["--warn=none"])
+    control.add("base", [], "p(1..9). h(1..8). 1 { in(P,H) : h(H) } 1 :- p(P). :- in(P,H), in(Q,H), P < Q. #show.")
+    control.ground([("base", [])])
+    control.configuration.solve.solve_limit = "50"
+    assert _fewest(control, SimpleNamespace(names=()), {}) == (None, False)
+    control.configuration.solve.solve_limit = "umax"
+    assert _fewest(control, SimpleNamespace(names=()), {}) == (None, True)

@@ -25,7 +25,7 @@ import numpy as np
 from ..engine import Engine
 from ..exceptions import ReadingError
 from ..hunt import FOUND, READ_ALL, Outcome
-from ..search import ActionSets, Assessment, Completion, Lift, Problem, StateStream, openings
+from ..search import MOST_CONFLICTS, ActionSets, Assessment, Completion, Lift, Problem, StateStream, openings
 from .steps import Draft
 
 Row = dict[str, Any]
@@ -161,9 +161,10 @@ def _take(stream: StateStream, batch: list[Option], options: ActionSets | None, 
                 stream.exclude(frozenset(a.direct))
 
 
-def blocking(engine: Engine, instance: Mapping[str, Any]) -> tuple[tuple[Lift, ...], ...]:
+def blocking(engine: Engine, instance: Mapping[str, Any], conflicts: int = MOST_CONFLICTS) -> tuple[tuple[Lift, ...], ...] | None:
     """For a person the model read exactly accepts in no state within the protections: the
-    smallest sets of protections whose lifting would let it accept one (``()``: none would)."""
+    smallest sets of protections whose lifting would let it accept one (``()``: none would;
+    None: the solver's ``conflicts`` ran out first)."""
 
     def opens(held: Problem, state: Assessment) -> bool:
         score = held.score
@@ -172,7 +173,8 @@ def blocking(engine: Engine, instance: Mapping[str, Any]) -> tuple[tuple[Lift, .
             return bool(Completion(held, engine.spreads).completed(state))
         return bool(score.verdicts(np.array([state.state], dtype=np.intp))[0] >= 0)
 
-    return tuple(openings(lambda lifting: engine.lifted(instance, lifting), engine.protections_in_play(), opens))
+    found = openings(lambda lifting: engine.lifted(instance, lifting), engine.protections_in_play(), opens, conflicts)
+    return None if found is None else tuple(found)
 
 
 def _check(problem: Problem, steps: list[Draft], refusals: Sequence[bool], row: Row) -> None:

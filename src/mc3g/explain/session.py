@@ -21,7 +21,7 @@ from typing import Any
 from ..engine import Engine
 from ..exceptions import BlackBoxError, InputError
 from ..hunt import BUDGET, FOUND, READ_ALL, STEPS, Hunt, Outcome, Verdicts, hunted, verified
-from ..search import Assessment, Lift, Problem, StateStream, why_none
+from ..search import MOST_CONFLICTS, Assessment, Lift, Problem, StateStream, why_none
 from .changes import CausedChange, DirectAction, Step
 from .exact import READ, Confirmed, blocking, searched
 from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, Recourse, RunRecord
@@ -122,8 +122,9 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
     session.problem, session.outside = outcome.problem, outcome.outside
     decision, refusing = tuple(engine.words.rule(r) for r in firing), tuple(firing)
     if not outcome.found:
-        opened = blocking(engine, instance) if outcome.rules == READ and outcome.stopped != READ_ALL else None
-        reasons = _no_option(engine, outcome, verdicts, wider) + ((_blocked(engine, opened),) if opened is not None else ())
+        proved = outcome.rules == READ and outcome.stopped != READ_ALL
+        opened = blocking(engine, instance) if proved else None
+        reasons = _no_option(engine, outcome, verdicts, wider) + ((_blocked(engine, opened),) if proved else ())
         run = _record(engine, k, outcome, verdicts, wider, clock, read)
         blocked = None if opened is None else tuple(tuple((lift.feature, lift.name) for lift in unit) for unit in opened)
         return Recourse(row, NO_COUNTERFACTUAL, reasons=reasons, decision=decision, run=run, refusing=refusing, blocking=blocked)
@@ -193,8 +194,10 @@ LIFTED_WORDS = {
 }
 
 
-def _blocked(engine: Engine, opened: tuple[tuple[Lift, ...], ...]) -> str:
+def _blocked(engine: Engine, opened: tuple[tuple[Lift, ...], ...] | None) -> str:
     """What would open a way out, in words: each smallest set of protections lifted."""
+    if opened is None:
+        return f"What would open a way out was not worked out: the solver's bound on that work ({MOST_CONFLICTS:,} conflicts) was reached first."
     if not opened:
         return "No way out even with every protection lifted: the model refuses every state of the features it reads."
 

@@ -13,7 +13,7 @@ from .completion import Completion
 from .distance import NORMS, SCALINGS, Distance, change_size, spread
 from .encoding import Program
 from .grid import Domain, decimal, infer_step
-from .lifts import Lift, barred, openings
+from .lifts import MOST_CONFLICTS, Lift, barred, openings
 from .problem import COST_MODES, Assessment, Consequences, Problem, State
 from .reasons import why_none
 from .solver import ActionSets, StateStream, search
@@ -32,6 +32,7 @@ from .space import (
 __all__ = [
     "CANDIDATE_SCHEMES",
     "COST_MODES",
+    "MOST_CONFLICTS",
     "NORMS",
     "SCALINGS",
     "ActionSets",

@@ -8,7 +8,11 @@ take or move to, and a feature that may change only as a consequence, which may 
 person's own action), and the solver finds the fewest switches to throw, by core-guided
 optimisation, in one grounding.  Costs play no part; each state the solver opens is checked with
 the model read exactly, and the other sets of as many are found in turn.  No protection is
-weighed against another: a lender reads which of them keeps the person out."""
+weighed against another: a lender reads which of them keeps the person out.
+
+The work is bounded by the solver's conflicts (:data:`MOST_CONFLICTS`, all solves of one person
+together), not by the clock, so a person's answer is the same on any machine: when the bound
+stops the search before the fewest is proved, what would open a way out is not determined."""
 
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ from .problem import Assessment, Problem, State
 
 MOST_SETS = 4  # sets of as many protections reported, at most
 MOST_TRIES = 64  # solves, each a set found or a state the rounding let through
+MOST_CONFLICTS = 8000  # the solver's conflicts, a person's solves together (the adult ExtraTrees needs at most about 2,000)
 
 
 @dataclass(frozen=True)
@@ -46,23 +51,28 @@ class Lift:
 Lifted = Callable[[Sequence[tuple[str, str]]], tuple[Problem, list[Lift]]]  # the problem with these protections lifted, and them
 
 
-def openings(lifted: Lifted, protections: Sequence[tuple[str, str]], opens: Callable[[Problem, Assessment], bool]) -> list[tuple[Lift, ...]]:
+def openings(
+    lifted: Lifted, protections: Sequence[tuple[str, str]], opens: Callable[[Problem, Assessment], bool], conflicts: int = MOST_CONFLICTS
+) -> list[tuple[Lift, ...]] | None:
     """The smallest sets of ``protections`` (feature, setting) whose lifting lets the model
     accept a state, up to :data:`MOST_SETS` of them, in the order of their protections' keys;
     ``lifted(some)`` is the problem with ``some`` lifted, and ``opens(problem, state)`` says
     whether the model accepts a state the solver found (its bound on the model is rounded up).
-    [] when no lifting opens any."""
+    [] when no lifting opens any; None when the solver's ``conflicts`` ran out before the fewest
+    was proved."""
     problem, lifts = lifted(protections)
     if not lifts or (problem.score is not None and problem.score.ceiling() < -problem.score.tolerance):
         return []  # nothing to lift, or the model refuses every state of the features it reads
-    return sorted(_solved(problem, lifts, opens), key=lambda unit: [lift.key for lift in unit])
+    found = _solved(problem, lifts, opens, conflicts)
+    return None if found is None else sorted(found, key=lambda unit: [lift.key for lift in unit])
 
 
-def _solved(problem: Problem, lifts: Sequence[Lift], opens: Callable[[Problem, Assessment], bool]) -> list[tuple[Lift, ...]]:
+def _solved(problem: Problem, lifts: Sequence[Lift], opens: Callable[[Problem, Assessment], bool], conflicts: int) -> list[tuple[Lift, ...]] | None:
     """The sets of ``lifts`` of the least size that open a state the model accepts, up to
     :data:`MOST_SETS`, each lift a switch of :mod:`.encoding`'s part ``lifts``: the fewest found
     by core-guided optimisation (few switches thrown is what it proves fastest), then the other
-    sets of as many by plain solving, each set found barred in turn."""
+    sets of as many by plain solving, each set found barred in turn, while ``conflicts`` last
+    (None: they ran out before the fewest was proved; once it is, the sets found so far)."""
     program = Program(problem)
     ctl = clingo.Control(["--warn=none", "--opt-mode=opt", "--opt-strategy=usc"])
     ctl.add("base", [], ENCODING)
@@ -71,7 +81,13 @@ def _solved(problem: Problem, lifts: Sequence[Lift], opens: Callable[[Problem, A
     ctl.ground([(part, []) for part in program.parts()] + [("lifts", []), (extra, [])])
     found: list[tuple[Lift, ...]] = []
     for _ in range(MOST_TRIES):
-        opened = _fewest(ctl, problem, {lift.key: lift for lift in lifts})
+        if conflicts <= 0:
+            return found or None
+        ctl.configuration.solve.solve_limit = str(conflicts)  # type: ignore[union-attr]
+        opened, settled = _fewest(ctl, problem, {lift.key: lift for lift in lifts})
+        conflicts -= int(ctl.statistics["solving"]["solvers"]["conflicts"])
+        if not settled:
+            return found or None  # the bound stopped it: the fewest unproved, or no more sets
         if opened is None or (found and len(opened[0]) > len(found[0])):
             break
         chosen, state = opened
@@ -103,9 +119,10 @@ def _facts(program: Program, lifts: Sequence[Lift]) -> str:
     return "\n".join([*lines, "#show lift/1.", "#show val/2."]) + "\n"
 
 
-def _fewest(ctl: clingo.Control, problem: Problem, lifts: dict[str, Lift]) -> tuple[tuple[Lift, ...], State] | None:
+def _fewest(ctl: clingo.Control, problem: Problem, lifts: dict[str, Lift]) -> tuple[tuple[tuple[Lift, ...], State] | None, bool]:
     """The fewest lifts the solver's bound lets through, and a state they open (once the fewest
-    is known, the first set of no more found: costs play no part)."""
+    is known, the first set of no more found: costs play no part), and whether the solve ended
+    by itself (False: the conflicts ran out first)."""
     position = {name: i for i, name in enumerate(problem.names)}
     best = None
     with ctl.solve(yield_=True) as handle:
@@ -117,7 +134,9 @@ def _fewest(ctl: clingo.Control, problem: Problem, lifts: dict[str, Lift]) -> tu
                 else:
                     chosen.append(lifts[symbol.arguments[0].string])
             best = (tuple(sorted(chosen, key=lambda lift: lift.key)), tuple(state))
-    return best
+        result = handle.get()
+    optimising = ctl.configuration.solve.opt_mode != "ignore"  # type: ignore[union-attr]
+    return best, bool(result.exhausted or (not optimising and result.satisfiable))
 
 
 def _literal(ctl: clingo.Control, name: str, *arguments: object) -> int:
