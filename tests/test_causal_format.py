@@ -271,7 +271,7 @@ SYNTAX_ERRORS = [
         1,
         4,
         "expected a feature item (numeric, categorical, range, valid, domain, targets, moves, unknown, step, weight, max-change, immutable, "
-        "consequence-only, must-change, increase-only, decrease-only, any-direction, label, values) after ':', found 'consequence_only'; "
+        "consequence-only, must-change, increase-only, decrease-only, any-direction, waits, label, values) after ':', found 'consequence_only'; "
         "did you mean 'consequence-only'?",
     ),
     ("x: increase-only, decrease-only", 1, 19, "'decrease-only' contradicts 'increase-only' in this declaration"),

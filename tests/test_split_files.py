@@ -154,10 +154,10 @@ def _folder(tmp_path: Path, own: str, name: str = "uci/adult.product.causal") ->
 @pytest.mark.parametrize(
     ("own", "lifted"),
     [
-        ("capital_gain: max-change 10000", "'capital_gain' max-change 7298"),
-        ("capital_gain: any-direction", "'capital_gain' increase-only"),
+        ("capital_gain: not immutable", "'capital_gain' immutable"),
+        ("hours_per_week: max-change 30", "'hours_per_week' max-change 20"),
         ("marital_status: not immutable", "'marital_status' immutable"),
-        ("age: any-direction", "'age' increase-only"),  # the data's own protection
+        ("age: max-change 20", "'age' max-change 10"),
         ("workclass: moves {Private -> Never-worked}", "'workclass' moves"),
     ],
 )
@@ -172,10 +172,10 @@ def test_a_splits_profile_file_may_tighten_never_lift(uci, tmp_path: Path, own: 
 
 
 def test_a_splits_profile_file_tightens_and_adds(uci, tmp_path: Path) -> None:
-    folder = _folder(tmp_path, "capital_gain: max-change 5000\ncapital_loss: immutable")
+    folder = _folder(tmp_path, "age: max-change 5\ncapital_loss: immutable")
     product = shipped_profiles(uci.schema.under(None), "uci", folder)["product"]
-    assert product.features["capital_gain"] == {"direction": "increase", "max_change": 5000.0} and product.features["capital_loss"] == {"immutable": True}
-    assert product.where["capital_gain"] == "mc3g/resources/uci/adult.product.causal:2:1" and product.where["age"].startswith("mc3g/resources/adult.product")
+    assert product.features["age"] == {"direction": "increase", "waits": "years", "max_change": 5.0} and product.features["capital_loss"] == {"immutable": True}
+    assert product.where["age"] == "mc3g/resources/uci/adult.product.causal:2:1" and product.where["hours_per_week"].startswith("mc3g/resources/adult.product")
 
 
 @pytest.mark.parametrize(

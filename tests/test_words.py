@@ -18,7 +18,8 @@ from mc3g import MC3G
 from mc3g.causal import CausalModel, CausalRule, CausalSyntaxError, parse
 from mc3g.datasets import JOHN, load
 from mc3g.exceptions import InputError
-from mc3g.explain import CausedChange, Counterfactual, Recourse, violations
+from mc3g.explain import CausedChange, Counterfactual, DirectAction, Recourse, violations
+from mc3g.explain.changes import read_direct
 from mc3g.reference import fitted_explainer, reference
 from mc3g.rules import PLAIN, Literal, Rule, RuleSet
 from mc3g.schema import Feature, Schema
@@ -183,6 +184,26 @@ def test_every_shipped_value_and_feature_reads_as_words(adult_schema: Schema) ->
     )
 
 
+
+def test_a_feature_only_time_changes_is_declared_printed_back_and_read_as_a_wait() -> None:
+    """A wait reads as one ("Wait 3 years"), never "Raise your age", in the answer's words and
+    its JSON; a category waits for its next band."""
+    model = parse('bank_balance: increase-only, waits "years"\ndebt: waits\n', schema=SCHEMA)
+    assert model.features == {"bank_balance": {"direction": "increase", "waits": "years"}, "debt": {"waits": ""}}
+    assert parse(model.to_text(), schema=SCHEMA) == model
+    words = model.schema(SCHEMA).words()
+    three, one = DirectAction.of(words, "bank_balance", 2, 5, 0.3), DirectAction.of(words, "bank_balance", 2, 3, 0.1)
+    assert three.sentence() == "Wait 3 years (your bank balance will then be 5)." and one.sentence().startswith("Wait 1 year (")
+    band = DirectAction.of(words, "debt", "none", "over_10000", 1.0)
+    assert band.sentence() == "Wait until your debt is over 10,000." and band.waits and three.how == "you wait for this"
+    assert not DirectAction.of(PLAIN, "bank_balance", 2, 5, 0.3).waits  # without the setting, an action
+    assert three.to_dict()["shown"]["waits"] == "years" and read_direct(three.to_dict()) == three
+
+
+def test_a_number_only_time_changes_must_be_declared_to_rise_only() -> None:
+    with pytest.raises(CausalSyntaxError, match="a number only time changes only rises: declare it increase-only with waits"):
+        parse('bank_balance: waits "years"', file="k.causal", schema=SCHEMA)
+
 # -- the structured decision ---------------------------------------------------------------------
 def test_the_answer_carries_the_refusing_rules_and_each_change_in_words(loan) -> None:
     ds, explainer = loan
@@ -190,7 +211,7 @@ def test_the_answer_carries_the_refusing_rules_and_each_change_in_words(loan) ->
     assert answer.refusing == tuple(explainer.decision_rules_) and answer.decision == ("bank balance is below 60,000", "credit score is below 620")
     document = answer.to_dict()
     RECOURSE.validate(document)
-    assert (document["version"], document["minor"]) == (2, 2)
+    assert (document["version"], document["minor"]) == (2, 3)
     assert [Rule.from_dict(r) for r in document["refusing"]] == list(explainer.decision_rules_)
     (direct, _), (caused,) = answer.best.direct_actions, answer.best.caused_changes
     assert direct.shown.to_dict() == {"feature": "debt", "from": "over 10,000", "to": "none"}

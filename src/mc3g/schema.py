@@ -45,7 +45,8 @@ class Feature:
     target): a person with value ``a`` may be advised ``b`` only when ``(a, b)`` is one of them
     (never-married -> married, not never-married -> divorced).  ``unknown`` are the values that
     mean "not known" (adult's '?'): a person may have one, and keeps it, but advice never moves a
-    person to one, whatever the targets and moves say.
+    person to one, whatever the targets and moves say.  ``waits``: only time changes the feature
+    (age); a change is a wait in this unit ("years"; "" for a category's next bands), not an action.
 
     What a person reads: ``label`` is the feature's name in words ("hours per week"; by default
     the name with spaces for underscores) and ``value_labels`` the words for its values
@@ -68,6 +69,7 @@ class Feature:
     max_change: float | None = None
     weight: float = 1.0
     must_change: bool = False
+    waits: str | None = None
     description: str = ""
     label: str | None = None
     value_labels: tuple[tuple[str | float, str], ...] = ()
@@ -91,6 +93,10 @@ class Feature:
             number(self.max_change, f"feature {self.name!r}: the max-change")
             if self.max_change <= 0:
                 raise InputError(f"feature {self.name!r}: max-change must be > 0, not {self.max_change}")
+        if self.waits:  # "" for a category: it waits for its next band
+            words(self.waits, f"feature {self.name!r}: the unit of time it waits in")
+        if self.waits is not None and self.kind == "numeric" and self.direction != "increase":
+            raise InputError(f"feature {self.name!r}: a number only time changes only rises: declare it increase-only with waits")
         if self.kind == "categorical" and any(x is not None for x in (self.range, self.valid, self.step, self.max_change)):
             raise InputError(f"feature {self.name!r}: a categorical feature has no range, valid values, step or max-change")
         if self.kind == "numeric" and (self.domain is not None or self.targets is not None or self.moves is not None or self.unknown):
@@ -151,9 +157,7 @@ class Feature:
         if not self.is_numeric or not keys or self.valid is None or self.step is None:
             return False
         n = round((self.valid[1] - self.valid[0]) / self.step)
-        if n + 1 > len(keys):
-            return False
-        return all(self.valid[0] + i * self.step in keys for i in range(n + 1))
+        return n + 1 <= len(keys) and all(self.valid[0] + i * self.step in keys for i in range(n + 1))
 
     def within(self, x: int | float, where: str) -> int | float:
         """The number ``x`` when a person may have it (see ``valid``); else an
@@ -306,6 +310,7 @@ class Schema:
             {f.name: f.label for f in self.features if f.label},
             {f.name: dict(f.value_labels) for f in self.features if f.value_labels},
             frozenset(f.name for f in self.features if f.labels_every_value),
+            {f.name: f.waits for f in self.features if f.waits is not None},
         )
 
     def select(self, names: Iterable[str]) -> Schema:

@@ -33,7 +33,7 @@ NEGATABLE = ("immutable", "consequence-only", "must-change")
 NUMBERS: dict[str, str] = {"step": "step", "weight": "weight", "max-change": "max_change"}
 """Feature items with a number: the :class:`~mc3g.schema.Feature` field each one sets."""
 
-ITEMS = ("numeric", "categorical", "range", "valid", "domain", "targets", "moves", "unknown", *NUMBERS, *FLAGS, "label", "values")
+ITEMS = ("numeric", "categorical", "range", "valid", "domain", "targets", "moves", "unknown", *NUMBERS, *FLAGS, "waits", "label", "values")
 
 OPERATORS = ("==", "!=", "<", "<=", ">", ">=")
 SET_OPS = ("in", "not in")

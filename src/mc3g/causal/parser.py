@@ -23,7 +23,7 @@ while the line ends with ``,`` or ``<-`` or a ``{`` or ``[`` is open)::
                  | ['not'] 'immutable'
                  | ['not'] 'consequence-only' | ['not'] 'must-change'
                  | 'increase-only' | 'decrease-only' | 'any-direction'
-                 | 'label' STRING | 'values' '{' value ':' STRING {',' value ':' STRING} '}'
+                 | 'waits' [STRING] | 'label' STRING | 'values' '{' value ':' STRING {',' value ':' STRING} '}'
     rule        := ['cause'] condition '<-' condition {',' condition}
     constraint  := 'forbid' condition {',' condition}
     condition   := name ('=='|'!=') value | name ('<'|'<='|'>'|'>=') NUMBER

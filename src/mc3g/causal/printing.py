@@ -99,6 +99,8 @@ def _items(settings: Mapping[str, Any]) -> list[str]:
             items.append(word)
         elif setting is False:
             items.append(f"not {word}")
+    if settings.get("waits") is not None:
+        items.append("waits" + (f" {_quoted(settings['waits'])}" if settings["waits"] else ""))
     if settings.get("label") is not None:
         items.append(f"label {_quoted(settings['label'])}")
     if settings.get("value_labels"):

@@ -247,6 +247,8 @@ class StatementParser:
             decl.named.extend(tok for pair in pairs for tok in pair)
         elif word == "label":
             put("label", self.take(("string",), "the feature's words in quotes").value)
+        elif word == "waits":  # its unit of time in quotes; none for a category
+            put("waits", self.next().value if self.peek().kind == "string" else "")
         elif word == "values":
             decl.labelled = self.labels()
             put("value_labels", {(tok.value if tok.kind == "number" else tok.word): text for tok, text in decl.labelled})

@@ -188,35 +188,37 @@ def bench_profiles(
 
 @bench_app.command("advice")
 def bench_advice(
-    rows: int = typer.Option(None, "--rows", min=1, help="The first N refused test rows per data set (default: all of them)."),
+    rows: int = typer.Option(None, "--rows", min=1, help="The first N refused test rows per data set and model (default: all of them)."),
     k: int = typer.Option(3, "-k", "--k", min=1, help="Options per person."),
     datasets: list[str] = typer.Option(["adult", "german"], "--data", help="adult and/or german; repeat for both."),
+    kinds: list[str] = typer.Option(None, "--model", help="et, hgb or gb; repeat for several (default: et and hgb on adult, gb on German)."),
     profile: str = typer.Option(Profile.PRODUCT.value, "--profile", help=PROFILE_HELP),
-    n_jobs: int = typer.Option(1, "--n-jobs", min=1, help="Processes."),
     markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:
-    """What a lender would hand out: a histogram gradient-boosted black box refuses test rows, each
-    refused person is explained, and every option is counted by what a lender should not hand out
-    (protected features, marriage and household, unknown values, moves the knowledge does not
-    allow, more than 60 hours, moves past each max-change), with the first options that are a
-    single capital gain and the people with fewer than K options, by why."""
-    from ..bench.advice import advice_audit
+    """What a lender would send: held-out black boxes refuse test rows, each refused person is
+    explained, and every option is judged by the lender's checklist (docs/checklist.md): the
+    options that pass, those failing each line, the people with an option that passes, and the
+    people with none, told why."""
+    from ..bench.advice import DEFAULT_MODELS, MODELS, advice_benchmark
+    from ..bench.checklist import LINES
 
-    columns = ("data", "profile", "people", "answered", "options", "protected", "marriage & household", "unknown values",
-               "moves not allowed", "hours > 60", "past max-change", "other", "first option a single capital gain",
-               "fewer than K (why)", "seconds")  # fmt: skip
+    for kind in kinds or ():
+        if kind not in MODELS:
+            raise typer.BadParameter(f"{kind!r} is none of {', '.join(MODELS)}", param_hint="--model")
+    columns = ("data", "model", "profile", "people", "answered", "options", "pass", *(f"fail: {line}" for line in LINES),
+               "people with one that passes", "no option", "no option naming a protected feature", "fewer than K (why)", "seconds")  # fmt: skip
 
     def row(r: Any) -> tuple[str, ...]:
-        counts = (r.people, r.answered, r.options, r.protected, r.household, r.unknown, r.moves, r.hours)
-        past = ", ".join(f"{name} {n:,}" for name, n in r.past_max_change.items()) or "-"
-        gain = f"{r.first_single_gain:,} ({100 * r.first_single_gain / r.answered:.0f}%)" if r.answered else "-"
+        share = f"{r.passing:,} ({100 * r.passing / r.options:.0f}%)" if r.options else "-"
+        sendable = f"{r.sendable:,} ({100 * r.sendable / r.people:.0f}%)" if r.people else "-"
         fewer = "; ".join(f"{why} {n:,}" for why, n in sorted(r.fewer.items())) or "-"
-        return (f"{r.dataset} ({r.split})", r.profile, *(f"{n:,}" for n in counts), past, f"{r.other:,}", gain, fewer, f"{r.seconds:.0f}")
+        return (f"{r.dataset} ({r.split})", r.model, r.profile, f"{r.people:,}", f"{r.answered:,}", f"{r.options:,}", share,
+                *(f"{r.failing[line]:,}" for line in LINES), sendable, f"{r.none:,}", f"{r.none_naming_protected:,}", fewer, f"{r.seconds:.0f}")  # fmt: skip
 
     with spinner("explaining...") as status:
-        results = [advice_audit(name, profile, k, rows, n_jobs, progress=status) for name in datasets]
-    title = f"Options a lender should not hand out ({profile} profile, K = {k}, histogram gradient boosting)"
+        results = [advice_benchmark(name, kind, profile, k, rows, progress=status) for name in datasets for kind in (kinds or DEFAULT_MODELS[name])]
+    title = f"Options judged by the lender's checklist ({profile} profile, K = {k}, held-out black boxes)"
     print_results(results, columns, row, title, as_json, markdown)
 
 

@@ -278,8 +278,10 @@ class Engine:
 
     def protections_in_play(self) -> list[tuple[str, str]]:
         """The protections (feature, setting) of the features a search against the model read
-        exactly has in play, that a proved "no way out" is asked about (:data:`LIFTED`)."""
-        return [(n, s) for n in self._read_names for s in LIFTED if getattr(self.schema.feature(n), s) != PROTECTIONS[s].free]
+        exactly has in play, that a proved "no way out" is asked about (:data:`LIFTED`): not the
+        direction of a feature only time changes, which no one could lift."""
+        features = [self.schema.feature(n) for n in self._read_names]
+        return [(f.name, s) for f in features for s in LIFTED if getattr(f, s) != PROTECTIONS[s].free and not (s == "direction" and f.waits is not None)]
 
     def lifted(self, instance: Mapping[str, Any], lifting: Collection[tuple[str, str]]) -> tuple[Problem, list[Lift]]:
         """:meth:`read_problem` with the protections ``lifting`` (feature, setting) lifted, each

@@ -14,30 +14,32 @@ from typing import Any
 
 from ..causal import CausalRule
 from ..rules import PLAIN, Words
-from ..values import plain
+from ..values import plain, show
 
 
 @dataclass(frozen=True)
 class Shown:
     """A change as a person reads it: the feature's label and the words of the value before and
-    after ("education level", "high school graduate", "bachelor's degree")."""
+    after ("education level", "high school graduate", "bachelor's degree"), and for a feature
+    only time changes, the unit of time waited (``waits``: "years"; "" for a category)."""
 
     feature: str
     before: str
     after: str
+    waits: str | None = None
 
     @classmethod
     def of(cls, words: Words, feature: str, before: Any, after: Any) -> Shown:
-        return cls(words.feature(feature), words.value(feature, before), words.value(feature, after))
+        return cls(words.feature(feature), words.value(feature, before), words.value(feature, after), words.waits.get(feature))
 
     def to_dict(self) -> dict[str, str]:
-        return {"feature": self.feature, "from": self.before, "to": self.after}
+        return {"feature": self.feature, "from": self.before, "to": self.after, **({"waits": self.waits} if self.waits is not None else {})}
 
     @classmethod
     def read(cls, data: Mapping[str, Any], feature: str, before: Any, after: Any) -> Shown:
         """The words a document holds for a change, or (a document of version 2.0) the change without labels."""
         shown = data.get("shown")
-        return cls(shown["feature"], shown["from"], shown["to"]) if shown else cls.of(PLAIN, feature, before, after)
+        return cls(shown["feature"], shown["from"], shown["to"], shown.get("waits")) if shown else cls.of(PLAIN, feature, before, after)
 
 
 @dataclass(frozen=True)
@@ -73,13 +75,28 @@ class DirectAction(_Change):
         return cls(feature, before, after, cost, Shown.of(words, feature, before, after))
 
     def sentence(self) -> str:
-        """ "Raise your education level from high school graduate to bachelor's degree." """
+        """ "Raise your education level from high school graduate to bachelor's degree."; for a
+        feature only time changes, "Wait 4 years (your age will then be 29)." """
+        if self.waits:
+            return self._wait()
         verb = {True: "Raise", False: "Lower", None: "Change"}[self.rises]
         return f"{verb} your {self.shown.feature} from {self.shown.before} to {self.shown.after}."
 
     @property
+    def waits(self) -> bool:
+        """Whether the change is a wait: its feature only time changes."""
+        return self.shown.waits is not None
+
+    def _wait(self) -> str:
+        if not self.shown.waits or self.rises is None:
+            return f"Wait until your {self.shown.feature} is {self.shown.after}."
+        span, unit = self.after - self.before, self.shown.waits
+        unit = unit[:-1] if span == 1 and unit.endswith("s") else unit  # 1 year, 2 years
+        return f"Wait {show(span)} {unit} (your {self.shown.feature} will then be {self.shown.after})."
+
+    @property
     def how(self) -> str:
-        return "you do this"
+        return "you wait for this" if self.waits else "you do this"
 
     def to_dict(self) -> dict[str, Any]:
         return {"feature": self.feature, "from": plain(self.before), "to": plain(self.after), "cost": self.cost, "shown": self.shown.to_dict()}

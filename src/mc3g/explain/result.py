@@ -25,8 +25,9 @@ from .changes import CausedChange, DirectAction, Step, plan_of, read_caused, rea
 JSON_FORMAT = "mc3g.recourse"
 JSON_VERSION = 2
 # 2.1: the refusing rules as literals, why fewer than K, changes in words, caused changes' rule ids;
-# 2.2: the run's reading and guarantee, and what blocks a person with no option
-JSON_MINOR = 2
+# 2.2: the run's reading and guarantee, and what blocks a person with no option; 2.3: a change
+# of a feature only time changes says so (its unit of time, ``shown.waits``), and reads as a wait
+JSON_MINOR = 3
 
 REFUSED = "refused"
 NOT_REFUSED = "not_refused"

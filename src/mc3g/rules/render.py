@@ -106,13 +106,15 @@ class Words:
     ``values`` a feature to the words of its values (else a value is shown as it is, numbers
     with thousands separators); ``graded`` holds the numeric features whose labels name every
     value a person may have, so a threshold between two of them reads as the label on its side
-    ("education level is at most associate degree (academic)" for ``education_num <= 12.5``).
-    Build it from a schema with :meth:`mc3g.schema.Schema.words`.
+    ("education level is at most associate degree (academic)" for ``education_num <= 12.5``);
+    ``waits`` maps a feature only time changes to its unit of time ("years"; "" for a category),
+    so its change reads as a wait.  Build it from a schema with :meth:`mc3g.schema.Schema.words`.
     """
 
     labels: Mapping[str, str] = field(default_factory=dict)
     values: Mapping[str, Mapping[Any, str]] = field(default_factory=dict)
     graded: frozenset[str] = frozenset()
+    waits: Mapping[str, str] = field(default_factory=dict)
 
     def feature(self, name: str) -> str:
         """A feature's name in words: "hours per week"."""
