@@ -96,6 +96,17 @@ def test_a_model_read_exactly_shows_what_it_precludes_and_a_protection_that_keep
 def test_results_written_before_models_were_read_exactly_are_still_audited(tmp_path) -> None:
     result = audit(_folder(tmp_path, PEOPLE), [["sex"]])
     assert list(result.tables["sex"]["precluded"]) == [0.0, 0.0] and preclusions(result) == []
+    assert list(result.tables["sex"]["fewer"]) == [0.0, 0.0]  # nor said why fewer than K
+
+
+def test_the_share_with_fewer_than_k_options_is_reported_by_group(tmp_path) -> None:
+    """One of the two women with an option has fewer than K, and the results say why."""
+    why = "No other state escapes the rules within the causal knowledge."
+    people = PEOPLE.assign(fewer=[why, None, None, None, None, None, None, None])
+    result = audit(_folder(tmp_path, people), [["sex"]])
+    assert list(result.tables["sex"]["fewer"]) == [0.5, 0.0]
+    shown = runner.invoke(app, ["audit", str(tmp_path), "--by", "sex"])
+    assert shown.exit_code == 0 and "fewer than K" in shown.output and "fewer than K" in (tmp_path / "_audit" / "audit.md").read_text()
 
 
 def test_bands_and_joined_groupings(tmp_path) -> None:

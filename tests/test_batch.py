@@ -82,6 +82,7 @@ def _same_answers(people: pd.DataFrame, answers: list) -> None:
     for (_, person), answer in zip(people.iterrows(), answers):
         assert person["status"] == answer.status
         assert json.loads(person["options"]) == [cf.to_dict() for cf in answer.counterfactuals]
+        assert person["fewer"] == (answer.fewer if answer.counterfactuals and answer.fewer else None)  # why fewer than K, on this route too
 
 
 @pytest.mark.slow

@@ -297,15 +297,18 @@ def test_bench_blackbox_runs_on_black_boxes_held_out_of_the_tuning(kind: str, mo
 
 
 @pytest.mark.slow
-def test_bench_advice_finds_nothing_a_lender_may_not_hand_out_under_product() -> None:
-    """German's refused people under a held-out black box: no option changes personal status,
-    closes an account or raises the amount, and every person short of K options is told why."""
-    result = runner.invoke(app, ["bench", "advice", "--rows", "10", "--data", "german", "--json"])
+def test_bench_advice_judges_every_option_by_the_lenders_checklist() -> None:
+    """German's and Taiwan's refused people under held-out gradient boosting, product: every
+    option passes the checklist (nothing protected, no worse category, no "get older"), and every
+    person short of K options is told why."""
+    result = runner.invoke(app, ["bench", "advice", "--rows", "10", "--data", "german", "--data", "taiwan", "--json"])
     assert result.exit_code == 0, result.output
-    (row,) = json.loads(result.stdout)
-    assert (row["dataset"], row["profile"], row["people"]) == ("german", "product", 10) and row["options"] > 0
-    assert [row[kind] for kind in ("protected", "household", "unknown", "moves", "hours", "other")] == [0] * 6 and row["past_max_change"] == {}
-    assert sum(row["fewer"].values()) >= row["people"] - row["answered"] and all(why.startswith(("fewer: ", "none: ")) for why in row["fewer"])
+    german, taiwan = json.loads(result.stdout)
+    for row, name in ((german, "german"), (taiwan, "taiwan")):
+        assert (row["dataset"], row["model"], row["profile"], row["people"]) == (name, "gb", "product", 10) and row["options"] > 0
+        assert row["passing"] == row["options"] and set(row["failing"].values()) == {0} and row["none_naming_protected"] == 0
+        assert row["sendable"] + row["none"] == row["people"]
+        assert all(why.startswith(("fewer: ", "none: ")) and "not said" not in why for why in row["fewer"])
 
 
 @pytest.mark.slow

@@ -47,7 +47,7 @@ def both(ds: datasets.Dataset) -> pd.DataFrame:
 
 def test_names_lists_every_data_set_with_a_description() -> None:
     listed = datasets.names()
-    assert list(listed) == ["adult", "german", "cars", "cars4", "loan"]
+    assert list(listed) == ["adult", "german", "cars", "cars4", "taiwan", "loan"]
     assert all(isinstance(d, str) and d for d in listed.values())
 
 
@@ -64,6 +64,7 @@ def test_names_lists_every_data_set_with_a_description() -> None:
         ("cars4", "uci", 1382, 346),
         ("cars4", "paper", 1382, 346),
         ("loan", "default", 4000, 1000),
+        ("taiwan", "uci", 24000, 6000),
     ],
 )
 def test_row_counts(name: str, split: str, n_train: int, n_test: int) -> None:
@@ -84,6 +85,7 @@ def test_row_counts(name: str, split: str, n_train: int, n_test: int) -> None:
         ("cars", "paper", ("negative", "positive"), "negative"),
         ("cars4", "paper", ("acc", "good", "unacc", "vgood"), "unacc"),
         ("loan", "default", ("approved", "rejected"), "rejected"),
+        ("taiwan", "uci", ("default", "no_default"), "default"),
     ],
 )
 def test_labels(name: str, split: str, classes: tuple[str, ...], unfavourable: str) -> None:
@@ -410,14 +412,15 @@ def test_a_file_is_checked_against_the_schema_at_its_line_and_column(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["adult", "german", "cars", "loan"])
+@pytest.mark.parametrize("name", ["adult", "german", "cars", "loan", "taiwan"])
 def test_the_schemas_declare_what_a_person_may_have_and_the_data_agree(name: str) -> None:
     """Every categorical feature has its declared domain and every numeric one of a person's
-    measure (ages, hours, amounts) its valid values; the shipped rows all lie inside them."""
-    for split in ("uci", "paper"):
+    measure (ages, hours, amounts) its valid values; the shipped rows all lie inside them (a
+    balance, a gain or a bill may be negative)."""
+    for split in ("uci",) if name == "taiwan" else ("uci", "paper"):
         ds = cached(name, split)
         for f in ds.schema.features:
-            assert (f.valid if f.is_numeric else f.domain) is not None or f.name in ("bank_balance", "capital_gain"), f.name
+            assert (f.valid if f.is_numeric else f.domain) is not None or f.name in ("bank_balance", "capital_gain") or f.name.startswith("bill_amt"), f.name
             if f.is_numeric and f.valid is not None:
                 values = both(ds)[f.name]
                 assert f.valid[0] <= values.min() and values.max() <= f.valid[1], f.name
@@ -434,3 +437,39 @@ def test_the_cli_names_a_bad_cell_of_a_data_file_and_exits_2(tmp_path: Path, sha
     result = CliRunner().invoke(app, ["explain", "cars", "--all-refused"], env={"MC3G_DATA_DIR": str(tmp_path)})
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert f"{path}, line 2: persons is 'seven', not one of its values ('2', '4', 'more')" in result.output
+
+
+# --- Taiwan --------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_taiwan_codes_are_words_and_undocumented_ones_unknown() -> None:
+    ds = cached("taiwan")
+    clients = both(ds)
+    assert clients.index.name == "id" and clients.index.is_unique and len(clients) == 30000
+    assert set(clients["sex"]) == {"female", "male"} and set(clients["marriage"]) == {"married", "single", "others", "unknown"}
+    assert (clients["education"] == "unknown").sum() == 14 + 280 + 51  # codes 0, 5 and 6
+    assert (clients["will_default_next_month"] == "default").sum() == 6636
+    assert {f.name for f in ds.schema.features if f.immutable} == {"sex"} and ds.schema.feature("age").direction == "increase"
+    words = ds.schema.words()
+    assert words.feature("pay_0") == "repayment status in September" and words.value("pay_0", -1) == "paid in full"
+    assert words.feature("pay_amt6") == "paid in April" and words.value("education", "graduate_school") == "graduate school"
+    assert ds.schema.feature("education").unknown == ("unknown",)
+    assert ds.train["will_default_next_month"].eq("default").mean() == pytest.approx(0.2212, abs=1e-3)  # stratified
+
+
+def test_a_taiwan_file_is_checked_at_its_line(tmp_path: Path, shared_data: Path) -> None:
+    """A bad cell of the clients' file is named by file, line, column and value; a missing file
+    says how it is made (UCI publishes a spreadsheet)."""
+    source = (shared_data / "taiwan" / "default_of_credit_card_clients.csv").read_text(encoding="utf-8").splitlines()
+    folder = tmp_path / "taiwan"
+    folder.mkdir()
+    for line, field, value, message in ((3, 2, "3", "sex is '3'"), (4, 6, "twelve", "pay_0 is 'twelve', not a number"), (2, 6, "10", "pay_0 is 10")):
+        rows = [row.split(",") for row in source[:6]]
+        rows[line - 1][field] = value
+        (folder / "default_of_credit_card_clients.csv").write_text("\n".join(",".join(r) for r in rows) + "\n", encoding="utf-8")
+        with pytest.raises(DataFormatError, match=rf"line {line}: {message}"):
+            datasets.load("taiwan", data_dir=tmp_path)
+    (folder / "default_of_credit_card_clients.csv").unlink()
+    with pytest.raises(DataNotFoundError, match="UCI publishes the Taiwan clients as a spreadsheet"):
+        datasets.load("taiwan", data_dir=tmp_path)

@@ -24,6 +24,7 @@ COLUMNS = (
     ("refused_ratio", "refused ÷ best", "{:.2f}"),
     ("burden_ratio", "burden ÷ best", "{:.2f}"),
     ("actions", "acted on most (share of best options)", "{}"),
+    ("fewer", "fewer than K, told why (share of those with recourse)", "{:.1%}"),
     ("precluded", "precluded (proved)", "{:.1%}"),
     ("blocking", "blocking protections (share of precluded)", "{}"),
 )
@@ -59,6 +60,7 @@ def write_report(audit: Audit, out: Path) -> Path:
         "- **cost** (the burden): the cost of the best option of each person with recourse.",
         "- **÷ best**: the group's share refused, or its mean cost, over the lowest among the groups (1.00 is the best-off group).",
         "- **acted on most**: the features the best options act on, with the share of the group's people with recourse whose best option does.",
+        "- **fewer than K**: the share of people with recourse who have fewer options than asked for; the results' `fewer` column says why for each.",
         "- **precluded**: the share of refused people the model accepts in no state within the protections, proved on its own decision read exactly "
         "(a model searched through imitating rules proves nothing: 0 %); **blocking protections**: those whose lifting alone, or with the fewest "
         "others, would open a way out for them, with the share of the group's precluded people each keeps out.",

@@ -12,6 +12,8 @@ one, or several joined), :func:`audit` gives:
 - ``actions``: the features the best options act on most often, each with its share;
 - ``refused_ratio`` and ``burden_ratio``: the group's refusal share and mean cost over the
   lowest among the groups (1.0 is the best-off group; 1.5 means half as much again);
+- ``fewer``: the share of people with an option who have fewer than K, each told why (the
+  results' ``fewer``: the search read every state within the knowledge, or stopped at a bound);
 - ``precluded``: the share of refused people the model itself accepts in no state within the
   protections (a model read exactly: a proof), and ``blocking``: the protections whose lifting
   would open a way out for them most often, each with its share of the group's precluded people.
@@ -95,7 +97,7 @@ def read_people(folder: str | Path, columns: Sequence[str]) -> tuple[pd.DataFram
     files = partition_files(folder)
     manifest = read_manifest(folder)
     needed = ["position", "status", "refused", "cost", "actions", "settings_hash"]
-    later = ["guarantee", "blocking"]  # results written before mc3g read models exactly lack them
+    later = ["guarantee", "blocking", "fewer"]  # results written before mc3g read models exactly, or said why fewer, lack them
     if not files:
         raise InputError(f"{folder} holds no partition yet: run mc3g batch first")
     import pyarrow as pa
@@ -112,7 +114,7 @@ def read_people(folder: str | Path, columns: Sequence[str]) -> tuple[pd.DataFram
         raise ResultsFileError(_damaged(folder, files, list(dict.fromkeys([*needed, *columns])))) from None
     for column in later:
         if column not in frame.columns:
-            frame[column] = None if column == "guarantee" else [[] for _ in range(len(frame))]
+            frame[column] = [[] for _ in range(len(frame))] if column == "blocking" else None
     foreign = frame["settings_hash"] != manifest.get("settings_hash")
     if foreign.any():
         raise InputError(f"{folder}: {int(foreign.sum())} row(s) were made under settings other than the folder's manifest")
@@ -166,11 +168,12 @@ def group_table(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
             "refused": frame["refused"].fillna(False).astype(bool),
             "answered": answered,
             "precluded": precluded(frame),
+            "fewer": answered & frame["fewer"].notna(),
             "burden": frame["cost"].where(answered),
         }
     )
     grouped = pd.concat([frame[columns], marks], axis=1).groupby(columns, observed=True, dropna=False)
-    sums = grouped[["error", "decided", "refused", "answered", "precluded"]].sum()
+    sums = grouped[["error", "decided", "refused", "answered", "precluded", "fewer"]].sum()
     table = pd.DataFrame(
         {
             "people": grouped.size(),
@@ -181,6 +184,7 @@ def group_table(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
             "median": grouped["burden"].median(),
             "p90": grouped["burden"].quantile(0.9),
             "precluded": sums["precluded"] / sums["refused"],
+            "fewer": sums["fewer"] / sums["answered"],
         }
     )
     table["actions"] = _top_actions(frame[answered], columns).reindex(table.index)

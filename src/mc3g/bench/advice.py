@@ -37,7 +37,8 @@ from .table1 import SETTINGS
 
 MODELS = ("et", "hgb", "gb")
 """The black boxes a run may fit: see the module's docstring."""
-DEFAULT_MODELS = {"adult": ("et", "hgb"), "german": ("gb",)}
+DEFAULT_MODELS = {"adult": ("et", "hgb"), "german": ("gb",), "taiwan": ("gb",)}
+DATASETS = {**SETTINGS, "taiwan": ("taiwan", "uci")}  # data set -> (name, split)
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ def advice_benchmark(
 
 
 def _run(dataset: str, kind: str, profile: str, k: int, rows: int | None, progress: Callable[[str], None] | None) -> AdviceRun:
-    name, split = SETTINGS[dataset]
+    name, split = DATASETS[dataset]
     ds = load(name, split=split)
     label = ds.schema.label
     X_train, X_test = ds.train.drop(columns=[label]), ds.test.drop(columns=[label])

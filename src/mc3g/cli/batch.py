@@ -37,7 +37,7 @@ from .explain import (
 from .sources import SAVED_HELP, dataset_or_saved, given_option, saved_explainer
 
 REFUSALS = ("people", "errors", "refused", "recourse", "precluded", "refused_ratio")
-BURDEN = ("mean", "median", "p90", "burden_ratio")  # a terminal shows the audit in two tables of these, then the actions
+BURDEN = ("mean", "median", "p90", "burden_ratio", "fewer")  # a terminal shows the audit in two tables of these, then the actions
 SCHEDULER_HELP = "The address of an existing Dask scheduler (tcp://HOST:PORT); without it a LocalCluster starts on 127.0.0.1."
 
 

@@ -190,8 +190,8 @@ def bench_profiles(
 def bench_advice(
     rows: int = typer.Option(None, "--rows", min=1, help="The first N refused test rows per data set and model (default: all of them)."),
     k: int = typer.Option(3, "-k", "--k", min=1, help="Options per person."),
-    datasets: list[str] = typer.Option(["adult", "german"], "--data", help="adult and/or german; repeat for both."),
-    kinds: list[str] = typer.Option(None, "--model", help="et, hgb or gb; repeat for several (default: et and hgb on adult, gb on German)."),
+    datasets: list[str] = typer.Option(["adult", "german", "taiwan"], "--data", help="adult, german or taiwan; repeat for several."),
+    kinds: list[str] = typer.Option(None, "--model", help="et, hgb or gb; repeat for several (default: et and hgb on adult, gb on German and Taiwan)."),
     profile: str = typer.Option(Profile.PRODUCT.value, "--profile", help=PROFILE_HELP),
     markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),

@@ -24,6 +24,11 @@ def _not_found(relpath: str, directory: Path, origin: str) -> DataNotFoundError:
     path = directory / relpath
     if relpath in UCI_FILES:
         how = f"Run `mc3g data download` to fetch the UCI files into {directory}"
+    elif relpath.startswith("taiwan/"):
+        how = (
+            "UCI publishes the Taiwan clients as a spreadsheet (data set 350); save it as this CSV with lower-case column names and the "
+            f"label named will_default_next_month (docs/data.md), under {path.parent}"
+        )
     else:
         how = f"The paper splits come from the MC3G authors' experiments (they are not on UCI); place them under {path.parent}"
     return DataNotFoundError(

@@ -6,7 +6,7 @@ results can be compared with the paper).  Column names are the same in both spli
 cells are plain Python ``str`` (object dtype) and numeric cells ``int64``/``float64``.
 
 Each family of data sets has its module (:mod:`.adult`, :mod:`.german`, :mod:`.cars`,
-:mod:`.loan`); :mod:`.files` reads and checks the files and :mod:`.build` makes the Dataset.
+:mod:`.taiwan`, :mod:`.loan`); the Taiwan clients have the ``uci`` split only; :mod:`.files` reads and checks the files and :mod:`.build` makes the Dataset.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from .cars import load_cars
 from .dataset import Dataset
 from .german import load_german
 from .loan import load_loan
+from .taiwan import load_taiwan
 
 SPLITS = ("uci", "paper")
 LOAN_SPLITS = ("default", "uci", "paper")
@@ -33,6 +34,7 @@ _REGISTRY: dict[str, tuple[str, tuple[str, ...], _Loader]] = {
              partial(load_cars, four_classes=False)),
     "cars4": ("UCI Car evaluation with its 4 classes unacc / acc / good / vgood", SPLITS,
               partial(load_cars, four_classes=True)),
+    "taiwan": ("Default of credit card clients (Taiwan, 2005): will a card client default next month?", ("uci",), load_taiwan),
     "loan": ("synthetic loan applicants of the MC3G paper's running example (generated, no file)", LOAN_SPLITS,
              load_loan),
 }  # fmt: skip
