@@ -17,6 +17,7 @@ from mc3g.causal.printing import to_asp, to_text
 from mc3g.datasets import load as load_data
 from mc3g.exceptions import InputError
 from mc3g.explain.metadata import with_dice_settings
+from mc3g.moves import effort
 from mc3g.rules import Literal
 from mc3g.schema import Feature, Schema
 from mc3g.values import LARGEST
@@ -468,9 +469,22 @@ def test_moves_read_as_pairs_and_print_grouped_by_the_value_they_leave() -> None
     assert CausalModel(features={"m": {"moves": {"b": "a", "a": "b"}}}).features["m"]["moves"] == (("a", "b"), ("b", "a"))
 
 
+def test_a_move_may_state_its_effort_and_prints_it_back() -> None:
+    """``: EFFORT`` after a move (or a set of them) prices it; a move without one costs 1."""
+    model = parse("m: categorical {a, b, c, d}, moves {a -> b: 2, a -> c, {b, c} -> d: 1.5}\n")
+    assert model.features["m"]["efforts"] == (("a", "b", 2.0), ("b", "d", 1.5), ("c", "d", 1.5))
+    assert model.to_text() == "m: categorical {a, b, c, d}, moves {a -> b: 2, a -> c, b -> d: 1.5, c -> d: 1.5}\n"
+    assert parse(model.to_text()) == model
+    feature = model.schema(Schema("s", (Feature("m", "categorical"),), "y", ("0", "1"), "0")).feature("m")
+    assert [effort(feature.efforts, "a", to) for to in "abcd"] == [0.0, 2.0, 1.0, 1.0]
+
+
 @pytest.mark.parametrize(
     ("text", "column", "message"),
     [
+        ("m: categorical {a, b}, moves {a -> b: 0}", 1, "feature 'm': the effort of a -> b must be a positive number, not 0"),
+        ("m: categorical {a, b}, moves {a -> b: 1, a -> b: 2}", 1, "feature 'm': the move a -> b is given two efforts, 1 and 2"),
+        ("m: categorical {a, b}, moves {a -> b: x}", 39, "expected the move's effort after ':', found 'x'"),
         ("m: categorical {a, b}, moves {a -> a}", 36, "the move a -> a goes nowhere"),
         ("m: categorical {a, b}, moves {a -> d}", 36, "'d' is not a value of m; its values are {'a', 'b'}"),
         ("m: categorical {a, b}, moves {a b}", 33, "expected '->' and the value(s) it may move to after 'a', found 'b'"),

@@ -95,7 +95,9 @@ def problems(draw, escapes: bool = False, scaled: bool = False):
         else:
             pairs = [(a, b) for a in CATEGORICAL[n] for b in CATEGORICAL[n] if a != b]
             moves = draw(st.none() | st.none() | st.lists(st.sampled_from(pairs), unique=True))  # the moves a category may make
-            features.append(Feature(n, "categorical", domain=CATEGORICAL[n], moves=moves, **flags))
+            priced = draw(st.lists(st.sampled_from(pairs), unique=True, max_size=3))  # moves with an effort of their own (else 1)
+            efforts = tuple((a, b, draw(st.sampled_from([0.25, 0.5, 2.0, 3.75]))) for a, b in priced)
+            features.append(Feature(n, "categorical", domain=CATEGORICAL[n], moves=moves, efforts=efforts, **flags))
     instance = {n: (_on_grid(draw(st.integers(*NUMERIC[n])), steps[n]) if n in NUMERIC else draw(st.sampled_from(CATEGORICAL[n]))) for n in names}
     head = Literal("y_", "==", "bad")
 

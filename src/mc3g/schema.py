@@ -19,10 +19,10 @@ import numpy as np
 import pandas as pd
 
 from .exceptions import InputError, UnknownNameError
-from .moves import checked_moves
+from .moves import checked_efforts, checked_moves
 from .protections import PROTECTIONS, plain_setting
 from .rules import Column, Words, token
-from .values import LARGEST, category_problem, check_grid, first_non_number, number, stray_text, words
+from .values import LARGEST, category_problem, check_grid, checked_labels, first_non_number, number, stray_text, words
 
 Kind = Literal["numeric", "categorical"]
 Direction = Literal["increase", "decrease"]
@@ -45,7 +45,8 @@ class Feature:
     target): a person with value ``a`` may be advised ``b`` only when ``(a, b)`` is one of them
     (never-married -> married, not never-married -> divorced).  ``unknown`` are the values that
     mean "not known" (adult's '?'): a person may have one, and keeps it, but advice never moves a
-    person to one, whatever the targets and moves say.  ``waits``: only time changes the feature
+    person to one, whatever the targets and moves say; ``efforts`` (from, to, effort) price moves
+    (else 1, as in :mod:`mc3g.moves`).  ``waits``: only time changes the feature
     (age); a change is a wait in this unit ("years"; "" for a category's next bands), not an action.
 
     What a person reads: ``label`` is the feature's name in words ("hours per week"; by default
@@ -69,13 +70,16 @@ class Feature:
     max_change: float | None = None
     weight: float = 1.0
     must_change: bool = False
+    efforts: tuple[tuple[str, str, float], ...] = ()
     waits: str | None = None
     description: str = ""
     label: str | None = None
     value_labels: tuple[tuple[str | float, str], ...] = ()
 
     def __post_init__(self) -> None:
-        self._check_labels()
+        if self.label is not None:
+            object.__setattr__(self, "label", words(self.label, f"feature {self.name!r}: the label"))
+        object.__setattr__(self, "value_labels", checked_labels(f"feature {self.name!r}", self.kind == "numeric", self.domain, self.value_labels))
         if self.kind not in ("numeric", "categorical"):
             raise InputError(f"feature {self.name!r}: kind must be 'numeric' or 'categorical', not {self.kind!r}")
         if self.direction not in (None, "increase", "decrease"):
@@ -99,9 +103,10 @@ class Feature:
             raise InputError(f"feature {self.name!r}: a number only time changes only rises: declare it increase-only with waits")
         if self.kind == "categorical" and any(x is not None for x in (self.range, self.valid, self.step, self.max_change)):
             raise InputError(f"feature {self.name!r}: a categorical feature has no range, valid values, step or max-change")
-        if self.kind == "numeric" and (self.domain is not None or self.targets is not None or self.moves is not None or self.unknown):
+        if self.kind == "numeric" and (self.domain is not None or self.targets is not None or self.moves is not None or self.unknown or self.efforts):
             raise InputError(f"feature {self.name!r}: a numeric feature has a range, not a set of values, moves or unknown values")
         moves, unknown = checked_moves(f"feature {self.name!r}", self.moves, self.unknown, self.domain, self.targets)
+        object.__setattr__(self, "efforts", checked_efforts(f"feature {self.name!r}", self.efforts, self.domain))
         object.__setattr__(self, "moves", moves)
         object.__setattr__(self, "unknown", unknown)
         if self.step is not None:
@@ -110,29 +115,6 @@ class Feature:
                 raise InputError(f"feature {self.name!r}: step must be > 0, not {self.step}")
             if self.range is not None:
                 check_grid(self.name, self.step, max(abs(self.range[0]), abs(self.range[1])))
-
-    def _check_labels(self) -> None:
-        """``label`` and ``value_labels`` as words a sentence can hold; ``value_labels`` kept as
-        (value, label) pairs, numbers for a numeric feature and values of the domain for a category."""
-        if self.label is not None:
-            object.__setattr__(self, "label", words(self.label, f"feature {self.name!r}: the label"))
-        pairs = list(self.value_labels.items()) if isinstance(self.value_labels, Mapping) else list(self.value_labels)
-        labelled: dict[str | float, str] = {}
-        for pair in pairs:
-            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-                raise InputError(f"feature {self.name!r}: value labels pair a value with its label, not {pair!r}")
-            value, label = pair
-            where = f"feature {self.name!r}: the label of {value!r}"
-            if self.kind == "numeric":
-                value = number(value, f"feature {self.name!r}: a labelled value")
-            elif not isinstance(value, str):  # a category's value is text: 2 labels '2'
-                value = token(number(value, f"feature {self.name!r}: a labelled value"))
-            if not self.is_numeric and self.domain is not None and value not in self.domain:
-                raise InputError(f"feature {self.name!r}: {value!r} is labelled but is not one of its values {list(self.domain)}")
-            if value in labelled:
-                raise InputError(f"feature {self.name!r}: the value {value!r} is labelled twice")
-            labelled[value] = words(label, where)
-        object.__setattr__(self, "value_labels", tuple(labelled.items()))
 
     def may_move(self, before: str, after: str) -> bool:
         """Whether advice may move this category from ``before`` to another value ``after``:

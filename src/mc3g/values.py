@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from numbers import Integral, Real
 from typing import Any
 
@@ -200,3 +200,26 @@ def stray_text(column: pd.Series) -> tuple[Any, Any] | None:
         return None
     at = int(np.flatnonzero(is_text)[0])
     return column.index[at], values[at]
+
+
+def checked_labels(where: str, numeric: bool, domain: Collection[str] | None, value_labels: Any) -> tuple[tuple[str | float, str], ...]:
+    """A feature's value labels (a mapping, or (value, label) pairs) as pairs of a value and words a
+    sentence can hold: numbers for a numeric feature, values of ``domain`` for a category, each
+    value once.  Else an :class:`InputError` starting with ``where``."""
+    pairs = list(value_labels.items()) if isinstance(value_labels, Mapping) else list(value_labels)
+    labelled: dict[str | float, str] = {}
+    for pair in pairs:
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise InputError(f"{where}: value labels pair a value with its label, not {pair!r}")
+        value, label = pair
+        if numeric:
+            value = number(value, f"{where}: a labelled value")
+        elif not isinstance(value, str):  # a category's value is text: 2 (or 2.0) labels '2'
+            value = number(value, f"{where}: a labelled value")
+            value = str(int(value)) if float(value).is_integer() else str(value)
+        if not numeric and domain is not None and value not in domain:
+            raise InputError(f"{where}: {value!r} is labelled but is not one of its values {list(domain)}")
+        if value in labelled:
+            raise InputError(f"{where}: the value {value!r} is labelled twice")
+        labelled[value] = words(label, f"{where}: the label of {value!r}")
+    return tuple(labelled.items())

@@ -19,11 +19,12 @@ while the line ends with ``,`` or ``<-`` or a ``{`` or ``[`` is open)::
     declaration := name ':' [item {',' item}]
     item        := 'numeric' [interval] | 'categorical' [set] | 'range' interval | 'valid' interval
                  | 'domain' set
-                 | 'targets' set | 'step' NUMBER | 'weight' NUMBER | 'max-change' NUMBER
+                 | 'targets' set | 'moves' '{' [move {',' move}] '}' | 'step' NUMBER | 'weight' NUMBER | 'max-change' NUMBER
                  | ['not'] 'immutable'
                  | ['not'] 'consequence-only' | ['not'] 'must-change'
                  | 'increase-only' | 'decrease-only' | 'any-direction'
                  | 'waits' [STRING] | 'label' STRING | 'values' '{' value ':' STRING {',' value ':' STRING} '}'
+    move        := (value | set) '->' (value | set) [':' NUMBER]
     rule        := ['cause'] condition '<-' condition {',' condition}
     constraint  := 'forbid' condition {',' condition}
     condition   := name ('=='|'!=') value | name ('<'|'<='|'>'|'>=') NUMBER

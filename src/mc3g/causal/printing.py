@@ -58,12 +58,17 @@ def _set(values: tuple, categorical: bool) -> str:
     return "{" + ", ".join(_value(v, categorical) for v in values) + "}"
 
 
-def _moves(pairs: tuple[tuple[str, str], ...]) -> str:
-    """Moves as ``{a -> b, c -> {d, e}}``: each value with the values it may move to."""
-    by_source: dict[str, list[str]] = {}
+def _moves(pairs: tuple[tuple[str, str], ...], efforts: tuple[tuple[str, str, float], ...] = ()) -> str:
+    """Moves as ``{a -> b, c -> {d, e}: 2}``: each value with the values it may move to at the
+    same effort (none written: 1)."""
+    effort = {(a, b): e for a, b, e in efforts}
+    by_source: dict[tuple[str, float | None], list[str]] = {}
     for a, b in pairs:
-        by_source.setdefault(a, []).append(b)
-    said = (f"{_value(a, True)} -> {_value(to[0], True) if len(to) == 1 else _set(tuple(to), True)}" for a, to in by_source.items())
+        by_source.setdefault((a, effort.get((a, b))), []).append(b)
+    said = (
+        f"{_value(a, True)} -> {_value(to[0], True) if len(to) == 1 else _set(tuple(to), True)}" + (f": {_number(e)}" if e is not None else "")
+        for (a, e), to in by_source.items()
+    )
     return "{" + ", ".join(said) + "}"
 
 
@@ -89,7 +94,7 @@ def _items(settings: Mapping[str, Any]) -> list[str]:
     if settings.get("targets") is not None:
         items.append(f"targets {_set(settings['targets'], True)}")
     if settings.get("moves") is not None:
-        items.append(f"moves {_moves(settings['moves'])}")
+        items.append(f"moves {_moves(settings['moves'], settings.get('efforts') or ())}")
     if settings.get("unknown"):
         items.append(f"unknown {_set(settings['unknown'], True)}")
     items += [f"{word} {_number(settings[name])}" for word, name in NUMBERS.items() if settings.get(name) is not None]

@@ -183,12 +183,13 @@ class StatementParser:
                 return pairs
             self.expect(",", "',' or '}'")
 
-    def moves(self) -> list[tuple[Token, Token]]:
-        """``{FROM -> TO, ...}``: the (from, to) value tokens of each move.  Either side may be a
-        set, which stands for every pair; a pair of one value with itself is left out of a
-        set's pairs (``{a, b} -> {a, b}``: any move between them), and an error when written."""
+    def moves(self) -> list[tuple[Token, Token, float | None]]:
+        """``{FROM -> TO, ...}``: the (from, to) value tokens of each move, with its effort when a
+        ``: EFFORT`` follows it (else None).  Either side may be a set, which stands for every
+        pair; a pair of one value with itself is left out of a set's pairs (``{a, b} -> {a, b}``:
+        any move between them), and an error when written."""
         self.expect("{", "'{' and the moves a value may make {FROM -> TO, ...}")
-        pairs: list[tuple[Token, Token]] = []
+        pairs: list[tuple[Token, Token, float | None]] = []
         if self.accept("}"):
             return pairs  # {}: no move at all
         while True:
@@ -198,7 +199,8 @@ class StatementParser:
             targets = self.value_set() if self.at("{") else [self.value()]
             if len(sources) == len(targets) == 1 and sources[0].word == targets[0].word:
                 raise CausalSyntaxError(f"the move {sources[0].word} -> {targets[0].word} goes nowhere", self.file, at.line, at.column)
-            pairs += [(a, b) for a in sources for b in targets if a.word != b.word]
+            effort = float(self.take(("number",), "the move's effort").value) if self.accept(":") else None
+            pairs += [(a, b, effort) for a in sources for b in targets if a.word != b.word]
             if self.accept("}"):
                 return pairs
             self.expect(",", "',' or '}'")
@@ -243,8 +245,10 @@ class StatementParser:
                 decl.named.extend(values)
         elif word == "moves":
             pairs = self.moves()
-            put("moves", tuple(sorted({(a.word, b.word) for a, b in pairs})))
-            decl.named.extend(tok for pair in pairs for tok in pair)
+            put("moves", tuple(sorted({(a.word, b.word) for a, b, _ in pairs})))
+            if any(e is not None for *_, e in pairs):
+                put("efforts", tuple((a.word, b.word, e) for a, b, e in pairs if e is not None))
+            decl.named.extend(tok for a, b, _ in pairs for tok in (a, b))
         elif word == "label":
             put("label", self.take(("string",), "the feature's words in quotes").value)
         elif word == "waits":  # its unit of time in quotes; none for a category

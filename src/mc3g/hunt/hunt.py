@@ -257,7 +257,7 @@ class Hunt:
         if self.bound == math.inf:
             return False
         e, distance, point = self.engine, self.engine.settings.distance, s.row(s.nearest())
-        sizes = {n: change_size(e.schema.feature(n).is_numeric, self.row[n], v, e.spreads.get(n, 1.0)) for n, v in point.items()}
+        sizes = {n: change_size(e.schema.feature(n), self.row[n], v, e.spreads.get(n, 1.0)) for n, v in point.items()}
         made = [n for n, size in sizes.items() if size]
         free = self._causable if len(made) > 1 else frozenset()
         terms = sum(distance.term(sizes[n], e.schema.feature(n).weight) for n in made if n not in free)

@@ -16,7 +16,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..moves import effort
 from ..params import OneOf, validate
+from ..rules import token
+from ..schema import Feature
 from .space import decimal
 
 NORMS = ("l0", "l1", "l2")
@@ -40,12 +43,12 @@ def spread(values: pd.Series, scaling: str = "std") -> float:
     return 1.0
 
 
-def change_size(numeric: bool, before: Any, after: Any, unit: float) -> float:
-    """A change's size before the norm: in ``unit`` (the feature's spread) for a number, 1 for a
-    category; 0 where nothing changed."""
-    if numeric:
+def change_size(feature: Feature, before: Any, after: Any, unit: float) -> float:
+    """A change's size before the norm: in ``unit`` (the feature's spread) for a number, the
+    move's effort for a category (1 unless the knowledge says); 0 where nothing changed."""
+    if feature.is_numeric:
         return abs(float(after) - float(before)) / unit
-    return float(str(after) != str(before))
+    return effort(feature.efforts, token(before), token(after))
 
 
 @dataclass(frozen=True)

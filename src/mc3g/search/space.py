@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InputError, UnknownNameError
+from ..moves import effort
 from ..params import OneOf, validate
 from ..rules import Column, Literal, RuleSet, escape_boxes, token
 from ..schema import Feature
@@ -76,9 +77,12 @@ class FeatureValues:
 
     @classmethod
     def of(cls, feature: Feature, values: list[Any], spreads: dict[str, float]) -> FeatureValues:
-        """The values (the person's own first) with their changes in exact units."""
+        """The values (the person's own first) with their changes in exact units: a category's
+        move counts its effort (1 unless the knowledge says: :func:`mc3g.moves.effort`)."""
         if not feature.is_numeric:
-            return cls(feature, values, tuple(int(v != values[0]) for v in values), Fraction(1))
+            efforts = [decimal(effort(feature.efforts, token(values[0]), token(v))) for v in values]
+            common = math.lcm(*(x.denominator for x in efforts))
+            return cls(feature, values, tuple(int(x * common) for x in efforts), Fraction(1, common))
         exact = [decimal(v) for v in values]
         common = math.lcm(*(x.denominator for x in exact))
         numerators = [x.numerator * (common // x.denominator) for x in exact]
