@@ -133,6 +133,10 @@ def test_the_step_is_the_coarsest_every_value_is_a_multiple_of(numbers: list[flo
         ("ethnicity", ["a", "b"], False, "ethnicity"),
         ("age", ["30", "40"], True, "it only grows"),
         ("fnlwgt", ["1", "2"], True, "a weight of the row"),
+        ("foreign_worker", ["yes", "no"], False, "national origin, by its name"),
+        ("number_people_liable", ["1", "2"], True, "familial status, by its name"),
+        ("dependents", ["0", "3"], True, "familial status, by its name"),
+        ("personal_status", ["male-single", "female-single"], False, "marital status, by its name"),
     ],
 )
 def test_protections_are_proposed_by_name_or_values_with_their_evidence(name: str, values: list[str], numeric: bool, expected: str) -> None:
@@ -141,9 +145,14 @@ def test_protections_are_proposed_by_name_or_values_with_their_evidence(name: st
     assert proposal is not None and expected in proposal.reason
 
 
-@pytest.mark.parametrize("name", ["mortgage", "car_color", "percentage", "average_wage", "loan_origination"])
+@pytest.mark.parametrize("name", ["mortgage", "car_color", "percentage", "average_wage", "loan_origination", "foreign_exchange_liabilities"])
 def test_words_that_only_contain_a_protected_one_are_left_alone(name: str) -> None:
     assert protection(name, pd.Series([1.0, 2.0, 3.0]), True, rows=3) is None
+
+
+def test_age_is_proposed_as_a_wait_of_a_decade_at_most() -> None:
+    proposal = protection("age_years", pd.Series([19.0, 45.0]), True, rows=2)
+    assert proposal is not None and proposal.settings == {"direction": "increase", "waits": "years", "max_change": 10.0}
 
 
 def test_a_column_with_one_value_per_row_identifies_it() -> None:

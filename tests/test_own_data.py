@@ -129,7 +129,7 @@ def test_init_on_adult_proposes_the_protections_and_the_spouse_dependency_and_ch
     lines = {line.split(":")[0]: line for line in text.splitlines() if not line.startswith("#") and ":" in line}
     for name, why in (("sex", "sex, by its name"), ("race", "race, by its name"), ("native_country", "national origin, by its name")):
         assert "immutable" in lines[name].split("#")[0] and why in lines[name]
-    assert "increase-only" in lines["age"] and "max-change 10" in lines["age"] and "age, by its name" in lines["age"]
+    assert "increase-only" in lines["age"] and 'waits "years"' in lines["age"] and "max-change 10" in lines["age"] and "age, by its name" in lines["age"]
     spouse = "# forbid relationship in {Husband, Wife}, marital_status not in {Married-AF-spouse, Married-civ-spouse}  # all 11,834 rows"
     assert spouse in text
     assert "native_country" not in text.split("## Dependencies")[1]  # 'no White person born in Laos' is a correlation, not a fact

@@ -213,4 +213,6 @@ def _item(key: str, value: Any) -> str:
     """A proposed setting as the format writes it."""
     if key == "direction":
         return f"{value}-only"
+    if key == "waits":
+        return f'waits "{value}"' if value else key
     return f"max-change {plain(value)}" if key == "max_change" else key

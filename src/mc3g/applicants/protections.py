@@ -6,8 +6,10 @@ What is found here is only ever proposed: ``mc3g init`` writes it into the draft
 evidence, and a person keeps it or not.  The characteristics are those of the US Equal Credit
 Opportunity Act (race, colour, religion, national origin, sex, marital status, age, receipt of
 public assistance) and Fair Housing Act (also disability and familial status); ethnicity is how
-lenders record national origin (HMDA).  Age is the one a person's own record changes by itself:
-it may only grow, and no one is asked to wait more than :data:`AGE_MAX_CHANGE` years.
+lenders record national origin (HMDA), and being a foreign worker is national origin too; the
+people an applicant provides for are familial status.  Age is the one a person's own record
+changes by itself: it may only grow, with time, so advice is a wait (``waits "years"``), and no
+one is asked to wait more than :data:`AGE_MAX_CHANGE` years.
 """
 
 from __future__ import annotations
@@ -57,20 +59,23 @@ CHARACTERISTICS: tuple[Characteristic, ...] = (
     Characteristic(
         "national origin",
         ("nationality", "national origin", "native country", "country of birth", "birth country", "birthplace", "place of birth", "country of origin",
-         "origin country", "citizenship", "immigration", "immigrant"),
+         "origin country", "citizenship", "immigration", "immigrant", "foreign worker", "foreign national", "foreign born", "foreigner"),
         _COUNTRIES,
     ),  # fmt: skip
     Characteristic("religion", ("religion", "religious", "faith", "creed"), frozenset({"christian", "catholic", "protestant", "muslim", "islam",
                    "jewish", "judaism", "hindu", "buddhist", "sikh", "atheist", "agnostic", "mormon"})),  # fmt: skip
     Characteristic(
         "marital status",
-        ("marital", "marriage", "married", "spouse", "civil status"),
+        ("marital", "marriage", "married", "spouse", "civil status", "personal status"),
         frozenset({"married", "single", "divorced", "widowed", "widow", "widower", "separated", "never married", "unmarried", "husband", "wife",
                    "spouse", "married civ spouse", "married af spouse", "married spouse absent", "civil partnership", "domestic partner"}),
     ),  # fmt: skip
     Characteristic("receipt of public assistance", ("public assistance", "welfare")),
     Characteristic("disability", ("disability", "disabled", "handicap")),
-    Characteristic("familial status", ("familial status", "pregnant", "pregnancy")),
+    Characteristic(
+        "familial status",
+        ("familial status", "pregnant", "pregnancy", "dependents", "dependants", "dependent children", "children", "people liable", "household size"),
+    ),
 )
 
 _AGE = ("age",)
@@ -80,8 +85,8 @@ _IDENTIFIER = ("id", "uuid", "guid", "identifier", "key", "ref", "reference", "r
 
 @dataclass(frozen=True)
 class Proposal:
-    """A protection proposed for a column: its settings (``immutable``, or for age a direction and
-    a max-change) and why, with the evidence, in words a reviewer reads beside them."""
+    """A protection proposed for a column: its settings (``immutable``, or for age a wait in years,
+    a direction and a max-change) and why, with the evidence, in words a reviewer reads beside them."""
 
     settings: dict[str, Any]
     reason: str
@@ -113,8 +118,8 @@ def protection(name: str, values: pd.Series, numeric: bool, rows: int) -> Propos
     if _names(name, _AGE):
         if numeric:
             return Proposal(
-                {"direction": "increase", "max_change": AGE_MAX_CHANGE},
-                f"age, by its name: fair-lending law protects it; it only grows, and no one is told to wait more than {AGE_MAX_CHANGE:g} years",
+                {"direction": "increase", "waits": "years", "max_change": AGE_MAX_CHANGE},
+                f"age, by its name: fair-lending law protects it; it only grows, with time: advice may be a wait, said as one, never more than {AGE_MAX_CHANGE:g} years",
             )
         return Proposal({"immutable": True}, "age, by its name: fair-lending law protects it, and as categories it cannot be told to grow")
     if numeric and _WEIGHT.search(name):
