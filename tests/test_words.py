@@ -19,7 +19,7 @@ from mc3g.causal import CausalModel, CausalRule, CausalSyntaxError, parse
 from mc3g.datasets import JOHN, load
 from mc3g.exceptions import InputError
 from mc3g.explain import CausedChange, Counterfactual, DirectAction, Recourse, violations
-from mc3g.explain.changes import read_direct
+from mc3g.explain.changes import plan_of, read_direct
 from mc3g.reference import fitted_explainer, reference
 from mc3g.rules import PLAIN, Literal, Rule, RuleSet
 from mc3g.schema import Feature, Schema
@@ -198,6 +198,9 @@ def test_a_feature_only_time_changes_is_declared_printed_back_and_read_as_a_wait
     assert band.sentence() == "Wait until your debt is over 10,000." and band.waits and three.how == "you wait for this"
     assert not DirectAction.of(PLAIN, "bank_balance", 2, 5, 0.3).waits  # without the setting, an action
     assert three.to_dict()["shown"]["waits"] == "years" and read_direct(three.to_dict()) == three
+    hours = DirectAction.of(words, "grade", 2, 3, 0.5)
+    assert plan_of([three, hours], []) == f"{three.sentence()} {hours.sentence()} Apply again in 3 years."  # the plan says when
+    assert plan_of([band], []).endswith("Apply again once every wait above is over.")
 
 
 def test_a_number_only_time_changes_must_be_declared_to_rise_only() -> None:

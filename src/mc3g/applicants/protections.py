@@ -119,7 +119,7 @@ def protection(name: str, values: pd.Series, numeric: bool, rows: int) -> Propos
         if numeric:
             return Proposal(
                 {"direction": "increase", "waits": "years", "max_change": AGE_MAX_CHANGE},
-                f"age, by its name: fair-lending law protects it; it only grows, with time: advice may be a wait, said as one, never more than {AGE_MAX_CHANGE:g} years",
+                f"age, by its name: fair-lending law protects it; it only grows, with time: advice may be a wait of {AGE_MAX_CHANGE:g} years at most",
             )
         return Proposal({"immutable": True}, "age, by its name: fair-lending law protects it, and as categories it cannot be told to grow")
     if numeric and _WEIGHT.search(name):

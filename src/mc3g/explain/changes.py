@@ -87,12 +87,18 @@ class DirectAction(_Change):
         """Whether the change is a wait: its feature only time changes."""
         return self.shown.waits is not None
 
-    def _wait(self) -> str:
+    @property
+    def span(self) -> str | None:
+        """How long a wait of a number lasts, in words ("4 years", "1 year"); None for any other change."""
         if not self.shown.waits or self.rises is None:
-            return f"Wait until your {self.shown.feature} is {self.shown.after}."
+            return None
         span, unit = self.after - self.before, self.shown.waits
-        unit = unit[:-1] if span == 1 and unit.endswith("s") else unit  # 1 year, 2 years
-        return f"Wait {show(span)} {unit} (your {self.shown.feature} will then be {self.shown.after})."
+        return f"{show(span)} {unit[:-1] if span == 1 and unit.endswith('s') else unit}"
+
+    def _wait(self) -> str:
+        if self.span is None:
+            return f"Wait until your {self.shown.feature} is {self.shown.after}."
+        return f"Wait {self.span} (your {self.shown.feature} will then be {self.shown.after})."
 
     @property
     def how(self) -> str:
@@ -189,4 +195,14 @@ def plan_of(direct: Sequence[DirectAction], caused: Sequence[CausedChange]) -> s
         parts.append(f"As a consequence, {'; '.join(forced)}.")
     if allowed:
         parts.append(f"At no further effort, {'; '.join(allowed)}.")
+    if any(a.waits for a in direct):
+        parts.append(_apply_again([a for a in direct if a.waits]))
     return " ".join(parts) if parts else "No change is needed."
+
+
+def _apply_again(waits: Sequence[DirectAction]) -> str:
+    """When to apply again, for a plan that waits: after its longest wait, when every wait is
+    counted in one unit of time."""
+    if len({a.shown.waits for a in waits}) == 1 and all(a.span for a in waits):
+        return f"Apply again in {max(waits, key=lambda a: a.after - a.before).span}."
+    return "Apply again once every wait above is over."
