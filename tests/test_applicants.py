@@ -152,7 +152,7 @@ def test_words_that_only_contain_a_protected_one_are_left_alone(name: str) -> No
 
 def test_age_is_proposed_as_a_wait_of_a_decade_at_most() -> None:
     proposal = protection("age_years", pd.Series([19.0, 45.0]), True, rows=2)
-    assert proposal is not None and proposal.settings == {"direction": "increase", "waits": "years", "max_change": 10.0}
+    assert proposal is not None and proposal.settings == {"direction": "increase", "waits": "years", "max_change": 10.0, "protected": True}
 
 
 def test_a_column_with_one_value_per_row_identifies_it() -> None:

@@ -272,13 +272,13 @@ SYNTAX_ERRORS = [
         1,
         4,
         "expected a feature item (numeric, categorical, range, valid, domain, targets, moves, unknown, step, weight, max-change, immutable, "
-        "consequence-only, must-change, increase-only, decrease-only, any-direction, waits, label, values) after ':', found 'consequence_only'; "
+        "protected, consequence-only, must-change, increase-only, decrease-only, any-direction, waits, label, values) after ':', found 'consequence_only'; "
         "did you mean 'consequence-only'?",
     ),
     ("x: increase-only, decrease-only", 1, 19, "'decrease-only' contradicts 'increase-only' in this declaration"),
     ("x: step 1, weight 2, step 3", 1, 22, "'step' is given twice in this declaration"),
     ("x: immutable, not immutable", 1, 15, "'not immutable' contradicts 'immutable' in this declaration"),
-    ("x: not increase-only", 1, 8, "expected immutable or consequence-only or must-change after 'not', found 'increase-only'"),
+    ("x: not increase-only", 1, 8, "expected immutable or protected or consequence-only or must-change after 'not', found 'increase-only'"),
     ("x: numeric 5", 1, 12, "expected ',' or the end of the statement after 'numeric', found '5'"),
     ("a: numeric\nb: categorical\na: immutable", 3, 1, "feature 'a' is declared twice: on line 1 and on line 3"),
     ("x == 1 <- y == 2, x == 3", 1, 1, "causal rule x == 1 <- y == 2, x == 3: the effect's feature 'x' cannot also be in its cause"),

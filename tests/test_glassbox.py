@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import warnings
+from dataclasses import replace
 from types import SimpleNamespace
 
 import clingo
@@ -266,6 +267,11 @@ def test_a_proved_no_way_out_names_the_fewest_protections_whose_lifting_opens_on
     document = kept_out.to_dict()
     RECOURSE.validate(document)
     assert Recourse.from_dict(document).blocking == kept_out.blocking
+    guarded = MC3G(
+        model, schema=Schema("small", (*features[:3], replace(features[3], protected=True)), "label", ("no", "yes"), "no"), desired_class="yes", refine=0
+    )
+    hidden = guarded.fit(frame).explain({"x": 5, "y": 1.0, "c": "a", "d": "p"})  # d a protected characteristic: the lender reads it, the applicant not
+    assert hidden.blocking == kept_out.blocking and hidden.reasons[-1] == "No way out within what advice may change."
     engine = explainer.engine_
     instance = engine.instance({"x": 5, "y": 1.0, "c": "a", "d": "p"}, "the person")
     assert blocking(engine, instance, conflicts=0) is None  # out of conflicts before the fewest is proved: not determined

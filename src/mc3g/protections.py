@@ -31,6 +31,7 @@ def _within(before: tuple[float, float], after: tuple[float, float] | None) -> b
 
 PROTECTIONS: dict[str, Protection] = {
     "immutable": Protection(False, lambda _, after: after.immutable, lambda _: "immutable"),
+    "protected": Protection(False, lambda _, after: after.protected, lambda _: "protected", listed=False),
     "consequence_only": Protection(False, lambda _, after: after.immutable or after.consequence_only, lambda _: "consequence-only"),
     "direction": Protection(None, lambda before, after: after.immutable or after.direction == before, lambda f: f"{f.direction}-only"),
     "valid": Protection(None, lambda before, after: _within(before, after.valid), lambda f: f"valid only {f.valid_words}", listed=False),
@@ -56,6 +57,8 @@ them.  Those that restrict advice (all but ``valid``) are listed in every answer
 protections in force, and an immutable feature keeps each of them.  ``valid`` says who may be a
 person at all, not where advice goes: it holds even for an immutable feature, and answers leave
 it out (the training range inside it bounds advice; ``/v1/schema`` shows both per feature).
+``protected`` (a characteristic the law protects, never named to an applicant as what keeps
+them out) is not listed either: it restricts what an answer says, not where advice goes.
 ``range`` is not guarded: it bounds where advice may put a number, by default the training
 range, and knowledge may widen it.  A new setting that restricts advice joins here."""
 

@@ -46,7 +46,8 @@ class Feature:
     (never-married -> married, not never-married -> divorced).  ``unknown`` are the values that
     mean "not known" (adult's '?'): a person may have one, and keeps it, but advice never moves a
     person to one, whatever the targets and moves say; ``efforts`` (from, to, effort) price moves
-    (else 1, as in :mod:`mc3g.moves`).  ``waits``: only time changes the feature
+    (else 1, as in :mod:`mc3g.moves`).  ``protected``: a characteristic fair-lending law protects
+    (sex, marital status): an applicant is never told it keeps them out.  ``waits``: only time changes the feature
     (age); a change is a wait in this unit ("years"; "" for a category's next bands), not an action.
 
     What a person reads: ``label`` is the feature's name in words ("hours per week"; by default
@@ -65,6 +66,7 @@ class Feature:
     valid: tuple[float, float] | None = None
     step: float | None = None
     immutable: bool = False
+    protected: bool = False
     consequence_only: bool = False
     direction: Direction | None = None
     max_change: float | None = None

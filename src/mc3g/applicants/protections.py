@@ -118,10 +118,10 @@ def protection(name: str, values: pd.Series, numeric: bool, rows: int) -> Propos
     if _names(name, _AGE):
         if numeric:
             return Proposal(
-                {"direction": "increase", "waits": "years", "max_change": AGE_MAX_CHANGE},
+                {"direction": "increase", "waits": "years", "max_change": AGE_MAX_CHANGE, "protected": True},
                 f"age, by its name: fair-lending law protects it; it only grows, with time: advice may be a wait of {AGE_MAX_CHANGE:g} years at most",
             )
-        return Proposal({"immutable": True}, "age, by its name: fair-lending law protects it, and as categories it cannot be told to grow")
+        return Proposal({"immutable": True, "protected": True}, "age, by its name: fair-lending law protects it, and as categories it cannot be told to grow")
     if numeric and _WEIGHT.search(name):
         return Proposal({"immutable": True}, "a weight of the row, by its name (a sampling weight?): it describes the record, not the person", True)
     distinct = values.nunique(dropna=True)
@@ -141,7 +141,7 @@ def characteristic(name: str, values: pd.Series, numeric: bool) -> Proposal | No
         shown = [v for v in seen if _value(v) in c.values]
         if by_name or len(shown) >= 2:
             evidence = " and ".join(e for e in ("its name" if by_name else "", _listed(shown) if len(shown) >= 2 else "") if e)
-            return Proposal({"immutable": True}, f"{c.name}, by {evidence}: fair-lending law protects it")
+            return Proposal({"immutable": True, "protected": True}, f"{c.name}, by {evidence}: fair-lending law protects it")
     return None
 
 

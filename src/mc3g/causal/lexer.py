@@ -19,6 +19,7 @@ KEYWORDS = ("cause", "forbid")
 
 FLAGS: dict[str, tuple[str, Any]] = {
     "immutable": ("immutable", True),
+    "protected": ("protected", True),
     "consequence-only": ("consequence_only", True),
     "must-change": ("must_change", True),
     "increase-only": ("direction", "increase"),
@@ -27,7 +28,7 @@ FLAGS: dict[str, tuple[str, Any]] = {
 }
 """Feature items without an argument: the :class:`~mc3g.schema.Feature` field each one sets, and to what."""
 
-NEGATABLE = ("immutable", "consequence-only", "must-change")
+NEGATABLE = ("immutable", "protected", "consequence-only", "must-change")
 """Flags that ``not`` turns off (to override the data's setting)."""
 
 NUMBERS: dict[str, str] = {"step": "step", "weight": "weight", "max-change": "max_change"}

@@ -20,7 +20,7 @@ while the line ends with ``,`` or ``<-`` or a ``{`` or ``[`` is open)::
     item        := 'numeric' [interval] | 'categorical' [set] | 'range' interval | 'valid' interval
                  | 'domain' set
                  | 'targets' set | 'moves' '{' [move {',' move}] '}' | 'step' NUMBER | 'weight' NUMBER | 'max-change' NUMBER
-                 | ['not'] 'immutable'
+                 | ['not'] 'immutable' | ['not'] 'protected'
                  | ['not'] 'consequence-only' | ['not'] 'must-change'
                  | 'increase-only' | 'decrease-only' | 'any-direction'
                  | 'waits' [STRING] | 'label' STRING | 'values' '{' value ':' STRING {',' value ':' STRING} '}'

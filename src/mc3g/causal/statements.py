@@ -18,8 +18,8 @@ from ..rules import Literal
 from ..values import words
 
 DECLARABLE = (
-    "kind", "domain", "targets", "moves", "unknown", "range", "valid", "step", "immutable", "consequence_only", "direction", "max_change", "weight",
-    "must_change", "efforts", "waits", "label", "value_labels",
+    "kind", "domain", "targets", "moves", "unknown", "range", "valid", "step", "immutable", "protected", "consequence_only", "direction", "max_change",
+    "weight", "must_change", "efforts", "waits", "label", "value_labels",
 )  # fmt: skip
 """The :class:`~mc3g.schema.Feature` fields that causal knowledge may set for a feature (the ones
 the text format can state).  ``direction`` may also be ``"any"``: it lifts the data's direction;

@@ -100,7 +100,7 @@ _ADULT = Spec(
     label="income",
     numeric=("age", "fnlwgt", "education_num", "capital_gain", "capital_loss", "hours_per_week"),
     features={
-        "age": {"valid": AGE, "direction": "increase", "description": "age in years; only grows"},
+        "age": {"valid": AGE, "direction": "increase", "protected": True, "description": "age in years; only grows"},
         "workclass": {
             "domain": tuple(sorted(_WORKCLASS)), "description": "kind of employer, or unknown",
             **_said("workclass", "type of employer"),
@@ -116,7 +116,7 @@ _ADULT = Spec(
             "label": "education level", "value_labels": {level: words for level, (_, words) in enumerate(_EDUCATION_LEVELS, 1)},
         },
         "marital_status": {
-            "domain": tuple(sorted(_MARITAL_STATUS)), "description": "marital status",
+            "domain": tuple(sorted(_MARITAL_STATUS)), "protected": True, "description": "marital status",
             **_said("marital_status", "marital status"),
         },
         "occupation": {
@@ -124,16 +124,18 @@ _ADULT = Spec(
             **_said("occupation", "occupation"),
         },
         "relationship": {
-            "domain": tuple(sorted(_RELATIONSHIP)), "description": "role in the household",
+            "domain": tuple(sorted(_RELATIONSHIP)), "protected": True, "description": "role in the household (marital status by another name)",
             **_said("relationship", "household relationship"),
         },
-        "race": {"domain": tuple(sorted(_RACE)), "immutable": True, "description": "race as recorded by the census", **_said("race", "race")},
-        "sex": {"domain": ("Female", "Male"), "immutable": True, "description": "sex as recorded by the census", **_said("sex", "sex")},
+        "race": {
+            "domain": tuple(sorted(_RACE)), "immutable": True, "protected": True, "description": "race as recorded by the census", **_said("race", "race"),
+        },
+        "sex": {"domain": ("Female", "Male"), "immutable": True, "protected": True, "description": "sex as recorded by the census", **_said("sex", "sex")},
         "capital_gain": {"valid": NOT_NEGATIVE, "description": "capital gains in the year (USD)"},
         "capital_loss": {"valid": NOT_NEGATIVE, "description": "capital losses in the year (USD)"},
         "hours_per_week": {"valid": (0.0, 168.0), "description": "hours worked per week"},
         "native_country": {
-            "domain": tuple(sorted(_NATIVE_COUNTRY)), "immutable": True, "description": "country of birth, or unknown",
+            "domain": tuple(sorted(_NATIVE_COUNTRY)), "immutable": True, "protected": True, "description": "country of birth, or unknown",
             **_said("native_country", "country of birth"),
         },
     },

@@ -60,10 +60,10 @@ _TAIWAN = Spec(
     numeric=("limit_bal", "age", *STATUS, *BILLS, *PAID),
     features={
         "limit_bal": {"valid": NOT_NEGATIVE, "label": "credit limit", "description": "credit granted to the client and the family (NT$)"},
-        "sex": _said("sex", "sex", "sex", immutable=True),
-        "education": _said("education", "education", "highest education (0, 5 and 6 undocumented: unknown)", unknown=("unknown",)),
-        "marriage": _said("marriage", "marital status", "marital status (0 undocumented: unknown)", unknown=("unknown",)),
-        "age": {"valid": AGE, "direction": "increase", "label": "age", "description": "age in years; only grows"},
+        "sex": _said("sex", "sex", "sex", immutable=True, protected=True),
+        "education": _said("education", "education", "highest education (0, 5 and 6 undocumented: unknown)", unknown=("unknown",), protected=True),
+        "marriage": _said("marriage", "marital status", "marital status (0 undocumented: unknown)", unknown=("unknown",), protected=True),
+        "age": {"valid": AGE, "direction": "increase", "protected": True, "label": "age", "description": "age in years; only grows"},
         **_monthly(),
     },
 )

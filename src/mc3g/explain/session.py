@@ -195,16 +195,21 @@ LIFTED_WORDS = {
 
 
 def _blocked(engine: Engine, opened: tuple[tuple[Lift, ...], ...] | None) -> str:
-    """What would open a way out, in words: each smallest set of protections lifted."""
+    """What would open a way out, in words the applicant reads: each smallest set of protections
+    lifted, but never one that names a protected characteristic (the lender reads every set in
+    :attr:`Recourse.blocking`)."""
     if opened is None:
         return f"What would open a way out was not worked out: the solver's bound on that work ({MOST_CONFLICTS:,} conflicts) was reached first."
     if not opened:
         return "No way out even with every protection lifted: the model refuses every state of the features it reads."
+    said = [unit for unit in opened if not any(engine.schema.feature(lift.feature).protected for lift in unit)]
+    if not said:
+        return "No way out within what advice may change."
 
-    def said(lift: Lift) -> str:
+    def words(lift: Lift) -> str:
         return LIFTED_WORDS[lift.name].format(feature=engine.words.feature(lift.feature), held=lift.held)
 
-    return "No way out unless " + ", or unless ".join(" and ".join(said(lift) for lift in unit) for unit in opened) + "."
+    return "No way out unless " + ", or unless ".join(" and ".join(words(lift) for lift in unit) for unit in said) + "."
 
 
 def _record(
