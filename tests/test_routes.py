@@ -1,5 +1,5 @@
 """One knowledge, whatever the route: the product profile's settings for a shipped data set (adult's
-capital gain only rises, its census weight stays, its age moves by a decade at most) hold for
+capital gain and census weight stay, its age moves by a decade at most) hold for
 the command line with or without ``--causal``, for Python with ``ds.schema``, for a saved
 explainer loaded back and for the service, and every route gives the same answers.
 
@@ -28,7 +28,7 @@ from mc3g.rules import Literal, Rule, RuleSet
 
 runner = CliRunner()
 SHIPPED = Path(__file__).resolve().parents[1] / "src" / "mc3g" / "resources" / "adult.causal"
-PRODUCT = {"capital_gain": {"direction": "increase", "max_change": 7298.0}, "fnlwgt": {"immutable": True}, "age": {"direction": "increase", "max_change": 10.0}}
+PRODUCT = {"capital_gain": {"immutable": True}, "fnlwgt": {"immutable": True}, "age": {"direction": "increase", "max_change": 10.0}}
 TEMPTING = RuleSet(
     (
         Rule(
@@ -136,7 +136,7 @@ def test_python_with_the_data_sets_schema_and_a_saved_explainer_hold_them_too(ad
     explainer.save(tmp_path / "explainer.json")
     saved = json.loads((tmp_path / "explainer.json").read_text(encoding="utf-8"))
     features = {f["name"]: f for f in saved["schema"]["features"]}
-    assert features["capital_gain"]["direction"] == "increase" and features["fnlwgt"]["immutable"] and features["age"]["max_change"] == 10
+    assert features["capital_gain"]["immutable"] and features["fnlwgt"]["immutable"] and features["age"]["max_change"] == 10
     loaded = MC3G.load(tmp_path / "explainer.json")
     assert loaded.run_record().protections == explainer.run_record().protections
     assert answers([a.to_dict() for a in loaded.explain(rows)]) == answers(direct)
@@ -254,7 +254,8 @@ def test_a_black_box_answers_the_same_people_alike_on_every_route(adult, tmp_pat
 
     python = MC3G(model, CausalModel.load(tmp_path / "adult.causal", schema=adult.schema), schema=adult.schema, k=3).fit(X_train)
     expected = answers([a.to_dict() for a in python.explain(rows)])
-    assert sum(len(d["counterfactuals"]) for d in expected) >= 24 and [wrong_advice(d) for d in expected] == [[]] * len(rows)
+    # options enough to compare the routes by (16 when measured: under product neither a gain nor marriage is advice)
+    assert sum(len(d["counterfactuals"]) for d in expected) >= 12 and [wrong_advice(d) for d in expected] == [[]] * len(rows)
     python.save(tmp_path / "explainer.json", model_file=tmp_path / "model.skops")
     assert answers([a.to_dict() for a in MC3G.load(tmp_path / "explainer.json", model=model).explain(rows)]) == expected
 
