@@ -218,8 +218,9 @@ def test_no_product_answer_breaks_the_datas_metadata_for_a_black_box() -> None:
     from mc3g.bench.profiles import profile_audit
 
     paper, product = profile_audit("adult", every=16)
-    # Under product marrying and the like are no way out (issue 22), so a few have none: 329 of 335 answered (each told why)
-    assert product.profile == "product" and product.people == paper.people and product.answered >= 0.97 * product.people
+    # Under product marrying, a capital gain and the like are no way out (issues 22 and 49), so many have none, proved on the
+    # model read exactly: 103 of 335 answered when measured (329 while a capital gain was advice)
+    assert product.profile == "product" and product.people == paper.people and product.answered >= 0.25 * product.people
     assert (product.protected, product.one_way, product.out_of_range, product.other, product.too_far) == (0, 0, 0, 0, 0)
     assert paper.profile == "paper" and paper.other == 0
     (rules,) = profile_audit("adult", model="rules", every=16, profiles=("paper",))
