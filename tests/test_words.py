@@ -395,7 +395,9 @@ def test_no_sentence_holds_a_code_of_the_data(dataset: str) -> None:
     X = pd.concat([ds.test, ds.train])[list(explainer.feature_names_in_)].reset_index(drop=True)
     people = X.iloc[np.flatnonzero(explainer.refuses(X))[:30]]
     answers = explainer.explain(people)
-    assert len(people) == 30 and sum(a.status == "refused" for a in answers) >= 20
+    # adult's published rules leave most refused people no way out under product (neither marriage nor a capital gain is
+    # advice): their reasons are read instead of options
+    assert len(people) == 30 and sum(a.status == "refused" for a in answers) >= (20 if dataset == "german" else 2)
     client = TestClient(create_app(Service(explainer, dataset, 3)))
     for i, ((_, person), answer) in enumerate(zip(people.iterrows(), answers)):
         texts = said(answer)
