@@ -184,7 +184,6 @@ def test_every_shipped_value_and_feature_reads_as_words(adult_schema: Schema) ->
     )
 
 
-
 def test_a_feature_only_time_changes_is_declared_printed_back_and_read_as_a_wait() -> None:
     """A wait reads as one ("Wait 3 years"), never "Raise your age", in the answer's words and
     its JSON; a category waits for its next band."""
@@ -195,8 +194,8 @@ def test_a_feature_only_time_changes_is_declared_printed_back_and_read_as_a_wait
     three, one = DirectAction.of(words, "bank_balance", 2, 5, 0.3), DirectAction.of(words, "bank_balance", 2, 3, 0.1)
     assert three.sentence() == "Wait 3 years (your bank balance will then be 5)." and one.sentence().startswith("Wait 1 year (")
     band = DirectAction.of(words, "debt", "none", "over_10000", 1.0)
-    assert band.sentence() == "Wait until your debt is over 10,000." and band.waits and three.how == "you wait for this"
-    assert not DirectAction.of(PLAIN, "bank_balance", 2, 5, 0.3).waits  # without the setting, an action
+    assert band.sentence() == "Wait until your debt is over 10,000." and band.is_wait and three.how == "you wait for this"
+    assert not DirectAction.of(PLAIN, "bank_balance", 2, 5, 0.3).is_wait  # without the setting, an action
     assert three.to_dict()["shown"]["waits"] == "years" and read_direct(three.to_dict()) == three
     hours = DirectAction.of(words, "grade", 2, 3, 0.5)
     assert plan_of([three, hours], []) == f"{three.sentence()} {hours.sentence()} Apply again in 3 years."  # the plan says when
@@ -206,6 +205,7 @@ def test_a_feature_only_time_changes_is_declared_printed_back_and_read_as_a_wait
 def test_a_number_only_time_changes_must_be_declared_to_rise_only() -> None:
     with pytest.raises(CausalSyntaxError, match="a number only time changes only rises: declare it increase-only with waits"):
         parse('bank_balance: waits "years"', file="k.causal", schema=SCHEMA)
+
 
 # -- the structured decision ---------------------------------------------------------------------
 def test_the_answer_carries_the_refusing_rules_and_each_change_in_words(loan) -> None:

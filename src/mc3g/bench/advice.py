@@ -117,7 +117,8 @@ def _run(dataset: str, kind: str, profile: str, k: int, rows: int | None, progre
         lines |= {"knowledge"} if violations(cf, people[i], [], causal, judge, Words()) else set()
         failing.update(lines)
         passed += [] if lines else [i]
-    protected = [ds.schema.words().feature(n) for n in sorted(checklist.protected | checklist.household | immutable)]
+    words = ds.schema.words()
+    protected = [words.feature(n) for n in sorted(checklist.protected | checklist.household | immutable)]
     told_none = [a for a in answers if a.status == "no_counterfactual"]
     return AdviceRun(
         dataset, split, kind, profile, len(refused), sum(bool(a.counterfactuals) for a in answers), len(options),

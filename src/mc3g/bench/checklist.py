@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..explain import Counterfactual
 from ..rules import token
+from ..search import spread
 
 LINES = ("protected", "household", "older", "jump", "new employer", "windfall", "worse", "implausible", "knowledge")
 """The checklist's lines, in the order docs/checklist.md gives them."""
@@ -61,7 +62,7 @@ class Checklist:
             lines.add("protected")
         if set(moved) & self.household:
             lines.add("household")
-        if any(a.feature in self.time and not a.waits for a in option.direct_actions):
+        if any(a.feature in self.time and not a.is_wait for a in option.direct_actions):
             lines.add("older")
         if any(f in moved and token(moved[f][0]) in start and token(moved[f][1]) in end for f, start, end in self.jumps):
             lines.add("jump")
@@ -92,7 +93,7 @@ class Plausibility:
         self.columns = list(past.columns)
         self.numeric = [c in numeric for c in self.columns]
         self.codes = {c: {v: i for i, v in enumerate(pd.unique(past[c].astype(str)))} for c, n in zip(self.columns, self.numeric) if not n}
-        self.spreads = np.array([float(past[c].std()) or 1.0 if n else 1.0 for c, n in zip(self.columns, self.numeric)])
+        self.spreads = np.array([spread(past[c]) if n else 1.0 for c, n in zip(self.columns, self.numeric)])
         self.past = self._encoded(past)
         rows = np.random.default_rng(seed).choice(len(past), size=min(sample, len(past)), replace=False)
         self.threshold = float(np.quantile(self._nearest(self.past[rows], exclude=rows), quantile))

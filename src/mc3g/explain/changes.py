@@ -77,14 +77,14 @@ class DirectAction(_Change):
     def sentence(self) -> str:
         """ "Raise your education level from high school graduate to bachelor's degree."; for a
         feature only time changes, "Wait 4 years (your age will then be 29)." """
-        if self.waits:
+        if self.is_wait:
             return self._wait()
         verb = {True: "Raise", False: "Lower", None: "Change"}[self.rises]
         return f"{verb} your {self.shown.feature} from {self.shown.before} to {self.shown.after}."
 
     @property
-    def waits(self) -> bool:
-        """Whether the change is a wait: its feature only time changes."""
+    def is_wait(self) -> bool:
+        """Whether the change is a wait: its feature only time changes (``shown.waits``)."""
         return self.shown.waits is not None
 
     @property
@@ -102,7 +102,7 @@ class DirectAction(_Change):
 
     @property
     def how(self) -> str:
-        return "you wait for this" if self.waits else "you do this"
+        return "you wait for this" if self.is_wait else "you do this"
 
     def to_dict(self) -> dict[str, Any]:
         return {"feature": self.feature, "from": plain(self.before), "to": plain(self.after), "cost": self.cost, "shown": self.shown.to_dict()}
@@ -195,8 +195,8 @@ def plan_of(direct: Sequence[DirectAction], caused: Sequence[CausedChange]) -> s
         parts.append(f"As a consequence, {'; '.join(forced)}.")
     if allowed:
         parts.append(f"At no further effort, {'; '.join(allowed)}.")
-    if any(a.waits for a in direct):
-        parts.append(_apply_again([a for a in direct if a.waits]))
+    if any(a.is_wait for a in direct):
+        parts.append(_apply_again([a for a in direct if a.is_wait]))
     return " ".join(parts) if parts else "No change is needed."
 
 

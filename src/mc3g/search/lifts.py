@@ -28,7 +28,7 @@ from .problem import Assessment, Problem, State
 
 MOST_SETS = 4  # sets of as many protections reported, at most
 MOST_TRIES = 64  # solves, each a set found or a state the rounding let through
-MOST_CONFLICTS = 8000  # the solver's conflicts, a person's solves together (the adult ExtraTrees needs at most about 2,000)
+MOST_CONFLICTS = 8000  # the solver's conflicts, a person's solves together (the adult ExtraTrees' precluded need about 3,000 at most)
 
 
 @dataclass(frozen=True)
