@@ -139,33 +139,36 @@ def _n_jobs(n_jobs: int) -> int:
 
 
 def _print_recourse(result: Any, explainer: Any, title: str) -> None:
+    """One answer as the person reads it: the decision, its principal reasons and the options, in
+    words, with no word of how the search went (``--json`` has the lender's whole record)."""
     words = explainer.words_
     shown = ", ".join(f"{words.feature(f)} = {words.value(f, result.instance[f])}" for f in explainer.features_in_play_)
     out.print(styled((title, "bold"), ": " + shown), soft_wrap=True)
-    if result.decision:
-        out.print(
-            styled(("Refused", "bold"), " because: " + "; or ".join(result.decision) + (f" ({result.run.imitation})" if result.run.imitation else "")),
-            soft_wrap=True,
-        )
-    if not result.counterfactuals:
+    if result.status not in ("refused", "no_counterfactual"):
         out.print(str(result), soft_wrap=True)
         return
-    run = result.run
-    noun = ("distinct option" if run.distinct else "nearest state") + ("" if len(result) == 1 else "s")
-    settings = f"{run.profile} profile, mode {run.mode}, norm {run.norm}, {run.scheme} candidates, search {run.search_seconds * 1000:.1f} ms"
-    out.print(styled("\n", (f"{len(result)} {noun}", "bold"), f" ({settings}):"))
+    out.print(styled(("Refused.", "bold")))
+    if result.principal:
+        out.print(styled("\n", ("What would change the decision", "bold"), ":"))
+        for i, sentence in enumerate(result.plainly, 1):
+            out.print(f"  {i}. {sentence}", soft_wrap=True)
+    if not result.counterfactuals:
+        out.print(" ".join(result.plainly), soft_wrap=True)
+        return
+    ways = "One way" if len(result) == 1 else f"{len(result)} ways"
+    out.print(styled("\n", (f"{ways} out", "bold"), ", least effort first:"))
     for i, cf in enumerate(result, 1):
-        out.print(styled("\n", (f"{i}.", "bold"), f" cost {cf.cost:.4f}: {cf.plan}"), soft_wrap=True)
-        table = Table("feature", "from", "to", "how", "cost")
+        out.print(styled("\n", (f"{i}.", "bold"), f" effort {cf.cost:.2f}: {cf.plan}"), soft_wrap=True)
+        table = Table("feature", "from", "to", "how", "effort")
         for c in (*cf.direct_actions, *cf.caused_changes):
-            table.add_row(c.shown.feature, c.shown.before, c.shown.after, c.how, f"{c.cost:.4f}")
+            table.add_row(c.shown.feature, c.shown.before, c.shown.after, c.how, f"{c.cost:.2f}")
         out.print(table)
         if len(cf.steps) > 1 or any(len(step.actions) > 1 for step in cf.steps):
             out.print("Step by step:")
             for j, step in enumerate(cf.steps, 1):
                 out.print(f"  {j}. {step.sentence()}", soft_wrap=True)
     if result.fewer:
-        out.print(styled("\n", result.fewer), soft_wrap=True)
+        out.print(styled("\n", result.fewer_plainly), soft_wrap=True)
 
 
 @app.command()

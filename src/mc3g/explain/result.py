@@ -21,13 +21,15 @@ from ..rules import Rule
 from ..serialization import check_header, header
 from ..values import plain
 from .changes import CausedChange, DirectAction, Step, plan_of, read_caused, read_direct
+from .principal import Reason
 
 JSON_FORMAT = "mc3g.recourse"
 JSON_VERSION = 2
 # 2.1: the refusing rules as literals, why fewer than K, changes in words, caused changes' rule ids;
 # 2.2: the run's reading and guarantee, and what blocks a person with no option; 2.3: a change
-# of a feature only time changes says so (its unit of time, ``shown.waits``), and reads as a wait
-JSON_MINOR = 3
+# of a feature only time changes says so (its unit of time, ``shown.waits``), and reads as a wait;
+# 2.4: the principal reasons (``principal``), from the model's verdicts on the person's single changes
+JSON_MINOR = 4
 
 REFUSED = "refused"
 NOT_REFUSED = "not_refused"
@@ -212,7 +214,9 @@ class Recourse:
     ``run.stopped`` where the search stopped.  ``blocking``, where a model read exactly accepts
     no state within the protections (a proof), says what would open a way out: the smallest sets
     of protections (feature, setting) whose lifting would, ``()`` when none would; None where it
-    was not asked.
+    was not asked.  ``principal`` are the principal reasons the person reads (at most four, from
+    the model's verdicts, never a protected feature: :mod:`.principal`), and :attr:`plainly`
+    what the person is told, with no word of how the search went.
     """
 
     instance: dict[str, Any]
@@ -224,6 +228,7 @@ class Recourse:
     refusing: tuple[Rule, ...] = ()
     fewer: str = ""
     blocking: tuple[tuple[tuple[str, str], ...], ...] | None = None
+    principal: tuple[Reason, ...] = ()
 
     @classmethod
     def failed(cls, instance: dict[str, Any], error: Exception, run: RunRecord) -> Recourse:
@@ -241,6 +246,28 @@ class Recourse:
 
     def __getitem__(self, i: int) -> Counterfactual:
         return self.counterfactuals[i]
+
+    @property
+    def plainly(self) -> tuple[str, ...]:
+        """What the person is told beside the options, in plain words: the principal reasons, or
+        that no change within their reach would change the decision (found so, when the model was
+        searched through rules that imitate it)."""
+        if self.status == REFUSED:
+            return tuple(reason.sentence for reason in self.principal)
+        if self.status == NO_COUNTERFACTUAL:
+            if self.run.guarantee == "exact":
+                return ("No change within your reach would change the decision.",)
+            return ("No change within your reach was found that would change the decision.",)
+        return ()
+
+    @property
+    def fewer_plainly(self) -> str:
+        """:attr:`fewer` as the person reads it ('' when there are K options): whether no other
+        way out exists within their reach, or none other was found."""
+        if not self.fewer:
+            return ""
+        other = "there is no other" if self.run.guarantee == "exact" else "no other was found"
+        return f"Only {len(self)} of the {self.run.k} ways out asked for: {other} within your reach."
 
     @property
     def features_touched(self) -> int:
@@ -282,6 +309,7 @@ class Recourse:
             "run": run,
             "features_touched": self.features_touched,
             "counterfactuals": [cf.to_dict() for cf in self.counterfactuals],
+            "principal": [reason.to_dict() for reason in self.principal],
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -300,6 +328,7 @@ class Recourse:
             tuple(Rule.from_dict(r) for r in data.get("refusing", ())),
             data.get("fewer") or "",
             None if data.get("blocking") is None else tuple(tuple((p["feature"], p["protection"]) for p in unit) for unit in data["blocking"]),
+            tuple(Reason.from_dict(r) for r in data.get("principal", ())),
         )
 
     @classmethod

@@ -18,12 +18,15 @@ from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+import pandas as pd
+
 from ..engine import Engine
 from ..exceptions import BlackBoxError, InputError
 from ..hunt import BUDGET, FOUND, READ_ALL, STEPS, Hunt, Outcome, Verdicts, hunted, verified
 from ..search import MOST_CONFLICTS, Assessment, Lift, Problem, StateStream, why_none
 from .changes import CausedChange, DirectAction, Step
 from .exact import READ, Confirmed, blocking, searched
+from .principal import SingleChange, principal_reasons, single_changes
 from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, Recourse, RunRecord
 from .steps import Draft, order
 
@@ -133,8 +136,9 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
     else:
         counterfactuals = yield from _with_steps(engine, row, outcome, verdicts)
     fewer = _fewer(engine, outcome, verdicts, len(counterfactuals), k)
+    principal = principal_reasons(engine, row, _judged_alone(engine, instance, outcome.problem, verdicts), counterfactuals)
     run = _record(engine, k, outcome, verdicts, wider, clock, read)
-    return Recourse(row, REFUSED, counterfactuals, decision=decision, run=run, refusing=refusing, fewer=fewer)
+    return Recourse(row, REFUSED, counterfactuals, decision=decision, run=run, refusing=refusing, fewer=fewer, principal=principal)
 
 
 def _by_rules(engine: Engine, instance: Mapping[str, Any], k: int, firing: bool) -> Generator[list[Row], list[bool], Outcome | None]:
@@ -169,6 +173,25 @@ def _with_steps(engine: Engine, row: Row, outcome: Outcome, verdicts: Verdicts |
         problem = outcome.problem
         refusals = iter([any(problem.covers(r, draft.state) for r in engine.decision) for steps in drafts for draft in steps])
     return tuple(replace(cf, steps=tuple(_step(cf, draft, next(refusals)) for draft in steps)) for cf, steps in zip(options, drafts))
+
+
+def _judged_alone(engine: Engine, instance: Mapping[str, Any], problem: Problem, verdicts: Verdicts | None) -> list[SingleChange]:
+    """The person's single changes and the model's verdict on each: for a black box searched in
+    rounds, those its search asked; else every one open to them in ``problem``, judged by the
+    decision rules or the model read exactly (None where only the model could tell)."""
+    if verdicts is not None:
+        everything = range(1, len(engine.features) + 1)
+        return [(n, v, ok) for key, ok in verdicts.judged_rows(everything) if len(made := verdicts.made(key)) == 1 for n, v in made.items()]
+    changes, rows = single_changes(problem, instance)
+    if not rows:
+        return []
+    glass = engine.glass
+    if glass is not None:
+        said = glass.verdicts(glass.margins({f: [r[f] for r in rows] for f in glass.features}))
+        accepted: list[bool | None] = [None if v == 0 else bool(v > 0) for v in said.tolist()]
+    else:
+        accepted = (~engine.refuses(pd.DataFrame(rows))).tolist()
+    return [(name, value, ok) for (name, value), ok in zip(changes, accepted)]
 
 
 def _no_option(engine: Engine, outcome: Outcome, verdicts: Verdicts | None, wider: int | None) -> tuple[str, ...]:
