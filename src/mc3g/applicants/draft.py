@@ -21,11 +21,13 @@ import pandas as pd
 
 from ..causal import CausalModel, declaration_line, statement_line
 from ..exceptions import InputError
-from ..rules import Column
+from ..rules import Column, token
 from ..values import LARGEST, plain
 from .dependencies import MOST, MOST_VALUES, Dependency, dependencies
+from .directions import direction
 from .files import decision_classes
-from .protections import protection
+from .fitting import favourable_value
+from .protections import Proposal, protection
 
 MOST_LISTED = 100
 """A categorical feature with more values is declared without them (the data's are taken)."""
@@ -41,13 +43,17 @@ COMMENT_COLUMN = 80  # comments start after the declarations, aligned up to here
 class FeatureDraft:
     """One feature of the draft: its settings (:class:`~mc3g.schema.Feature` fields) and the
     comments written beside it: ``guesses`` (what was guessed, and the evidence) and ``notes``
-    (facts); ``record``: it seems to describe the record (an identifier, a weight), not the person."""
+    (facts); ``record``: it seems to describe the record (an identifier, a weight), not the person;
+    ``guarded``: a protection was proposed for it (:mod:`.protections`); ``directed``: which way
+    advice may move it was guessed (:mod:`.directions`)."""
 
     name: str
     settings: dict[str, Any]
     guesses: tuple[tuple[str, str], ...] = ()
     notes: tuple[str, ...] = ()
     record: bool = False
+    guarded: bool = False
+    directed: bool = False
 
 
 @dataclass(frozen=True)
@@ -67,8 +73,15 @@ class Draft:
 
     @property
     def protected(self) -> list[str]:
-        """The features the draft proposes to protect (immutable, or one-way)."""
-        return [f.name for f in self.features if f.settings.get("immutable") or f.settings.get("direction")]
+        """The features the draft proposes to protect: a protected characteristic, age, a row's
+        identifier or weight."""
+        return [f.name for f in self.features if f.guarded]
+
+    @property
+    def directed(self) -> list[str]:
+        """The features whose way the draft guessed (time, a history, a career, an amount owed,
+        the way the data favour)."""
+        return [f.name for f in self.features if f.directed]
 
     def knowledge(self) -> CausalModel:
         """What the draft says as it stands (its dependencies are commented out)."""
@@ -129,7 +142,8 @@ def draft(frame: pd.DataFrame, target: str, *, favourable: Any = None, guess: bo
     if favourable is not None and str(favourable) not in classes:
         raise InputError(f"--favourable {favourable!r} is not a value of {target!r} in {source}: its values are {list(classes)}")
     features = frame.drop(columns=[target])
-    drafts = tuple(_feature(str(name), features[name], len(frame), guess) for name in features.columns)
+    good = _favourable(frame[target], list(classes), favourable, target)
+    drafts = tuple(_feature(str(name), features[name], len(frame), guess, good) for name in features.columns)
     found: tuple[Dependency, ...] = ()
     if guess:
         usable = [f for f in drafts if not f.record]  # an identifier's or a weight's dependencies are no news
@@ -139,7 +153,17 @@ def draft(frame: pd.DataFrame, target: str, *, favourable: Any = None, guess: bo
     return Draft(source, len(frame), target, classes, None if favourable is None else str(favourable), drafts, found, guess)
 
 
-def _feature(name: str, values: pd.Series, rows: int, guess: bool) -> FeatureDraft:
+def _favourable(decisions: pd.Series, classes: list[str], favourable: Any, target: str) -> pd.Series | None:
+    """Whether each row's decision is the favourable one: ``favourable`` when given, else the
+    value its word names (approved, yes); None when neither says."""
+    try:
+        good, _ = favourable_value(classes, favourable, target)
+    except InputError:
+        return None
+    return decisions.astype(str).map(token).eq(good).astype(float)
+
+
+def _feature(name: str, values: pd.Series, rows: int, guess: bool, good: pd.Series | None = None) -> FeatureDraft:
     numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
     missing = int(values.isna().sum())
     notes = [f"{missing:,} cell(s) missing: mc3g refuses a row with a missing cell"] if missing else []
@@ -158,13 +182,16 @@ def _feature(name: str, values: pd.Series, rows: int, guess: bool) -> FeatureDra
         notes.append("the same in every row")
     if not guess:
         return FeatureDraft(name, settings, (), tuple(notes))
-    guesses, record = _guesses(name, values, numeric, rows, settings)
-    return FeatureDraft(name, settings, tuple(guesses), tuple(notes), record)
+    guesses, proposal, way = _guesses(name, values, numeric, rows, settings, good)
+    return FeatureDraft(name, settings, tuple(guesses), tuple(notes), proposal is not None and proposal.record, proposal is not None, way)
 
 
-def _guesses(name: str, values: pd.Series, numeric: bool, rows: int, settings: dict[str, Any]) -> tuple[list[tuple[str, str]], bool]:
-    """Lay the guessed settings over ``settings`` and say, for each, what it is and why; and
-    whether the column seems to describe the record rather than the person."""
+def _guesses(
+    name: str, values: pd.Series, numeric: bool, rows: int, settings: dict[str, Any], good: pd.Series | None
+) -> tuple[list[tuple[str, str]], Proposal | None, bool]:
+    """Lay the guessed settings over ``settings`` and say, for each, what it is and why; the
+    protection proposed, and whether which way advice may move it was guessed (``good``: whether
+    each row's decision is favourable: :mod:`.directions`)."""
     guesses = []
     if numeric and "range" in settings:
         numbers = pd.to_numeric(values, errors="coerce").dropna().to_numpy(np.float64)
@@ -185,7 +212,11 @@ def _guesses(name: str, values: pd.Series, numeric: bool, rows: int, settings: d
         if unknown and len(unknown) < len(settings["domain"]):
             settings["unknown"] = tuple(unknown)
             guesses.append(("unknown", f"{', '.join(map(repr, unknown))} says the value is unknown: a person may have it, advice never moves to it"))
-    return guesses, proposal is not None and proposal.record
+    way = direction(name, values, numeric, settings.get("domain"), good) if proposal is None else None
+    if way is not None:
+        settings.update(way[0])
+        guesses.append((", ".join(_item(k, v) for k, v in way[0].items() if k != "efforts"), way[1]))
+    return guesses, proposal, way is not None
 
 
 def inferred_step(numbers: np.ndarray) -> tuple[float, str] | None:
@@ -213,6 +244,8 @@ def _item(key: str, value: Any) -> str:
     """A proposed setting as the format writes it."""
     if key == "direction":
         return f"{value}-only"
+    if key == "moves":
+        return "moves"
     if key == "waits":
         return f'waits "{value}"' if value else key
     return f"max-change {plain(value)}" if key == "max_change" else key

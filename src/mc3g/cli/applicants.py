@@ -49,7 +49,8 @@ def init(
         sys.stdout.write(text)  # as it is: no console reads it
     err.print(
         f"Drafted {out_file or 'the knowledge'} from {len(rows.frame):,} rows in {seconds:.2f} s: {len(drafted.features)} features; "
-        f"protections proposed for {', '.join(drafted.protected) or 'none'}; {len(drafted.dependencies)} dependencies found (commented out).",
+        f"protections proposed for {', '.join(drafted.protected) or 'none'}; which way advice may move guessed for "
+        f"{', '.join(drafted.directed) or 'none'}; {len(drafted.dependencies)} dependencies found (commented out).",
         soft_wrap=True,
     )
     err.print(f"Review it, then: mc3g check {out_file or 'FILE.causal'} --data {data} --target {target}", soft_wrap=True)
