@@ -315,6 +315,18 @@ def test_bench_advice_judges_every_option_by_the_lenders_checklist() -> None:
 
 
 @pytest.mark.slow
+def test_mc3g_init_s_draft_used_unedited_advises_no_worse_category_and_no_time_as_an_action() -> None:
+    """Issue 49: German credit and the Taiwan card clients as a lender's own CSV, ``mc3g init``'s
+    draft used as it is, held-out gradient boosting: no option moves to a worse category or makes
+    time an action (before the draft guessed ways, German's 138 options had 8 and 6)."""
+    result = runner.invoke(app, ["bench", "advice", "--rows", "30", "--data", "german", "--data", "taiwan", "--drafted", "--json"])
+    assert result.exit_code == 0, result.output
+    for row in json.loads(result.stdout):
+        assert row["knowledge"] == "drafted" and row["options"] > 30
+        assert row["failing"]["worse"] == 0 and row["failing"]["older"] == 0, row
+
+
+@pytest.mark.slow
 def test_bench_exact_reads_a_held_out_model_and_its_surrogate_is_never_cheaper() -> None:
     """The command raises where the surrogate's first option is cheaper than the model's own."""
     pytest.importorskip("dice_ml")

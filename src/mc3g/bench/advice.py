@@ -16,10 +16,12 @@ name a protected feature.
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -31,6 +33,7 @@ from ..explain import MC3G, Recourse, violations
 from ..profiles import Profile
 from ..reference import knowledge
 from ..rules import Words
+from ..schema import Schema
 from .checklist import LINES, Checklist, Plausibility
 from .exact import encoded, held_out
 from .table1 import SETTINGS
@@ -47,6 +50,7 @@ class AdviceRun:
     split: str
     model: str
     profile: str
+    knowledge: str  # shipped: the data set's own; drafted: mc3g init's draft of the training rows, used as it is
     people: int  # refused test rows explained
     answered: int  # people with at least one option
     options: int
@@ -74,17 +78,38 @@ def advice_benchmark(
     k: int = 3,
     rows: int | None = None,
     progress: Callable[[str], None] | None = None,
+    drafted: bool = False,
 ) -> AdviceRun:
     """The checklist's counts over the test rows ``model`` refuses (the first ``rows`` of them,
     or all), with one thread per native thread pool (histogram boosting's OpenMP threads spin on
-    a busy 2-core machine: see :func:`mc3g.bench.blackbox.blackbox_benchmark`)."""
+    a busy 2-core machine: see :func:`mc3g.bench.blackbox.blackbox_benchmark`).  ``drafted``: the
+    knowledge is what ``mc3g init`` drafts from the training rows as a lender's own CSV, used as
+    it is (:func:`_drafted`), not the data set's own."""
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1):
-        return _run(dataset, model, profile, k, rows, progress)
+        return _run(dataset, model, profile, k, rows, progress, drafted)
 
 
-def _run(dataset: str, kind: str, profile: str, k: int, rows: int | None, progress: Callable[[str], None] | None) -> AdviceRun:
+def _drafted(ds: Any, model: Any, profile: str, k: int) -> tuple[MC3G, CausalModel, Schema]:
+    """The explainer a lender gets from the training rows as their own CSV: ``mc3g init``'s draft
+    used unedited (the decision's favourable value named), then ``mc3g fit`` with ``model``; with
+    its knowledge and schema."""
+    from ..applicants import draft, fit_file
+
+    label = ds.schema.label
+    favourable = next(c for c in ds.schema.classes if c != ds.schema.unfavourable)
+    with tempfile.TemporaryDirectory() as folder:
+        data, causal = Path(folder) / f"{ds.name}.csv", Path(folder) / f"{ds.name}.causal"
+        ds.train.to_csv(data, index=False)
+        causal.write_text(draft(ds.train, label, favourable=favourable, source=str(data)).to_text())
+        explainer = fit_file(data, label, causal=causal, model=model, favourable=favourable, k=k, profile=profile).explainer
+    return explainer, explainer.causal_, explainer.schema_
+
+
+def _run(
+    dataset: str, kind: str, profile: str, k: int, rows: int | None, progress: Callable[[str], None] | None, drafted: bool = False
+) -> AdviceRun:
     name, split = DATASETS[dataset]
     ds = load(name, split=split)
     label = ds.schema.label
@@ -92,8 +117,12 @@ def _run(dataset: str, kind: str, profile: str, k: int, rows: int | None, progre
     if progress:
         progress(f"{dataset}: fitting {kind}")
     model = encoded(black_box(kind), X_train, list(ds.schema.numeric)).fit(X_train, ds.train[label].astype(str))
-    causal = knowledge(ds) or CausalModel()
-    explainer = MC3G(model, causal, schema=ds.schema, k=k, profile=profile).fit(X_train)
+    if drafted:
+        explainer, causal, judge = _drafted(ds, model, profile, k)
+    else:
+        causal = knowledge(ds) or CausalModel()
+        explainer = MC3G(model, causal, schema=ds.schema, k=k, profile=profile).fit(X_train)
+        judge = causal.schema(ds.schema.under(Profile.PRODUCT))  # the product profile's own knowledge
     refused = X_test[explainer.refuses(X_test)]
     refused = refused if rows is None else refused.iloc[:rows]
     if progress:
@@ -103,7 +132,6 @@ def _run(dataset: str, kind: str, profile: str, k: int, rows: int | None, progre
     seconds = time.perf_counter() - start
     checklist = Checklist.shipped(dataset)
     plausibility = Plausibility(X_train.drop(columns=sorted(checklist.record)), list(ds.schema.numeric))
-    judge = causal.schema(ds.schema.under(Profile.PRODUCT))  # the product profile's own knowledge
     immutable = frozenset(f.name for f in ds.schema.features if f.immutable)  # the data's own metadata
     people = [dict(row.items()) for _, row in refused.iterrows()]
     options = [(i, cf) for i, answer in enumerate(answers) for cf in answer.counterfactuals]
@@ -121,7 +149,7 @@ def _run(dataset: str, kind: str, profile: str, k: int, rows: int | None, progre
     protected = [words.feature(n) for n in sorted(checklist.protected | checklist.household | immutable)]
     told_none = [a for a in answers if a.status == "no_counterfactual"]
     return AdviceRun(
-        dataset, split, kind, profile, len(refused), sum(bool(a.counterfactuals) for a in answers), len(options),
+        dataset, split, kind, profile, "drafted" if drafted else "shipped", len(refused), sum(bool(a.counterfactuals) for a in answers), len(options),
         len(passed), {line: failing[line] for line in LINES}, len(set(passed)), len(told_none),
         sum(any(p in " ".join(a.reasons) for p in protected) for a in told_none), dict(_fewer(answers, k)), seconds,
     )  # fmt: skip

@@ -193,6 +193,9 @@ def bench_advice(
     datasets: list[str] = typer.Option(["adult", "german", "taiwan"], "--data", help="adult, german or taiwan; repeat for several."),
     kinds: list[str] = typer.Option(None, "--model", help="et, hgb or gb; repeat for several (default: et and hgb on adult, gb on German and Taiwan)."),
     profile: str = typer.Option(Profile.PRODUCT.value, "--profile", help=PROFILE_HELP),
+    drafted: bool = typer.Option(
+        False, "--drafted", help="Use the knowledge mc3g init drafts from the training rows as a lender's own CSV, unedited, not the data set's own."
+    ),
     markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:
@@ -206,18 +209,20 @@ def bench_advice(
     for kind in kinds or ():
         if kind not in MODELS:
             raise typer.BadParameter(f"{kind!r} is none of {', '.join(MODELS)}", param_hint="--model")
-    columns = ("data", "model", "profile", "people", "answered", "options", "pass", *(f"fail: {line}" for line in LINES),
+    columns = ("data", "model", "profile", "knowledge", "people", "answered", "options", "pass", *(f"fail: {line}" for line in LINES),
                "people with one that passes", "no option", "no option naming a protected feature", "fewer than K (why)", "seconds")  # fmt: skip
 
     def row(r: Any) -> tuple[str, ...]:
         share = f"{r.passing:,} ({100 * r.passing / r.options:.0f}%)" if r.options else "-"
         sendable = f"{r.sendable:,} ({100 * r.sendable / r.people:.0f}%)" if r.people else "-"
         fewer = "; ".join(f"{why} {n:,}" for why, n in sorted(r.fewer.items())) or "-"
-        return (f"{r.dataset} ({r.split})", r.model, r.profile, f"{r.people:,}", f"{r.answered:,}", f"{r.options:,}", share,
+        return (f"{r.dataset} ({r.split})", r.model, r.profile, r.knowledge, f"{r.people:,}", f"{r.answered:,}", f"{r.options:,}", share,
                 *(f"{r.failing[line]:,}" for line in LINES), sendable, f"{r.none:,}", f"{r.none_naming_protected:,}", fewer, f"{r.seconds:.0f}")  # fmt: skip
 
     with spinner("explaining...") as status:
-        results = [advice_benchmark(name, kind, profile, k, rows, progress=status) for name in datasets for kind in (kinds or DEFAULT_MODELS[name])]
+        results = [
+            advice_benchmark(name, kind, profile, k, rows, progress=status, drafted=drafted) for name in datasets for kind in (kinds or DEFAULT_MODELS[name])
+        ]
     title = f"Options judged by the lender's checklist ({profile} profile, K = {k}, held-out black boxes)"
     print_results(results, columns, row, title, as_json, markdown)
 

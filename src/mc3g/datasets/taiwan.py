@@ -45,7 +45,7 @@ def _monthly() -> dict[str, dict[str, object]]:
         out[status] = {"valid": (-2.0, 9.0), "step": 1.0, "label": f"repayment status in {month}", "value_labels": _status_words(),
                        "description": f"repayment status in {month} 2005: -2 no balance, -1 paid in full, 0 minimum paid, 1-9 months late"}  # fmt: skip
         out[bill] = {"label": f"{month} bill", "description": f"bill statement in {month} 2005 (NT$; negative: a credit balance)"}
-        out[paid] = {"valid": NOT_NEGATIVE, "label": f"paid in {month}", "description": f"amount paid in {month} 2005 (NT$)"}
+        out[paid] = {"valid": NOT_NEGATIVE, "label": f"amount paid in {month}", "description": f"amount paid in {month} 2005 (NT$)"}
     return out
 
 

@@ -136,7 +136,7 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
     else:
         counterfactuals = yield from _with_steps(engine, row, outcome, verdicts)
     fewer = _fewer(engine, outcome, verdicts, len(counterfactuals), k)
-    principal = principal_reasons(engine, row, _judged_alone(engine, instance, outcome.problem, verdicts), counterfactuals)
+    principal = principal_reasons(engine, {**row, **instance}, _judged_alone(engine, instance, outcome.problem, verdicts), counterfactuals)
     run = _record(engine, k, outcome, verdicts, wider, clock, read)
     return Recourse(row, REFUSED, counterfactuals, decision=decision, run=run, refusing=refusing, fewer=fewer, principal=principal)
 
