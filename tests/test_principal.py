@@ -115,3 +115,27 @@ def test_a_model_read_exactly_gives_the_reasons_its_own_predict_gives() -> None:
                 checked += 1
                 assert model.predict(pd.DataFrame([{**person.to_dict(), reason.feature: reason.change.after}]))[0] == "yes"
     assert checked
+
+
+@pytest.mark.slow
+def test_the_card_issuer_s_demo_answers_a_client_and_its_saved_files_serve_the_page(tmp_path) -> None:
+    """``mc3g demo --data taiwan --save``: the card issuer's model read exactly, its first refused
+    test client answered with reasons in plain words, and the files it writes serve that client's
+    page as the example (issue 49, item 5)."""
+    from typer.testing import CliRunner
+
+    from mc3g.cli import app
+    from mc3g.serve import load_config
+
+    result = CliRunner().invoke(app, ["demo", "--data", "taiwan", "--save", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    shown = " ".join(result.output.split())
+    assert "Refused. What would change the decision: 1. " in shown and "least effort first" in shown
+    assert not re.search(JARGON, shown.split("Refused.", 1)[1].split("Saved to", 1)[0], re.IGNORECASE)
+    service = load_config(tmp_path / "service.toml")
+    assert service.explainer.engine_.glass is not None  # the model itself, read exactly
+    html = TestClient(create_app(service)).get("/").text
+    assert "A card issuer&#39;s clients (Taiwan)" in html or "A card issuer's clients (Taiwan)" in html
+    decision = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html.split('id="decision"', 1)[1].split('id="whatif"', 1)[0]))
+    assert "What would change the decision" in decision and "ways out asked for" in decision
+    assert not re.search(JARGON, decision, re.IGNORECASE), decision

@@ -25,17 +25,14 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.compose import ColumnTransformer
 from sklearn.ensemble import ExtraTreesClassifier, HistGradientBoostingClassifier, RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 from ..datasets import load
 from ..explain import MC3G, Recourse
 from ..methods import explainer
 from ..profiles import Profile
-from ..reference import knowledge
+from ..reference import encoded, knowledge
 from .blackbox import Counted
 
 HELD_OUT = ("hgb", "xgb", "lr", "rf", "et")
@@ -61,15 +58,6 @@ def fitted(kind: str, X: pd.DataFrame, labels: pd.Series, numeric: list[str]) ->
     favourable label (XGBoost learns class numbers: 1 is ">50K")."""
     target, favourable = ((labels == ">50K").astype(int), "1") if kind == "xgb" else (labels, ">50K")
     return encoded(held_out(kind), X, numeric).fit(X, target), favourable
-
-
-def encoded(estimator: Any, X: pd.DataFrame, numeric: list[str]) -> Any:
-    """``estimator`` behind dense one-hot categories and scaled numbers."""
-    categories = [c for c in X.columns if c not in numeric]
-    encode = ColumnTransformer(
-        [("categories", OneHotEncoder(handle_unknown="ignore", sparse_output=False), categories), ("numbers", StandardScaler(), numeric)]
-    )
-    return make_pipeline(encode, estimator)
 
 
 @dataclass(frozen=True)

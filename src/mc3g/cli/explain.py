@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from contextlib import nullcontext
 from dataclasses import replace
@@ -313,33 +312,6 @@ def whatif(
         return
     out.print(styled((title, "bold")))
     out.print(str(result), soft_wrap=True)
-
-
-@app.command()
-def demo(as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON.")) -> None:
-    """The paper's John: refused a loan, and what he can do about it."""
-    from ..datasets import JOHN
-
-    explainers = {mode: fitted_explainer("loan", mode=mode)[1] for mode in ("derived", "explained", "none")}
-    results = {mode: e.explain(JOHN) for mode, e in explainers.items()}
-    best = results["derived"]
-    if as_json:
-        payload = best.to_dict()
-        payload["cost_by_mode"] = {m: (r.best.cost if r.best else None) for m, r in results.items()}
-        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
-        return
-    out.print("John asks for a loan. The bank refuses if the bank balance is below 60,000 or the credit score below 620.", soft_wrap=True)
-    out.print("Clearing one's debt lifts the credit score past 620 (credit_score >= 620 <- debt == 'none').\n", soft_wrap=True)
-    _print_recourse(best, explainers["derived"], "John")
-    table = Table("mode", "cost (l1)", "what John does", "what follows", title="\nThe same question under each cost mode", title_justify="left")
-    for mode, label in (("derived", "derived (MC3G)"), ("explained", "explained (authors' code)"), ("none", "none (C3G: every change costs)")):
-        cf = results[mode].best
-        if cf is None:
-            table.add_row(label, "-", "no counterfactual", "")
-            continue
-        follows = ", ".join(c.shown.feature + ("" if c.cost == 0 else " (but counted)") for c in cf.caused_changes) or "nothing"
-        table.add_row(label, f"{cf.cost:.4f}", ", ".join(a.shown.feature for a in cf.direct_actions), follows)
-    out.print(table)
 
 
 @app.command()
