@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mc3g.bench.checklist import LINES, Checklist, Plausibility
+from mc3g.bench.checklist import LINES, Checklist, plausibility
 from mc3g.explain import CausedChange, Counterfactual, DirectAction
 from mc3g.rules import Words
 
@@ -68,7 +68,8 @@ def test_a_german_option_toward_a_worse_category_fails() -> None:
 def test_a_state_far_from_every_past_applicant_is_implausible() -> None:
     rng = np.random.default_rng(0)
     past = pd.DataFrame({"x": rng.normal(0, 1, 400), "c": rng.choice(["a", "b"], 400)})
-    plausibility = Plausibility(past, ["x"], sample=200)
-    states = pd.DataFrame({"x": [0.1, 40.0, 0.2], "c": ["a", "a", "never seen"]})
-    assert plausibility.plausible(states).tolist() == [True, False, False]  # a category no one has is a unit away: far, here
-    assert plausibility.distances(states)[1] > 30 and 0 < plausibility.threshold < 1
+    reference = plausibility(past, ["x"])
+    person = {"x": 0.0, "c": "a"}
+    states = [{"x": 0.1, "c": "a"}, {"x": 40.0, "c": "a"}, {"x": 0.2, "c": "never seen"}]
+    near, far, unseen = reference.remoteness(person, states)
+    assert near <= 1 < far and far > 30 and unseen >= 1  # a category no one has is a unit away: the floor itself

@@ -237,7 +237,8 @@ def test_the_label_output_is_read_and_scores_are_not(tmp_path: Path) -> None:
 
 def test_a_model_with_labels_of_its_own_is_explained_with_desired_class(tmp_path: Path) -> None:
     model = load_model(_graph(tmp_path, "scores", "label"))
-    X = pd.DataFrame({"a": np.linspace(0, 1, 41), "b": np.linspace(1, 0, 41)})
+    grid = np.linspace(0, 1, 11)
+    X = pd.DataFrame({"a": np.repeat(grid, len(grid)), "b": np.tile(grid, len(grid))})  # past applicants everywhere: any option is like some
     with pytest.raises(InputError, match="desired_class=LABEL") as unknown:
         MC3G(model).fit(X)
     assert "--favourable LABEL" in str(unknown.value) and "['0', '1']" in str(unknown.value)

@@ -38,6 +38,12 @@ class Profile(StrEnum):
         return self is Profile.PRODUCT
 
     @property
+    def typical(self) -> bool:
+        """Whether an option unlike every past applicant is left out (:mod:`mc3g.search.past`):
+        advice leads where people have been (product); the paper offers every state."""
+        return self is Profile.PRODUCT
+
+    @property
     def guarded(self) -> bool:
         """Whether the protections of the data and of the profile's settings, and the data's
         refusal, hold whatever the knowledge or rules say."""

@@ -5,7 +5,7 @@ features, the features only time changes, windfalls, career jumps, employer type
 advice, ordered categories and numbers with a better direction.  An option is judged on what it
 changes and on how it reads, never on the knowledge the search was given: so the knowledge itself
 is measured by it (``mc3g bench advice``).  A state is plausible when it lies no farther from the
-nearest past applicant than nearly all past applicants lie from theirs (:class:`Plausibility`).
+nearest past applicant than nearly all past applicants lie from theirs (:func:`plausibility`).
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from ..explain import Counterfactual
 from ..rules import token
-from ..search import spread
+from ..schema import Feature
+from ..search import PastApplicants, spread
 
 LINES = ("protected", "household", "older", "jump", "new employer", "windfall", "worse", "implausible", "knowledge")
 """The checklist's lines, in the order docs/checklist.md gives them."""
@@ -83,43 +83,12 @@ class Checklist:
         return way is not None and (float(after) < float(before) if way == "increase" else float(after) > float(before))
 
 
-class Plausibility:
-    """How far a state lies from the nearest past applicant (numbers in units of their spread,
-    a differing category 1, summed), against how far past applicants lie from theirs: a state is
-    plausible when it is no farther than the ``quantile`` of a sample of past applicants' own
-    nearest distances (each to the nearest other past applicant)."""
-
-    def __init__(self, past: pd.DataFrame, numeric: list[str], *, quantile: float = 0.99, sample: int = 2000, seed: int = 0) -> None:
-        self.columns = list(past.columns)
-        self.numeric = [c in numeric for c in self.columns]
-        self.codes = {c: {v: i for i, v in enumerate(pd.unique(past[c].astype(str)))} for c, n in zip(self.columns, self.numeric) if not n}
-        self.spreads = np.array([spread(past[c]) if n else 1.0 for c, n in zip(self.columns, self.numeric)])
-        self.past = self._encoded(past)
-        rows = np.random.default_rng(seed).choice(len(past), size=min(sample, len(past)), replace=False)
-        self.threshold = float(np.quantile(self._nearest(self.past[rows], exclude=rows), quantile))
-
-    def _encoded(self, frame: pd.DataFrame) -> np.ndarray:
-        out = np.empty((len(frame), len(self.columns)))
-        for i, (c, n) in enumerate(zip(self.columns, self.numeric)):
-            out[:, i] = frame[c].astype(float) / self.spreads[i] if n else frame[c].astype(str).map(self.codes[c]).fillna(-1)
-        return out
-
-    def _nearest(self, points: np.ndarray, exclude: np.ndarray | None = None, chunk: int = 32) -> np.ndarray:
-        """Each point's distance to the nearest past applicant (``exclude``: the point's own row)."""
-        numeric = np.array(self.numeric)
-        numbers, categories = self.past[:, numeric], self.past[:, ~numeric]
-        out = np.empty(len(points))
-        for start in range(0, len(points), chunk):
-            block = points[start : start + chunk]
-            distance = np.abs(block[:, None, numeric] - numbers[None]).sum(axis=2) + (block[:, None, ~numeric] != categories[None]).sum(axis=2)
-            if exclude is not None:
-                distance[np.arange(len(block)), exclude[start : start + chunk]] = np.inf
-            out[start : start + chunk] = distance.min(axis=1)
-        return out
-
-    def distances(self, states: pd.DataFrame) -> np.ndarray:
-        """Each state's distance to the nearest past applicant."""
-        return self._nearest(self._encoded(states[self.columns]))
-
-    def plausible(self, states: pd.DataFrame) -> np.ndarray:
-        return self.distances(states) <= self.threshold
+def plausibility(past: pd.DataFrame, numeric: list[str]) -> PastApplicants:
+    """The past applicants an option's state is judged against (:class:`~mc3g.search.PastApplicants`,
+    what ``product`` keeps advice within): a sample of ``past``, numbers in standard deviations,
+    a differing category 1.  The checklist builds its own from the training rows, the columns
+    that describe the record left out, and judges the final states, not the search."""
+    features = [Feature(c, "numeric" if c in numeric else "categorical") for c in past.columns]
+    reference = PastApplicants.of(past, features, {c: spread(past[c]) for c in past.columns if c in numeric})
+    assert reference is not None, "no past applicants to judge against"
+    return reference

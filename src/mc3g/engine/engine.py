@@ -34,6 +34,7 @@ from ..search import (
     Distance,
     Lift,
     Observed,
+    PastApplicants,
     Problem,
     SpaceSettings,
     allows,
@@ -174,7 +175,8 @@ class Engine:
             in_play += [f.name for f in schema.features if f.name in X.columns and f.name not in in_play]
         features = [schema.feature(f) for f in in_play]
         spreads = {f.name: spread(X[f.name], settings.scaling) for f in features if f.is_numeric}
-        return cls(rules, causal, schema, unfavourable, Observed.of(X, features), spreads, settings, black_box, fidelity)
+        observed = replace(Observed.of(X, features), past=PastApplicants.of(X, features, spreads))
+        return cls(rules, causal, schema, unfavourable, observed, spreads, settings, black_box, fidelity)
 
     @cached_property
     def words(self) -> Words:

@@ -34,7 +34,7 @@ from ..params import Constraints, validate
 from ..reading import file_sha256, read_text
 from ..rules import Literal, RuleSet
 from ..schema import Feature, Schema
-from ..search import Observed
+from ..search import Observed, PastApplicants
 from ..serialization import check_header, header
 from .readable import glass_of
 from .surrogate import Surrogate
@@ -71,6 +71,7 @@ def save(path: Path, params: Mapping[str, Any], columns: Sequence[str], engine: 
         "observed": {
             "numbers": {f: values.tolist() for f, values in engine.observed.numbers.items()},
             "tokens": engine.observed.tokens,
+            **({"past": engine.observed.past.to_dict()} if engine.observed.past is not None else {}),
         },
         "spreads": engine.spreads,
         "black_box": _black_box_to_dict(engine, surrogate, model_file),
@@ -127,6 +128,7 @@ def _restored(document: Mapping[str, Any], box_doc: Mapping[str, Any] | None, mo
     observed = Observed(
         {f: np.asarray(v, dtype=np.float64) for f, v in document["observed"]["numbers"].items()},
         {f: list(v) for f, v in document["observed"]["tokens"].items()},
+        PastApplicants.from_dict(document["observed"]["past"]) if "past" in document["observed"] else None,
     )
     black_box, surrogate = None, None
     if box_doc is not None:

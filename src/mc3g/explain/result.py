@@ -28,7 +28,8 @@ JSON_VERSION = 2
 # 2.1: the refusing rules as literals, why fewer than K, changes in words, caused changes' rule ids;
 # 2.2: the run's reading and guarantee, and what blocks a person with no option; 2.3: a change
 # of a feature only time changes says so (its unit of time, ``shown.waits``), and reads as a wait;
-# 2.4: the principal reasons (``principal``), from the model's verdicts on the person's single changes
+# 2.4: the principal reasons (``principal``), from the model's verdicts on the person's single changes;
+# each option's remoteness from past applicants, and the options left out as unlike them all (``unlike``)
 JSON_MINOR = 4
 
 REFUSED = "refused"
@@ -46,6 +47,7 @@ class Counterfactual:
     norm: str
     mode: str
     steps: tuple[Step, ...] = ()
+    remoteness: float | None = None  # how unlike past applicants its state is (above 1: unlike them all; :mod:`mc3g.search.past`)
 
     @property
     def plan(self) -> str:
@@ -67,6 +69,7 @@ class Counterfactual:
             "caused": [c.to_dict() for c in self.caused_changes],
             "plan": self.plan,
             "steps": [step.to_dict() for step in self.steps],
+            "remoteness": self.remoteness,
         }
 
     @classmethod
@@ -79,6 +82,7 @@ class Counterfactual:
             data["norm"],
             data["mode"],
             tuple(Step.from_dict(step) for step in data.get("steps", ())),
+            data.get("remoteness"),
         )
 
 
@@ -216,7 +220,9 @@ class Recourse:
     of protections (feature, setting) whose lifting would, ``()`` when none would; None where it
     was not asked.  ``principal`` are the principal reasons the person reads (at most four, from
     the model's verdicts, never a protected feature: :mod:`.principal`), and :attr:`plainly`
-    what the person is told, with no word of how the search went.
+    what the person is told, with no word of how the search went.  ``unlike`` counts the options
+    found but left out as unlike every past applicant (under ``product``: each option's
+    ``remoteness`` says how unlike them it is).
     """
 
     instance: dict[str, Any]
@@ -229,6 +235,7 @@ class Recourse:
     fewer: str = ""
     blocking: tuple[tuple[tuple[str, str], ...], ...] | None = None
     principal: tuple[Reason, ...] = ()
+    unlike: int = 0
 
     @classmethod
     def failed(cls, instance: dict[str, Any], error: Exception, run: RunRecord) -> Recourse:
@@ -255,6 +262,8 @@ class Recourse:
         if self.status == REFUSED:
             return tuple(reason.sentence for reason in self.principal)
         if self.status == NO_COUNTERFACTUAL:
+            if self.unlike:
+                return ("The only ways out found are unlike anything past applicants have done, so none is offered.",)
             if self.run.guarantee == "exact":
                 return ("No change within your reach would change the decision.",)
             return ("No change within your reach was found that would change the decision.",)
@@ -266,6 +275,9 @@ class Recourse:
         way out exists within their reach, or none other was found."""
         if not self.fewer:
             return ""
+        if self.unlike:
+            other = "another found would be" if self.unlike == 1 else "others found would be"
+            return f"Only {len(self)} of the {self.run.k} ways out asked for: {other} unlike anything past applicants have done."
         other = "there is no other" if self.run.guarantee == "exact" else "no other was found"
         return f"Only {len(self)} of the {self.run.k} ways out asked for: {other} within your reach."
 
@@ -310,6 +322,7 @@ class Recourse:
             "features_touched": self.features_touched,
             "counterfactuals": [cf.to_dict() for cf in self.counterfactuals],
             "principal": [reason.to_dict() for reason in self.principal],
+            "unlike": self.unlike,
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -329,6 +342,7 @@ class Recourse:
             data.get("fewer") or "",
             None if data.get("blocking") is None else tuple(tuple((p["feature"], p["protection"]) for p in unit) for unit in data["blocking"]),
             tuple(Reason.from_dict(r) for r in data.get("principal", ())),
+            data.get("unlike", 0),
         )
 
     @classmethod

@@ -24,6 +24,7 @@ from ..engine import Engine
 from ..exceptions import BlackBoxError, InputError
 from ..hunt import BUDGET, FOUND, READ_ALL, STEPS, Hunt, Outcome, Verdicts, hunted, verified
 from ..search import MOST_CONFLICTS, Assessment, Lift, Problem, StateStream, why_none
+from ..search.past import QUANTILE
 from .changes import CausedChange, DirectAction, Step
 from .exact import READ, Confirmed, blocking, searched
 from .principal import SingleChange, principal_reasons, single_changes
@@ -135,10 +136,17 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
         counterfactuals = tuple(replace(cf, steps=tuple(_step(cf, draft, refused) for draft, refused in steps)) for cf, steps in judged)
     else:
         counterfactuals = yield from _with_steps(engine, row, outcome, verdicts)
-    fewer = _fewer(engine, outcome, verdicts, len(counterfactuals), k)
+    found = len(counterfactuals)
+    counterfactuals, unlike = _typical(engine, {**row, **instance}, counterfactuals)
+    if not counterfactuals:  # every option found is unlike every past applicant
+        run = _record(engine, k, outcome, verdicts, wider, clock, read)
+        return Recourse(row, NO_COUNTERFACTUAL, reasons=(_unlike(unlike, found, k),), decision=decision, run=run, refusing=refusing, unlike=unlike)
+    fewer = _fewer(engine, outcome, verdicts, found, k)
+    if unlike:
+        fewer = (fewer.rstrip(".") + "; " if fewer else f"Only {len(counterfactuals)} of the {k} options asked for: ") + _unlike(unlike, found, k)
     principal = principal_reasons(engine, {**row, **instance}, _judged_alone(engine, instance, outcome.problem, verdicts), counterfactuals)
     run = _record(engine, k, outcome, verdicts, wider, clock, read)
-    return Recourse(row, REFUSED, counterfactuals, decision=decision, run=run, refusing=refusing, fewer=fewer, principal=principal)
+    return Recourse(row, REFUSED, counterfactuals, decision=decision, run=run, refusing=refusing, fewer=fewer, principal=principal, unlike=unlike)
 
 
 def _by_rules(engine: Engine, instance: Mapping[str, Any], k: int, firing: bool) -> Generator[list[Row], list[bool], Outcome | None]:
@@ -173,6 +181,26 @@ def _with_steps(engine: Engine, row: Row, outcome: Outcome, verdicts: Verdicts |
         problem = outcome.problem
         refusals = iter([any(problem.covers(r, draft.state) for r in engine.decision) for steps in drafts for draft in steps])
     return tuple(replace(cf, steps=tuple(_step(cf, draft, next(refusals)) for draft in steps)) for cf, steps in zip(options, drafts))
+
+
+def _typical(engine: Engine, person: Mapping[str, Any], options: tuple[Counterfactual, ...]) -> tuple[tuple[Counterfactual, ...], int]:
+    """Each option with its remoteness from past applicants and, under a profile that keeps advice
+    where people have been (``product``), those unlike every past applicant left out, and how many."""
+    past = engine.observed.past
+    if past is None or not options:
+        return options, 0
+    far = past.remoteness(person, [cf.values for cf in options])
+    measured = tuple(replace(cf, remoteness=float(r)) for cf, r in zip(options, far))
+    if not engine.settings.profile.typical:
+        return measured, 0
+    kept = tuple(cf for cf in measured if cf.remoteness is not None and cf.remoteness <= 1)
+    return kept, len(measured) - len(kept)
+
+
+def _unlike(unlike: int, found: int, k: int) -> str:
+    """Why options found were left out: unlike every past applicant."""
+    which = "the one option found" if found == 1 else f"{unlike} of the {found} options found"
+    return f"{which} {'is' if unlike == 1 else 'are'} left out: farther from every past applicant than {QUANTILE:.0%} of past applicants lie from theirs."
 
 
 def _judged_alone(engine: Engine, instance: Mapping[str, Any], problem: Problem, verdicts: Verdicts | None) -> list[SingleChange]:

@@ -14,6 +14,7 @@ from .distance import NORMS, SCALINGS, Distance, change_size, spread
 from .encoding import Program
 from .grid import Domain, decimal, infer_step
 from .lifts import MOST_CONFLICTS, Lift, barred, openings
+from .past import PastApplicants
 from .problem import COST_MODES, Assessment, Consequences, Problem, State
 from .reasons import why_none
 from .solver import ActionSets, StateStream, search
@@ -45,6 +46,7 @@ __all__ = [
     "Lift",
     "FeatureValues",
     "Observed",
+    "PastApplicants",
     "Problem",
     "Program",
     "Region",

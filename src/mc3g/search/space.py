@@ -21,7 +21,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -34,6 +34,9 @@ from ..schema import Feature
 from ..values import check_grid, plains
 from .grid import Domain, decimal, grid_value, infer_step, units
 from .regions import data_numeric, forbidden_combo
+
+if TYPE_CHECKING:
+    from .past import PastApplicants
 
 CANDIDATE_SCHEMES = ("exact", "data")
 
@@ -280,10 +283,13 @@ def _categorical_values(feature: Feature, original: str, seen: Sequence[str] | N
 
 @dataclass(frozen=True)
 class Observed:
-    """The distinct training values of each feature: sorted numbers, or sorted tokens."""
+    """The distinct training values of each feature: sorted numbers, or sorted tokens; and a
+    sample of the training rows, to say how unlike them a state is (``past``: None in an
+    explainer saved before it was kept)."""
 
     numbers: dict[str, np.ndarray]
     tokens: dict[str, list[str]]
+    past: PastApplicants | None = None  # set by the engine, with the search's spreads
 
     @classmethod
     def of(cls, train: pd.DataFrame, features: Sequence[Feature]) -> Observed:

@@ -1,0 +1,51 @@
+"""Advice leads where people have been (issue 49, item 3): every option carries how unlike past
+applicants its state is, and under ``product`` one unlike them all is not offered."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from mc3g import MC3G
+from mc3g.schema import Feature
+from mc3g.search import PastApplicants
+
+# Past applicants whose savings always equal their income: a state that breaks that is unlike them.
+LINE = pd.DataFrame({"income": np.tile(np.arange(11.0), 20), "savings": np.tile(np.arange(11.0), 20)})
+NUMBERS = [Feature("income", "numeric"), Feature("savings", "numeric")]
+
+
+def _lender(frame: pd.DataFrame) -> np.ndarray:
+    """Refuses an income below 9, whatever the savings."""
+    return np.where(frame["income"] < 9, "refused", "approved")
+
+
+def test_a_state_among_past_applicants_is_like_them_and_one_off_their_line_is_not() -> None:
+    past = PastApplicants.of(LINE, NUMBERS, {"income": 3.0, "savings": 3.0})
+    assert past is not None and past.typical == 1.0  # every past applicant has a twin: the floor holds
+    person = {"income": 2.0, "savings": 2.0}
+    near, on_line, off_line = past.remoteness(person, [{"income": 2.5, "savings": 2.0}, {"income": 9.0, "savings": 9.0}, {"income": 9.0, "savings": 2.0}])
+    assert near < 1 and on_line == 0 and off_line > 2  # (9, 2) lies 7 from the nearest, 7 / 3 spreads
+    again = PastApplicants.from_dict(past.to_dict())
+    assert np.array_equal(again.remoteness(person, [{"income": 9.0, "savings": 2.0}]), [off_line])
+
+
+def test_an_unusual_person_is_measured_against_their_own_distance() -> None:
+    past = PastApplicants.of(LINE, NUMBERS, {"income": 3.0, "savings": 3.0})
+    person = {"income": 2.0, "savings": 10.0}  # 8 from the nearest: far off the line already
+    (step,) = past.remoteness(person, [{"income": 9.0, "savings": 10.0}])
+    assert step <= 1  # no farther than the person is now: not unlike for that
+
+
+def test_under_product_an_option_unlike_every_past_applicant_is_not_offered_and_the_person_is_told(tmp_path) -> None:
+    person = {"income": 2.0, "savings": 2.0}
+    product = MC3G(_lender, desired_class="approved", refine=0).fit(LINE)
+    answer = product.explain(person)
+    assert answer.status == "no_counterfactual" and answer.unlike == 1
+    assert answer.plainly == ("The only ways out found are unlike anything past applicants have done, so none is offered.",)
+    assert "left out: farther from every past applicant than 99% of past applicants lie from theirs" in answer.reasons[0]
+    paper = MC3G(_lender, desired_class="approved", refine=0, profile="paper").fit(LINE).explain(person)
+    assert paper.counterfactuals and paper.best.values["income"] == 9 and paper.best.remoteness > 1  # offered, with its figure
+    product.save(tmp_path / "explainer.json")
+    loaded = MC3G.load(tmp_path / "explainer.json", model=_lender)
+    assert loaded.explain(person).unlike == 1  # the past applicants travel with a saved explainer
