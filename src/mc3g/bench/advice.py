@@ -60,6 +60,7 @@ class AdviceRun:
     none_naming_protected: int  # of them, those whose reasons name a protected feature
     fewer: dict[str, int] = field(default_factory=dict)  # why -> people with fewer than K options
     seconds: float = 0.0  # explaining all the people, in one call
+    accuracy: float = 0.0  # the model's on the whole test split
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -116,6 +117,7 @@ def _run(
     if progress:
         progress(f"{dataset}: fitting {kind}")
     model = encoded(black_box(kind), X_train, list(ds.schema.numeric)).fit(X_train, ds.train[label].astype(str))
+    accuracy = float((model.predict(X_test).astype(str) == ds.test[label].astype(str).to_numpy()).mean())
     if drafted:
         explainer, causal, judge = _drafted(ds, model, profile, k)
     else:
@@ -150,7 +152,7 @@ def _run(
     return AdviceRun(
         dataset, split, kind, profile, "drafted" if drafted else "shipped", len(refused), sum(bool(a.counterfactuals) for a in answers), len(options),
         len(passed), {line: failing[line] for line in LINES}, len(set(passed)), len(told_none),
-        sum(any(p in " ".join(a.reasons) for p in protected) for a in told_none), dict(_fewer(answers, k)), seconds,
+        sum(any(p in " ".join(a.reasons) for p in protected) for a in told_none), dict(_fewer(answers, k)), seconds, accuracy,
     )  # fmt: skip
 
 

@@ -209,14 +209,14 @@ def bench_advice(
     for kind in kinds or ():
         if kind not in MODELS:
             raise typer.BadParameter(f"{kind!r} is none of {', '.join(MODELS)}", param_hint="--model")
-    columns = ("data", "model", "profile", "knowledge", "people", "answered", "options", "pass", *(f"fail: {line}" for line in LINES),
+    columns = ("data", "model", "accuracy", "profile", "knowledge", "people", "answered", "options", "pass", *(f"fail: {line}" for line in LINES),
                "people with one that passes", "no option", "no option naming a protected feature", "fewer than K (why)", "seconds")  # fmt: skip
 
     def row(r: Any) -> tuple[str, ...]:
         share = f"{r.passing:,} ({100 * r.passing / r.options:.0f}%)" if r.options else "-"
         sendable = f"{r.sendable:,} ({100 * r.sendable / r.people:.0f}%)" if r.people else "-"
         fewer = "; ".join(f"{why} {n:,}" for why, n in sorted(r.fewer.items())) or "-"
-        return (f"{r.dataset} ({r.split})", r.model, r.profile, r.knowledge, f"{r.people:,}", f"{r.answered:,}", f"{r.options:,}", share,
+        return (f"{r.dataset} ({r.split})", r.model, f"{r.accuracy:.3f}", r.profile, r.knowledge, f"{r.people:,}", f"{r.answered:,}", f"{r.options:,}", share,
                 *(f"{r.failing[line]:,}" for line in LINES), sendable, f"{r.none:,}", f"{r.none_naming_protected:,}", fewer, f"{r.seconds:.0f}")  # fmt: skip
 
     with spinner("explaining...") as status:
