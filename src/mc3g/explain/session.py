@@ -23,8 +23,7 @@ import pandas as pd
 from ..engine import Engine
 from ..exceptions import BlackBoxError, InputError
 from ..hunt import BUDGET, FOUND, READ_ALL, STEPS, Hunt, Outcome, Verdicts, hunted, verified
-from ..search import MOST_CONFLICTS, Assessment, Lift, Problem, StateStream, why_none
-from ..search.past import QUANTILE
+from ..search import MOST_CONFLICTS, Assessment, Lift, PastApplicants, Problem, StateStream, why_none
 from .changes import CausedChange, DirectAction, Step
 from .exact import READ, Confirmed, blocking, searched
 from .principal import SingleChange, principal_reasons, single_changes
@@ -200,7 +199,8 @@ def _typical(engine: Engine, person: Mapping[str, Any], options: tuple[Counterfa
 def _unlike(unlike: int, found: int, k: int) -> str:
     """Why options found were left out: unlike every past applicant."""
     which = "the one option found" if found == 1 else f"{unlike} of the {found} options found"
-    return f"{which} {'is' if unlike == 1 else 'are'} left out: farther from every past applicant than {QUANTILE:.0%} of past applicants lie from theirs."
+    share = f"{PastApplicants.quantile:.0%}"
+    return f"{which} {'is' if unlike == 1 else 'are'} left out: farther from every past applicant than {share} of past applicants lie from theirs."
 
 
 def _judged_alone(engine: Engine, instance: Mapping[str, Any], problem: Problem, verdicts: Verdicts | None) -> list[SingleChange]:

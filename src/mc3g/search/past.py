@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -39,6 +39,7 @@ class PastApplicants:
     codes: Mapping[str, Mapping[str, int]]
     rows: np.ndarray
     typical: float
+    quantile: ClassVar[float] = QUANTILE
 
     @classmethod
     def of(cls, train: pd.DataFrame, features: Sequence[Feature], spreads: Mapping[str, float], seed: int = 0) -> PastApplicants | None:
