@@ -169,6 +169,8 @@ def _fewer(answers: list[Recourse], k: int) -> Counter[str]:
             out[f"none: error ({said})"] += 1
         elif not said:
             out[f"{lead}: not said"] += 1
+        elif answer.unlike:
+            out[f"{lead}: unlike every past applicant"] += 1
         elif "proved" in said or "accepts no state" in said:
             out[f"{lead}: proved on the model"] += 1
         elif "it stopped" in said:
