@@ -89,6 +89,29 @@ def test_every_feature_outside_play_says_why_it_may_not_change() -> None:
     assert "not yours to make" in str(explainer.whatif(person, {"sex": "Female" if person["sex"] == "Male" else "Male"}))
 
 
+def test_every_feature_a_black_box_s_advice_may_change_can_be_tried() -> None:
+    """Issue 50, item 6: a black box reading the annual income, which its surrogate rules do not:
+    the income is tried in Python and through the service, and the model judges the state."""
+    from fastapi.testclient import TestClient
+
+    from mc3g.serve import Service, create_app
+
+    ds = reference("loan").data()
+
+    def lender(frame: pd.DataFrame) -> np.ndarray:
+        rich = frame["annual_income"] >= 200_000
+        return np.where(rich | ((frame["bank_balance"] >= 60000) & (frame["credit_score"] >= 620)), "approved", "rejected")
+
+    explainer = MC3G(lender, reference("loan").causal(ds), schema=ds.schema, desired_class="approved", k=2, refine=0).fit(ds.X_train)
+    assert "annual_income" in explainer.features_to_try_
+    tried = explainer.whatif(JOHN, {"annual_income": 250_000})
+    assert not tried.refused and tried.judged_by == "the model" and tried.direct_actions[0].feature == "annual_income"
+    client = TestClient(create_app(Service(explainer, "loan", 2, example=JOHN)))
+    response = client.post("/v1/whatif", json={"applicant": JOHN, "changes": {"annual_income": 250_000}})
+    assert response.status_code == 200, response.text
+    assert 'name="change:annual_income"' in client.get("/").text  # the page offers it too
+
+
 @pytest.mark.parametrize(("rule", "y_after"), [("y >= 5 <- x >= 3", 5), ("cause y >= 5 <- x >= 3", 2)])
 def test_only_a_constraint_rule_forces_its_effect(rule: str, y_after: int) -> None:
     causal = CausalModel.parse(f"x: numeric [0, 6]\ny: numeric [0, 6]\n{rule}")

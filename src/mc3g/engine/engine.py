@@ -212,6 +212,12 @@ class Engine:
         return {name: plains(values) for name, values in self.observed.numbers.items()}
 
     @property
+    def triable(self) -> list[str]:
+        """The features a person may try changing themselves (a what-if): those in play and, for a
+        black box, every one its search may change, so any advice given can be tried."""
+        return self.features if self.black_box is None else list(dict.fromkeys(self.features + self.varied))
+
+    @property
     def varied(self) -> list[str]:
         """The features a person may change directly whose training values the engine holds:
         where samples around a person move (a black box's local rules)."""
