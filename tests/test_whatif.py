@@ -103,7 +103,7 @@ def test_every_feature_a_black_box_s_advice_may_change_can_be_tried() -> None:
         return np.where(rich | ((frame["bank_balance"] >= 60000) & (frame["credit_score"] >= 620)), "approved", "rejected")
 
     explainer = MC3G(lender, reference("loan").causal(ds), schema=ds.schema, desired_class="approved", k=2, refine=0).fit(ds.X_train)
-    assert "annual_income" in explainer.features_to_try_
+    assert "annual_income" in explainer.engine_.triable
     tried = explainer.whatif(JOHN, {"annual_income": 250_000})
     assert not tried.refused and tried.judged_by == "the model" and tried.direct_actions[0].feature == "annual_income"
     client = TestClient(create_app(Service(explainer, "loan", 2, example=JOHN)))

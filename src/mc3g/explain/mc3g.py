@@ -308,12 +308,6 @@ class MC3G(BaseEstimator):
         """The features a counterfactual may touch; the others keep the person's values."""
         return self._engine().features
 
-    @property
-    def features_to_try_(self) -> list[str]:
-        """The features a what-if may change (the person's own changes): those in play and, for a
-        black box, every feature its search may change."""
-        return self._engine().triable
-
     def _engine(self) -> Engine:
         check_is_fitted(self, "engine_")
         return self.engine_

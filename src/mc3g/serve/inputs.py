@@ -76,7 +76,7 @@ class Input:
 def inputs_of(explainer: MC3G) -> list[Input]:
     """The features a request may give, in the order the explainer was fitted on."""
     schema = explainer.schema_
-    in_play = set(explainer.features_to_try_)
+    in_play = set(explainer.engine_.triable)  # a what-if may try any feature advice may change
     box = explainer.black_box_
     needed = set(box.columns) if box is not None else in_play
     words = explainer.words_
