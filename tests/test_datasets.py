@@ -453,7 +453,7 @@ def test_taiwan_codes_are_words_and_undocumented_ones_unknown() -> None:
     assert {f.name for f in ds.schema.features if f.immutable} == {"sex"} and ds.schema.feature("age").direction == "increase"
     words = ds.schema.words()
     assert words.feature("pay_0") == "repayment status in September" and words.value("pay_0", -1) == "paid in full"
-    assert words.feature("pay_amt6") == "paid in April" and words.value("education", "graduate_school") == "graduate school"
+    assert words.feature("pay_amt6") == "amount paid in April" and words.value("education", "graduate_school") == "graduate school"
     assert ds.schema.feature("education").unknown == ("unknown",)
     assert ds.train["will_default_next_month"].eq("default").mean() == pytest.approx(0.2212, abs=1e-3)  # stratified
 
