@@ -346,3 +346,22 @@ def test_cli_names_a_bad_model_file(tmp_path: Path, name: str) -> None:
         path.write_bytes(b"weights")
     message = _error_line(runner.invoke(app, ["explain", "loan", "--model", str(path), "--row", "1"]))
     assert str(path) in message
+
+
+def test_a_model_fitted_on_another_split_s_columns_is_refused_with_the_split_that_has_them(tmp_path: Path) -> None:
+    """Issue 50, item 4: Python's ``load("adult")`` is the UCI split, the command line's the
+    paper's, which lacks two of its columns: the error names them and says ``--split uci``,
+    instead of scikit-learn's "columns are missing" from inside the model."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from mc3g.cli import app
+    from mc3g.datasets import load
+    from mc3g.reference import encoded
+
+    ds = load("adult")
+    X = ds.train.drop(columns=[ds.schema.label])
+    model = encoded(DecisionTreeClassifier(max_depth=3, random_state=0), X, list(ds.schema.numeric)).fit(X, ds.train[ds.schema.label])
+    skops.io.dump(model, tmp_path / "tree.skops")
+    result = CliRunner().invoke(app, ["explain", "adult", "--row", "0", "--model", str(tmp_path / "tree.skops"), "--trust-type", "sklearn.tree._tree.Tree"])
+    assert result.exit_code == 2
+    assert "fitted on columns the adult paper split lacks: ['education', 'capital_loss']; its uci split has them: give --split uci" in result.output

@@ -60,6 +60,20 @@ def test_a_saved_explainer_serves_the_same_answers(tmp_path: Path) -> None:
     create_app(service)
 
 
+def test_serve_explainer_takes_a_title_for_the_page(tmp_path: Path) -> None:
+    """Issue 50, item 4: ``mc3g serve --explainer FILE --title T``; the title goes with a saved
+    explainer only (a service file has its [service] title)."""
+    from mc3g.cli.serve import _source
+    from mc3g.serve import service_of
+
+    _, fitted = fitted_explainer("loan")
+    fitted.save(tmp_path / "loan.json")
+    assert service_of(_source(None, str(tmp_path / "loan.json"), None, None, "Our bank's loans")).title == "Our bank's loans"
+    assert service_of(_source(None, str(tmp_path / "loan.json"), None, None)).title == "loan"
+    with pytest.raises(InputError, match="--title go with --explainer"):
+        _source(None, None, None, None, "Our bank's loans")
+
+
 @pytest.mark.slow
 def test_a_black_box_from_a_skops_file(tmp_path: Path) -> None:
     skops_io = pytest.importorskip("skops.io")

@@ -184,7 +184,21 @@ def fitted_explainer(settings: str | ExplainerSettings, split: str | None = None
         model = decision_rules(ds, s.profile)
     causal = knowledge(ds, causal_file=s.causal_only or s.causal_file, only=s.causal_only is not None)
     X_train = ds.train.drop(columns=[ds.schema.label]) if s.model.path is not None else ds.X_train  # a black box may read every column
+    _check_split(model, X_train, ds, s.model.path)
     return ds, MC3G(model, causal, schema=ds.schema, **s.explainer_params()).fit(X_train)
+
+
+def _check_split(model: Any, X: pd.DataFrame, ds: Dataset, path: Any) -> None:
+    """A model file fitted on columns this split of the data set lacks is refused before it is
+    asked anything, naming them and the split that has them (adult's paper split has no
+    ``education`` or ``capital_loss``; Python's ``load`` gives the UCI split by default)."""
+    wanted = [str(c) for c in getattr(model, "feature_names_in_", ())]
+    absent = [c for c in wanted if c not in X.columns]
+    if not absent:
+        return
+    other = [split for split in ("uci", "paper") if split != ds.split]
+    hint = f"; its {other[0]} split has them: give --split {other[0]}" if other and set(absent) <= set(load(ds.name, split=other[0]).train.columns) else ""
+    raise InputError(f"the model {path} was fitted on columns the {ds.name} {ds.split} split lacks: {absent}{hint}")
 
 
 def encoded(estimator: Any, X: pd.DataFrame, numeric: list[str]) -> Any:

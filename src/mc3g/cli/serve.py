@@ -20,6 +20,7 @@ def serve(
     saved: str = typer.Option(None, "--explainer", help="Serve this saved explainer (mc3g fit, or MC3G.save): [explainer] saved = FILE without a file."),
     model: str = typer.Option(None, "--model", help="With --explainer: the model file of the black box it explains."),
     trust_types: list[str] = typer.Option(None, "--trust-type", help="With --model: a type a .skops file may hold beyond skops' trusted defaults."),
+    title: str = typer.Option(None, "--title", help="With --explainer: the page's title (default: the explainer's file name)."),
     host: str = typer.Option(None, "--host", help="Address to bind; 127.0.0.1 (loopback) unless the file or this option says otherwise."),
     port: int = typer.Option(None, "--port", min=1, max=65535, help="Port; 8000 unless the file or this option says otherwise."),
     workers: int = typer.Option(1, "--workers", min=1, max=64, help="Processes; each fits or loads the explainer once at start-up."),
@@ -29,7 +30,7 @@ def serve(
         from ..serve import address, is_loopback, listening, run, service_of
     except ImportError as exc:
         raise InputError(f"mc3g serve needs the serve extra: pip install 'mc3g[serve]' ({exc})") from None
-    source = _source(config, saved, model, trust_types)
+    source = _source(config, saved, model, trust_types, title)
     service = service_of(source)
     service = replace(service, host=host or service.host, port=port or service.port)
     sock = listening(service.host, service.port)
@@ -39,12 +40,14 @@ def serve(
     run(service, source, workers, sock=sock)
 
 
-def _source(config: str | None, saved: str | None, model: str | None, trust_types: list[str] | None) -> str | dict[str, Any] | None:
+def _source(
+    config: str | None, saved: str | None, model: str | None, trust_types: list[str] | None, title: str | None = None
+) -> str | dict[str, Any] | None:
     """What the service is built from: a TOML file, or a saved explainer named on the command
-    line (the same table a file's [explainer] would hold), or neither (the loan example)."""
+    line (the same tables a file's [explainer] and [service] would hold), or neither (the loan example)."""
     if saved is None:
-        if model or trust_types:
-            raise InputError("--model and --trust-type go with --explainer (a service file names them in its [explainer] table)")
+        if model or trust_types or title:
+            raise InputError("--model, --trust-type and --title go with --explainer (a service file names them in its [explainer] and [service] tables)")
         return config
     if config:
         raise InputError("--explainer serves a saved explainer; --config a service file that names one: give one of the two")
@@ -53,7 +56,7 @@ def _source(config: str | None, saved: str | None, model: str | None, trust_type
         table["model"] = str(Path(model).resolve())
     if trust_types:
         table["trusted_types"] = list(trust_types)
-    return {"explainer": table}
+    return {"explainer": table} | ({"service": {"title": title}} if title else {})
 
 
 @bench_app.command("serve")
