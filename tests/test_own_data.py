@@ -392,3 +392,22 @@ def test_the_readme_walk_through_runs_as_written(tmp_path: Path, monkeypatch: py
     assert "forbid employment == unemployed, income != 0" in (tmp_path / "applicants.causal").read_text(encoding="utf-8").splitlines()[-1]
     assert "Refusals by sex" in outputs[-3] and (tmp_path / "results" / "_audit" / "audit.md").is_file()
     assert "Change your employment from unemployed to employed" in outputs[-1]
+
+
+def test_fit_warns_when_the_rules_imitate_the_model_poorly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 50, item 4: a black box its rules imitate on fewer than 80 % of held-out rows is
+    named as such when it is fitted, with what that risks."""
+    from mc3g.applicants import fit_file
+    from mc3g.cli.applicants import _report
+
+    def model(frame: pd.DataFrame) -> np.ndarray:  # a decision no short rule imitates
+        return np.where((frame["income"] * 7919 + frame["debt"] * 104729) % 7 < 3, "yes", "no")
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"income": rng.integers(0, 100, 400), "debt": rng.integers(0, 100, 400)})
+    frame["approved"] = model(frame)
+    frame.to_csv(tmp_path / "applicants.csv", index=False)
+    fitted = fit_file(tmp_path / "applicants.csv", "approved", model=model, favourable="yes", refine=0)
+    assert fitted.score < 0.8 and fitted.explainer.engine_.glass is None
+    _report(fitted, "applicants.csv", "--model model.skops", "explainer.json", 1.0)
+    assert "note: the rules agree with the model on only" in " ".join(capsys.readouterr().err.split())

@@ -136,6 +136,9 @@ def fit(
     _report(fitted, data, " ".join([f"--model {model}", *(f"--trust-type {t}" for t in trust_types or ())]) if model else "", out_file, seconds)
 
 
+LOW_FIDELITY = 0.8  # rules that imitate a black box less well than this are worth a warning
+
+
 def _report(fitted: Fitted, data: str, model: str, out_file: str, seconds: float) -> None:
     """What was fitted, in words; ``model`` is how to name the model again (its options)."""
     how = " (read off its words; --favourable to choose)" if fitted.guessed else ""
@@ -145,11 +148,23 @@ def _report(fitted: Fitted, data: str, model: str, out_file: str, seconds: float
         soft_wrap=True,
     )
     if model:
-        out.print(f"The rules below imitate the model: they agree with it on {fitted.score:.1%} of held-out rows.", soft_wrap=True)
+        agree = f"they agree with it on {fitted.score:.1%} of held-out rows"
+        if fitted.explainer.engine_.glass is not None:
+            said = f"The model is {fitted.explainer.run_record().reading}: an answer is the least-cost options it accepts, and no option is a proof."
+            out.print(f"{said} The rules below say in words why it refuses; {agree}.", soft_wrap=True)
+        else:
+            out.print(f"The rules below imitate the model: {agree}.", soft_wrap=True)
+            if fitted.score < LOW_FIDELITY:
+                err.print(
+                    f"note: the rules agree with the model on only {fitted.score:.1%} of held-out rows. Every option is checked with the model, "
+                    "but where the rules err a person may be told there is no option when there is one; a model mc3g reads exactly "
+                    "(trees, boosters, linear scores: docs/semantics.md) has no such gap.",
+                    soft_wrap=True,
+                )
     else:
         out.print(f"FOLD-SE rules of the refusal, learned from the file: {fitted.score:.1%} accurate on 20 % of its rows held out.", soft_wrap=True)
     out.print(fitted.rules.to_english(), soft_wrap=True)
-    out.print(f"Advice may touch: {', '.join(fitted.explainer.features_in_play_)}.", soft_wrap=True)
+    out.print(f"Advice may touch: {', '.join(fitted.explainer.engine_.triable)}.", soft_wrap=True)
     if fitted.unprotected:
         err.print(
             f"note: advice may change {', '.join(fitted.unprotected)}, which look protected (a characteristic fair-lending law protects, age, "
