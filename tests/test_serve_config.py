@@ -72,6 +72,8 @@ def test_serve_explainer_takes_a_title_for_the_page(tmp_path: Path) -> None:
     assert service_of(_source(None, str(tmp_path / "loan.json"), None, None)).title == "loan"
     with pytest.raises(InputError, match="--title go with --explainer"):
         _source(None, None, None, None, "Our bank's loans")
+    fitted.set_params(k=2).save(tmp_path / "two.json")
+    assert service_of(_source(None, str(tmp_path / "two.json"), None, None)).k == 2  # the K it was saved with, not the page's own 3
 
 
 @pytest.mark.slow

@@ -172,7 +172,8 @@ def _service(document: Mapping[str, Any], folder: Path) -> Service:
     options = config.service
     limits = Limits(**{f.name: getattr(options, f.name) for f in fields(Limits)})
     explainer, title, person = _explainer(config.explainer, folder)
-    k = config.explainer.k if config.explainer.k is not None else min(3, limits.max_k)
+    own = explainer.k if config.explainer.saved is not None else 3  # a saved explainer's K is the lender's choice
+    k = config.explainer.k if config.explainer.k is not None else min(own, limits.max_k)
     example = config.example if config.example is not None else person
     return Service(explainer, options.title or title, k, limits, example, options.host, options.port)
 
