@@ -411,3 +411,20 @@ def test_fit_warns_when_the_rules_imitate_the_model_poorly(tmp_path: Path, capsy
     assert fitted.score < 0.8 and fitted.explainer.engine_.glass is None
     _report(fitted, "applicants.csv", "--model model.skops", "explainer.json", 1.0)
     assert "note: the rules agree with the model on only" in " ".join(capsys.readouterr().err.split())
+
+
+@pytest.mark.parametrize("command", ["init", "fit"])
+def test_out_never_replaces_a_device_or_a_named_pipe(tmp_path: Path, command: str) -> None:
+    """Issue 50, item 11: ``--out`` names a named pipe (as it would a device): refused, and the
+    pipe is still there, not replaced by a regular file."""
+    import os
+    import stat
+
+    frame = pd.DataFrame({"income": range(40), "approved": ["yes", "no"] * 20})
+    frame.to_csv(tmp_path / "applicants.csv", index=False)
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    extra = ["--overwrite"] if command == "init" else ["--favourable", "yes"]
+    result = runner.invoke(app, [command, str(tmp_path / "applicants.csv"), "--target", "approved", "--out", str(pipe), *extra])
+    assert result.exit_code == 2 and "is a named pipe (FIFO), not a file" in result.output, result.output
+    assert stat.S_ISFIFO(os.stat(pipe).st_mode)

@@ -43,6 +43,22 @@ _NOT_REGULAR = (
 )
 
 
+def writable_path(path: str | Path, kind: str) -> Path:
+    """``path`` when writing a ``kind`` there replaces nothing but a regular file (or a new
+    path): a directory, a device or a named pipe is a :class:`FileRefusedError`, never replaced."""
+    file = Path(path)
+    try:
+        info = os.stat(file)
+    except FileNotFoundError:
+        return file
+    except OSError as exc:
+        raise FileRefusedError(file, f"cannot be written as a {kind}: {exc.strerror or exc}") from None
+    for test, what in _NOT_REGULAR:
+        if test(info.st_mode):
+            raise FileRefusedError(file, f"is {what}, not a file: name a file to write the {kind} to")
+    return file
+
+
 def regular_file(path: str | Path, kind: str) -> Path:
     """``path`` when it names a regular file (a link to one counts) of at most
     ``BOUNDS[kind]`` bytes; else a :class:`FileRefusedError` naming the file and ``kind``, a

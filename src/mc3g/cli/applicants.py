@@ -13,6 +13,7 @@ import typer
 from ..applicants import Fitted, check_knowledge, draft, fit_file, read_data
 from ..exceptions import InputError
 from ..models import ModelFile
+from ..reading import writable_path
 from .app import app, err, out
 from .explain import DISTINCT, HUNT, MODE, NORM, PROFILE, TRUST_MODEL, TRUST_TYPES, hunt_given
 
@@ -59,8 +60,7 @@ def init(
 def write_new(path: Path, text: str, overwrite: bool) -> None:
     """Write ``text`` to ``path`` whole or not at all (a temporary file renamed into place); an
     existing file is refused unless ``overwrite``: a knowledge file may hold a person's edits."""
-    if path.is_dir():
-        raise InputError(f"{path} is a directory: name a file for --out")
+    writable_path(path, "knowledge file")
     if path.exists() and not overwrite:
         raise InputError(f"{path} exists (it may hold your edits): choose another --out, or replace it with --overwrite")
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -129,9 +129,7 @@ def fit(
     settings = {"profile": profile, "mode": mode, "norm": norm, "k": k, "distinct": distinct, "hunt": hunt_given(hunt)}
     fitted = fit_file(data, target, causal=causal, model=loaded, favourable=favourable, ignore=ignore or (), **settings)
     seconds = time.perf_counter() - started
-    path = Path(out_file)
-    if path.is_dir():
-        raise InputError(f"{path} is a directory: name a file for --out")
+    path = writable_path(out_file, "saved explainer")
     fitted.explainer.save(path, model_file=model)
     _report(fitted, data, " ".join([f"--model {model}", *(f"--trust-type {t}" for t in trust_types or ())]) if model else "", out_file, seconds)
 

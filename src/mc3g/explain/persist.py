@@ -31,7 +31,7 @@ from ..engine import Engine, HuntSettings, SearchSettings
 from ..exceptions import InputError, ModelFileError, said
 from ..models import BlackBox, model_source
 from ..params import Constraints, validate
-from ..reading import file_sha256, read_text
+from ..reading import file_sha256, read_text, writable_path
 from ..rules import Literal, RuleSet
 from ..schema import Feature, Schema
 from ..search import Observed, PastApplicants
@@ -55,7 +55,9 @@ class Saved:
 
 def save(path: Path, params: Mapping[str, Any], columns: Sequence[str], engine: Engine, surrogate: Surrogate | None, model_file: str | Path | None) -> None:
     """Write the document; ``params`` are the estimator's, without the model, the causal
-    knowledge and the schema (the engine holds what they became)."""
+    knowledge and the schema (the engine holds what they became).  Only a regular file or a new
+    path is written: a device or a named pipe there is refused, never replaced."""
+    writable_path(path, "saved explainer")
     document = {
         **header(JSON_FORMAT, JSON_VERSION),
         "params": dict(params),
