@@ -75,7 +75,7 @@ def _table(rows: Any, answers: list[Recourse], part: Partition, job: Job) -> Any
         "guarantee": pa.array(audited["guarantee"], pa.string()),
         "blocking": pa.array(audited["blocking"], pa.list_(pa.string())),
         "settings_hash": pa.array([job.settings_hash] * part.rows, pa.string()),
-        "principal": pa.array([json.dumps([r.to_dict() for r in a.principal]) for a in answers], pa.string()),
+        "principal_reasons": pa.array([json.dumps([r.to_dict() for r in a.principal]) for a in answers], pa.string()),
     }
     inputs = pa.Table.from_pandas(rows.reset_index(drop=True), schema=job.inputs, preserve_index=False)
     return pa.Table.from_arrays([*results.values(), *inputs.columns], names=[*results, *inputs.column_names])
