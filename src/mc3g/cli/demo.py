@@ -67,7 +67,7 @@ def _card_client(save: str | None, as_json: bool) -> None:
     """The card issuer's model fitted now (about 20 seconds), its first refused test client
     explained, and, with ``save``, the files of its page."""
     with err.status("fitting the card issuer's model on 24,000 clients and reading it..."):
-        ds, explainer, client = card_issuer()
+        _, explainer, client = card_issuer()
     answer = explainer.explain(client)
     if save is not None:
         _save(Path(save), explainer, client)
