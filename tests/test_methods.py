@@ -91,3 +91,10 @@ def test_importing_the_protocol_does_not_import_dice() -> None:
     code = "import sys, mc3g, mc3g.methods, mc3g.baselines; print('dice_ml' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_dice_missing_says_how_to_install_it_without_the_cuda_xgboost(setup, monkeypatch) -> None:
+    model, X = setup
+    monkeypatch.setitem(sys.modules, "dice_ml", None)  # as if not installed
+    with pytest.raises(ImportError, match=r"pip install --no-deps 'dice-ml>=0\.12,<0\.13'"):
+        explainer("dice", model, None, desired_class="approved").fit(X)

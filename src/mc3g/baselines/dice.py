@@ -39,6 +39,9 @@ METHODS: tuple[str, ...] = ("random", "genetic")
 
 _OUTCOME = "__dice_outcome__"
 _NO_CF_MESSAGE = "No counterfactuals found"
+INSTALL = "pip install 'mc3g[bench]' && pip install --no-deps 'dice-ml>=0.12,<0.13'"
+"""How DiCE is installed: dice-ml apart and without its dependencies, which name the CUDA build of
+xgboost (the extra brings the rest, xgboost as its CPU-only wheel)."""
 
 
 class _Timeout(BaseException):
@@ -195,7 +198,10 @@ class DiceExplainer(Baseline):
         return list(self.continuous_)
 
     def _fit(self, X: pd.DataFrame) -> None:
-        import dice_ml  # optional dependency (the `bench` extra)
+        try:
+            import dice_ml  # optional, installed apart (:data:`INSTALL`)
+        except ModuleNotFoundError as exc:
+            raise ImportError(f"DiCE (dice-ml) is not installed: {INSTALL}") from exc
 
         if self.method not in METHODS:
             raise InputError(f"method must be one of {METHODS}, not {self.method!r}")

@@ -119,7 +119,7 @@ def _xgboost() -> Any:
 
 
 def _lightgbm() -> Any:
-    from lightgbm import LGBMClassifier  # the bench extra (dice-ml brings it)
+    from lightgbm import LGBMClassifier  # the bench extra
 
     return LGBMClassifier(n_estimators=100, n_jobs=1, random_state=0, verbose=-1)
 
@@ -309,7 +309,7 @@ def _run_method(method: str, spec: Method, chosen: Explainer, model, ds, X_train
     try:
         chosen.fit(X_train)
     except ImportError as exc:  # an optional dependency (dice-ml)
-        return MethodResult(None, None, None, None, None, 0, 0, f"not run: {exc} (pip install 'mc3g[bench]')")
+        return MethodResult(None, None, None, None, None, 0, 0, f"not run: {exc}")
     rows = refused if spec.black_box is None else refused[model.predict(refused).astype(str) == unfavourable]
     start = time.perf_counter()
     results = chosen.explain(rows)
