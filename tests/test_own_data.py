@@ -428,3 +428,23 @@ def test_out_never_replaces_a_device_or_a_named_pipe(tmp_path: Path, command: st
     result = runner.invoke(app, [command, str(tmp_path / "applicants.csv"), "--target", "approved", "--out", str(pipe), *extra])
     assert result.exit_code == 2 and "is a named pipe (FIFO), not a file" in result.output, result.output
     assert stat.S_ISFIFO(os.stat(pipe).st_mode)
+
+
+def test_fit_says_what_advice_may_change_from_the_knowledge_in_force(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 50, item 7: a model read exactly reads sex, which the draft makes immutable: advice
+    never changes it, so it is not named; the features the search may change are."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from mc3g.applicants import fit_file
+    from mc3g.cli.applicants import _report
+
+    people = pd.read_csv(files["applicants.csv"])
+    encode = make_column_transformer((OneHotEncoder(handle_unknown="ignore"), ["sex", "employment"]), remainder="passthrough")
+    model = make_pipeline(encode, DecisionTreeClassifier(max_depth=4, random_state=0)).fit(people.drop(columns="approved"), people.approved)
+    fitted = fit_file(files["applicants.csv"], "approved", model=model, causal=files["applicants.causal"], favourable="yes", refine=0)
+    assert "sex" in fitted.explainer.engine_.triable  # the model reads it: a person may try it
+    _report(fitted, "applicants.csv", "--model model.skops", "explainer.json", 1.0)
+    said = re.search(r"Advice may change: ([^.]*)\.", " ".join(capsys.readouterr().out.split()))
+    assert said is not None
+    named = said.group(1).split(", ")
+    assert "sex" not in named and {"income", "debt", "savings"} <= set(named)

@@ -11,6 +11,7 @@ from pathlib import Path
 import typer
 
 from ..applicants import Fitted, check_knowledge, draft, fit_file, read_data
+from ..engine import Engine
 from ..exceptions import InputError
 from ..models import ModelFile
 from ..reading import writable_path
@@ -137,6 +138,12 @@ def fit(
 LOW_FIDELITY = 0.8  # rules that imitate a black box less well than this are worth a warning
 
 
+def _advisable(engine: Engine) -> str:
+    """What advice may change, from the knowledge in force: a consequence-only feature said so."""
+    named = [f"{n} (only as a consequence)" if engine.schema.feature(n).consequence_only else n for n in engine.advisable]
+    return f"Advice may change: {', '.join(named)}." if named else "Advice may change nothing: every feature the decision reads is immutable."
+
+
 def _report(fitted: Fitted, data: str, model: str, out_file: str, seconds: float) -> None:
     """What was fitted, in words; ``model`` is how to name the model again (its options)."""
     how = " (read off its words; --favourable to choose)" if fitted.guessed else ""
@@ -162,7 +169,7 @@ def _report(fitted: Fitted, data: str, model: str, out_file: str, seconds: float
     else:
         out.print(f"FOLD-SE rules of the refusal, learned from the file: {fitted.score:.1%} accurate on 20 % of its rows held out.", soft_wrap=True)
     out.print(fitted.rules.to_english(), soft_wrap=True)
-    out.print(f"Advice may touch: {', '.join(fitted.explainer.engine_.triable)}.", soft_wrap=True)
+    out.print(_advisable(fitted.explainer.engine_), soft_wrap=True)
     if fitted.unprotected:
         err.print(
             f"note: advice may change {', '.join(fitted.unprotected)}, which look protected (a characteristic fair-lending law protects, age, "

@@ -218,6 +218,12 @@ class Engine:
         return self.features if self.black_box is None else list(dict.fromkeys(self.features + self.varied))
 
     @property
+    def advisable(self) -> list[str]:
+        """The features advice may change under the knowledge in force: those a person may try,
+        less the immutable ones (a feature that changes only as a consequence is among them)."""
+        return [name for name in self.triable if not self.schema.feature(name).immutable]
+
+    @property
     def varied(self) -> list[str]:
         """The features a person may change directly whose training values the engine holds:
         where samples around a person move (a black box's local rules)."""
