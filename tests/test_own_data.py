@@ -448,3 +448,20 @@ def test_fit_says_what_advice_may_change_from_the_knowledge_in_force(files: dict
     assert said is not None
     named = said.group(1).split(", ")
     assert "sex" not in named and {"income", "debt", "savings"} <= set(named)
+
+
+def test_check_refuses_a_missing_cell_as_fit_does_and_init_says_so(tmp_path: Path) -> None:
+    """Issue 50, item 8: a blank cell passed check (exit 0) and failed fit (exit 2)."""
+    frame = lender(120, 3)
+    frame["income"] = frame["income"].astype(float)
+    frame.loc[[4, 9], "income"] = np.nan
+    frame.to_csv(tmp_path / "applicants.csv", index=False)
+    data, knowledge = str(tmp_path / "applicants.csv"), str(tmp_path / "applicants.causal")
+    drafted = runner.invoke(app, ["init", data, "--target", "approved", "--favourable", "yes", "--out", knowledge])
+    assert drafted.exit_code == 0 and "2 row(s) have a missing cell (income)" in " ".join(drafted.output.split())
+    checked = runner.invoke(app, ["check", knowledge, "--data", data, "--target", "approved"])
+    fitted = runner.invoke(app, ["fit", data, "--target", "approved", "--favourable", "yes", "--causal", knowledge, "--out", str(tmp_path / "e.json")])
+    assert checked.exit_code == fitted.exit_code == 2
+    said = "line 6: income is missing (nan)"
+    assert said in " ".join(checked.output.split()) and said in " ".join(fitted.output.split())
+    assert not (tmp_path / "e.json").exists()

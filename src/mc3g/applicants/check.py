@@ -68,7 +68,8 @@ class Report:
 
 def check_knowledge(path: str | Path, data: str | Path, target: str | None = None) -> Report:
     """Check the knowledge file ``path`` against the data file ``data`` whose decision column is
-    ``target`` (not a feature; None: every column is one)."""
+    ``target`` (not a feature; None: every column is one).  A missing cell is an
+    :class:`~mc3g.exceptions.InputError`, as :func:`fit_file` raises it."""
     file = str(path)
     text = read_file(path)
     declared, _ = parse_all(text, file)  # the kinds it declares; its problems are all found below
@@ -77,6 +78,8 @@ def check_knowledge(path: str | Path, data: str | Path, target: str | None = Non
     schema = data_schema(rows.frame, target)
     model, errors = parse_all(text, file, schema)
     model = replace(model, name=Path(path).stem)
+    if not errors:  # a missing cell, as mc3g fit refuses it
+        rows.check(model.schema(schema).features, missing_only=True)
     return Report(model, rows, tuple(errors), tuple(_broken(model, schema, rows)), tuple(_notes(model, schema)))
 
 

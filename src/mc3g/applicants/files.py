@@ -65,12 +65,14 @@ class DataFile:
             hints = "".join(suggest(c, map(str, self.frame.columns)) for c in missing[:1])
             raise InputError(f"{self.path} has no column(s) {missing}, which {needs}{hints}; its columns are {list(self.frame.columns)}")
 
-    def check(self, features: Iterable[Feature]) -> None:
+    def check(self, features: Iterable[Feature], missing_only: bool = False) -> None:
         """Refuse the first cell a feature cannot hold (text in a numeric column, a missing
-        cell, a value outside the feature's valid values or domain), naming its line and column."""
+        cell, a value outside the feature's valid values or domain), naming its line and column;
+        ``missing_only``: the first missing cell (mc3g check counts the rest as statements broken)."""
         features = [f for f in features if f.name in self.frame.columns]
         for f in features:
-            bad = f.first_refused(self.frame[f.name])
+            column = self.frame[f.name]
+            bad = f.first_refused(column[column.isna()] if missing_only else column)
             if bad is not None:
                 position = int(self.frame.index.get_loc(bad[0]))
                 gaps = int(self.frame[[g.name for g in features]].isna().any(axis=1).sum())

@@ -55,6 +55,14 @@ def init(
         f"{', '.join(drafted.directed) or 'none'}; {len(drafted.dependencies)} dependencies found (commented out).",
         soft_wrap=True,
     )
+    gaps = rows.frame.drop(columns=[target]).isna()
+    if gaps.any(axis=None):
+        columns = ", ".join(str(c) for c in gaps.columns[gaps.any()])
+        err.print(
+            f"note: {int(gaps.any(axis=1).sum()):,} row(s) have a missing cell ({columns}); mc3g check and mc3g fit refuse them: "
+            "fill them in, or leave those rows out.",
+            soft_wrap=True,
+        )
     err.print(f"Review it, then: mc3g check {out_file or 'FILE.causal'} --data {data} --target {target}", soft_wrap=True)
 
 
