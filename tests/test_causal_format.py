@@ -164,6 +164,14 @@ def test_features_that_are_never_declared_are_accepted_without_a_schema() -> Non
     assert model.features == {} and model.mentioned == ["credit_score", "debt"]
 
 
+def test_a_features_items_may_run_over_several_declarations() -> None:
+    """Issue 50, item 10: a long declaration split over lines reads as the one line."""
+    whole = "job: categorical {clerk, nurse, pilot}, targets {nurse, pilot}, moves {clerk -> nurse: 2}, values {pilot: \"a pilot\"}\nincome: numeric\n"
+    split = "job: categorical {clerk, nurse, pilot}\nincome: numeric\njob: targets {nurse, pilot}\njob: moves {clerk -> nurse: 2}, values {pilot: \"a pilot\"}\n"
+    assert parse(split).features == parse(whole).features
+    assert parse(split).sources["job"].line == 1
+
+
 def test_valid_declares_the_values_a_person_may_have_apart_from_the_range() -> None:
     model = parse("age: valid [0, 120], range [18, 90]")
     assert model.features["age"] == {"valid": (0.0, 120.0), "range": (18.0, 90.0)}
@@ -280,7 +288,8 @@ SYNTAX_ERRORS = [
     ("x: immutable, not immutable", 1, 15, "'not immutable' contradicts 'immutable' in this declaration"),
     ("x: not increase-only", 1, 8, "expected immutable or protected or consequence-only or must-change after 'not', found 'increase-only'"),
     ("x: numeric 5", 1, 12, "expected ',' or the end of the statement after 'numeric', found '5'"),
-    ("a: numeric\nb: categorical\na: immutable", 3, 1, "feature 'a' is declared twice: on line 1 and on line 3"),
+    ("a: numeric, immutable\nb: categorical\na: immutable", 3, 1, "feature 'a' sets immutable twice: on line 1 and on line 3"),
+    ("a: numeric\na: categorical", 2, 1, "feature 'a' sets kind twice: on line 1 and on line 2"),
     ("x == 1 <- y == 2, x == 3", 1, 1, "causal rule x == 1 <- y == 2, x == 3: the effect's feature 'x' cannot also be in its cause"),
     ("p: categorical\nforbid q == 1\nforbid p > 1", 3, 10, "p is categorical, so it cannot be compared with '>'; use ==, !=, in or not in"),
 ]

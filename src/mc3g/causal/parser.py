@@ -211,8 +211,7 @@ def read(text: str, file: str = "<string>", schema: Schema | None = None, errors
         if isinstance(s, Declaration):
             first = declarations.setdefault(s.name.word, s)
             if first is not s:
-                message = f"feature {s.name.word!r} is declared twice: on line {first.name.line} and on line {s.name.line}"
-                _problem(CausalSyntaxError(message, file, s.name.line, s.name.column), errors)
+                _continued(first, s, file, errors)
     resolver = _Resolver(file, schema, list(declarations.values()), errors)
     rules: list[CausalRule] = []
     constraints: list[Constraint] = []
@@ -232,6 +231,20 @@ def read(text: str, file: str = "<string>", schema: Schema | None = None, errors
     if errors is not None:
         errors.sort(key=lambda e: (e.line, e.column))
     return Parsed(features, sources, tuple(rules), tuple(constraints))
+
+
+def _continued(first: Declaration, more: Declaration, file: str, errors: list[CausalSyntaxError] | None) -> None:
+    """A feature's items over several lines: a later declaration adds its items to the first;
+    an item set on both is refused (which of the two would hold is no one's guess)."""
+    twice = [key for key in more.settings if key in first.settings]
+    if twice:
+        where = f"on line {first.name.line} and on line {more.name.line}"
+        message = f"feature {more.name.word!r} sets {', '.join(k.replace('_', '-') for k in twice)} twice: {where}"
+        _problem(CausalSyntaxError(message, file, more.name.line, more.name.column), errors)
+        return
+    first.settings.update(more.settings)
+    first.named.extend(more.named)
+    first.labelled.extend(more.labelled)
 
 
 def _statements(text: str, file: str, errors: list[CausalSyntaxError] | None) -> list[Declaration | RuleStatement | ForbidStatement]:
