@@ -167,7 +167,7 @@ def test_features_that_are_never_declared_are_accepted_without_a_schema() -> Non
 def test_a_features_items_may_run_over_several_declarations() -> None:
     """Issue 50, item 10: a long declaration split over lines reads as the one line."""
     whole = "job: categorical {clerk, nurse, pilot}, targets {nurse, pilot}, moves {clerk -> nurse: 2}, values {pilot: \"a pilot\"}\nincome: numeric\n"
-    split = "job: categorical {clerk, nurse, pilot}\nincome: numeric\njob: targets {nurse, pilot}\njob: moves {clerk -> nurse: 2}, values {pilot: \"a pilot\"}\n"
+    split = "job: categorical {clerk, nurse, pilot}\nincome: numeric\njob: targets {nurse, pilot}\njob: moves {clerk -> nurse: 2}, values {pilot: \"a pilot\"}"
     assert parse(split).features == parse(whole).features
     assert parse(split).sources["job"].line == 1
 
