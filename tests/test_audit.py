@@ -46,7 +46,7 @@ def _folder(path: Path, people: pd.DataFrame = PEOPLE, planned: int = 8) -> Path
 
 
 def test_each_group_has_its_shares_costs_actions_and_ratios(tmp_path) -> None:
-    result = audit(_folder(tmp_path), [["sex"]])
+    result = audit(_folder(tmp_path), [["sex"]], fewest=1)
     by_sex = result.tables["sex"]
     women, men = by_sex.loc["F"], by_sex.loc["M"]
     assert (women["people"], women["errors"], men["people"], men["errors"]) == (4, 1, 4, 0)
@@ -110,7 +110,7 @@ def test_the_share_with_fewer_than_k_options_is_reported_by_group(tmp_path) -> N
 
 
 def test_bands_and_joined_groupings(tmp_path) -> None:
-    result = audit(_folder(tmp_path), parse_groupings("age_band, sex+race"), [Band.parse("age=30,50")])
+    result = audit(_folder(tmp_path), parse_groupings("age_band, sex+race"), [Band.parse("age=30,50")], fewest=1)
     bands = result.tables["age_band"]
     assert list(bands.index) == ["<30", "30-50", ">=50"] and list(bands["people"]) == [2, 3, 3]
     assert list(bands["mean"].fillna(-1)) == [1.0, 3.0, -1]  # nobody of 50 and over has an option
@@ -118,6 +118,24 @@ def test_bands_and_joined_groupings(tmp_path) -> None:
     joined = result.tables["sex+race"]
     assert joined.loc[("F", "A"), "people"] == 2 and joined.loc[("M", "B"), "refused"] == 0.0
     assert Band.parse("age=25,35.5").labels() == ["<25", "25-35.5", ">=35.5"]
+
+
+def test_a_ratio_to_the_best_needs_groups_large_enough_and_a_best_above_nothing(tmp_path) -> None:
+    """Issue 50, item 9: one refused person in a band set the baseline (the others up to 7.0x);
+    a group with none refused showed 0.00; a band had to be named in --by as well."""
+    people = pd.concat([PEOPLE] * 20, ignore_index=True).assign(position=range(160))  # 40 women and 20 men with an option
+    few = pd.DataFrame({**{c: PEOPLE[c].iloc[:1].tolist() for c in PEOPLE.columns}, "position": [160], "sex": ["X"]})  # one refused person
+    result = audit(_folder(tmp_path / "a", pd.concat([people, few], ignore_index=True), planned=161), [["sex"]])
+    ratios = result.tables["sex"]["burden_ratio"]
+    assert ratios["M"] == 1.0 and ratios["F"] == 2.0 and pd.isna(ratios["X"])  # X's cost of 1.0 sets no baseline
+    assert pd.isna(result.tables["sex"].loc["X", "refused_ratio"])
+    none_refused = people.assign(refused=people["sex"].eq("F") & people["refused"].fillna(False).astype(bool))
+    nobody = audit(_folder(tmp_path / "b", none_refused, planned=160), [["sex"]]).tables["sex"]
+    assert nobody["refused"]["M"] == 0.0 and nobody["refused_ratio"].isna().all()  # no multiple of nothing
+    banded = audit(_folder(tmp_path / "c", people, planned=160), [["sex"]], [Band.parse("age=30,50")])
+    assert list(banded.tables) == ["sex", "age_band"]
+    shown = runner.invoke(app, ["audit", str(tmp_path / "c"), "--by", "sex", "--band", "age=30,50"])
+    assert shown.exit_code == 0 and "by age_band" in shown.output
 
 
 @pytest.mark.parametrize("text", ["age", "age=", "age=50,30", "age=1,1", "=30", "age=a,b", "age=1,inf"])
@@ -146,7 +164,7 @@ def test_what_the_audit_refuses(tmp_path) -> None:
 
 @pytest.mark.slow
 def test_the_report_has_its_tables_and_plots(tmp_path) -> None:
-    result = audit(_folder(tmp_path / "results", planned=10), parse_groupings("sex,race"))
+    result = audit(_folder(tmp_path / "results", planned=10), parse_groupings("sex,race"), fewest=1)
     path = write_report(result, tmp_path / "report")
     text = path.read_text()
     assert "**The batch is unfinished:** 8 of its 10 people" in text
@@ -163,7 +181,7 @@ def test_the_cli_prints_the_tables_and_writes_the_report(tmp_path) -> None:
     assert "Refusals by sex (8 people)" in result.output and "66.7%" in result.output and "The cost of recourse by age_band" in result.output
     assert "  F: capital_gain 100%, hours 50%" in result.output
     assert (folder / "_audit" / "audit.md").exists() and (folder / "_audit" / "cost-by-age_band.png").exists()
-    shown = runner.invoke(app, ["audit", str(folder), "--by", "sex", "--json"])
+    shown = runner.invoke(app, ["audit", str(folder), "--by", "sex", "--json", "--fewest", "1"])
     assert json.loads(shown.output)["sex"][1] | {"actions": None} == {
         "group": "M", "people": 4, "errors": 0, "refused": 0.5, "recourse": 0.5, "mean": 1.0, "median": 1.0, "p90": 1.0,
         "actions": None, "refused_ratio": 1.0, "burden_ratio": 1.0, "precluded": 0.0, "fewer": 0.0, "blocking": None,

@@ -9,10 +9,11 @@ best-off one.
 """
 
 from .report import COLUMNS, cells, headings, write_report
-from .table import Audit, Band, action_shares, audit, group_label, group_table, parse_groupings, precluded, preclusions, read_people, summary_rows
+from .table import FEWEST, Audit, Band, action_shares, audit, group_label, group_table, parse_groupings, precluded, preclusions, read_people, summary_rows
 
 __all__ = [
     "COLUMNS",
+    "FEWEST",
     "Audit",
     "Band",
     "action_shares",

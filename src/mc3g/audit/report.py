@@ -58,7 +58,8 @@ def write_report(audit: Audit, out: Path) -> Path:
         "- **refused**: the share of people with a decision whom the model refuses; **errors** had no decision.",
         "- **with recourse**: the share of refused people who have an option that flips the decision.",
         "- **cost** (the burden): the cost of the best option of each person with recourse.",
-        "- **÷ best**: the group's share refused, or its mean cost, over the lowest among the groups (1.00 is the best-off group).",
+        f"- **÷ best**: the group's share refused, or its mean cost, over the lowest among the groups of {audit.fewest} people or more (with a decision, "
+        f"or with recourse; 1.00 is the best-off group); `-` where it is not defined: a smaller group, or a lowest share of 0.",
         "- **acted on most**: the features the best options act on, with the share of the group's people with recourse whose best option does.",
         "- **fewer than K**: the share of people with recourse who have fewer options than asked for; the results' `fewer` column says why for each.",
         "- **precluded**: the share of refused people the model accepts in no state within the protections, proved on its own decision read exactly "

@@ -11,7 +11,8 @@ one, or several joined), :func:`audit` gives:
 - the cost of their best option, the burden: ``mean``, ``median`` and ``p90`` (90th percentile);
 - ``actions``: the features the best options act on most often, each with its share;
 - ``refused_ratio`` and ``burden_ratio``: the group's refusal share and mean cost over the
-  lowest among the groups (1.0 is the best-off group; 1.5 means half as much again);
+  lowest among the groups of :data:`FEWEST` people or more (1.0 is the best-off group; 1.5
+  means half as much again); not defined (NaN) for a smaller group, or when the lowest is 0;
 - ``fewer``: the share of people with an option who have fewer than K, each told why (the
   results' ``fewer``: the search read every state within the knowledge, or stopped at a bound);
 - ``precluded``: the share of refused people the model itself accepts in no state within the
@@ -41,7 +42,7 @@ NO_OPTION = "no_counterfactual"
 ERROR = "error"
 TOP_ACTIONS = 3
 GAP, RATIO = 0.05, 1.25  # a protection warned of: it keeps this much more of one group's refused people out, and this many times as many
-FEWEST = 20  # refused people a group needs to be compared in a warning: a share of three people says little
+FEWEST = 20  # people a group needs to be compared (a ratio to the best, a warning): a share of three people says little
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,7 @@ class Audit:
     settings_hash: str
     tables: dict[str, pd.DataFrame]
     frame: pd.DataFrame  # the people, with the grouping columns (for the plots)
+    fewest: int = FEWEST  # people a group needs for its ratios to the best-off group
 
 
 def read_people(folder: str | Path, columns: Sequence[str]) -> tuple[pd.DataFrame, dict[str, Any]]:
@@ -144,22 +146,25 @@ def _damaged(folder: str | Path, files: Sequence[Path], columns: list[str]) -> s
     )
 
 
-def audit(folder: str | Path, groupings: Sequence[Sequence[str]], bands: Sequence[Band] = ()) -> Audit:
-    """The per-group table of each grouping (a list of columns; a band's column is its ``name``)."""
+def audit(folder: str | Path, groupings: Sequence[Sequence[str]], bands: Sequence[Band] = (), fewest: int = FEWEST) -> Audit:
+    """The per-group table of each grouping (a list of columns; a band's column is its
+    ``name``; a band no grouping names is a grouping of its own); ratios to the best-off group
+    among groups of ``fewest`` people or more."""
+    named = {c for g in groupings for c in g}
+    groupings = [*groupings, *([b.name] for b in bands if b.name not in named)]
     by_name = {b.name: b for b in bands}
     sources = [by_name[c].column if c in by_name else c for g in groupings for c in g]
     frame, manifest = read_people(folder, list(dict.fromkeys(sources)))
     for band in bands:
-        if band.column not in frame.columns:
-            raise InputError(f"the band {band.name} cuts column {band.column!r}, which no grouping uses")
         frame[band.name] = band.cut(frame[band.column])
-    tables = {"+".join(g): group_table(frame, list(g)) for g in groupings}
+    tables = {"+".join(g): group_table(frame, list(g), fewest) for g in groupings}
     planned = int(manifest.get("plan", {}).get("people", len(frame)))
-    return Audit(str(folder), len(frame), planned, str(manifest.get("settings_hash")), tables, frame)
+    return Audit(str(folder), len(frame), planned, str(manifest.get("settings_hash")), tables, frame, fewest)
 
 
-def group_table(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
-    """One row per group of ``columns``: the measures described in this module's docstring."""
+def group_table(frame: pd.DataFrame, columns: list[str], fewest: int = FEWEST) -> pd.DataFrame:
+    """One row per group of ``columns``: the measures described in this module's docstring
+    (ratios to the best-off group among groups of ``fewest`` people or more)."""
     answered = frame["status"] == REFUSED_WITH_OPTION
     marks = pd.DataFrame(
         {
@@ -189,9 +194,20 @@ def group_table(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     )
     table["actions"] = _top_actions(frame[answered], columns).reindex(table.index)
     table["blocking"] = _top_actions(frame[marks["precluded"]].assign(actions=frame["blocking"]), columns).reindex(table.index)
-    table["refused_ratio"] = table["refused"] / table["refused"][table["refused"] > 0].min()
-    table["burden_ratio"] = table["mean"] / table["mean"].min()
+    table["refused_ratio"] = _over_best(table["refused"], sums["decided"], fewest)
+    table["burden_ratio"] = _over_best(table["mean"], sums["answered"], fewest)
     return table
+
+
+def _over_best(measure: pd.Series, counted: pd.Series, fewest: int) -> pd.Series:
+    """Each group's ``measure`` over the lowest among the groups of ``fewest`` people or more
+    (``counted``: those the measure is of); NaN, not defined, for a smaller group, and for
+    every group when the lowest is 0 (no multiple of nothing) or no group is that large."""
+    large = counted >= fewest
+    lowest = measure[large].min()
+    if not lowest > 0:
+        return pd.Series(math.nan, index=measure.index)
+    return (measure / lowest).where(large)
 
 
 def _top_actions(answered: pd.DataFrame, columns: list[str]) -> pd.Series:

@@ -117,13 +117,14 @@ def audit(
     by: str = typer.Option(..., "--by", help="Columns to group by, separated by commas; join columns with + to group by both (sex,race,sex+race)."),
     bands: list[str] = typer.Option(None, "--band", help="Cut a numeric column into bands, as age=25,35,50,65: group by age_band; repeat for several."),
     report_dir: str = typer.Option(None, "--out", help="Folder for audit.md and its PNG plots (default: FOLDER/_audit)."),
+    fewest: int = typer.Option(None, "--fewest", min=1, help="People a group needs for its ratio to the best-off group, else not defined: '-' (default 20)."),
     as_json: bool = typer.Option(False, "--json", help="Print the tables as JSON."),
 ) -> None:
     """Recourse by group: share refused, share with recourse, its cost (mean, median, p90), the features acted on, and each group against the best-off."""
-    from ..audit import Band, audit, cells, headings, parse_groupings, preclusions, summary_rows, write_report
+    from ..audit import FEWEST, Band, audit, cells, headings, parse_groupings, preclusions, summary_rows, write_report
     from ..batch import AUDIT
 
-    result = audit(folder, parse_groupings(by), [Band.parse(b) for b in bands or ()])
+    result = audit(folder, parse_groupings(by), [Band.parse(b) for b in bands or ()], fewest or FEWEST)
     path = write_report(result, Path(report_dir) if report_dir else Path(folder) / AUDIT)
     if as_json:
         sys.stdout.write(json.dumps({name: summary_rows(t) for name, t in result.tables.items()}, indent=2, default=str) + "\n")
@@ -157,6 +158,7 @@ def bench_batch(
     k: int = K,
     model: str = typer.Option("gbm", "--model", help="The black box of Table 1 to explain: gbm, rf or mlp."),
     joblib: bool = typer.Option(False, "--joblib", help="Also time the refused rows through joblib processes (mc3g explain --all-refused --n-jobs)."),
+    audit_to: str = typer.Option(None, "--audit", help="Audit the last run's results by sex and by race into this folder (docs/audit)."),
     markdown: bool = typer.Option(False, help="Print Markdown tables (for the docs)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:
@@ -166,7 +168,8 @@ def bench_batch(
 
     for n in workers:
         _workers(n)
-    results = batch_benchmark(tuple(workers), profile=profile, k=k, model=model, joblib=joblib, progress=lambda text: err.print(text))
+    audited = Path(audit_to) if audit_to else None
+    results = batch_benchmark(tuple(workers), profile=profile, k=k, model=model, joblib=joblib, progress=err.print, audit_to=audited)
     projected = projection(results)
     if as_json:
         sys.stdout.write(json.dumps({"runs": [r.to_dict() for r in results], "projection": [p.to_dict() for p in projected]}, indent=2) + "\n")
