@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..audit import audit, parse_groupings, write_report
 from ..batch import Batch, dask_client
 from ..causal import CausalModel
 from ..datasets import load
@@ -59,9 +60,11 @@ def batch_benchmark(
     model: str = "gbm",
     joblib: bool = False,
     progress: Callable[[str], None] | None = None,
+    audit_to: Path | None = None,
 ) -> list[BatchTiming]:
     """One :class:`BatchTiming` per cluster size in ``workers`` (and, with ``joblib``, per
-    number of joblib processes)."""
+    number of joblib processes); with ``audit_to``, the last run's results audited by sex and
+    by race into that folder (``audit.md`` and its plots: docs/audit)."""
     say = progress or (lambda text: None)
     ds = load("adult", split="paper")
     say(f"fitting the {model} black box and its explainer")
@@ -85,6 +88,8 @@ def batch_benchmark(
                 peaks = tuple(client.run(_peak_mib).values())
             refused = summary.statuses.get(REFUSED, 0) + summary.statuses.get(NO_COUNTERFACTUAL, 0)
             timings.append(BatchTiming(label, profile, k, "dask", n, summary.people, refused, seconds, summary.cpu_seconds, peaks, start))
+        if audit_to is not None:
+            write_report(audit(Path(tmp) / f"out-{workers[-1]}", parse_groupings("sex,race")), audit_to)
         if joblib:
             X = ds.test[list(explainer.feature_names_in_)]
             rows = X[explainer.refuses(X)]
