@@ -136,7 +136,7 @@ def test_types_skops_does_not_trust_are_refused_and_listed(files, boosted, loan,
         load_model(files["boosted.skops"])
     message = str(refused.value)
     assert str(files["boosted.skops"]) in message and TREE in message
-    assert "--trust-type NAME" in message and "trusted_types=" in message
+    assert f"add --trust-type {TREE} " in message and f"trusted_types=['{TREE}']" in message  # the exact flags to add
     model = load_model(files["boosted.skops"], trusted_types=[TREE])
     assert (model.predict(ds.X_test) == boosted.predict(ds.X_test)).all()
     # Naming one type allows that one only.

@@ -287,6 +287,20 @@ def test_a_black_box_needs_its_model_and_the_model_it_was_saved_with(files: dict
     assert changed.exit_code == 2 and "SHA-256" in changed.output
 
 
+@pytest.mark.slow
+def test_trust_given_at_fit_travels_with_the_explainer_for_that_models_bytes_only(files: dict[str, Path], black_box: Path, tmp_path: Path) -> None:
+    """Issue 50, item 5: the types trusted at mc3g fit are not asked again of the same model
+    file; another file with the same type is refused, with the exact flags to add."""
+    assert json.loads(black_box.read_text(encoding="utf-8"))["black_box"]["trusted_types"] == [TREE]
+    row = ["--input", str(files["new.csv"]), "--row", "0"]
+    again = runner.invoke(app, ["explain", "--explainer", str(black_box), "--model", str(files["model.skops"]), *row])
+    assert again.exit_code == 0, again.output
+    other = tmp_path / "other.skops"
+    other.write_bytes(files["model.skops"].read_bytes() + b"\0")  # other bytes: nothing is trusted for them
+    refused = runner.invoke(app, ["explain", "--explainer", str(black_box), "--model", str(other), *row])
+    assert refused.exit_code == 2 and f"add --trust-type {TREE}" in " ".join(refused.output.split())
+
+
 def test_an_explainer_of_another_version_is_refused(files: dict[str, Path], rules: Path, tmp_path: Path) -> None:
     document = json.loads(rules.read_text(encoding="utf-8"))
     document["version"] = 99

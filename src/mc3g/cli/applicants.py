@@ -140,7 +140,8 @@ def fit(
     seconds = time.perf_counter() - started
     path = writable_path(out_file, "saved explainer")
     fitted.explainer.save(path, model_file=model)
-    _report(fitted, data, " ".join([f"--model {model}", *(f"--trust-type {t}" for t in trust_types or ())]) if model else "", out_file, seconds)
+    again = f"--model {model}" + (" --trust-model" if trust_model else "")  # the types trusted travel with the explainer, for this model's bytes
+    _report(fitted, data, again if model else "", out_file, seconds)
 
 
 LOW_FIDELITY = 0.8  # rules that imitate a black box less well than this are worth a warning

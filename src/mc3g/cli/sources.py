@@ -19,7 +19,7 @@ import typer
 
 from ..applicants import people_of, person_of, row_of
 from ..exceptions import InputError
-from ..explain import MC3G
+from ..explain import MC3G, with_saved_trust
 from ..models import ModelFile
 from ..reading import file_sha256
 from ..records import frame_sha256
@@ -53,7 +53,7 @@ def saved_explainer(ctx: typer.Context, path: str, model: ModelFile) -> tuple[MC
     if given:
         options = ", ".join(f"--{name}" for name in given)
         raise InputError(f"{options}: the saved explainer {path} holds its own; fit and save it again to change them (mc3g fit ... --out {path})")
-    explainer = MC3G.load(path, model=model.load())
+    explainer = MC3G.load(path, model=with_saved_trust(Path(path), model).load())
     return explainer, {"explainer": Path(path).name, "explainer_sha256": file_sha256(Path(path), "saved explainer")}
 
 

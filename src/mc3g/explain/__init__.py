@@ -27,6 +27,7 @@ from .batch import PeopleBar, explain_chunk, usable_cores
 from .changes import CausedChange, DirectAction, Shown
 from .check import forbidden_in, violations
 from .mc3g import MC3G
+from .persist import with_saved_trust
 from .result import ERROR, NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, TIMINGS, Counterfactual, Recourse, RunRecord
 from .session import Session
 from .surrogate import Surrogate, build_surrogate
@@ -58,4 +59,5 @@ __all__ = [
     "forbidden_in",
     "usable_cores",
     "violations",
+    "with_saved_trust",
 ]

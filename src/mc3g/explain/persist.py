@@ -29,7 +29,7 @@ import pandas as pd
 from ..causal import CausalModel, CausalRule, Constraint
 from ..engine import Engine, HuntSettings, SearchSettings
 from ..exceptions import InputError, ModelFileError, said
-from ..models import BlackBox, model_source
+from ..models import BlackBox, ModelFile, model_source
 from ..params import Constraints, validate
 from ..reading import file_sha256, read_text, writable_path
 from ..rules import Literal, RuleSet
@@ -116,6 +116,24 @@ def load(path: Path, model: Any = None, table: Constraints | None = None) -> Sav
         raise InputError(f"{path}: a damaged saved explainer ({exc if isinstance(exc, InputError) else said(exc)}); save the explainer again") from None
 
 
+def with_saved_trust(path: Path, model: ModelFile) -> ModelFile:
+    """``model`` trusting too the types the explainer saved in ``path`` was fitted trusting,
+    when its file is the one the explainer was saved with (the same SHA-256): trust given once,
+    at ``mc3g fit``, travels with the explainer, and with those bytes only."""
+    if model.path is None:
+        return model
+    try:
+        box_doc = json.loads(read_text(path, "saved explainer")).get("black_box")
+    except (json.JSONDecodeError, RecursionError, AttributeError):
+        return model  # :func:`load` names what is wrong with it
+    saved = box_doc.get("trusted_types") if isinstance(box_doc, dict) else None
+    if not saved or not isinstance(saved, list) or not all(isinstance(t, str) for t in saved):
+        return model
+    if box_doc.get("sha256") != file_sha256(Path(model.path), "model file"):
+        return model  # another model: :func:`load` refuses it, and nothing is trusted for it
+    return replace(model, trusted_types=tuple(dict.fromkeys([*model.trusted_types, *saved])))
+
+
 def _restored(document: Mapping[str, Any], box_doc: Mapping[str, Any] | None, model: Any) -> Saved:
     rules = RuleSet.from_dict(document["rules"])
     params = document["params"]
@@ -180,9 +198,12 @@ def _black_box_to_dict(engine: Engine, surrogate: Surrogate | None, model_file: 
     file = Path(model_file).resolve() if model_file is not None else None
     if file is not None and not file.is_file():
         raise InputError(f"model_file {model_file} is not a file")
+    sha256 = file_sha256(file, "model file") if file else None
+    source = model_source(box.model)
     return {
         "file": str(file) if file else None,
-        "sha256": file_sha256(file, "model file") if file else None,
+        "sha256": sha256,
+        "trusted_types": list(source.trusted) if source is not None and sha256 is not None and source.sha256 == sha256 else [],
         "type": f"{type(box.model).__module__}.{type(box.model).__qualname__}",
         "dtypes": {c: str(d) for c, d in box.dtypes.items()},
         "labels": list(box.labels or ()),

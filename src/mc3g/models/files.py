@@ -64,15 +64,16 @@ def load_model(path: str | Path, *, trust_model: bool = False, trusted_types: It
         )
     if not content:
         raise ModelFileError(file, "the file is empty")
+    trusted: tuple[str, ...] = ()
     if kind == SKOPS:
-        model = _skops(file, content, trusted_types)
+        model, trusted = _skops(file, content, trusted_types)
     elif kind == ONNX:
         model = OnnxModel(content, source=file)
     else:
         model = _pickle(file, content)
     if not callable(getattr(model, "predict", None)) and not callable(model):
         raise ModelFileError(file, f"holds a {type(model).__name__}, which has no predict method")
-    _remember(model, ModelSource(file.resolve(), hashlib.sha256(content).hexdigest()))
+    _remember(model, ModelSource(file.resolve(), hashlib.sha256(content).hexdigest(), trusted))
     return model
 
 
@@ -108,10 +109,13 @@ class ModelFile:
 
 @dataclass(frozen=True)
 class ModelSource:
-    """Where :func:`load_model` read a model from: the file, and the SHA-256 of the bytes read."""
+    """Where :func:`load_model` read a model from: the file, the SHA-256 of the bytes read, and
+    the types beyond skops' defaults the caller trusted them to hold (a saved explainer keeps
+    them, for exactly these bytes)."""
 
     path: Path
     sha256: str
+    trusted: tuple[str, ...] = ()
 
 
 _SOURCES: weakref.WeakKeyDictionary[Any, ModelSource] = weakref.WeakKeyDictionary()
@@ -142,7 +146,8 @@ def _pickle(file: Path, content: bytes) -> Any:
         raise ModelFileError(file, f"could not be unpickled ({said(exc)})") from None
 
 
-def _skops(file: Path, content: bytes, trusted_types: Iterable[str] | None) -> Any:
+def _skops(file: Path, content: bytes, trusted_types: Iterable[str] | None) -> tuple[Any, tuple[str, ...]]:
+    """The model, and the types beyond skops' defaults it holds (each one the caller trusts)."""
     skops_io = _optional("skops.io", file)
     allowed = {trusted_types} if isinstance(trusted_types, str) else set(trusted_types or ())
     try:
@@ -151,13 +156,14 @@ def _skops(file: Path, content: bytes, trusted_types: Iterable[str] | None) -> A
         raise ModelFileError(file, f"not a readable skops file ({said(exc)})") from None
     refused = [name for name in found if name not in allowed]
     if refused:
+        flags = " ".join(f"--trust-type {name}" for name in refused)
         raise ModelFileError(
             file,
-            f"holds type(s) skops does not trust by default: {', '.join(refused)}; if you trust the file, allow each with "
-            f"--trust-type NAME (trusted_types=[...] in Python)",
+            f"holds type(s) skops does not trust by default: {', '.join(refused)}; if you trust the file, add {flags} "
+            f"(trusted_types={refused!r} in Python); an explainer saved with them trusts them for this file's bytes",
         )
     try:
-        return skops_io.loads(content, trusted=list(found))
+        return skops_io.loads(content, trusted=list(found)), tuple(found)
     except Exception as exc:
         raise ModelFileError(file, f"could not be loaded by skops ({said(exc)})") from None
 

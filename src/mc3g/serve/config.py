@@ -21,7 +21,7 @@ from typing import Annotated, Any, ClassVar
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, ValidationInfo
 
 from ..exceptions import InputError
-from ..explain import MC3G
+from ..explain import MC3G, with_saved_trust
 from ..models import ModelFile
 from ..params import Constraints, Flag, Kind, Number, Text, Texts, Whole, validate
 from ..profiles import Profile
@@ -221,7 +221,8 @@ def _explainer(table: ExplainerTable, folder: Path) -> tuple[MC3G, str, dict[str
         held = [key for key in HELD if key in given]
         if held:
             raise InputError(f"[explainer] {held} are fixed in the saved explainer {table.saved}: fit and save it again to change them")
-        return MC3G.load(path("saved"), model=model.load()), Path(table.saved).stem, None  # type: ignore[arg-type]
+        saved = Path(path("saved"))  # type: ignore[arg-type]
+        return MC3G.load(saved, model=with_saved_trust(saved, model).load()), saved.stem, None
     ds, explainer = fitted_explainer(settings)
     ref = REFERENCES.get(ds.name)
     person = None
