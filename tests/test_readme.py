@@ -1,6 +1,6 @@
 """The README and the docs say only what exists: every ``mc3g`` command they name runs, every link
-between them reaches a file and a heading, and the README's list of slow tests names every file
-that holds one."""
+between them reaches a file and a heading, and docs/testing.md's list of slow tests names every
+file that holds one."""
 
 from __future__ import annotations
 
@@ -84,9 +84,24 @@ def test_every_link_reaches_a_file_and_a_heading(doc: Path) -> None:
     assert not broken, f"{doc.name} links to what is not there: {broken}"
 
 
-def test_the_readme_lists_every_file_of_slow_tests() -> None:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_testing_doc_lists_every_file_of_slow_tests() -> None:
+    text = (ROOT / "docs" / "testing.md").read_text(encoding="utf-8")
     listed = set(re.findall(r"`(test_[a-z0-9_]+\.py)`", text.split("The fast tier leaves out the tests marked `slow`:")[1].split("\n\n", 2)[1]))
     files = [p for p in (ROOT / "tests").glob("test_*.py") if p.name != Path(__file__).name]
     slow = {p.name for p in files if re.search(r"pytest\.mark\.slow|slow=True|@tiered\(", p.read_text(encoding="utf-8"))}  # tiered: a deep run marked slow
     assert listed == slow
+
+
+def test_every_benchmark_table_sits_under_a_heading_naming_the_command_that_makes_it() -> None:
+    """docs/benchmarks.md is today's results: each section with a table names, in its heading,
+    an ``mc3g`` command that exists."""
+    text = re.sub(r"```.*?```", "", (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8"), flags=re.S)
+    unnamed = []
+    for section in re.split(r"^## ", text, flags=re.M)[1:]:
+        heading, _, body = section.partition("\n")
+        if not re.search(r"^\|", body, flags=re.M):
+            continue
+        commands = [tuple(span.split()[1:]) for span in re.findall(r"`(mc3g [^`]+)`", heading)]
+        if not any(_named(words) for words in commands):
+            unnamed.append(heading)
+    assert not unnamed, f"sections of docs/benchmarks.md whose tables name no command: {unnamed}"
