@@ -144,9 +144,12 @@ def _points(domain: Any, start: Any, far: Any, name: str) -> tuple[np.ndarray, C
 def _cheapest(moves: list[_Move], deficit: float, k: int) -> list[tuple[int, ...]]:
     """The ``k`` least-cost choices of a point per move (0: stay) whose gains add up to
     ``deficit`` at least, cheapest first, by branch and bound: the moves in order of their least
-    rate, each one's points up to the fewest that reach the deficit alone tried in order of what
-    they cost with the least the rest would, until that passes the k-th best; the last move takes
-    the fewest points that reach what is left (its points cost more the farther they go)."""
+    rate, each one's points tried in order of what they cost with the least the rest would,
+    until that passes the k-th best.  A move's points run up to the fewest that reach what is
+    left alone and k - 1 past them (a point farther on costs more than k states that reach it
+    too: its points cost more the farther they go); the last move starts at that fewest, as
+    fewer cannot make up the rest.  A box its own score accepts is so the first of k states,
+    each move's first k points its next."""
     best: list[tuple[float, tuple[int, ...]]] = []  # a max-heap by negated cost
     rest = [min((m.rate for m in moves[i:]), default=math.inf) for i in range(len(moves) + 1)]
 
@@ -161,25 +164,22 @@ def _cheapest(moves: list[_Move], deficit: float, k: int) -> list[tuple[int, ...
             heapq.heapreplace(best, item)
 
     def branch(i: int, need: float, spent: float, chosen: tuple[int, ...]) -> None:
-        if need <= 0:
-            keep(spent, chosen + (0,) * (len(moves) - i))
+        if i == len(moves):
+            if need <= 0:
+                keep(spent, chosen)
             return
-        if i == len(moves) or spent + _least(need, rest[i]) >= bar():
+        if spent + _least(need, rest[i]) >= bar():
             return
         move = moves[i]
-        top = min(int(np.searchsorted(move.gains, need, side="left")), len(move.gains) - 1)  # the fewest points that reach it alone
-        if i == len(moves) - 1:  # the last: its points cost more the farther they go, so the fewest that reach it, and the next
-            for t in range(top, min(top + k, len(move.gains))):
-                if move.gains[t] >= need:
-                    keep(spent + float(move.costs[t]), chosen + (t,))
-            return
-        left = need - move.gains[: top + 1]
+        reach = min(int(np.searchsorted(move.gains, need, side="left")), len(move.gains) - 1) if need > 0 else 0  # the fewest points that reach it alone
+        points = np.arange(reach if i == len(moves) - 1 else 0, min(reach + k, len(move.gains)))
+        left = need - move.gains[points]
         with np.errstate(invalid="ignore"):
-            bounds = spent + move.costs[: top + 1] + np.where(left > 0, left * rest[i + 1], 0.0)
+            bounds = spent + move.costs[points] + np.where(left > 0, left * rest[i + 1], 0.0)
         for t in np.argsort(bounds, kind="stable"):  # the most promising first: a bound past the k-th best ends the branch
             if bounds[t] >= bar():
                 break
-            branch(i + 1, float(left[t]), spent + float(move.costs[t]), chosen + (int(t),))
+            branch(i + 1, float(left[t]), spent + float(move.costs[points[t]]), chosen + (int(points[t]),))
 
     branch(0, deficit, 0.0, ())
     return [chosen for _, chosen in sorted(best, key=lambda item: -item[0])]
