@@ -37,10 +37,11 @@ from mc3g.causal import CausalModel, CausalRule, Constraint
 from mc3g.exceptions import InputError, ReadingError
 from mc3g.explain import Recourse
 from mc3g.explain.exact import blocking
+from mc3g.protections import PROTECTIONS
 from mc3g.rules import Literal
 from mc3g.schema import Feature, Schema
 from mc3g.search import Problem
-from mc3g.search.lifts import _fewest
+from mc3g.search.lifts import MOST_SETS, _fewest
 from mc3g.serialization import json_schema
 
 RECOURSE = jsonschema.Draft202012Validator(json_schema("mc3g.recourse"))
@@ -166,6 +167,7 @@ def test_the_answers_are_those_brute_force_finds_over_the_whole_domain(drawn, kn
         event("no option" if not options else f"{len(options)} of {k} option(s)")
         if not accepted:
             assert answer.status == "no_counterfactual", "an option where brute force finds none"
+            _fewest_lifts_as_brute_force(explainer, person.to_dict(), answer.blocking, model, favourable)
             continue
         assert options, "no option where brute force finds one"
         if profile == "product":
@@ -173,6 +175,34 @@ def test_the_answers_are_those_brute_force_finds_over_the_whole_domain(drawn, kn
         else:
             least = sorted(a.cost for a in accepted)[:k]
             assert [round(cf.cost, 9) for cf in options] == [round(c, 9) for c in least]
+
+
+def _fewest_lifts_as_brute_force(explainer: MC3G, person: dict, blocking, model, favourable: str, inside_property: bool = True) -> None:
+    """What would open a way out, against every set of protections lifted over the whole domain:
+    each set reported is of the fewest that let the model accept a state, every such set is
+    reported when there are at most MOST_SETS, and none is reported when no lifting opens one."""
+    engine = explainer.engine_
+    instance = engine.instance(person)
+    protections = engine.protections_in_play()
+    names = list(engine._read_names)
+
+    def opens(lifted: tuple[tuple[str, str], ...]) -> bool:
+        features = [replace(f, **{s: PROTECTIONS[s].free for n, s in lifted if n == f.name}) for f in map(engine.schema.feature, names)]
+        problem = engine._read(features, instance, 1, {"x": X_VALUES, "y": Y_VALUES})
+        states = [a.state for a in map(problem.assess, itertools.product(*(range(len(f.values)) for f in problem.space.features))) if a is not None]
+        rows = pd.DataFrame([{**person, **problem.describe(state)} for state in states], columns=list(DOMAIN))
+        return bool(states) and bool((_predicted(model, rows) == favourable).any())
+
+    for size in range(len(protections) + 1):
+        fewest = [set(unit) for unit in itertools.combinations(protections, size) if opens(unit)]
+        if fewest:
+            break
+    assert blocking is not None, "what would open a way out was not determined"
+    reported = [set(unit) for unit in blocking]
+    if inside_property:
+        event(f"{len(fewest)} fewest set(s) of {size}" if fewest else "no lifting opens one")
+    assert all(unit in fewest for unit in reported), (reported, fewest)
+    assert len(reported) == min(len(fewest), MOST_SETS), (reported, fewest)
 
 
 def _distinct_as_brute_force(options, accepted, k) -> None:
@@ -274,8 +304,40 @@ def test_a_proved_no_way_out_names_the_fewest_protections_whose_lifting_opens_on
     assert hidden.blocking == kept_out.blocking and hidden.reasons[-1] == "No way out within what advice may change."
     engine = explainer.engine_
     instance = engine.instance({"x": 5, "y": 1.0, "c": "a", "d": "p"}, "the person")
-    assert blocking(engine, instance, conflicts=0) is None  # out of conflicts before the fewest is proved: not determined
-    assert [[lift.key for lift in unit] for unit in blocking(engine, instance) or ()] == [["d:immutable"]]
+    assert _driven(blocking(engine, {"x": 5, "y": 1.0, "c": "a", "d": "p"}, instance, conflicts=0), model)[0] is None  # out of conflicts first: not determined
+    opened, _ = _driven(blocking(engine, {"x": 5, "y": 1.0, "c": "a", "d": "p"}, instance), model)
+    assert [[lift.key for lift in unit] for unit in opened or ()] == [["d:immutable"]]
+
+
+def _driven(asking, model):
+    """Run a generator that asks the model rows (its verdicts sent back: True where refused)."""
+    try:
+        rows = next(asking)
+        while True:
+            rows = asking.send(list(_predicted(model, pd.DataFrame(list(rows))) == "no"))
+    except StopIteration as done:
+        return done.value
+
+
+def test_a_state_only_the_model_can_tell_opens_a_way_out_only_if_the_model_accepts_it() -> None:
+    """A tree whose leaf is a tie (probability 0.5, which predict refuses): the states it reaches
+    are asked of the model.  Before, such a state opened a way out by itself, and a person the
+    model refuses everywhere was told nothing need be lifted (an empty set)."""
+    frame, labels = _train(155)
+    encode = ColumnTransformer([("categories", OrdinalEncoder(), ["c"]), ("numbers", StandardScaler(), ["x", "y"])], remainder="drop")
+    model = make_pipeline(encode, DecisionTreeClassifier(max_depth=5, random_state=155)).fit(frame, labels)
+    features = (
+        Feature("x", "numeric", range=(0, 8), step=1),
+        Feature("y", "numeric", range=(0, 3), step=0.5, immutable=True),
+        Feature("c", "categorical", domain=("a", "b", "c")),
+        Feature("d", "categorical", domain=("p", "q")),
+    )
+    explainer = MC3G(model, schema=Schema("small", features, "label", ("no", "yes"), "no"), desired_class="yes", read_model="always", refine=0).fit(frame)
+    person = {"x": 3, "y": 2.0, "c": "c", "d": "p"}
+    answer = explainer.explain(person)
+    assert answer.status == "no_counterfactual" and answer.blocking == ((("y", "immutable"),),)
+    assert answer.run.model_rounds > 1  # the confirmation, and the ties asked
+    _fewest_lifts_as_brute_force(explainer, person, answer.blocking, model, "yes", inside_property=False)
 
 
 def test_the_search_for_what_opens_a_way_out_stops_when_its_conflicts_run_out() -> None:

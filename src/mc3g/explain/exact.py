@@ -161,20 +161,30 @@ def _take(stream: StateStream, batch: list[Option], options: ActionSets | None, 
                 stream.exclude(frozenset(a.direct))
 
 
-def blocking(engine: Engine, instance: Mapping[str, Any], conflicts: int = MOST_CONFLICTS) -> tuple[tuple[Lift, ...], ...] | None:
+def blocking(
+    engine: Engine, row: Row, instance: Mapping[str, Any], conflicts: int = MOST_CONFLICTS
+) -> Generator[Sequence[Row], list[bool], tuple[tuple[tuple[Lift, ...], ...] | None, Confirmed]]:
     """For a person the model read exactly accepts in no state within the protections: the
     smallest sets of protections whose lifting would let it accept one (``()``: none would;
-    None: the solver's ``conflicts`` ran out first)."""
+    None: the solver's ``conflicts`` ran out first), and what the model was asked: a state whose
+    margin is within rounding of the decision (a tie) opens a way out only if the model says so."""
+    asked = _Asked()
 
-    def opens(held: Problem, state: Assessment) -> bool:
+    def opens(held: Problem, state: Assessment) -> Generator[Sequence[Row], list[bool], bool]:
         score = held.score
         assert score is not None
-        if score.spanned:  # a box of a linear score: some state of it must be accepted
-            return bool(Completion(held, engine.spreads).completed(state))
-        return bool(score.verdicts(np.array([state.state], dtype=np.intp))[0] >= 0)
+        states = Completion(held, engine.spreads).completed(state) if score.spanned else [(state, held)]  # a box of a linear score: its states
+        for a, p in states:
+            verdict = int(p.score.verdicts(np.array([a.state], dtype=np.intp))[0])  # type: ignore[union-attr]
+            if verdict == 0:
+                (refused,) = yield from asked.ask([{**row, **p.describe(a.state)}])
+                verdict = -1 if refused else 1
+            if verdict > 0:
+                return True
+        return False
 
-    found = openings(lambda lifting: engine.lifted(instance, lifting), engine.protections_in_play(), opens, conflicts)
-    return None if found is None else tuple(found)
+    found = yield from openings(lambda lifting: engine.lifted(instance, lifting), engine.protections_in_play(), opens, conflicts)
+    return None if found is None else tuple(found), Confirmed(asked.calls, asked.rows)
 
 
 def _check(problem: Problem, steps: list[Draft], refusals: Sequence[bool], row: Row) -> None:

@@ -126,7 +126,10 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
     decision, refusing = tuple(engine.words.rule(r) for r in firing), tuple(firing)
     if not outcome.found:
         proved = outcome.rules == READ and outcome.stopped != READ_ALL
-        opened = blocking(engine, instance) if proved else None
+        opened = None
+        if proved:
+            opened, also = yield from blocking(engine, row, instance)
+            read = Confirmed(read.calls + also.calls, read.rows + also.rows) if read is not None else also  # ties asked of the model count
         reasons = _no_option(engine, outcome, verdicts, wider) + ((_blocked(engine, opened),) if proved else ())
         run = _record(engine, k, outcome, verdicts, wider, clock, read)
         blocked = None if opened is None else tuple(tuple((lift.feature, lift.name) for lift in unit) for unit in opened)

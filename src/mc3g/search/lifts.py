@@ -16,8 +16,9 @@ stops the search before the fewest is proved, what would open a way out is not d
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import clingo
 import numpy as np
@@ -49,25 +50,27 @@ class Lift:
 
 
 Lifted = Callable[[Sequence[tuple[str, str]]], tuple[Problem, list[Lift]]]  # the problem with these protections lifted, and them
+Asking = Generator[Any, Any, bool]  # whether the model accepts a state: the rows it must be asked go out, its verdicts come back
+Opens = Callable[[Problem, Assessment], Asking]
 
 
 def openings(
-    lifted: Lifted, protections: Sequence[tuple[str, str]], opens: Callable[[Problem, Assessment], bool], conflicts: int = MOST_CONFLICTS
-) -> list[tuple[Lift, ...]] | None:
+    lifted: Lifted, protections: Sequence[tuple[str, str]], opens: Opens, conflicts: int = MOST_CONFLICTS
+) -> Generator[Any, Any, list[tuple[Lift, ...]] | None]:
     """The smallest sets of ``protections`` (feature, setting) whose lifting lets the model
     accept a state, up to :data:`MOST_SETS` of them, in the order of their protections' keys;
     ``lifted(some)`` is the problem with ``some`` lifted, and ``opens(problem, state)`` says
-    whether the model accepts a state the solver found (its bound on the model is rounded up).
-    [] when no lifting opens any; None when the solver's ``conflicts`` ran out before the fewest
-    was proved."""
+    whether the model accepts a state the solver found (its bound on the model is rounded up;
+    a state only the model can tell is asked of it, through this generator).  [] when no
+    lifting opens any; None when the solver's ``conflicts`` ran out before the fewest was proved."""
     problem, lifts = lifted(protections)
     if not lifts or (problem.score is not None and problem.score.ceiling() < -problem.score.tolerance):
         return []  # nothing to lift, or the model refuses every state of the features it reads
-    found = _solved(problem, lifts, opens, conflicts)
+    found = yield from _solved(problem, lifts, opens, conflicts)
     return None if found is None else sorted(found, key=lambda unit: [lift.key for lift in unit])
 
 
-def _solved(problem: Problem, lifts: Sequence[Lift], opens: Callable[[Problem, Assessment], bool], conflicts: int) -> list[tuple[Lift, ...]] | None:
+def _solved(problem: Problem, lifts: Sequence[Lift], opens: Opens, conflicts: int) -> Generator[Any, Any, list[tuple[Lift, ...]] | None]:
     """The sets of ``lifts`` of the least size that open a state the model accepts, up to
     :data:`MOST_SETS`, each lift a switch of :mod:`.encoding`'s part ``lifts``: the fewest found
     by core-guided optimisation (few switches thrown is what it proves fastest), then the other
@@ -92,8 +95,9 @@ def _solved(problem: Problem, lifts: Sequence[Lift], opens: Callable[[Problem, A
             break
         chosen, state = opened
         priced = problem.assess(state)
+        accepted = priced is not None and (yield from opens(problem, priced))
         with ctl.backend() as backend:
-            if priced is None or not opens(problem, priced):  # let through by the rounding: barred, then again
+            if not accepted:  # let through by the rounding, or refused by the model where only it could tell: barred, then again
                 backend.add_rule([], [_literal(ctl, "val", name, j) for name, j in zip(problem.names, state)])
                 continue
             found.append(chosen)
