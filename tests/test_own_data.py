@@ -479,3 +479,67 @@ def test_check_refuses_a_missing_cell_as_fit_does_and_init_says_so(tmp_path: Pat
     said = "line 6: income is missing (nan)"
     assert said in " ".join(checked.output.split()) and said in " ".join(fitted.output.split())
     assert not (tmp_path / "e.json").exists()
+
+
+def test_json_nested_past_pythons_stack_is_refused_as_json_naming_the_input(files: dict[str, Path], rules: Path, tmp_path: Path) -> None:
+    """Issue 50, item 11: '[' * 100,000 as --explainer, --rules or --person was a RecursionError."""
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000, encoding="utf-8")
+    row = ["--input", str(files["new.csv"]), "--row", "0"]
+    explainer = runner.invoke(app, ["explain", "--explainer", str(deep), *row])
+    decision = runner.invoke(app, ["explain", "loan", "--row", "0", "--rules", str(deep)])
+    person = runner.invoke(app, ["explain", "--explainer", str(rules), "--person", "[" * 100_000])
+    for result, named in ((explainer, "deep.json: not a saved explainer"), (decision, "the rule set is not JSON"), (person, "--person is not JSON")):
+        assert result.exit_code == 2 and result.exception.__class__ is SystemExit, result.output[-300:]
+        assert named in " ".join(result.output.split()) and "nested too deeply" in result.output
+
+
+def test_a_saved_explainer_with_a_parameter_no_explainer_takes_is_damaged(files: dict[str, Path], rules: Path, tmp_path: Path) -> None:
+    """Issue 50, item 11: an unknown key in a saved explainer's params was a TypeError."""
+    document = json.loads(rules.read_text(encoding="utf-8"))
+    document["params"]["bogus"] = 1
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(document), encoding="utf-8")
+    result = runner.invoke(app, ["explain", "--explainer", str(edited), "--input", str(files["new.csv"]), "--row", "0"])
+    assert result.exit_code == 2 and result.exception.__class__ is SystemExit
+    assert "a damaged saved explainer (its params hold ['bogus']" in " ".join(result.output.split())
+
+
+@pytest.mark.parametrize(
+    ("cells", "said"),
+    [
+        ({"income": [float("inf")] * 3}, "line 2: column 'income' is inf, not a finite number"),
+        ({"income": [1.0, 2.0, 1e16]}, "line 4: column 'income' is 1e+16, beyond"),
+        ({"tags": [[1, 2], [3], []]}, "row 0: column 'tags' holds a list ([1, 2]): a cell holds one number or one category"),
+    ],
+)
+def test_init_and_fit_name_a_cell_no_feature_can_hold(tmp_path: Path, cells: dict, said: str) -> None:
+    """Issue 50, item 11: an inf, 1e16 or a Parquet list cell failed init and fit with no line
+    or column (or a draft check then refused)."""
+    frame = pd.DataFrame({"income": [1.0, 2.0, 3.0], "approved": ["yes", "no", "yes"]}).assign(**cells)
+    data = tmp_path / ("people.parquet" if "tags" in cells else "people.csv")
+    frame.to_parquet(data) if data.suffix == ".parquet" else frame.to_csv(data, index=False)
+    for command in (["init", str(data), "--target", "approved"], ["fit", str(data), "--target", "approved", "--out", str(tmp_path / "e.json")]):
+        result = runner.invoke(app, command)
+        assert result.exit_code == 2 and result.exception.__class__ is SystemExit and said in " ".join(result.output.split()), result.output
+
+
+def test_a_file_of_the_decision_alone_is_refused(tmp_path: Path) -> None:
+    """Issue 50, item 11: a file holding only the target column was a ValueError in init and fit."""
+    data = tmp_path / "decisions.csv"
+    pd.DataFrame({"approved": ["yes", "no", "yes"]}).to_csv(data, index=False)
+    for command in (["init", str(data), "--target", "approved"], ["fit", str(data), "--target", "approved", "--out", str(tmp_path / "e.json")]):
+        result = runner.invoke(app, command)
+        assert result.exit_code == 2 and result.exception.__class__ is SystemExit
+        assert "has no column but the decision 'approved'" in " ".join(result.output.split()), result.output
+
+
+def test_init_refuses_a_categorical_column_it_does_not_have_or_the_decision(files: dict[str, Path]) -> None:
+    """Issue 50, item 11: --categorical ignored an unknown column, the target and a column of numbers without a word."""
+    data = str(files["applicants.csv"])
+    unknown = runner.invoke(app, ["init", data, "--target", "approved", "--categorical", "incme"])
+    assert unknown.exit_code == 2 and "--categorical incme: " in unknown.output and "no such column" in unknown.output
+    decision = runner.invoke(app, ["init", data, "--target", "approved", "--categorical", "approved"])
+    assert decision.exit_code == 2 and "that is the decision, not a feature" in decision.output
+    numbers = runner.invoke(app, ["init", data, "--target", "approved", "--categorical", "debt"])
+    assert numbers.exit_code == 0 and "every value of debt is a number, so it is drafted numeric" in " ".join(numbers.output.split())

@@ -30,7 +30,7 @@ from ..exceptions import DataFormatError, FileRefusedError, InputError
 from ..reading import regular_file
 from ..rules import Column
 from ..schema import Feature
-from ..values import MISSING_MARKS, suggest
+from ..values import LARGEST, MISSING_MARKS, TOO_LARGE, suggest
 
 KINDS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 
@@ -92,16 +92,39 @@ def read_data(path: str | Path, *, categorical: Collection[str] = (), hint: str 
         raise FileRefusedError(file, f"is neither a CSV nor a Parquet file (a data file's name ends in {', '.join(KINDS)})")
     data = _csv(file) if kind == "csv" else _parquet(file)
     for column in data.frame.columns:
+        _check_cells(data, str(column))
         if column not in categorical:
             _check_not_mixed(data, str(column), hint)
     return data
 
 
+def _check_cells(data: DataFile, column: str) -> None:
+    """Refuse a cell that is no single number or category (a Parquet list or map column), and a
+    number that is not finite or is beyond :data:`~mc3g.values.LARGEST`: each is named at its
+    line and column, before anything drafts or fits on it."""
+    values = data.frame[column]
+    if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+        numbers = values.to_numpy(dtype=np.float64, na_value=np.nan)
+        bad = np.flatnonzero(np.isinf(numbers) | (np.abs(np.nan_to_num(numbers)) > LARGEST))
+        if len(bad):
+            said = "not a finite number" if np.isinf(numbers[bad[0]]) else TOO_LARGE
+            raise data.error(int(bad[0]), f"column {column!r} is {numbers[bad[0]]:g}, {said}")
+    elif values.dtype == object:
+        nested = np.flatnonzero([isinstance(v, (list, tuple, dict, set, np.ndarray)) for v in values.to_numpy(dtype=object)])
+        if len(nested):
+            cell = values.iloc[int(nested[0])]
+            cell = cell.tolist() if isinstance(cell, np.ndarray) else cell  # a Parquet list, as pandas reads it
+            raise data.error(int(nested[0]), f"column {column!r} holds a {type(cell).__name__} ({_cell(cell)}): a cell holds one number or one category")
+
+
 def decision_classes(frame: pd.DataFrame, target: str, source: str) -> dict[str, int]:
     """The values of the decision column ``target`` and how many rows have each; a column that
-    is missing, has missing cells or has fewer than two values is refused."""
+    is missing, has missing cells or has fewer than two values is refused, and so is a file with
+    no feature beside it."""
     if target not in frame.columns:
         raise InputError(f"{source} has no column {target!r} for the decision{suggest(target, map(str, frame.columns))}; its columns are {list(frame.columns)}")
+    if len(frame.columns) == 1:
+        raise InputError(f"{source} has no column but the decision {target!r}: a file of past applicants needs their features beside it")
     column = Column.from_values(frame[target])
     missing = int(frame[target].isna().sum())
     if missing:

@@ -12,6 +12,7 @@ import pandas as pd
 
 from ..exceptions import InputError
 from ..explain import MC3G
+from ..reading import loads
 from ..values import suggest
 from .files import DataFile, read_data
 
@@ -42,7 +43,7 @@ def person_of(explainer: MC3G, text: str, option: str = "--person") -> dict[str,
     none it does not know (the nearest known name is suggested); the values are checked when the
     person is explained, as every row's are."""
     try:
-        person = json.loads(text)
+        person = loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"{option} is not JSON ({exc}): give an object such as '{{\"age\": 38, \"job\": \"clerk\"}}'") from None
     if not isinstance(person, dict):

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..exceptions import ResultsFileError
-from ..reading import read_text, regular_file
+from ..reading import loads, read_text, regular_file
 from ..records import check_settings, lock_file, settings_hash
 from .inputs import Partition
 from .work import METADATA_KEY, partition_metadata
@@ -69,7 +69,7 @@ class ResultsFolder:
                 raise ResultsFileError(f"{self.out} is not the results folder of a batch (it holds {strangers[:3]}): name a new or an empty folder")
         elif not overwrite:
             try:
-                recorded = json.loads(read_text(manifest, "batch manifest"))
+                recorded = loads(read_text(manifest, "batch manifest"))
             except json.JSONDecodeError as exc:
                 raise ResultsFileError(f"{manifest} cannot be read ({exc}); start the folder afresh with --overwrite (its answers are lost)") from None
             if not isinstance(recorded, dict) or recorded.get("format") != FORMAT or recorded.get("version") != VERSION:
@@ -136,6 +136,6 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
     """The manifest of a results folder: its format, settings and their hash."""
     path = Path(folder) / MANIFEST
     try:
-        return json.loads(read_text(path, "batch manifest"))
+        return loads(read_text(path, "batch manifest"))
     except json.JSONDecodeError as exc:
         raise ResultsFileError(f"{path} cannot be read: {exc}") from None

@@ -7,6 +7,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -15,8 +16,12 @@ from ..engine import Engine
 from ..exceptions import InputError
 from ..models import ModelFile
 from ..reading import writable_path
+from ..values import suggest
 from .app import app, err, out
 from .explain import DISTINCT, HUNT, MODE, NORM, PROFILE, TRUST_MODEL, TRUST_TYPES, hunt_given
+
+if TYPE_CHECKING:
+    from pandas import DataFrame
 
 DATA_HELP = "A CSV or Parquet file of past applicants: a header naming the columns, one row per applicant, the decision in a column."
 TARGET = typer.Option(..., "--target", help="The column that holds the decision.")
@@ -42,6 +47,7 @@ def init(
     them; steps, protections and dependencies guessed, each with its evidence."""
     started = time.perf_counter()
     rows = read_data(data, categorical=categorical or (), hint=" (a category some of whose values look like numbers: --categorical NAME)")
+    _categorical_columns(rows.frame, categorical or (), target, data)
     drafted = draft(rows.frame, target, favourable=favourable, guess=not no_guess, source=Path(data).name, most=most)
     text = drafted.to_text()
     seconds = time.perf_counter() - started
@@ -145,6 +151,22 @@ def fit(
 
 
 LOW_FIDELITY = 0.8  # rules that imitate a black box less well than this are worth a warning
+
+
+def _categorical_columns(frame: DataFrame, named: list[str], target: str, data: str) -> None:
+    """``--categorical`` names columns of ``data`` that are features; one whose every value is a
+    number is drafted numeric, and said so (it has no text to keep from being refused)."""
+    for name in named:
+        if name == target:
+            raise InputError(f"--categorical {name}: that is the decision, not a feature")
+        if name not in frame.columns:
+            raise InputError(f"--categorical {name}: {data} has no such column{suggest(name, map(str, frame.columns))}; its columns are {list(frame.columns)}")
+        if frame[name].dtype.kind in "iuf":
+            err.print(
+                f"note: --categorical {name}: every value of {name} is a number, so it is drafted numeric; if its numbers are codes, "
+                f"declare it in the draft as `{name}: categorical {{...}}` with its codes",
+                soft_wrap=True,
+            )
 
 
 def _advisable(engine: Engine) -> str:

@@ -31,7 +31,7 @@ from ..engine import Engine, HuntSettings, SearchSettings
 from ..exceptions import InputError, ModelFileError, said
 from ..models import BlackBox, ModelFile, model_source
 from ..params import Constraints, validate
-from ..reading import file_sha256, read_text, writable_path
+from ..reading import file_sha256, loads, read_text, writable_path
 from ..rules import Literal, RuleSet
 from ..schema import Feature, Schema
 from ..search import Observed, PastApplicants
@@ -92,7 +92,7 @@ def load(path: Path, model: Any = None, table: Constraints | None = None) -> Sav
     parameters are checked against ``table`` (the estimator's).  A document cut short or edited
     by hand is an :class:`InputError` naming the file."""
     try:
-        document = json.loads(read_text(path, "saved explainer"))
+        document = loads(read_text(path, "saved explainer"))
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not a saved explainer (not JSON: {said(exc)})") from None
     check_header(document, JSON_FORMAT, JSON_VERSION, f"saved explainer ({path})")
@@ -109,8 +109,12 @@ def load(path: Path, model: Any = None, table: Constraints | None = None) -> Sav
         raise InputError(f"{path} explains decision rules, not a black box: load it without a model (no --model on the command line)")
     if box_doc is not None:
         _check_model(path, box_doc, model)
+    params = document.get("params", {})
+    unknown = sorted(set(params) - set(table)) if isinstance(params, dict) and table else []
+    if unknown:
+        raise InputError(f"{path}: a damaged saved explainer (its params hold {unknown}, which no explainer takes); save the explainer again")
     try:
-        validate(document.get("params", {}), table or {})
+        validate(params, table or {})
         return _restored(document, box_doc, model)
     except (InputError, KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
         raise InputError(f"{path}: a damaged saved explainer ({exc if isinstance(exc, InputError) else said(exc)}); save the explainer again") from None
@@ -123,7 +127,7 @@ def with_saved_trust(path: Path, model: ModelFile) -> ModelFile:
     if model.path is None:
         return model
     try:
-        box_doc = json.loads(read_text(path, "saved explainer")).get("black_box")
+        box_doc = loads(read_text(path, "saved explainer")).get("black_box")
     except (json.JSONDecodeError, RecursionError, AttributeError):
         return model  # :func:`load` names what is wrong with it
     saved = box_doc.get("trusted_types") if isinstance(box_doc, dict) else None

@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from ..engine import Engine
+from ..reading import loads
 from ..rules import Rule
 from ..serialization import check_header, header
 from ..values import plain
@@ -347,7 +348,7 @@ class Recourse:
 
     @classmethod
     def from_json(cls, text: str) -> Recourse:
-        return cls.from_dict(json.loads(text))
+        return cls.from_dict(loads(text))
 
     def __str__(self) -> str:
         if self.status == NOT_REFUSED:

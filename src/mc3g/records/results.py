@@ -37,7 +37,7 @@ from typing import IO, Any
 
 from ..exceptions import FileRefusedError, ResultsFileError
 from ..explain import Recourse
-from ..reading import regular_file
+from ..reading import loads, regular_file
 from ..values import plain
 from .settings import OVERWRITE_HINT, check_settings, settings_hash
 
@@ -201,7 +201,7 @@ def _records(fd: int, name: str) -> Iterator[tuple[int, dict[str, Any], int]]:
                 return
             end += len(line)
             try:
-                record = json.loads(line)
+                record = loads(line)
             except (json.JSONDecodeError, UnicodeDecodeError):
                 record = None
             if not isinstance(record, dict):

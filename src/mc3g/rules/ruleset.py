@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InputError, UnknownNameError
+from ..reading import loads
 from ..serialization import check_header, header
 from .render import PLAIN, Words, decision_list_asp, decision_list_english, explanation_text
 from .rule import LiteralCheck, Rule, RuleTrace
@@ -144,7 +145,7 @@ class RuleSet:
     @classmethod
     def from_json(cls, text: str) -> RuleSet:
         try:
-            data = json.loads(text)
+            data = loads(text)
         except json.JSONDecodeError as e:
             raise InputError(f"the rule set is not JSON: {e}") from None
         return cls.from_dict(data)
