@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 pa = pytest.importorskip("pyarrow")
 
-from mc3g.audit import Band, audit, parse_groupings, preclusions, write_report  # noqa: E402
+from mc3g.audit import COLUMNS, Band, audit, parse_groupings, preclusions, write_report  # noqa: E402
 from mc3g.batch import MANIFEST  # noqa: E402
 from mc3g.cli import app  # noqa: E402
 from mc3g.exceptions import InputError, ResultsFileError  # noqa: E402
@@ -213,3 +213,28 @@ def test_the_report_needs_a_folder(tmp_path) -> None:
     assert existing.read_text() == "mine\n"
     inside = runner.invoke(app, ["audit", str(folder), "--by", "sex", "--out", str(existing / "report")])
     assert inside.exit_code == 2 and inside.exception.__class__ is SystemExit and "Traceback" not in inside.output
+
+
+@pytest.mark.slow
+def test_the_report_shows_any_group_value_as_text_and_names_a_plot_it_cannot_write(tmp_path, monkeypatch) -> None:
+    """Issue 50, item 11: a group's HTML passed into audit.md raw, a '|' shifted its figures a
+    column, a column named a/b broke the plots' file names, and a full disk left an empty PNG."""
+    hostile = ["<img src=x onerror=alert(1)>", "a|b", "$x", "plain"] * 2
+    people = PEOPLE.assign(**{"a/b": hostile})
+    folder = _folder(tmp_path / "results", people)
+    path = write_report(audit(folder, [["a/b"]], fewest=1), tmp_path / "report")
+    text = path.read_text()
+    assert "<img" not in text and "&lt;img src=x onerror=alert(1)&gt;" in text
+    rows = [line for line in text.splitlines() if line.startswith("| a\\|b")]
+    assert len(rows) == 1 and rows[0].replace("\\|", "").count("|") == len(COLUMNS) + 2  # every figure in its column
+    assert (tmp_path / "report" / "cost-by-a-b.png").read_bytes()[:4] == b"\x89PNG"
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    import matplotlib.figure
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", full)
+    with pytest.raises(InputError, match=r"cannot write .*cost-by-a-b\.png: No space left on device"):
+        write_report(audit(folder, [["a/b"]], fewest=1), tmp_path / "again")
+    assert not list((tmp_path / "again").glob("*.png"))

@@ -4,6 +4,8 @@ imported only here, and only when a report is written."""
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 from typing import Any
 
@@ -72,51 +74,76 @@ def write_report(audit: Audit, out: Path) -> Path:
         lines += [f"**The batch is unfinished:** {audit.people:,} of its {audit.planned:,} people are in the results.", ""]
     warned = preclusions(audit)
     if warned:
-        lines += ["## Warnings", "", *(f"- **A protection keeps one group out more than another:** {w}." for w in warned), ""]
+        lines += ["## Warnings", "", *(f"- **A protection keeps one group out more than another:** {_inert(w)}." for w in warned), ""]
     for grouping, table in audit.tables.items():
         columns = grouping.split("+")
-        slug = grouping.replace("+", "-")
-        lines += [f"## By {grouping.replace('+', ' and ')}", "", "| " + " | ".join(headings(grouping)) + " |", "|" + "---|" * (len(COLUMNS) + 1)]
-        lines += ["| " + " | ".join(cells(row)) + " |" for row in summary_rows(table)]
+        slug = re.sub(r"[^A-Za-z0-9_.]+", "-", grouping).strip("-.") or "group"  # a file name whatever the columns are called
+        shown = _inert(grouping.replace("+", " and "))
+        lines += [f"## By {shown}", "", "| " + " | ".join(map(_inert, headings(grouping))) + " |", "|" + "---|" * (len(COLUMNS) + 1)]
+        lines += ["| " + " | ".join(map(_inert, cells(row))) + " |" for row in summary_rows(table)]
         answered = audit.frame[audit.frame["status"] == REFUSED_WITH_OPTION]
-        _plot_costs(plt, answered, columns, out / f"cost-by-{slug}.png")
-        _plot_actions(plt, answered, columns, out / f"actions-by-{slug}.png")
-        lines += ["", f"![cost of recourse by {grouping}](cost-by-{slug}.png)", "", f"![actions by {grouping}](actions-by-{slug}.png)", ""]
+        _saved(plt, _plot_costs(plt, answered, columns), out / f"cost-by-{slug}.png")
+        _saved(plt, _plot_actions(plt, answered, columns), out / f"actions-by-{slug}.png")
+        lines += ["", f"![cost of recourse by {shown}](cost-by-{slug}.png)", "", f"![actions by {shown}](actions-by-{slug}.png)", ""]
     path = out / "audit.md"
     written = out / ".audit.md.tmp"  # the report appears whole or not at all
-    written.write_text("\n".join(lines), encoding="utf-8")
+    try:
+        written.write_text("\n".join(lines), encoding="utf-8")
+    except OSError as exc:
+        written.unlink(missing_ok=True)
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
     written.replace(path)
     return path
 
 
-def _plot_costs(plt: Any, answered: pd.DataFrame, columns: list[str], path: Path) -> None:
+def _inert(text: str) -> str:
+    """A table cell or heading as text only: a group's value may hold ``|`` (which would end the
+    cell), or HTML and Markdown a reader's viewer would run or render."""
+    return html.escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ")
+
+
+def _drawn(text: str) -> str:
+    """A label as matplotlib draws it literally: a ``$`` would start its mathematics."""
+    return str(text).replace("$", r"\$")
+
+
+def _saved(plt: Any, fig: Any, path: Path) -> None:
+    """Write a plot whole or not at all: a full disk leaves no empty PNG, and names the file."""
+    try:
+        fig.savefig(path, dpi=100)
+    except OSError as exc:
+        path.unlink(missing_ok=True)
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        plt.close(fig)
+
+
+def _plot_costs(plt: Any, answered: pd.DataFrame, columns: list[str]) -> Any:
     """A box per group of the cost of recourse (whiskers at the 5th and 95th percentiles, the mean as a dot)."""
     groups = [(group_label(g), part["cost"].to_numpy()) for g, part in answered.groupby(columns, observed=True)]
     fig, ax = plt.subplots(figsize=(max(5.0, 0.9 * len(groups) + 2), 4))
     ax.boxplot([costs for _, costs in groups], whis=(5, 95), showfliers=False, showmeans=True)
     tilted = len(groups) > 4
-    names = [f"{name}\n(n={len(costs):,})" for name, costs in groups]
+    names = [f"{_drawn(name)}\n(n={len(costs):,})" for name, costs in groups]
     ax.set_xticks(range(1, len(groups) + 1), names, rotation=30 if tilted else 0, ha="right" if tilted else "center")
     ax.set_ylabel("cost of the best option")
-    ax.set_title(f"Cost of recourse by {' and '.join(columns)}")
+    ax.set_title(_drawn(f"Cost of recourse by {' and '.join(columns)}"))
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    return fig
 
 
-def _plot_actions(plt: Any, answered: pd.DataFrame, columns: list[str], path: Path) -> None:
+def _plot_actions(plt: Any, answered: pd.DataFrame, columns: list[str]) -> Any:
     """A heat map: for each group (rows) and each of the most used features (columns), the share
     of the group's people with recourse whose best option acts on the feature."""
     shares = action_shares(answered, columns).fillna(0.0)
     shares = shares[shares.mean().nlargest(TOP_FEATURES).index] if not shares.empty else shares
     fig, ax = plt.subplots(figsize=(max(5.0, 1.1 * shares.shape[1] + 2.5), max(3.2, 0.5 * shares.shape[0] + 1.8)))
     image = ax.imshow(shares.to_numpy(), cmap="Blues", vmin=0, vmax=1, aspect="auto")
-    ax.set_xticks(range(shares.shape[1]), list(shares.columns), rotation=30, ha="right")
-    ax.set_yticks(range(shares.shape[0]), [group_label(g) for g in shares.index])
+    ax.set_xticks(range(shares.shape[1]), [_drawn(c) for c in shares.columns], rotation=30, ha="right")
+    ax.set_yticks(range(shares.shape[0]), [_drawn(group_label(g)) for g in shares.index])
     for (i, j), value in pd.DataFrame(shares.to_numpy()).stack().items():
         ax.text(j, i, f"{value:.0%}", ha="center", va="center", color="white" if value > 0.6 else "black", fontsize=8)
     fig.colorbar(image, ax=ax, label="share")
-    ax.set_title(f"Features acted on, by {' and '.join(columns)}")
+    ax.set_title(_drawn(f"Features acted on, by {' and '.join(columns)}"))
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    return fig
