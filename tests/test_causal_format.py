@@ -290,6 +290,7 @@ SYNTAX_ERRORS = [
     ("x: numeric 5", 1, 12, "expected ',' or the end of the statement after 'numeric', found '5'"),
     ("a: numeric, immutable\nb: categorical\na: immutable", 3, 1, "feature 'a' sets immutable twice: on line 1 and on line 3"),
     ("a: numeric\na: categorical", 2, 1, "feature 'a' sets kind twice: on line 1 and on line 2"),
+    ("a: numeric, immutable\na: must-change", 1, 1, "a is declared immutable and must-change: no state could keep both (every person would have no option)"),
     ("x == 1 <- y == 2, x == 3", 1, 1, "causal rule x == 1 <- y == 2, x == 3: the effect's feature 'x' cannot also be in its cause"),
     ("p: categorical\nforbid q == 1\nforbid p > 1", 3, 10, "p is categorical, so it cannot be compared with '>'; use ==, !=, in or not in"),
 ]
@@ -301,6 +302,20 @@ def test_errors_say_what_was_expected_and_found_at_the_exact_position(text: str,
         parse(text)
     assert (info.value.line, info.value.column, info.value.message) == (line, column, message)
     assert isinstance(info.value, ValueError) and str(info.value).startswith(f"<string>:{line}:{column}: ")
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "start"),
+    [
+        ('a: numeric, label "' + "x" * 201 + '"', 19, "the label must be 1 to 200 printable characters on one line, not 'xxx"),
+        ('a: categorical {p, q}, values {p: "one\\ttwo"}', 35, "the label of 'p' must be 1 to 200 printable characters on one line, not 'one"),
+    ],
+)
+def test_a_label_no_sentence_can_hold_is_refused_where_it_is_written(text: str, column: int, start: str) -> None:
+    """Issue 50, item 11: a 300-character label failed without its file, line and column."""
+    with pytest.raises(CausalSyntaxError) as info:
+        parse(text)
+    assert (info.value.line, info.value.column) == (1, column) and info.value.message.startswith(start)
 
 
 def test_the_first_error_in_file_order_is_reported() -> None:
@@ -524,3 +539,9 @@ def test_an_open_end_of_valid_values_is_printed_as_people_write_it() -> None:
     model = CausalModel(features={"age": {"kind": "numeric", "valid": (0, LARGEST)}, "x": {"kind": "numeric", "valid": (-LARGEST, 5)}})
     assert "valid [0, 1e15]" in model.to_text() and "valid [-1e15, 5]" in model.to_text()
     assert parse(model.to_text()) == model
+
+
+def test_a_category_compared_as_a_number_is_one_problem_at_its_place_when_problems_are_collected() -> None:
+    """Issue 50, item 11: mc3g check's `forbid sex > 5` failed without file, line and column."""
+    _, errors = parse_all("forbid debt > 5\ncredit_score >= 620 <- debt == none", "loan.causal", loan_schema())
+    assert [str(e) for e in errors] == ["loan.causal:1:13: debt is categorical, so it cannot be compared with '>'; use ==, !=, in or not in"]

@@ -115,6 +115,9 @@ class _Resolver:
         base = self.base(decl.name)
         if decl.labelled:
             decl.settings["value_labels"] = self.labelled(decl, decl.settings.get("kind") or (base.kind if base else None))
+        if decl.settings.get("immutable") and decl.settings.get("must_change"):
+            self.problem(self.error(f"{decl.name.word} is declared immutable and must-change: no state could keep both (every person would have no option)", decl.name))
+            return None
         if base is None and "kind" not in decl.settings:
             return None
         named = {k: v for k, v in decl.settings.items() if k in _NAMING}  # laid once their values are known to be the domain's
@@ -164,8 +167,13 @@ class _Resolver:
         feature = self.known(cond.feature)
         if feature is not None and feature.kind == "categorical" and cond.op in NUMERIC_OPS:
             self.problem(self.error(f"{feature.name} is categorical, so it cannot be compared with {cond.op!r}; use ==, !=, in or not in", cond.op_token))
+            return Literal(cond.feature.word, "==", cond.values[0].word)  # a stand-in: the statement is left out
         values = [self.value(tok, feature) for tok in cond.values]
-        return Literal(cond.feature.word, cond.op, tuple(values) if cond.op in SET_OPS else values[0])
+        try:
+            return Literal(cond.feature.word, cond.op, tuple(values) if cond.op in SET_OPS else values[0])
+        except ValueError as e:  # reported where the condition is; a stand-in keeps the other problems coming
+            self.problem(self.error(str(e), cond.op_token))
+            return Literal(cond.feature.word, "==", str(values[0]) if values else "")
 
     def value(self, tok: Token, feature: Feature | None) -> str | int | float:
         if feature is not None and feature.kind == "categorical":

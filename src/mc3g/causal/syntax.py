@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..exceptions import CausalSyntaxError
+from ..exceptions import CausalSyntaxError, InputError
 from ..rules import NUMERIC_OPS
-from ..values import suggest
+from ..values import suggest, words
 from .lexer import FLAGS, ITEMS, NEGATABLE, NUMBERS, OPERATORS, SET_OPS, Statement, Token
 from .statements import Source
 
@@ -87,6 +87,13 @@ class StatementParser:
         if tok is None:
             raise self.fail(expected)
         return tok
+
+    def words(self, tok: Token, what: str) -> str:
+        """A quoted label as a sentence can hold it (:func:`mc3g.values.words`), refused where it is written."""
+        try:
+            return words(tok.value, what)
+        except InputError as e:
+            raise CausalSyntaxError(str(e), self.file, tok.line, tok.column) from None
 
     def take(self, kinds: Sequence[str], expected: str) -> Token:
         if self.peek().kind not in kinds:
@@ -178,7 +185,7 @@ class StatementParser:
         while True:
             value = self.value()
             self.expect(":", "':' and the value's words in quotes")
-            pairs.append((value, self.take(("string",), "the value's words in quotes").value))
+            pairs.append((value, self.words(self.take(("string",), "the value's words in quotes"), f"the label of {value.word!r}")))
             if self.accept("}"):
                 return pairs
             self.expect(",", "',' or '}'")
@@ -250,7 +257,7 @@ class StatementParser:
                 put("efforts", tuple((a.word, b.word, e) for a, b, e in pairs if e is not None))
             decl.named.extend(tok for a, b, _ in pairs for tok in (a, b))
         elif word == "label":
-            put("label", self.take(("string",), "the feature's words in quotes").value)
+            put("label", self.words(self.take(("string",), "the feature's words in quotes"), "the label"))
         elif word == "waits":  # its unit of time in quotes; none for a category
             put("waits", self.next().value if self.peek().kind == "string" else "")
         elif word == "values":
