@@ -307,8 +307,8 @@ def test_errors_say_what_was_expected_and_found_at_the_exact_position(text: str,
 @pytest.mark.parametrize(
     ("text", "column", "start"),
     [
-        ('a: numeric, label "' + "x" * 201 + '"', 19, "the label must be 1 to 200 printable characters on one line, not 'xxx"),
-        ('a: categorical {p, q}, values {p: "one\\ttwo"}', 35, "the label of 'p' must be 1 to 200 printable characters on one line, not 'one"),
+        ('a: numeric, label "' + "x" * 201 + '"', 19, "feature 'a': the label must be 1 to 200 printable characters on one line, not 'xxx"),
+        ('a: categorical {p, q}, values {p: "one\\ttwo"}', 35, "feature 'a': the label of 'p' must be 1 to 200 printable characters on one line, not 'one"),
     ],
 )
 def test_a_label_no_sentence_can_hold_is_refused_where_it_is_written(text: str, column: int, start: str) -> None:

@@ -149,7 +149,7 @@ def test_the_knowledge_format_states_labels_and_prints_them_back() -> None:
         ('grade: values {1: "a", 1.0: "b"}', 24, "1.0 is labelled twice in this declaration"),
         ("grade: values {1: first}", 19, "expected the value's words in quotes after ':', found 'first'"),
         ("grade: label school", 14, "expected the feature's words in quotes after 'label', found 'school'"),
-        ('grade: label ""', 1, "feature 'grade': the label must be 1 to 200 printable characters on one line, not ''"),
+        ('grade: label ""', 14, "feature 'grade': the label must be 1 to 200 printable characters on one line, not ''"),
         ('grade: values {1: "a" 2: "b"}', 23, "expected ',' or '}' after '\"a\"', found '2'"),
     ],
 )

@@ -116,7 +116,8 @@ class _Resolver:
         if decl.labelled:
             decl.settings["value_labels"] = self.labelled(decl, decl.settings.get("kind") or (base.kind if base else None))
         if decl.settings.get("immutable") and decl.settings.get("must_change"):
-            self.problem(self.error(f"{decl.name.word} is declared immutable and must-change: no state could keep both (every person would have no option)", decl.name))
+            said = f"{decl.name.word} is declared immutable and must-change: no state could keep both (every person would have no option)"
+            self.problem(self.error(said, decl.name))
             return None
         if base is None and "kind" not in decl.settings:
             return None

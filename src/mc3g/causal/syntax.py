@@ -178,14 +178,15 @@ class StatementParser:
         decl.settings = {k: v for k, (v, _) in settings.items()}
         return decl
 
-    def labels(self) -> list[tuple[Token, str]]:
+    def labels(self, name: str) -> list[tuple[Token, str]]:
         """``{value: "words", ...}``: each value's token and its words."""
         self.expect("{", "'{' and values with their words {VALUE: \"words\", ...}")
         pairs: list[tuple[Token, str]] = []
         while True:
             value = self.value()
             self.expect(":", "':' and the value's words in quotes")
-            pairs.append((value, self.words(self.take(("string",), "the value's words in quotes"), f"the label of {value.word!r}")))
+            said = self.take(("string",), "the value's words in quotes")
+            pairs.append((value, self.words(said, f"feature {name!r}: the label of {value.word!r}")))
             if self.accept("}"):
                 return pairs
             self.expect(",", "',' or '}'")
@@ -257,11 +258,11 @@ class StatementParser:
                 put("efforts", tuple((a.word, b.word, e) for a, b, e in pairs if e is not None))
             decl.named.extend(tok for a, b, _ in pairs for tok in (a, b))
         elif word == "label":
-            put("label", self.words(self.take(("string",), "the feature's words in quotes"), "the label"))
+            put("label", self.words(self.take(("string",), "the feature's words in quotes"), f"feature {decl.name.word!r}: the label"))
         elif word == "waits":  # its unit of time in quotes; none for a category
             put("waits", self.next().value if self.peek().kind == "string" else "")
         elif word == "values":
-            decl.labelled = self.labels()
+            decl.labelled = self.labels(decl.name.word)
             put("value_labels", {(tok.value if tok.kind == "number" else tok.word): text for tok, text in decl.labelled})
         else:
             put(NUMBERS[word], float(self.take(("number",), "a number").value))
