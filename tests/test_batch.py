@@ -354,3 +354,22 @@ def test_batch_settings_name_the_input(client, explainer, two_csvs, tmp_path) ->
         expected = batch_settings(explainer, {"name": "loan", "input": batch.input.settings()})
         assert batch.folder.hash == settings_hash(expected)
         assert [f["name"] for f in expected["data"]["input"]["files"]] == ["a.csv", "b.csv"]
+
+
+@pytest.mark.slow
+def test_a_csv_whose_whole_numbers_turn_decimal_in_a_later_block_is_read_as_pandas_reads_it(client, explainer, people, tmp_path, monkeypatch) -> None:
+    """Issue 50, item 11: Dask typed a column by its first block, and a decimal further on made
+    the whole CSV refused, with Dask's advice and a worker's traceback."""
+    import mc3g.batch.inputs as inputs
+
+    monkeypatch.setattr(inputs, "CSV_BLOCK_BYTES", 2_000)  # blocks of a few dozen rows
+    rows = people.copy()
+    rows["bank_balance"] = rows["bank_balance"].astype(float)
+    rows.loc[rows.index[-1], "bank_balance"] = 40000.5  # whole numbers everywhere else
+    rows.to_csv(tmp_path / "people.csv", index=False)
+    with Batch(explainer, tmp_path / "people.csv", tmp_path / "out", client, partition_rows=128) as run:
+        summary = run.run()
+    assert summary.people == 300 and summary.failed == []
+    found = _people(tmp_path / "out")
+    assert found["bank_balance"].iloc[-1] == 40000.5
+    _same_answers(found, _expected(explainer, pd.read_csv(tmp_path / "people.csv")))

@@ -145,12 +145,21 @@ def _csv_file(path: Path, client: Any, text: Sequence[str]) -> tuple[list[Any], 
     import dask
     import dask.dataframe as dd
 
-    try:
-        frame = dd.read_csv(str(path.resolve()), blocksize=CSV_BLOCK_BYTES, dtype=dict.fromkeys(text, str) or None)
+    def blocks_of(decimals: bool) -> tuple[Any, list[Any], list[int]]:
+        frame = dd.read_csv(str(path.resolve()), blocksize=CSV_BLOCK_BYTES, dtype=dict.fromkeys(text, str) or None, assume_missing=decimals)
         blocks = frame.to_delayed()
-        sizes = client.gather(client.compute([dask.delayed(len)(b) for b in blocks]))
+        return frame, blocks, client.gather(client.compute([dask.delayed(len)(b) for b in blocks]))
+
+    try:
+        try:
+            frame, blocks, sizes = blocks_of(False)
+        except ValueError as exc:
+            if "Mismatched dtypes" not in str(exc):
+                raise
+            frame, blocks, sizes = blocks_of(True)  # whole numbers in the first block, decimals later (hours 40.5): every such column decimal
     except (ValueError, TypeError, OSError, UnicodeDecodeError) as exc:  # pandas' parser errors are ValueErrors
-        raise InputError(f"{path}: cannot be read as CSV: {exc}") from None
+        said = "a column's cells change kind from one part of the file to another" if "Mismatched dtypes" in str(exc) else str(exc)
+        raise InputError(f"{path}: cannot be read as CSV: {said}") from None
     return blocks, list(sizes), frame._meta, range(0, sum(sizes))
 
 
