@@ -364,8 +364,8 @@ def test_a_csv_whose_whole_numbers_turn_decimal_in_a_later_block_is_read_as_pand
 
     monkeypatch.setattr(inputs, "CSV_BLOCK_BYTES", 2_000)  # blocks of a few dozen rows
     rows = people.copy()
-    rows["bank_balance"] = rows["bank_balance"].astype(float)
-    rows.loc[rows.index[-1], "bank_balance"] = 40000.5  # whole numbers everywhere else
+    rows["bank_balance"] = rows["bank_balance"].round().astype(int).astype(object)  # written as whole numbers,
+    rows.loc[rows.index[-1], "bank_balance"] = 40000.5  # but for the last
     rows.to_csv(tmp_path / "people.csv", index=False)
     with Batch(explainer, tmp_path / "people.csv", tmp_path / "out", client, partition_rows=128) as run:
         summary = run.run()
