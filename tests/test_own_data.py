@@ -543,3 +543,18 @@ def test_init_refuses_a_categorical_column_it_does_not_have_or_the_decision(file
     assert decision.exit_code == 2 and "that is the decision, not a feature" in decision.output
     numbers = runner.invoke(app, ["init", data, "--target", "approved", "--categorical", "debt"])
     assert numbers.exit_code == 0 and "every value of debt is a number, so it is drafted numeric" in " ".join(numbers.output.split())
+
+
+def test_a_file_of_zeros_or_of_too_many_columns_is_refused_before_it_is_read_whole(files: dict[str, Path], tmp_path: Path) -> None:
+    """Issue 50, item 11: 2 GB of zeros as --explainer or init's data was read whole (4.4 GB
+    resident), and 10^5 columns kept init busy until it was killed."""
+    zeros = tmp_path / "zeros.json"
+    zeros.write_bytes(bytes(1 << 20))
+    explained = runner.invoke(app, ["explain", "--explainer", str(zeros), "--input", str(files["new.csv"]), "--row", "0"])
+    assert explained.exit_code == 2 and "is not text (a NUL byte at byte 0): a saved explainer is UTF-8 text" in " ".join(explained.output.split())
+    drafted = runner.invoke(app, ["init", str(zeros.rename(tmp_path / "zeros.csv")), "--target", "approved"])
+    assert drafted.exit_code == 2 and "a data file is UTF-8 text" in " ".join(drafted.output.split())
+    wide = tmp_path / "wide.csv"
+    wide.write_text(",".join(f"c{i}" for i in range(10_001)) + ",approved\n" + ",".join("0" * 10_001) + ",yes\n", encoding="utf-8")
+    refused = runner.invoke(app, ["init", str(wide), "--target", "approved"])
+    assert refused.exit_code == 2 and "has 10,002 columns; mc3g reads at most 10,000" in " ".join(refused.output.split())

@@ -94,10 +94,30 @@ def read_bytes(path: str | Path, kind: str) -> bytes:
     return data
 
 
+HEAD_BYTES = 1 << 16  # what is looked at before a text file is read whole
+
+
+def refuse_binary(path: str | Path, kind: str) -> Path:
+    """The regular file ``path`` (see :func:`regular_file`), refused before it is read whole when
+    its first bytes hold a NUL, which no text has: a file of zeros or a binary given by mistake
+    is named at once, not after gigabytes are read."""
+    file = regular_file(path, kind)
+    try:
+        with file.open("rb") as f:
+            head = f.read(HEAD_BYTES)
+    except OSError as exc:
+        raise FileRefusedError(file, f"cannot be read as a {kind}: {exc.strerror or exc}") from None
+    nul = head.find(b"\0")
+    if nul >= 0:
+        raise FileRefusedError(file, f"is not text (a NUL byte at byte {nul}): a {kind} is UTF-8 text")
+    return file
+
+
 def read_text(path: str | Path, kind: str) -> str:
-    """The UTF-8 text of the regular file ``path`` (a byte-order mark dropped); a byte that is
-    not UTF-8 is refused with its line."""
-    data = read_bytes(path, kind)
+    """The UTF-8 text of the regular file ``path`` (a byte-order mark dropped); a file whose
+    first bytes show it is not text is refused before it is read whole (:func:`refuse_binary`),
+    and a byte that is not UTF-8 with its line."""
+    data = read_bytes(refuse_binary(path, kind), kind)
     try:
         return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import DataFormatError, FileRefusedError, InputError
-from ..reading import regular_file
+from ..reading import refuse_binary, regular_file
 from ..rules import Column
 from ..schema import Feature
 from ..values import LARGEST, MISSING_MARKS, TOO_LARGE, suggest
@@ -136,6 +136,7 @@ def decision_classes(frame: pd.DataFrame, target: str, source: str) -> dict[str,
 
 
 def _csv(file: Path) -> DataFile:
+    refuse_binary(file, "data file")
     delimiter = _delimiter(file)
     header, lines = _lines(file, delimiter)
     indexed = not header[0].strip()  # written by pandas' to_csv with its index: read it back as the index
@@ -199,6 +200,7 @@ def _first_non_utf8(file: Path) -> int:
 
 def _header(file: Path, names: list[str], line: int) -> list[str]:
     """The header's names; the first alone may be empty (the index pandas' to_csv writes)."""
+    _few_enough(file, len(names))
     for i, name in enumerate(names[1:], 2):
         if not name.strip():
             raise DataFormatError(file, line, f"column {i} of the header has no name")
@@ -208,11 +210,26 @@ def _header(file: Path, names: list[str], line: int) -> list[str]:
     return names
 
 
+MOST_COLUMNS = 10_000
+"""The most columns of a data file: a feature a column, and every feature is drafted, searched
+and shown to a person (the UCI files have 15 to 25)."""
+
+
+def _few_enough(file: Path, columns: int) -> None:
+    if columns > MOST_COLUMNS:
+        raise FileRefusedError(file, f"has {columns:,} columns; mc3g reads at most {MOST_COLUMNS:,} (each column a feature a person's advice may name)")
+
+
 def _parquet(file: Path) -> DataFile:
     try:
         import pyarrow.parquet as pq
     except ImportError:
         raise InputError(f"{file}: reading Parquet needs pyarrow: pip install 'mc3g[batch]'") from None
+    try:
+        columns = len(pq.read_schema(file).names)
+    except Exception as exc:  # pyarrow's errors: a damaged or foreign file
+        raise FileRefusedError(file, f"cannot be read as Parquet: {type(exc).__name__}: {exc}") from None
+    _few_enough(file, columns)
     try:
         frame = pq.read_table(file).to_pandas()
     except Exception as exc:  # pyarrow's errors: a damaged or foreign file
