@@ -112,10 +112,7 @@ def _band_trend(values: pd.Series, bands: list[str], favourable: pd.Series | Non
     if favourable is None:
         return None
     shares = [float(favourable[values == band].mean()) for band in bands if (values == band).sum() >= LEAST_BAND_ROWS]
-    if len(shares) < 2 or len(set(shares)) < 2:
-        return None
-    trend = float(np.corrcoef(np.arange(len(shares)), pd.Series(shares).rank().to_numpy())[0, 1])
-    return trend if abs(trend) >= LEAST_BAND_TREND else None
+    return _clear(np.arange(len(shares), dtype=np.float64), pd.Series(shares, dtype=np.float64).rank().to_numpy(), LEAST_BAND_TREND)
 
 
 def _association(numbers: pd.Series, favourable: pd.Series | None) -> float | None:
@@ -126,9 +123,13 @@ def _association(numbers: pd.Series, favourable: pd.Series | None) -> float | No
     known = numbers.notna().to_numpy()
     if known.sum() < 20:
         return None
-    ranks = numbers[known].rank().to_numpy(np.float64)
-    good = favourable.to_numpy(np.float64)[known]
-    if ranks.std() == 0 or good.std() == 0:
+    return _clear(numbers[known].rank().to_numpy(np.float64), favourable.to_numpy(np.float64)[known], LEAST_ASSOCIATION)
+
+
+def _clear(x: np.ndarray, y: np.ndarray, least: float) -> float | None:
+    """The correlation of ``x`` and ``y`` where it is at least ``least`` either way; None where
+    it is weaker or not defined (fewer than two points, or one side the same throughout)."""
+    if len(x) < 2 or x.std() == 0 or y.std() == 0:
         return None
-    trend = float(np.corrcoef(ranks, good)[0, 1])
-    return trend if abs(trend) >= LEAST_ASSOCIATION else None
+    trend = float(np.corrcoef(x, y)[0, 1])
+    return trend if abs(trend) >= least else None
