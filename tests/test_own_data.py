@@ -273,8 +273,10 @@ def test_a_black_box_needs_its_model_and_the_model_it_was_saved_with(files: dict
     row = ["--input", str(files["new.csv"]), "--row", "0"]
     missing = runner.invoke(app, ["explain", "--explainer", str(black_box), *row])
     assert missing.exit_code == 2 and "--model" in missing.output
-    other = tmp_path / "explainer.json"
-    other.write_text(black_box.read_text(encoding="utf-8").replace(str(files["model.skops"]), str(tmp_path / "model.skops")), encoding="utf-8")
+    edited = tmp_path / "edited.json"
+    edited.write_text(black_box.read_text(encoding="utf-8").replace(str(files["model.skops"]), str(tmp_path / "model.skops")), encoding="utf-8")
+    tampered = runner.invoke(app, ["explain", "--explainer", str(edited), "--model", str(files["model.skops"]), *row])
+    assert tampered.exit_code == 2 and "edited since it was saved" in " ".join(tampered.output.split())  # not blamed on the row
     people = lender(200, 5)
     model = make_pipeline(
         make_column_transformer((OneHotEncoder(handle_unknown="ignore"), ["sex", "employment"]), remainder="passthrough"),
@@ -283,7 +285,7 @@ def test_a_black_box_needs_its_model_and_the_model_it_was_saved_with(files: dict
     from skops.io import dump
 
     dump(model.fit(people.drop(columns="approved"), people.approved), tmp_path / "model.skops")  # another model where the saved one was
-    changed = runner.invoke(app, ["explain", "--explainer", str(other), "--model", str(tmp_path / "model.skops"), *MODEL, *row])
+    changed = runner.invoke(app, ["explain", "--explainer", str(black_box), "--model", str(tmp_path / "model.skops"), *MODEL, *row])
     assert changed.exit_code == 2 and "SHA-256" in changed.output
 
 
@@ -498,6 +500,7 @@ def test_a_saved_explainer_with_a_parameter_no_explainer_takes_is_damaged(files:
     """Issue 50, item 11: an unknown key in a saved explainer's params was a TypeError."""
     document = json.loads(rules.read_text(encoding="utf-8"))
     document["params"]["bogus"] = 1
+    del document["content_sha256"]  # as a writer that keeps no digest would leave it
     edited = tmp_path / "edited.json"
     edited.write_text(json.dumps(document), encoding="utf-8")
     result = runner.invoke(app, ["explain", "--explainer", str(edited), "--input", str(files["new.csv"]), "--row", "0"])

@@ -16,6 +16,7 @@ that copied the document and the model elsewhere is checked as well as the machi
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -78,6 +79,7 @@ def save(path: Path, params: Mapping[str, Any], columns: Sequence[str], engine: 
         "spreads": engine.spreads,
         "black_box": _black_box_to_dict(engine, surrogate, model_file),
     }
+    document[DIGEST] = _digest(document)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # written whole, then renamed: never half a document
     try:
         temporary.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
@@ -96,6 +98,9 @@ def load(path: Path, model: Any = None, table: Constraints | None = None) -> Sav
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not a saved explainer (not JSON: {said(exc)})") from None
     check_header(document, JSON_FORMAT, JSON_VERSION, f"saved explainer ({path})")
+    if DIGEST in document and document[DIGEST] != _digest({k: v for k, v in document.items() if k != DIGEST}):
+        edited = "edited since it was saved (its content no longer has the SHA-256 it was saved with), so no answer could rest on it"
+        raise InputError(f"{path}: {edited}: fit and save it again")
     box_doc = document.get("black_box")
     if not isinstance(box_doc, (dict, type(None))):
         raise InputError(f"{path}: a damaged saved explainer (its black_box is a {type(box_doc).__name__}); save the explainer again")
@@ -118,6 +123,15 @@ def load(path: Path, model: Any = None, table: Constraints | None = None) -> Sav
         return _restored(document, box_doc, model)
     except (InputError, KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
         raise InputError(f"{path}: a damaged saved explainer ({exc if isinstance(exc, InputError) else said(exc)}); save the explainer again") from None
+
+
+DIGEST = "content_sha256"  # of the rest of the document: an explainer edited by hand is refused on loading, not blamed on a person's row
+
+
+def _digest(document: Mapping[str, Any]) -> str:
+    """The SHA-256 of a document as canonical JSON (keys sorted, no spaces): the same for the
+    document written and the document read back."""
+    return hashlib.sha256(json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 def with_saved_trust(path: Path, model: ModelFile) -> ModelFile:
