@@ -431,6 +431,8 @@ def feature_settings(draw: st.DrawFn, kind: str | None) -> dict[str, Any]:
         "must_change": draw(FLAG),
         "label": draw(st.none() | LABELS),
     }
+    if settings["immutable"] and settings["must_change"]:
+        settings["must_change"] = None  # refused as a contradiction (test_errors_say_what_was_expected_...)
     keys = (st.sampled_from(domain) if domain else TEXTS) if kind == "categorical" else NUMBERS if kind == "numeric" else NUMBERS | TEXTS
     settings["value_labels"] = draw(st.none() | st.dictionaries(keys, LABELS, min_size=1, max_size=3))
     return {k: v for k, v in settings.items() if v is not None}
@@ -545,3 +547,8 @@ def test_a_category_compared_as_a_number_is_one_problem_at_its_place_when_proble
     """Issue 50, item 11: mc3g check's `forbid sex > 5` failed without file, line and column."""
     _, errors = parse_all("forbid debt > 5\ncredit_score >= 620 <- debt == none", "loan.causal", loan_schema())
     assert [str(e) for e in errors] == ["loan.causal:1:13: debt is categorical, so it cannot be compared with '>'; use ==, !=, in or not in"]
+
+
+def test_immutable_and_must_change_is_refused_from_python_as_from_a_file() -> None:
+    with pytest.raises(InputError, match="feature 'x' is immutable and must-change: no state could keep both"):
+        CausalModel(features={"x": {"kind": "numeric", "immutable": True, "must_change": True}})

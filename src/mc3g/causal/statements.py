@@ -50,6 +50,8 @@ def checked_settings(features: Mapping[str, Mapping[str, Any]]) -> dict[str, dic
         if unknown:
             raise InputError(f"feature {name!r}: causal knowledge cannot set {unknown}; it sets {list(DECLARABLE)}")
         out[name] = {k: v for k, v in settings.items() if v is not None}
+        if out[name].get("immutable") and out[name].get("must_change"):
+            raise InputError(f"feature {name!r} is immutable and must-change: no state could keep both (every person would have no option)")
         if "label" in out[name]:
             words(out[name]["label"], f"feature {name!r}: the label")
         if "moves" in out[name]:
