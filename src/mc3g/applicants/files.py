@@ -30,7 +30,7 @@ from ..exceptions import DataFormatError, FileRefusedError, InputError
 from ..reading import refuse_binary, regular_file
 from ..rules import Column
 from ..schema import Feature
-from ..values import LARGEST, MISSING_MARKS, TOO_LARGE, suggest
+from ..values import MISSING_MARKS, first_non_number, suggest
 
 KINDS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 
@@ -104,11 +104,9 @@ def _check_cells(data: DataFile, column: str) -> None:
     line and column, before anything drafts or fits on it."""
     values = data.frame[column]
     if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
-        numbers = values.to_numpy(dtype=np.float64, na_value=np.nan)
-        bad = np.flatnonzero(np.isinf(numbers) | (np.abs(np.nan_to_num(numbers)) > LARGEST))
-        if len(bad):
-            said = "not a finite number" if np.isinf(numbers[bad[0]]) else TOO_LARGE
-            raise data.error(int(bad[0]), f"column {column!r} is {numbers[bad[0]]:g}, {said}")
+        bad = first_non_number(values, missing_ok=True)  # a missing cell is the features' to refuse (DataFile.check)
+        if bad is not None:
+            raise data.error(int(data.frame.index.get_loc(bad[0])), f"column {column!r} is {bad[1]}")
     elif values.dtype == object:
         nested = np.flatnonzero([isinstance(v, (list, tuple, dict, set, np.ndarray)) for v in values.to_numpy(dtype=object)])
         if len(nested):

@@ -70,7 +70,7 @@ from ..rules import NUMERIC_OPS, Literal, format_value
 from ..schema import Feature, Schema
 from ..values import suggest
 from .lexer import SET_OPS, Token, statements, tokens
-from .statements import CausalRule, Constraint, Source
+from .statements import CausalRule, Constraint, Source, contradicts
 from .syntax import Condition, Declaration, ForbidStatement, RuleStatement, StatementParser
 
 _NAMING = ("targets", "moves", "unknown")
@@ -115,9 +115,9 @@ class _Resolver:
         base = self.base(decl.name)
         if decl.labelled:
             decl.settings["value_labels"] = self.labelled(decl, decl.settings.get("kind") or (base.kind if base else None))
-        if decl.settings.get("immutable") and decl.settings.get("must_change"):
-            said = f"{decl.name.word} is declared immutable and must-change: no state could keep both (every person would have no option)"
-            self.problem(self.error(said, decl.name))
+        wrong = contradicts(decl.settings)
+        if wrong:
+            self.problem(self.error(f"{decl.name.word} is declared {wrong}", decl.name))
             return None
         if base is None and "kind" not in decl.settings:
             return None

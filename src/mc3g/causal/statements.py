@@ -50,8 +50,8 @@ def checked_settings(features: Mapping[str, Mapping[str, Any]]) -> dict[str, dic
         if unknown:
             raise InputError(f"feature {name!r}: causal knowledge cannot set {unknown}; it sets {list(DECLARABLE)}")
         out[name] = {k: v for k, v in settings.items() if v is not None}
-        if out[name].get("immutable") and out[name].get("must_change"):
-            raise InputError(f"feature {name!r} is immutable and must-change: no state could keep both (every person would have no option)")
+        if contradicts(out[name]):
+            raise InputError(f"feature {name!r} is {contradicts(out[name])}")
         if "label" in out[name]:
             words(out[name]["label"], f"feature {name!r}: the label")
         if "moves" in out[name]:
@@ -59,6 +59,13 @@ def checked_settings(features: Mapping[str, Mapping[str, Any]]) -> dict[str, dic
         if "value_labels" in out[name]:
             out[name]["value_labels"] = _labels(name, out[name]["value_labels"])
     return out
+
+
+def contradicts(settings: Mapping[str, Any]) -> str | None:
+    """What is wrong with a feature both immutable and must-change, or None."""
+    if settings.get("immutable") and settings.get("must_change"):
+        return "immutable and must-change: no state could keep both (every person would have no option)"
+    return None
 
 
 def _moves(name: str, moves: Any) -> tuple[tuple[str, str], ...]:

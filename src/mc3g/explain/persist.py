@@ -142,7 +142,7 @@ def with_saved_trust(path: Path, model: ModelFile) -> ModelFile:
         return model
     try:
         box_doc = loads(read_text(path, "saved explainer")).get("black_box")
-    except (json.JSONDecodeError, RecursionError, AttributeError):
+    except (json.JSONDecodeError, AttributeError):
         return model  # :func:`load` names what is wrong with it
     saved = box_doc.get("trusted_types") if isinstance(box_doc, dict) else None
     if not saved or not isinstance(saved, list) or not all(isinstance(t, str) for t in saved):

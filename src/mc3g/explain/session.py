@@ -129,7 +129,8 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
         opened = None
         if proved:
             opened, also = yield from blocking(engine, row, instance)
-            read = Confirmed(read.calls + also.calls, read.rows + also.rows) if read is not None else also  # ties asked of the model count
+            assert read is not None  # proved: the model read exactly was searched
+            read = Confirmed(read.calls + also.calls, read.rows + also.rows)  # ties asked of the model count
         reasons = _no_option(engine, outcome, verdicts, wider) + ((_blocked(engine, opened),) if proved else ())
         run = _record(engine, k, outcome, verdicts, wider, clock, read)
         blocked = None if opened is None else tuple(tuple((lift.feature, lift.name) for lift in unit) for unit in opened)
