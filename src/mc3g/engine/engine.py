@@ -40,6 +40,7 @@ from ..search import (
     allows,
     barred,
     build_space,
+    model_literals,
     spread,
 )
 from ..values import category, number, plains
@@ -150,7 +151,7 @@ class Engine:
         self._literals: dict[str, list[Literal]] = {}
         for lit in _all_literals(self.decision, causal):
             self._literals.setdefault(lit.feature, []).append(lit)
-        self._read_literals = _model_literals(glass, causal)
+        self._read_literals = model_literals(glass, causal)
 
     @classmethod
     def from_data(
@@ -376,21 +377,6 @@ def features_in_play(decision: Iterable[Rule], causal: CausalModel, schema: Sche
     if unknown:
         raise InputError(f"feature(s) {unknown} are used by the rules but are not in the schema")
     return list(names)
-
-
-def _model_literals(glass: GlassBox | None, causal: CausalModel) -> dict[str, list[Literal]]:
-    """The knowledge's literals and a model's own tests of each number, by feature: where a
-    number's range is cut into atoms when the model read exactly is searched."""
-    if glass is None:
-        return {}
-    out: dict[str, list[Literal]] = {}
-    for lit in causal.literals():
-        out.setdefault(lit.feature, []).append(lit)
-    for name, split in zip(glass.features, glass.splits):
-        if split.numeric:
-            cuts = np.unique(split.cuts[np.isfinite(split.cuts)])  # type: ignore[index]
-            out.setdefault(name, []).extend(Literal(name, "<=", float(c)) for c in cuts)
-    return out
 
 
 def _all_literals(rules: Iterable[Rule], causal: CausalModel) -> Iterable[Literal]:

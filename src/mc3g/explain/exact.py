@@ -13,9 +13,11 @@ together, to confirm the answer: where the reading was sure, a different verdict
 from __future__ import annotations
 
 import collections
+import functools
 import heapq
 import itertools
 import math
+import weakref
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +27,7 @@ import numpy as np
 from ..engine import Engine
 from ..exceptions import ReadingError
 from ..hunt import FOUND, READ_ALL, Outcome
-from ..search import MOST_CONFLICTS, ActionSets, Assessment, Completion, Lift, Problem, StateStream, openings
+from ..search import MOST_CONFLICTS, ActionSets, Assessment, Completion, Lift, Problem, SharedLifts, StateStream, openings
 from .steps import Draft
 
 Row = dict[str, Any]
@@ -183,8 +185,19 @@ def blocking(
                 return True
         return False
 
-    found = yield from openings(lambda lifting: engine.lifted(instance, lifting), engine.protections_in_play(), opens, conflicts)
+    shared = functools.partial(_shared, engine)
+    found = yield from openings(lambda lifting: engine.lifted(instance, lifting), engine.protections_in_play(), opens, conflicts, shared)
     return None if found is None else tuple(found), Confirmed(asked.calls, asked.rows)
+
+
+_SHARED: weakref.WeakKeyDictionary[Engine, SharedLifts | None] = weakref.WeakKeyDictionary()  # each engine's, once built (never saved with it)
+
+
+def _shared(engine: Engine, problem: Problem, lifts: Sequence[Lift]) -> SharedLifts | None:
+    """The program of what would open a way out, grounded once for the engine's model."""
+    if engine not in _SHARED:
+        _SHARED[engine] = SharedLifts.of(problem, lifts, engine.observed, engine.spreads)
+    return _SHARED[engine]
 
 
 def _check(problem: Problem, steps: list[Draft], refusals: Sequence[bool], row: Row) -> None:

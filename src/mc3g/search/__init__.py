@@ -17,6 +17,7 @@ from .lifts import MOST_CONFLICTS, Lift, barred, openings
 from .past import PastApplicants
 from .problem import COST_MODES, Assessment, Consequences, Problem, State
 from .reasons import why_none
+from .shared import SharedLifts, model_literals
 from .solver import ActionSets, StateStream, search
 from .space import (
     CANDIDATE_SCHEMES,
@@ -51,6 +52,7 @@ __all__ = [
     "Program",
     "Region",
     "SpaceSettings",
+    "SharedLifts",
     "State",
     "StateStream",
     "allows",
@@ -59,6 +61,7 @@ __all__ = [
     "change_size",
     "decimal",
     "infer_step",
+    "model_literals",
     "numeric_bounds",
     "openings",
     "search",

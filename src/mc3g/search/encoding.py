@@ -94,10 +94,13 @@ def weights(problem: Problem, scale: Fraction, cap: int) -> dict[str, list[int]]
 
 
 class Program:
-    """The facts and rules of one problem, with literal ids assigned as they are met."""
+    """The facts and rules of one problem, with literal ids assigned as they are met; ``shared``:
+    of a problem whose candidates are a model's cells, not one person's values (no costs, and
+    what held for the person left to external atoms: :mod:`.shared`)."""
 
-    def __init__(self, problem: Problem) -> None:
+    def __init__(self, problem: Problem, shared: bool = False) -> None:
         self.problem = problem
+        self.shared = shared
         self.lit_ids: dict[Literal, int] = {}
         self._next_id = 0  # literal ids, the decision's, the knowledge's and a model's tests together
         self.ranks: dict[str, np.ndarray] = {}  # per numeric feature, each candidate's rank
@@ -159,7 +162,7 @@ class Program:
             name = quote(f.name)
             self.lines.append(f"feature({name}).  {comment(f'{f.name} = {f.original!r}')}")
             self.lines.extend(f"cand({name},{j}).  {comment(repr(v))}" for j, v in enumerate(f.values))
-            for level, counted in enumerate(self.weights):
+            for level, counted in enumerate([] if self.shared else self.weights):
                 self.lines.extend(f"cost({name},{j},{level},{c})." for j, c in enumerate(counted[f.name]) if c)
             if f.feature.must_change:
                 self.lines.append(f"must_change({name}).")
@@ -188,6 +191,8 @@ class Program:
             self.lines.append(f"effect_lit({k},{self.literal(rule.effect)}).")
             self.lines.extend(f"cause_lit({k},{self.literal(c)})." for c in rule.cause)
             self.lines.extend(f"cause_feature({k},{quote(g)})." for g in rule.cause_features)
+            if self.shared:
+                continue
             if p.truth(rule.effect)[0]:
                 self.lines.append(f"effect_before({k}).")
             if p.cause_before[k]:
@@ -229,7 +234,8 @@ class Program:
 
     def parts(self) -> list[str]:
         """The parts of the encoding this problem needs, base first."""
-        parts = ["base"] + (["regions"] if len(self.problem.space.regions) > 1 else []) + (["model"] if self.problem.score is not None else [])
+        parts = ["base", "own" if self.shared else "unchanged"] + (["regions"] if len(self.problem.space.regions) > 1 else [])
+        parts += ["model"] if self.problem.score is not None else []
         mode = self.problem.mode
         if mode == "derived":
             return parts + ["derived"]

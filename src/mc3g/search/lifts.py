@@ -6,9 +6,10 @@ candidates), and each becomes a switch: while it holds, the values it forbids ar
 (:class:`Lift`: a feature's immutability, its direction, how far it may move, the values it may
 take or move to, and a feature that may change only as a consequence, which may not be a
 person's own action), and the solver finds the fewest switches to throw, by core-guided
-optimisation, in one grounding.  Costs play no part; each state the solver opens is checked with
-the model read exactly, and the other sets of as many are found in turn.  No protection is
-weighed against another: a lender reads which of them keeps the person out.
+optimisation, in one grounding (for a tree model, one grounding for everyone: :mod:`.shared`).
+Costs play no part; each state the solver opens is checked with the model read exactly, and the
+other sets of as many are found in turn.  No protection is weighed against another: a lender
+reads which of them keeps the person out.
 
 The work is bounded by the solver's conflicts (:data:`MOST_CONFLICTS`, all solves of one person
 together), not by the clock, so a person's answer is the same on any machine: when the bound
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import clingo
 import numpy as np
@@ -27,7 +28,11 @@ from ..schema import Feature
 from .encoding import ENCODING, Program, quote
 from .problem import Assessment, Problem, State
 
+if TYPE_CHECKING:
+    from .shared import Person, SharedLifts
+
 MOST_SETS = 4  # sets of as many protections reported, at most
+MOST_FOUND = 16  # sets of as many found, at most: the first MOST_SETS of them reported
 MOST_TRIES = 64  # solves, each a set found or a state the rounding let through
 MOST_CONFLICTS = 8000  # the solver's conflicts, a person's solves together (the adult ExtraTrees' precluded need about 3,000 at most)
 
@@ -52,45 +57,87 @@ class Lift:
 Lifted = Callable[[Sequence[tuple[str, str]]], tuple[Problem, list[Lift]]]  # the problem with these protections lifted, and them
 Asking = Generator[Any, Any, bool]  # whether the model accepts a state: the rows it must be asked go out, its verdicts come back
 Opens = Callable[[Problem, Assessment], Asking]
+Shared = Callable[[Problem, Sequence["Lift"]], "SharedLifts | None"]  # the program grounded once for a model, from a person's lifted problem
 
 
 def openings(
-    lifted: Lifted, protections: Sequence[tuple[str, str]], opens: Opens, conflicts: int = MOST_CONFLICTS
+    lifted: Lifted, protections: Sequence[tuple[str, str]], opens: Opens, conflicts: int = MOST_CONFLICTS, shared: Shared | None = None
 ) -> Generator[Any, Any, list[tuple[Lift, ...]] | None]:
     """The smallest sets of ``protections`` (feature, setting) whose lifting lets the model
-    accept a state, up to :data:`MOST_SETS` of them, in the order of their protections' keys;
+    accept a state, the first :data:`MOST_SETS` of them by their protections' keys;
     ``lifted(some)`` is the problem with ``some`` lifted, and ``opens(problem, state)`` says
-    whether the model accepts a state the solver found (its bound on the model is rounded up;
-    a state only the model can tell is asked of it, through this generator).  [] when no
-    lifting opens any; None when the solver's ``conflicts`` ran out before the fewest was proved."""
+    whether the model accepts a state the solver found (its bound on the model is rounded up; a state only the model can tell is
+    asked of it, through this generator).  [] when no lifting opens any; None when the solver's
+    ``conflicts`` ran out before the fewest was proved.  ``shared(problem, lifts)``: the program
+    grounded once for the model (:mod:`.shared`), solved for this person when their values fit it."""
     problem, lifts = lifted(protections)
     if not lifts or (problem.score is not None and problem.score.ceiling() < -problem.score.tolerance):
         return []  # nothing to lift, or the model refuses every state of the features it reads
-    found = yield from _solved(problem, lifts, opens, conflicts)
-    return None if found is None else sorted(found, key=lambda unit: [lift.key for lift in unit])
+    program = None if shared is None else shared(problem, lifts)
+    person = None if program is None else program.person(problem, {lift.key: lift.barred for lift in lifts})
+    settled = False
+    if person is not None:
+        try:
+            found, settled = yield from _solved(person, problem, lifts, opens, conflicts)
+        finally:
+            person.close()
+    if not settled:  # the person's own program: what the shared one did not settle is settled as it always was
+        found, _ = yield from _solved(_Own(problem, lifts), problem, lifts, opens, conflicts)
+    return None if found is None else sorted(found, key=lambda unit: [lift.key for lift in unit])[:MOST_SETS]
 
 
-def _solved(problem: Problem, lifts: Sequence[Lift], opens: Opens, conflicts: int) -> Generator[Any, Any, list[tuple[Lift, ...]] | None]:
-    """The sets of ``lifts`` of the least size that open a state the model accepts, up to
-    :data:`MOST_SETS`, each lift a switch of :mod:`.encoding`'s part ``lifts``: the fewest found
-    by core-guided optimisation (few switches thrown is what it proves fastest), then the other
-    sets of as many by plain solving, each set found barred in turn, while ``conflicts`` last
-    (None: they ran out before the fewest was proved; once it is, the sets found so far)."""
-    program = Program(problem)
-    ctl = clingo.Control(["--warn=none", "--opt-mode=opt", "--opt-strategy=usc"])
-    ctl.add("base", [], ENCODING)
-    ctl.add("base", [], _facts(program, lifts))
-    extra = "lifts_derived" if problem.mode == "derived" else "lifts_explained"
-    ctl.ground([(part, []) for part in program.parts()] + [("lifts", []), (extra, [])])
+class _Own:
+    """A person's own program of what would open a way out: every protection's switch and the
+    values it bars, as facts."""
+
+    def __init__(self, problem: Problem, lifts: Sequence[Lift]) -> None:
+        program = Program(problem)
+        self.ctl = clingo.Control(["--warn=none", "--opt-mode=opt", "--opt-strategy=usc"])
+        self.ctl.add("base", [], ENCODING)
+        self.ctl.add("base", [], _facts(program, lifts))
+        extra = "lifts_derived" if problem.mode == "derived" else "lifts_explained"
+        self.ctl.ground([(part, []) for part in program.parts()] + [("lifts", []), (extra, [])])
+        self.names = problem.names
+
+    @property
+    def guard(self) -> list[int]:
+        """No guard: the rules added hold for this person, whose program it is."""
+        return []
+
+    def lift(self, key: str) -> int:
+        return _literal(self.ctl, "lift", key)
+
+    def state(self, shown: dict[str, int]) -> State:
+        return tuple(shown.get(name, 0) for name in self.names)
+
+    def values(self, state: State) -> list[int]:
+        return [_literal(self.ctl, "val", name, j) for name, j in zip(self.names, state)]
+
+
+Sets = list[tuple[Lift, ...]]
+
+
+def _solved(solving: _Own | Person, problem: Problem, lifts: Sequence[Lift], opens: Opens, conflicts: int) -> Generator[Any, Any, tuple[Sets | None, bool]]:
+    """The sets of ``lifts`` of the least size that open a state the model accepts, each lift a
+    switch of :mod:`.encoding`'s part ``lifts``: the fewest found by core-guided optimisation
+    (few switches thrown is what it proves fastest), then the other sets of as many by plain
+    solving, each set found barred in turn, up to :data:`MOST_FOUND`, while ``conflicts`` last
+    (None: they ran out before the fewest was proved; once it is, the sets found so far); and
+    whether the search ended by itself.  All of them found, the first :data:`MOST_SETS` in the
+    protections' order do not hang on the solver's path (what it solved before, in a program
+    shared)."""
+    ctl, guard = solving.ctl, solving.guard
+    ctl.configuration.solve.opt_mode = "opt"  # type: ignore[union-attr]
+    by_key = {lift.key: lift for lift in lifts}
     found: list[tuple[Lift, ...]] = []
     for _ in range(MOST_TRIES):
         if conflicts <= 0:
-            return found or None
+            return found or None, False
         ctl.configuration.solve.solve_limit = str(conflicts)  # type: ignore[union-attr]
-        opened, settled = _fewest(ctl, problem, {lift.key: lift for lift in lifts})
+        opened, settled = _fewest(ctl, solving, by_key)
         conflicts -= int(ctl.statistics["solving"]["solvers"]["conflicts"])
         if not settled:
-            return found or None  # the bound stopped it: the fewest unproved, or no more sets
+            return found or None, False  # the bound stopped it: the fewest unproved, or no more sets
         if opened is None or (found and len(opened[0]) > len(found[0])):
             break
         chosen, state = opened
@@ -98,18 +145,18 @@ def _solved(problem: Problem, lifts: Sequence[Lift], opens: Opens, conflicts: in
         accepted = priced is not None and (yield from opens(problem, priced))
         with ctl.backend() as backend:
             if not accepted:  # let through by the rounding, or refused by the model where only it could tell: barred, then again
-                backend.add_rule([], [_literal(ctl, "val", name, j) for name, j in zip(problem.names, state)])
+                backend.add_rule([], solving.values(state) + guard)
                 continue
             found.append(chosen)
-            backend.add_rule([], [_literal(ctl, "lift", lift.key) for lift in chosen])  # known: the other sets of its size next
+            backend.add_rule([], [solving.lift(lift.key) for lift in chosen] + guard)  # known: the other sets of its size next
             if len(found) == 1:  # the fewest is known: a set of as many is any state with no more switches thrown
                 most = backend.add_atom()
-                backend.add_weight_rule([most], len(chosen) + 1, [(_literal(ctl, "lift", lift.key), 1) for lift in lifts])
-                backend.add_rule([], [most])
+                backend.add_weight_rule([most], len(chosen) + 1, [(solving.lift(lift.key), 1) for lift in lifts])
+                backend.add_rule([], [most] + guard)
                 ctl.configuration.solve.opt_mode = "ignore"  # type: ignore[union-attr]
-        if len(found) == MOST_SETS:
+        if len(found) == MOST_FOUND:
             break
-    return found
+    return found, True
 
 
 def _facts(program: Program, lifts: Sequence[Lift]) -> str:
@@ -123,21 +170,20 @@ def _facts(program: Program, lifts: Sequence[Lift]) -> str:
     return "\n".join([*lines, "#show lift/1.", "#show val/2."]) + "\n"
 
 
-def _fewest(ctl: clingo.Control, problem: Problem, lifts: dict[str, Lift]) -> tuple[tuple[tuple[Lift, ...], State] | None, bool]:
+def _fewest(ctl: clingo.Control, solving: _Own | Person, lifts: dict[str, Lift]) -> tuple[tuple[tuple[Lift, ...], State] | None, bool]:
     """The fewest lifts the solver's bound lets through, and a state they open (once the fewest
     is known, the first set of no more found: costs play no part), and whether the solve ended
     by itself (False: the conflicts ran out first)."""
-    position = {name: i for i, name in enumerate(problem.names)}
     best = None
     with ctl.solve(yield_=True) as handle:
         for model in handle:  # each better than the last: the last is the fewest
-            state, chosen = [0] * len(problem.names), []
+            shown, chosen = {}, []
             for symbol in model.symbols(shown=True):
                 if symbol.name == "val":
-                    state[position[symbol.arguments[0].string]] = symbol.arguments[1].number
+                    shown[symbol.arguments[0].string] = symbol.arguments[1].number
                 else:
                     chosen.append(lifts[symbol.arguments[0].string])
-            best = (tuple(sorted(chosen, key=lambda lift: lift.key)), tuple(state))
+            best = (tuple(sorted(chosen, key=lambda lift: lift.key)), solving.state(shown))
         result = handle.get()
     optimising = ctl.configuration.solve.opt_mode != "ignore"  # type: ignore[union-attr]
     return best, bool(result.exhausted or (not optimising and result.satisfiable))

@@ -1,0 +1,232 @@
+"""The program of what would open a way out (:mod:`.lifts`), grounded once for a model read
+exactly and then solved person after person.
+
+With every protection lifted, a person's candidates are one value per stretch of a number that
+the model's and the knowledge's thresholds cut (a category: itself), so the program is nearly the
+same for everyone: the model's trees, unpruned, dominate it, and writing, parsing and grounding
+them anew for each person cost several times solving it (adult's histogram boosting: about
+150 ms against 30).  Here each number's stretches and each category are the
+*cells* of one program, grounded once, and what is the person's own is given by external atoms
+(the encoding's part ``own``): the cell that holds their value, the cells their candidates stand
+for, what each protection bars, what their causal rules held.  A person whose values do not fall
+in the cells as their own problem reads them (a value between grid points, a category the cells
+do not hold, a feature that must change) is searched in a program of their own, as before.
+
+The sets found are those a person's own program finds: the fewest, the first in the protections'
+order of all of them found (:mod:`.lifts`), whatever was solved before.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import clingo
+import numpy as np
+
+from ..causal import CausalModel
+from ..glassbox import GlassBox
+from ..rules import Column, Literal
+from ..schema import Feature
+from .encoding import ENCODING, Program, quote
+from .grid import grid_value, infer_step, units
+from .lifts import Lift
+from .problem import Problem, State
+from .space import CandidateSpace, FeatureValues, Observed, Region, _boundaries
+
+Keys = Sequence[tuple[str, str, bool]]  # each protection: its key, its feature, whether it bars a person's own action
+
+
+@dataclass(frozen=True)
+class Cells:
+    """One feature's cells: a value standing for each (``values``), and for a number the grid's
+    ``step`` and the cuts between cells (in steps), with the literals whose truth a cell fixes."""
+
+    values: list
+    step: float | None
+    cuts: tuple
+    literals: tuple[Literal, ...]
+
+    def of(self, values: Sequence) -> np.ndarray | None:
+        """The cell of each value (None when one falls in none, or not as the cells read it)."""
+        if self.step is None:
+            where = {v: i for i, v in enumerate(self.values)}
+            cells = [where.get(v, -1) for v in values]
+            return None if -1 in cells else np.array(cells)
+        cells = np.searchsorted(np.array([float(c) for c in self.cuts]), [float(units(v, self.step)) for v in values])
+        same = _truth(values, self.literals) == _truth([self.values[c] for c in cells], self.literals)
+        return cells if same.all() else None
+
+
+def _truth(values: Sequence, literals: Sequence[Literal]) -> np.ndarray:
+    column = Column(np.array(values, dtype=object), numbers=np.array(values, dtype=np.float64))
+    return np.array([lit.mask(column) for lit in literals]).reshape(len(literals), len(values))
+
+
+def cells_of(feature: Feature, literals: Sequence[Literal], observed: Observed) -> Cells | None:
+    """The cells of a feature with its protections lifted (None: it has none to share)."""
+    if not feature.is_numeric:
+        domain = feature.domain if feature.domain is not None else observed.tokens.get(feature.name)
+        return None if domain is None else Cells(sorted(domain), None, (), ())
+    seen = observed.numbers.get(feature.name)
+    if feature.step is None and (seen is None or not len(seen)):
+        return None
+    step = feature.step or infer_step(seen)
+    cuts = _boundaries(tuple(literals), step)
+    firsts = [int(np.floor(cuts[0])) if cuts else 0] + [int(np.ceil(c)) for c in cuts]
+    return Cells([grid_value(k, step) for k in firsts], step, cuts, tuple(lit for lit in literals if lit.is_numeric))
+
+
+def model_literals(glass: GlassBox | None, causal: CausalModel) -> dict[str, list[Literal]]:
+    """The knowledge's literals and a model's own tests of each number, by feature: where a
+    number's range is cut into atoms when the model read exactly is searched."""
+    if glass is None:
+        return {}
+    out: dict[str, list[Literal]] = {}
+    for lit in causal.literals():
+        out.setdefault(lit.feature, []).append(lit)
+    for name, split in zip(glass.features, glass.splits):
+        if split.numeric:
+            cuts = np.unique(split.cuts[np.isfinite(split.cuts)])  # type: ignore[index]
+            out.setdefault(name, []).extend(Literal(name, "<=", float(c)) for c in cuts)
+    return out
+
+
+PERSONAL = (("own", 2), ("avail", 2), ("cause_before", 1), ("effect_before", 1), ("nearest", 2), ("gate", 3), ("val", 2), ("lift", 1))
+"""The atoms a person's search sets or reads, by name and arity."""
+
+
+class SharedLifts:
+    """The lifted program over a model's cells, grounded once; :meth:`person` sets one
+    person's atoms (None: their values do not fit the cells, or another person's search holds
+    the program: a service answers people side by side)."""
+
+    @classmethod
+    def of(cls, problem: Problem, lifts: Sequence[Lift], observed: Observed, spreads: dict[str, float]) -> SharedLifts | None:
+        """From one person's lifted ``problem`` and its ``lifts``: None for a model whose score is
+        linear in a number (its candidates stand for intervals the person's value cuts)."""
+        glass = problem.model
+        if glass is None or glass.slopes:
+            return None
+        literals = model_literals(glass, problem.causal)
+        features = [fv.feature for fv in problem.space.features]
+        cells = {f.name: cells_of(f, literals.get(f.name, []), observed) for f in features}
+        if any(c is None for c in cells.values()):
+            return None
+        fvs = [FeatureValues.of(f, list(cells[f.name].values), spreads) for f in features]  # type: ignore[union-attr]
+        region = Region((), {f.name: list(range(len(f.values))) for f in fvs})
+        try:
+            over = Problem(CandidateSpace(fvs, [region], "exact", 1, 0), [], problem.causal, problem.mode, problem.distance, model=glass)
+        except ValueError:  # a category the model was not read for: its cells cannot be shared
+            return None
+        return cls(over, cells, [(lift.key, lift.feature, lift.alone) for lift in lifts])  # type: ignore[arg-type]
+
+    def __init__(self, problem: Problem, cells: Mapping[str, Cells], keys: Keys) -> None:
+        self.problem, self.cells, self.features = problem, cells, {key: feature for key, feature, _ in keys}
+        program = Program(problem, shared=True)
+        lines = [program.facts()]
+        for key, feature, alone in keys:
+            lines += [f"unit({quote(key)}).", f"on({quote(key)},{quote(feature)})."]
+            lines += [f"alone({quote(key)},{quote(feature)})."] if alone else []
+        self.ctl = clingo.Control(["--warn=none", "--opt-mode=opt", "--opt-strategy=usc"])
+        self.ctl.add("base", [], ENCODING)
+        self.ctl.add("base", [], "\n".join([*lines, "#show lift/1.", "#show val/2."]) + "\n")
+        extra = "lifts_derived" if problem.mode == "derived" else "lifts_explained"
+        self.ctl.ground([(part, []) for part in program.parts()] + [("lifts", []), ("lifts_own", []), (extra, [])])
+        self.names = problem.names
+        self._true: set[int] = set()
+        self._lock = threading.Lock()
+        self._atoms: dict[tuple[object, ...], int] = {}  # looked up by their arguments: a symbol each time costs more than the solve
+        for name, arity in PERSONAL:
+            for atom in self.ctl.symbolic_atoms.by_signature(name, arity):
+                key = tuple(a.string if a.type == clingo.SymbolType.String else a.number for a in atom.symbol.arguments)
+                self._atoms[(name, *key)] = atom.literal
+
+    def literal(self, name: str, *arguments: object) -> int | None:
+        """The program's atom ``name(arguments)`` (of :data:`PERSONAL`), None where none was grounded."""
+        return self._atoms.get((name, *arguments))
+
+    def person(self, problem: Problem, barred: Mapping[str, tuple[int, ...]]) -> Person | None:
+        """One person's atoms (their lifted ``problem``, each protection's candidates barred by
+        key), or None when their values do not fit the cells."""
+        if problem.names != self.names or any(f.feature.must_change for f in problem.space.features):
+            return None
+        where = []
+        for fv in problem.space.features:
+            cells = self.cells[fv.name].of(fv.values)
+            moved = None if cells is None else cells[1:][cells[1:] != cells[0]]
+            if moved is None or len(set(moved.tolist())) < len(moved):  # two candidates in one cell: their protections may differ
+                return None
+            where.append(cells)
+        if not self._lock.acquire(blocking=False):
+            return None
+        try:
+            return Person(self, problem, where, barred)
+        except BaseException:
+            self._lock.release()
+            raise
+
+    def assign(self, true: set[int]) -> None:
+        """Make exactly the external atoms ``true`` true."""
+        for literal in self._true - true:
+            self.ctl.assign_external(literal, False)
+        for literal in true - self._true:
+            self.ctl.assign_external(literal, True)
+        self._true = true
+
+
+class Person:
+    """One person's atoms in a :class:`SharedLifts` (their candidate ``where`` each falls, per
+    feature): set for their solves, the rules added for them guarded by an atom of their own."""
+
+    def __init__(self, shared: SharedLifts, problem: Problem, where: list[np.ndarray], barred: Mapping[str, tuple[int, ...]]) -> None:
+        self.shared, self.problem, self.where = shared, problem, where
+        names = problem.names
+        own = {shared.literal("own", names[p], int(cells[0])) for p, cells in enumerate(where)}
+        avail = {shared.literal("avail", names[p], int(c)) for p, cells in enumerate(where) for c in cells[1:] if c != cells[0]}
+        held = set()
+        for k, rule in enumerate(problem.rules):
+            held |= {shared.literal("cause_before", k)} if problem.cause_before[k] else set()
+            held |= {shared.literal("effect_before", k)} if problem.truth(rule.effect)[0] else set()
+            cells = where[problem.position[rule.effect.feature]]
+            held |= {shared.literal("nearest", k, int(cells[j])) for j in np.flatnonzero(problem.nearest[k])}
+        gates = set()
+        for key, js in barred.items():
+            feature = shared.features[key]
+            cells = where[problem.position[feature]]
+            gates |= {shared.literal("gate", key, feature, int(cells[j])) for j in js if cells[j] != cells[0]}  # never the person's own
+        shared.assign({x for x in own | avail | held | gates if x is not None})
+        self.cell_index = [{int(c): j for j, c in reversed(list(enumerate(cells))) if j == 0 or c != cells[0]} for cells in where]
+        with shared.ctl.backend() as backend:
+            self.guard_atom = backend.add_atom()
+            backend.add_external(self.guard_atom, clingo.TruthValue.True_)
+
+    @property
+    def ctl(self) -> clingo.Control:
+        return self.shared.ctl
+
+    @property
+    def guard(self) -> list[int]:
+        return [self.guard_atom]
+
+    def lift(self, key: str) -> int:
+        literal = self.shared.literal("lift", key)
+        assert literal is not None, key
+        return literal
+
+    def state(self, shown: Mapping[str, int]) -> State:
+        """The person's state from the cells the solver shows changed (a feature: its cell)."""
+        return tuple(self.cell_index[p].get(shown[name], 0) if name in shown else 0 for p, name in enumerate(self.problem.names))
+
+    def values(self, state: State) -> list[int]:
+        """The atoms that say the solver chose ``state`` (the person's candidate indices)."""
+        names = self.problem.names
+        return [self.shared.literal("val", names[p], int(self.where[p][j])) for p, j in enumerate(state)]  # type: ignore[misc]
+
+    def close(self) -> None:
+        """The rules added for this person hold no more, and the program is free for another."""
+        try:
+            self.shared.ctl.release_external(self.guard_atom)
+        finally:
+            self.shared._lock.release()

@@ -1,0 +1,74 @@
+"""What would open a way out, from the program grounded once for a model read exactly
+(``mc3g.search.shared``): each person gets what a program of their own gives, whatever the
+order people come in, and an explainer that has answered still travels to a worker."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.compose import ColumnTransformer
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import OneHotEncoder
+from test_glassbox import EVERY, _predicted
+
+import mc3g.explain.exact as exact
+from mc3g import MC3G
+from mc3g.schema import Feature, Schema
+from mc3g.search import SharedLifts
+
+
+@pytest.fixture(scope="module")
+def kept_out():
+    """A forest that accepts high x with d = q or c = b, people for whom x may only rise by 2 and
+    d may not change: many are kept out, and more than one protection would let them in."""
+    frame = EVERY.sample(400, replace=True, random_state=1).reset_index(drop=True)
+    labels = np.where((frame["x"] >= 6) & ((frame["d"] == "q") | (frame["c"] == "b")), "yes", "no")
+    encode = ColumnTransformer([("c", OneHotEncoder(sparse_output=False), ["c", "d"])], remainder="passthrough")
+    model = make_pipeline(encode, RandomForestClassifier(n_estimators=8, max_depth=6, random_state=0)).fit(frame, labels)
+    features = (
+        Feature("x", "numeric", range=(0, 8), step=1, direction="increase", max_change=2),
+        Feature("y", "numeric", range=(0, 3), step=0.5, immutable=True),
+        Feature("c", "categorical", domain=("a", "b", "c"), moves=(("a", "c"), ("c", "a"))),
+        Feature("d", "categorical", domain=("p", "q"), immutable=True),
+    )
+    schema = Schema("small", features, "label", ("no", "yes"), "no")
+    people = [row.to_dict() for _, row in EVERY[_predicted(model, EVERY) == "no"].sample(frac=1, random_state=2).iloc[:24].iterrows()]
+    return model, frame, schema, people
+
+
+def _blocking(model, frame, schema, people, shared: bool, monkeypatch) -> list:
+    explainer = MC3G(model, schema=schema, desired_class="yes", read_model="always", refine=0).fit(frame)
+    with monkeypatch.context() as patch:
+        if not shared:
+            patch.setattr(exact, "_shared", lambda engine, problem, lifts: None)
+        answers = [explainer.explain(person) for person in people]
+    return [(a.status, a.blocking) for a in answers], explainer
+
+
+def test_each_person_gets_what_their_own_program_gives_in_any_order(kept_out, monkeypatch) -> None:
+    model, frame, schema, people = kept_out
+    used = []
+    person = SharedLifts.person
+    monkeypatch.setattr(SharedLifts, "person", lambda self, *args: used.append(found := person(self, *args)) or found)
+    own, _ = _blocking(model, frame, schema, people, False, monkeypatch)
+    assert not used  # no program shared: each person's own
+    shared, explainer = _blocking(model, frame, schema, people, True, monkeypatch)
+    backwards, _ = _blocking(model, frame, schema, people[::-1], True, monkeypatch)
+    kept = sum(status == "no_counterfactual" for status, _ in own)
+    assert kept >= 8 and sum(found is not None for found in used) == 2 * kept  # every person kept out was searched in the shared program
+    assert any(blocking and len(blocking) > 1 for _, blocking in own)  # more than one way in, for some
+    assert shared == own and backwards[::-1] == own
+    pickle.loads(pickle.dumps(explainer))  # the program shared is the process's, not the explainer's: it still travels to a worker
+
+
+def test_a_value_between_grid_points_is_answered_as_by_its_own_program(kept_out, monkeypatch) -> None:
+    """x = 2.5 on a grid of whole numbers: where the cells do not read it as the person's own
+    program does, that program answers."""
+    model, frame, schema, people = kept_out
+    person = {"x": 2.5, "y": 1.0, "c": "c", "d": "p"}
+    own, _ = _blocking(model, frame, schema, [people[0], person], False, monkeypatch)
+    shared, _ = _blocking(model, frame, schema, [people[0], person], True, monkeypatch)
+    assert own[1][0] == "no_counterfactual" and shared == own
