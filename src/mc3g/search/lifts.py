@@ -66,22 +66,23 @@ def openings(
     """The smallest sets of ``protections`` (feature, setting) whose lifting lets the model
     accept a state, the first :data:`MOST_SETS` of them by their protections' keys;
     ``lifted(some)`` is the problem with ``some`` lifted, and ``opens(problem, state)`` says
-    whether the model accepts a state the solver found (its bound on the model is rounded up; a state only the model can tell is
-    asked of it, through this generator).  [] when no lifting opens any; None when the solver's
-    ``conflicts`` ran out before the fewest was proved.  ``shared(problem, lifts)``: the program
-    grounded once for the model (:mod:`.shared`), solved for this person when their values fit it."""
+    whether the model accepts a state the solver found (its bound on the model is rounded up; a
+    state only the model can tell is asked of it, through this generator).  [] when no lifting
+    opens any; None when the solver's ``conflicts`` ran out before the fewest was proved (once it
+    is, the first of the sets found so far).  ``shared(problem, lifts)``: the program grounded
+    once for the model (:mod:`.shared`), solved for this person when their values fit it."""
     problem, lifts = lifted(protections)
     if not lifts or (problem.score is not None and problem.score.ceiling() < -problem.score.tolerance):
         return []  # nothing to lift, or the model refuses every state of the features it reads
     program = None if shared is None else shared(problem, lifts)
     person = None if program is None else program.person(problem, {lift.key: lift.barred for lift in lifts})
-    settled = False
+    found, settled = None, False
     if person is not None:
         try:
             found, settled = yield from _solved(person, problem, lifts, opens, conflicts)
         finally:
             person.close()
-    if not settled:  # the person's own program: what the shared one did not settle is settled as it always was
+    if not (settled or found):  # the fewest unproved in the program shared: the person's own program, as it always was
         found, _ = yield from _solved(_Own(problem, lifts), problem, lifts, opens, conflicts)
     return None if found is None else sorted(found, key=lambda unit: [lift.key for lift in unit])[:MOST_SETS]
 
