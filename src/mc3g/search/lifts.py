@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import clingo
 import numpy as np
@@ -27,9 +27,6 @@ import numpy as np
 from ..schema import Feature
 from .encoding import ENCODING, Program, quote
 from .problem import Assessment, Problem, State
-
-if TYPE_CHECKING:
-    from .shared import Person, SharedLifts
 
 MOST_SETS = 4  # sets of as many protections reported, at most
 MOST_FOUND = 16  # sets of as many found, at most: the first MOST_SETS of them reported
@@ -57,7 +54,37 @@ class Lift:
 Lifted = Callable[[Sequence[tuple[str, str]]], tuple[Problem, list[Lift]]]  # the problem with these protections lifted, and them
 Asking = Generator[Any, Any, bool]  # whether the model accepts a state: the rows it must be asked go out, its verdicts come back
 Opens = Callable[[Problem, Assessment], Asking]
-Shared = Callable[[Problem, Sequence["Lift"]], "SharedLifts | None"]  # the program grounded once for a model, from a person's lifted problem
+
+
+class Solving(Protocol):
+    """A program of what would open a way out, as one person's solves see it."""
+
+    @property
+    def ctl(self) -> clingo.Control: ...
+
+    @property
+    def guard(self) -> list[int]: ...
+
+    def lift(self, key: str) -> int: ...
+
+    def state(self, shown: dict[str, int]) -> State: ...
+
+    def values(self, state: State) -> list[int]: ...
+
+
+class Person(Solving, Protocol):
+    """One person's solves in a program shared (:class:`~.shared.Person`), closed after them."""
+
+    def close(self) -> None: ...
+
+
+class Grounded(Protocol):
+    """A program grounded once for a model (:class:`~.shared.SharedLifts`)."""
+
+    def person(self, problem: Problem, barred: dict[str, tuple[int, ...]]) -> Person | None: ...
+
+
+Shared = Callable[[Problem, Sequence["Lift"]], Grounded | None]  # the program grounded once for a model, from a person's lifted problem
 
 
 def openings(
@@ -118,7 +145,7 @@ class _Own:
 Sets = list[tuple[Lift, ...]]
 
 
-def _solved(solving: _Own | Person, problem: Problem, lifts: Sequence[Lift], opens: Opens, conflicts: int) -> Generator[Any, Any, tuple[Sets | None, bool]]:
+def _solved(solving: Solving, problem: Problem, lifts: Sequence[Lift], opens: Opens, conflicts: int) -> Generator[Any, Any, tuple[Sets | None, bool]]:
     """The sets of ``lifts`` of the least size that open a state the model accepts, each lift a
     switch of :mod:`.encoding`'s part ``lifts``: the fewest found by core-guided optimisation
     (few switches thrown is what it proves fastest), then the other sets of as many by plain
@@ -171,7 +198,7 @@ def _facts(program: Program, lifts: Sequence[Lift]) -> str:
     return "\n".join([*lines, "#show lift/1.", "#show val/2."]) + "\n"
 
 
-def _fewest(ctl: clingo.Control, solving: _Own | Person, lifts: dict[str, Lift]) -> tuple[tuple[tuple[Lift, ...], State] | None, bool]:
+def _fewest(ctl: clingo.Control, solving: Solving, lifts: dict[str, Lift]) -> tuple[tuple[tuple[Lift, ...], State] | None, bool]:
     """The fewest lifts the solver's bound lets through, and a state they open (once the fewest
     is known, the first set of no more found: costs play no part), and whether the solve ended
     by itself (False: the conflicts ran out first)."""
