@@ -277,8 +277,9 @@ def test_bench_blackbox_compares_mc3g_and_dice_on_the_same_rows() -> None:
     assert row["mc3g_validity"] == 100.0 and row["mc3g_consistency"] == 100.0 and row["missed"] == 0
     assert row["ratio"] > 0 and row["mc3g_pooled_seconds"] > 0 and row["fidelity"] is not None
     # every query asks the model at least once (MC3G: is the person refused?); the bound is the
-    # ratio with MC3G's calls alone, so it is above the ratio measured
-    assert row["mc3g_calls"] >= 1 and row["dice_calls"] >= 1 and row["call_seconds"] > 0 and row["row_seconds"] > 0 and row["bound"] > row["ratio"]
+    # ratio with MC3G's calls alone, so it is above the ratio measured; a logistic regression's
+    # row more can measure as nothing beside the call's own cost on a busy machine (CI, stop 57)
+    assert row["mc3g_calls"] >= 1 and row["dice_calls"] >= 1 and row["call_seconds"] > 0 and row["row_seconds"] >= 0 and row["bound"] > row["ratio"]
     # one person per call, MC3G's rounds are its calls: each round is one call
     assert 1 <= row["rounds_median"] <= row["rounds_most"] and row["rows_per_round"] >= 1
     assert row["rounds_by_phase"]["first question"] == 1  # every person's first round is the first question

@@ -487,6 +487,51 @@ def test_a_person_with_no_option_after_the_last_draw_gets_a_wider_one() -> None:
     assert [option.values[n] for n in "abcde"] == [8] * 5
 
 
+def test_a_person_with_fewer_than_k_options_gets_the_wider_draw_kept_apart_from_them() -> None:
+    """The model accepts a raised to 5 (what the surrogate learned), or b to f all raised to 8
+    together.  K = 2: the first option is a = 5; the second needs five numbers moved together,
+    which the last draw's rows do not hold.  The draw made again, wider, does, once its rows
+    leave a's change out (as drawn, those the model accepts change a too, and only add actions
+    to the first option).  Before (issue 51): the wider draw only for a person with no option
+    at all, and its rows as drawn; one option, the other never found."""
+    rng = np.random.default_rng(2)
+    train = pd.DataFrame({n: rng.integers(0, 11, 300) for n in "abcdef"})
+
+    def model(frame: pd.DataFrame) -> np.ndarray:
+        accepted = (frame["a"] >= 5) | ((frame[list("bcdef")] >= 8).all(axis=1) if model.fitted else False)
+        return np.where(accepted, "yes", "no")
+
+    model.fitted = False
+    explainer = MC3G(model, desired_class="yes", k=2, max_states=30, refine=0).fit(train)
+    model.fitted = True
+    answer = explainer.explain({n: 2 for n in "abcdef"})
+    assert answer.run.wider_draws == 1 and answer.run.rounds_by_phase["last draw"] == 1
+    first, second = answer
+    assert {a.feature for a in first.direct_actions} == {"a"} and first.values["a"] == 5
+    assert {a.feature for a in second.direct_actions} == set("bcdef") and all(second.values[n] == 8 for n in "bcdef")
+
+
+def test_fewer_than_k_where_the_search_judged_no_state_says_so() -> None:
+    """The surrogate refuses the person on an immutable category (what the model did when it
+    was fitted); the model now refuses x below 15.  The search has no state to judge, and the
+    one option is a single change scanned.  The answer says the search left nothing to judge
+    and what else the model was asked, not "the model refused every other ... (0 states
+    judged)" (issue 51)."""
+
+    def model(frame: pd.DataFrame) -> np.ndarray:
+        return np.where(frame["x"] < 15 if model.fitted else frame["c"] == "a", "no", "yes")
+
+    model.fitted = False
+    explainer = MC3G(model, CausalModel(features={"c": {"immutable": True}}), desired_class="yes", k=2, refine=0, local=False).fit(TRAIN)
+    model.fitted = True
+    answer = explainer.explain({"x": 10, "y": 5, "c": "a"})
+    (option,) = answer
+    assert option.values == {"x": 15, "y": 5, "c": "a"} and answer.run.judged_by_model == 0
+    assert "states judged" not in answer.fewer and "the model refused" not in answer.fewer
+    assert answer.fewer.startswith("Only 1 of the 2 options asked for: the search with the surrogate rules left no other distinct set of actions to judge")
+    assert answer.fewer.endswith("other rows it was asked about give another: the person's single changes, points sectioned.")
+
+
 def test_an_options_numbers_sectioned_one_at_a_time_are_asked_together() -> None:
     """Five numbers raised to 4 or more together: the option (a row drawn) has them at 4 to 6,
     and each segment finds 4 with the others held; the model accepts them all at 4 together,

@@ -175,7 +175,7 @@ def _fewer(answers: list[Recourse], k: int) -> Counter[str]:
             out[f"{lead}: proved on the model"] += 1
         elif "it stopped" in said:
             out[f"{lead}: the search stopped at a bound"] += 1
-        elif "the model refused" in said:
+        elif "the model refused" in said or "left no other" in said:
             out[f"{lead}: the model refused every other state the rules let through"] += 1
         else:
             out[f"{lead}: no other state escapes within the knowledge"] += 1

@@ -144,7 +144,7 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
     if not counterfactuals:  # every option found is unlike every past applicant
         run = _record(engine, k, outcome, verdicts, wider, clock, read)
         return Recourse(row, NO_COUNTERFACTUAL, reasons=(_unlike(unlike, found, k),), decision=decision, run=run, refusing=refusing, unlike=unlike)
-    fewer = _fewer(engine, outcome, verdicts, found, k)
+    fewer = _fewer(engine, outcome, verdicts, wider, found, k)
     if unlike:
         fewer = (fewer.rstrip(".") + "; " if fewer else f"Only {len(counterfactuals)} of the {k} options asked for: ") + _unlike(unlike, found, k)
     principal = principal_reasons(engine, {**row, **instance}, _judged_alone(engine, instance, outcome.problem, verdicts), counterfactuals)
@@ -331,19 +331,25 @@ def _unanswered(engine: Engine, outcome: Outcome, verdicts: Verdicts) -> str:
 
 
 def _undrawn(engine: Engine, verdicts: Verdicts, wider: int) -> str:
-    """What else a black box was asked for a person left with no option: the single changes,
-    points sectioned and, with local search on, rows drawn around them (the draw made again,
-    wider, ``wider`` times)."""
+    """What else a black box was asked for a person left with no option."""
+    asked = f"The model accepted none of the {verdicts.free} other rows it was asked about that keep the knowledge"
+    return f"{asked}: {_beside(engine, wider)}."
+
+
+def _beside(engine: Engine, wider: int) -> str:
+    """The rows a black box is asked about beside the search's states: the single changes,
+    points sectioned and, with local search on, rows drawn around the person (the draw made
+    again, wider, ``wider`` times)."""
     widest = engine.settings.hunt.widest_draw
     again = f" (the draw made again, wider, up to {widest:,} rows and as many changing every feature)" if wider else ""
     drawn = f" and rows drawn around them{again}" if engine.settings.local else ""
-    asked = f"The model accepted none of the {verdicts.free} other rows it was asked about that keep the knowledge"
-    return f"{asked}: the person's single changes, points sectioned{drawn}."
+    return f"the person's single changes, points sectioned{drawn}"
 
 
-def _fewer(engine: Engine, outcome: Outcome, verdicts: Verdicts | None, n: int, k: int) -> str:
+def _fewer(engine: Engine, outcome: Outcome, verdicts: Verdicts | None, wider: int | None, n: int, k: int) -> str:
     """Why an answer has ``n`` options where ``k`` were asked for ('' when it has them all): the
-    search stopped at a bound, or every state within the knowledge was read."""
+    search stopped at a bound, or every state within the knowledge was read, or (a black box)
+    what the model refused and what else it was asked."""
     if n >= k:
         return ""
     found = f"Only {n} of the {k} options asked for"
@@ -355,10 +361,13 @@ def _fewer(engine: Engine, outcome: Outcome, verdicts: Verdicts | None, n: int, 
         return f"{found}: the model accepts no other {other} within the causal knowledge (its decision read exactly, every state searched)."
     if verdicts is None:
         return f"{found}: no other {other} escapes the decision rules within the causal knowledge (the search read every state)."
-    return (
-        f"{found}: the model refused every other {other} that {SEARCHED[outcome.rules]} let through within the causal knowledge "
-        f"({verdicts.judged} states judged); the model may accept states those rules do not describe."
+    searched = (
+        f"the model refused every other {other} that {SEARCHED[outcome.rules]} let through within the causal knowledge ({verdicts.judged} states judged)"
+        if verdicts.judged
+        else f"the search with {SEARCHED[outcome.rules]} left no other {other} to judge within the causal knowledge"
     )
+    beside = f" Nor did the {verdicts.free:,} other rows it was asked about give another: {_beside(engine, wider or 0)}." if verdicts.free else ""
+    return f"{found}: {searched}; the model may accept states those rules do not describe.{beside}"
 
 
 def _step(option: Counterfactual, draft: Draft, refused: bool) -> Step:

@@ -46,7 +46,7 @@ from ..search import Assessment, Problem, StateStream, change_size, numeric_boun
 from .accepted import Accepted
 from .boundary import Segment, grid_step, together
 from .local import Moves, moves, neighbours, rng_for
-from .verdicts import Asking, Row, Verdicts
+from .verdicts import Asking, Changes, Row, Verdicts
 from .verified import EPSILON, EXHAUSTED, FOUND, Outcome, verified
 
 Start = tuple[Problem, StateStream, list[Assessment]]  # a search's problem, stream and the states read already
@@ -170,12 +170,17 @@ class Hunt:
         """What the person's rows are drawn from (:func:`~.local.moves`), found once for all draws."""
         return Moves(moves(self.engine, self.row))
 
-    def drawn(self, n: int, rng: np.random.Generator) -> list[tuple]:
+    def drawn(self, n: int, rng: np.random.Generator, apart: Sequence[frozenset[str]] = ()) -> list[tuple]:
         """``n`` rows drawn around the person as DiCE random draws them, and as many again that may
-        change every feature, as DiCE random's rows may (:func:`~.local.neighbours`): their keys."""
+        change every feature, as DiCE random's rows may (:func:`~.local.neighbours`): their keys.
+        A row whose changes hold one of the action sets ``apart`` (the options known, under
+        ``distinct``) leaves that set's changes out: as drawn it could only add actions to an
+        option, left out it may be another."""
         e = self.engine
         rows = neighbours(e, self.row, n, rng, choices=self.choices, always=self.must)
         rows += neighbours(e, self.row, n, rng, most=len(e.varied), choices=self.choices, always=self.must)
+        if apart:
+            rows = [_apart(c, apart, self.must) for c in rows]
         return [self.verdicts.made_key(c) for c in rows]
 
     # -- rows asked along with other calls ----------------------------------------------------------
@@ -347,3 +352,14 @@ class Hunt:
             outcome.engine, outcome.problem, outcome.per_atom, tuple(a for _, a in chosen), stopped, outcome.rules, outcome.local_rounds,
             tuple(p for p, _ in chosen), outside,
         )  # fmt: skip
+
+
+def _apart(changes: Changes, sets: Sequence[frozenset[str]], must: Sequence[str]) -> Changes:
+    """``changes`` without those of each set of ``sets`` they hold, but the features that must
+    change (a row that leaves one can be no option)."""
+    names = {name for name, _ in changes}
+    held = [s for s in sets if s <= names and not s <= set(must)]
+    while held:
+        names -= held[0] - set(must)
+        held = [s for s in sets if s <= names and not s <= set(must)]
+    return tuple(pair for pair in changes if pair[0] in names)

@@ -136,10 +136,11 @@ class LastDraw:
     accepted together, one last, wider draw around the person, as DiCE random draws (the rows
     it accepts join the merge when the knowledge allows them), and as many again changing up
     to every feature, as DiCE random's rows may: a model can want three changes or more
-    together, which rows of one to three rarely hold.  Where the person still has no option at
-    all, the draw goes on, four times as wide and four times again up to
-    ``tuning.widest_draw`` rows of each kind, all in one call (rows cost far less than calls);
-    the run record counts that round (``wider_draws``).  It runs before the sharpening, which
+    together, which rows of one to three rarely hold.  Where the person still has fewer than K
+    options (none at all, or another way out needs many numbers moved together), the draw goes
+    on, four times as wide and four times again up to ``tuning.widest_draw`` rows of each kind,
+    all in one call (rows cost far less than calls), its rows kept apart from the options known
+    (:meth:`Hunt.drawn`); the run record counts that round (``wider_draws``).  It runs before the sharpening, which
     then takes the options it found too: a row drawn makes changes no option needs, and its
     numbers go further than the model needs."""
 
@@ -152,11 +153,13 @@ class LastDraw:
         rows, rng = hunt.last_draw()
         hunt.accepted.kept = hunt.tuning.last_kept
         yield from hunt.verdicts.ask([], rows)
-        if hunt.options(outcome):
+        known = hunt.accepted.options(outcome.problem, outcome.found)[0]
+        if len(known) >= hunt.k:
             return outcome
+        apart = [frozenset(a.direct) for _, a in known] if hunt.engine.settings.distinct else []
         n, rows = hunt.tuning.last_draw * 4, []
         while n <= hunt.tuning.widest_draw:  # each four times as wide, drawn on: one call holds them all
-            rows += hunt.drawn(n, rng)
+            rows += hunt.drawn(n, rng, apart)
             n *= 4
         if rows:
             hunt.wider_draws += 1

@@ -88,9 +88,12 @@ class BlackBox:
     def cost(self, X: pd.DataFrame, rows: int = 512, repeats: int = 3) -> tuple[float, float]:
         """What the model charges, timed on ``X``'s first rows (taken again where it has fewer):
         the seconds of a call of one row, and of each row more, each the least of ``repeats``
-        (a shared machine only ever adds time).  Real time: a model may wait on other threads."""
+        (a shared machine only ever adds time), the two timed in turn so a busy spell slows both.
+        Real time: a model may wait on other threads.  Each row more may measure as nothing: a
+        model whose call of 512 rows costs what a call of one does, within the machine's noise."""
         many = X.iloc[np.resize(np.arange(len(X)), rows)]
-        one, full = (min(self._timed(frame) for _ in range(repeats)) for frame in (X.iloc[:1], many))
+        pairs = [(self._timed(X.iloc[:1]), self._timed(many)) for _ in range(repeats)]
+        one, full = (min(times) for times in zip(*pairs))
         return one, max(full - one, 0.0) / (rows - 1)
 
     def _timed(self, frame: pd.DataFrame) -> float:
