@@ -481,8 +481,9 @@ def test_a_person_with_no_option_after_the_last_draw_gets_a_wider_one() -> None:
     answer = _five_raised(8).explain({n: 0 for n in "abcdef"})
     assert answer.status == "refused" and answer.run.wider_draws == 1
     # every round says which part of the search asked it: the wider draw's, the sharpening's, then the merge's for the steps of
-    # the option drawn, with the option sectioned pared (its steps are some of those rows: no call more for them)
-    assert answer.run.rounds_by_phase == {"first question": 1, "last draw": 1, "sharpen": 1, "merge": 1} and answer.run.model_rounds == 4
+    # the option drawn, with the option sectioned pared (its steps are some of those rows: no call more for them), then the
+    # merge's for the answer's own numbers moved back (each 8 already: the model refuses them)
+    assert answer.run.rounds_by_phase == {"first question": 1, "last draw": 1, "sharpen": 1, "merge": 2} and answer.run.model_rounds == 5
     (option,) = answer
     assert [option.values[n] for n in "abcde"] == [8] * 5
 
@@ -634,7 +635,8 @@ def test_an_option_no_sectioning_round_took_is_pared_and_moved_back_in_the_merge
     """The model accepts a >= 5 with b >= 3.  A row drawn raises a to 5 and b and z to 9, and no
     sectioning round took it; the merge asks its first step (a to 5) in a call, and the option
     rides along with that call pared and with its numbers moved back, as a greedy search would
-    go on from it: the option is a at 5 and b at 3 (before: the row drawn), in that one call."""
+    go on from it: the option is a at 5 and b at 3 (before: the row drawn), from that call; one
+    call more asks the answer's own numbers moved back (the model refuses them all)."""
     from mc3g.hunt.phases import Merge
     from mc3g.hunt.verified import EXHAUSTED, Outcome
 
@@ -646,9 +648,32 @@ def test_an_option_no_sectioning_round_took_is_pared_and_moved_back_in_the_merge
     _driven(_asked(hunt.verdicts, [], [{"a": 5, "b": 9, "z": 9}]), model)
     before = hunt.verdicts.rounds
     merged = _driven(Merge().run(hunt, Outcome(engine, engine.problem(hunt.instance, 1, []), 1, (), EXHAUSTED, "none")), model)
-    assert hunt.verdicts.rounds == before + 1
+    assert hunt.verdicts.rounds == before + 2
     ((problem, option),) = zip(merged.priced_in, merged.found)
     assert problem.describe(option.state) == {"a": 5, "b": 3, "z": 0}
+
+
+def test_the_answers_own_numbers_are_moved_back_before_it_is_the_answer() -> None:
+    """The model accepts b >= 5 with a from 20 to 23, or from 55 (not monotone).  The hunt holds
+    a row accepted, a at 60 and b at 5, that no sectioning round took, and no step is left to
+    judge.  Before (issue 51: an AdaBoost's answer kept a capital gain of 7,297 where 7,074 was
+    accepted) the merge made no call and the answer kept a at 60; now its own numbers moved
+    back over the whole way are asked first, as a greedy search would: a lands at 20 to 23,
+    whose own numbers moved back are asked in turn, a call each, until the model refuses every
+    one (three calls here)."""
+    from mc3g.hunt.phases import Merge
+    from mc3g.hunt.verified import EXHAUSTED, Outcome
+
+    model = lambda f: np.where((f["b"] >= 5) & (f["a"].between(20, 23) | (f["a"] >= 55)), "yes", "no")  # noqa: E731
+    train = pd.DataFrame({"a": np.arange(100), "b": np.arange(100) % 10})
+    engine = MC3G(model, desired_class="yes", k=1, refine=0).fit(train).engine_
+    hunt = _hunt(engine, {"a": 0, "b": 0})
+    _driven(_asked(hunt.verdicts, [], [{"a": 60, "b": 5}]), model)
+    before = hunt.verdicts.rounds
+    merged = _driven(Merge().run(hunt, Outcome(engine, engine.problem(hunt.instance, 1, []), 1, (), EXHAUSTED, "none")), model)
+    ((problem, option),) = zip(merged.priced_in, merged.found)
+    assert 20 <= problem.describe(option.state)["a"] <= 23 and problem.describe(option.state)["b"] == 5
+    assert hunt.verdicts.rounds == before + 3
 
 
 def test_fewer_than_k_options_among_the_rows_priced_first_price_more() -> None:
