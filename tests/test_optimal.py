@@ -21,6 +21,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from mc3g import MC3G
 from mc3g.causal import CausalModel, CausalRule
 from mc3g.rules import Literal
+from mc3g.search import ActionSets
 
 RNG = np.random.default_rng(7)
 TRAIN = pd.DataFrame({"x": RNG.integers(0, 21, 400), "y": RNG.integers(0, 11, 400), "c": RNG.choice(["a", "b", "c"], 400)})
@@ -69,17 +70,27 @@ FLOOR = {  # of the 25 people, those whose first answer was optimal when measure
 def _least(explainer: MC3G, model, person: dict) -> float | None:
     """The least cost of a state of the whole domain that the model accepts and the knowledge
     allows, priced with every feature in play and no decision rule (:meth:`Engine.open`)."""
+    return next(iter(_options(explainer, model, person, 1)), None)
+
+
+def _options(explainer: MC3G, model, person: dict, k: int) -> list[float]:
+    """The costs of the ``k`` least-cost options of the whole domain: states the model accepts
+    and the knowledge allows, of distinct action sets where the explainer's settings say so."""
     engine = explainer.engine_.open()
     problem = engine.problem(engine.instance(person), 1, [], {"x": list(DOMAIN["x"]), "y": list(DOMAIN["y"])}, observed=False)
-    rows, costs = [], []
+    rows, states = [], []
     for values in itertools.product(*DOMAIN.values()):
         row = dict(zip(DOMAIN, values))
         state = tuple(problem.space[n].index(row[n]) for n in problem.names)
         if (a := problem.assess(state)) is not None:
             rows.append(row)
-            costs.append(a.cost)
+            states.append(a)
     accepted = model(pd.DataFrame(rows, columns=list(DOMAIN))) == "yes"
-    return min((c for c, ok in zip(costs, accepted) if ok), default=None)
+    kept, sets = [], ActionSets()
+    for a in sorted((a for a, ok in zip(states, accepted) if ok), key=lambda a: round(a.cost, 9)):
+        if len(kept) < k and (not engine.settings.distinct or sets.admit(a)):
+            kept.append(a.cost)
+    return kept
 
 
 @pytest.mark.slow
@@ -104,3 +115,32 @@ def test_the_first_answer_is_the_optimum_for_most_people(kind: str, knowledge: b
     share = optimal / len(refused)
     print(f"\n{kind}, {'a constraint' if knowledge else 'no knowledge'}: the first answer is optimal for {optimal} of {len(refused)} ({share:.0%})")
     assert optimal >= FLOOR[kind, knowledge]
+
+
+SHORT = {  # of the 25 people at K = 3, when measured (issue 51), they may only fall: those given fewer options than the
+    # domain holds (options unlike every past applicant aside), and later options dearer than the domain's at their place
+    "random forest": (0, 0), "boosting": (0, 0), "mlp": (0, 0), "logistic regression": (0, 0), "non-monotone": (0, 0),
+}  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", list(MODELS))
+def test_k_options_are_as_many_and_as_cheap_as_the_domain_holds_for_most_people(kind: str) -> None:
+    """K = 3 under the causal constraint: each answer's options against the three least-cost
+    distinct options of the whole domain.  Counted: people given fewer than the domain holds
+    (but for options left out as unlike every past applicant, which the domain does not know),
+    and later options dearer than the domain's option at their place."""
+    model = MODELS[kind]()
+    explainer = MC3G(model, KNOWLEDGE, desired_class="yes", k=3).fit(TRAIN)
+    refused = TRAIN[model(TRAIN) == "no"].drop_duplicates().iloc[:PEOPLE]
+    short = dearer = 0
+    for _, person in refused.iterrows():
+        answer = explainer.explain(person)
+        truth = _options(explainer, model, person.to_dict(), 3)
+        costs = [cf.cost for cf in answer.counterfactuals]
+        assert not costs or costs[0] >= truth[0] - 1e-9  # nothing is cheaper than the domain's least
+        short += len(costs) < len(truth) and not answer.unlike
+        dearer += sum(c > t + 1e-9 for c, t in list(zip(costs, truth))[1:])
+    print(f"\n{kind}, K = 3: {short} of {len(refused)} people given fewer options than the domain holds, {dearer} later options dearer")
+    most_short, most_dearer = SHORT[kind]
+    assert short <= most_short and dearer <= most_dearer

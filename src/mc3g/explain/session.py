@@ -353,19 +353,17 @@ def _fewer(engine: Engine, outcome: Outcome, verdicts: Verdicts | None, wider: i
     if n >= k:
         return ""
     found = f"Only {n} of the {k} options asked for"
-    stopped = _stopped(engine, outcome)
-    if stopped:
+    if stopped := _stopped(engine, outcome):
         return f"{found}: {stopped}, so more may exist."
     other = "distinct set of actions" if engine.settings.distinct else "state"
     if outcome.rules == READ:
         return f"{found}: the model accepts no other {other} within the causal knowledge (its decision read exactly, every state searched)."
     if verdicts is None:
         return f"{found}: no other {other} escapes the decision rules within the causal knowledge (the search read every state)."
-    searched = (
-        f"the model refused every other {other} that {SEARCHED[outcome.rules]} let through within the causal knowledge ({verdicts.judged} states judged)"
-        if verdicts.judged
-        else f"the search with {SEARCHED[outcome.rules]} left no other {other} to judge within the causal knowledge"
-    )
+    rules = SEARCHED[outcome.rules]
+    searched = f"the model refused every other {other} that {rules} let through within the causal knowledge ({verdicts.judged} states judged)"
+    if not verdicts.judged:
+        searched = f"the search with {rules} left no other {other} to judge within the causal knowledge"
     beside = f" Nor did the {verdicts.free:,} other rows it was asked about give another: {_beside(engine, wider or 0)}." if verdicts.free else ""
     return f"{found}: {searched}; the model may accept states those rules do not describe.{beside}"
 
