@@ -73,21 +73,26 @@ def _least(explainer: MC3G, model, person: dict) -> float | None:
     return next(iter(_options(explainer, model, person, 1)), None)
 
 
-def _options(explainer: MC3G, model, person: dict, k: int) -> list[float]:
-    """The costs of the ``k`` least-cost options of the whole domain: states the model accepts
-    and the knowledge allows, of distinct action sets where the explainer's settings say so."""
+def _options(explainer: MC3G, model, person: dict, k: int, domain: dict = DOMAIN, accepted: pd.DataFrame | None = None) -> list[float]:
+    """The costs of the ``k`` least-cost options of the whole ``domain`` (the rows the model
+    accepts: ``accepted``, judged here when not given) that the knowledge allows, the person's
+    own values kept where they may not change, of distinct action sets where the explainer's
+    settings say so."""
     engine = explainer.engine_.open()
-    problem = engine.problem(engine.instance(person), 1, [], {"x": list(DOMAIN["x"]), "y": list(DOMAIN["y"])}, observed=False)
-    rows, states = [], []
-    for values in itertools.product(*DOMAIN.values()):
-        row = dict(zip(DOMAIN, values))
-        state = tuple(problem.space[n].index(row[n]) for n in problem.names)
-        if (a := problem.assess(state)) is not None:
-            rows.append(row)
+    numbers = {n: list(values) for n, values in domain.items() if isinstance(values, range)}
+    problem = engine.problem(engine.instance(person), 1, [], numbers, observed=False)
+    if accepted is None:
+        rows = pd.DataFrame(list(itertools.product(*domain.values())), columns=list(domain))
+        accepted = rows[model(rows) == "yes"]
+    kept_still = [n for n in domain if n not in problem.names]  # immutable: the person's own values only
+    if kept_still:
+        accepted = accepted[(accepted[kept_still] == pd.Series({n: person[n] for n in kept_still})).all(axis=1)]
+    states = []
+    for row in accepted[list(problem.names)].itertuples(index=False):
+        if (a := problem.assess(tuple(problem.space[n].index(v) for n, v in zip(problem.names, row)))) is not None:
             states.append(a)
-    accepted = model(pd.DataFrame(rows, columns=list(DOMAIN))) == "yes"
     kept, sets = [], ActionSets()
-    for a in sorted((a for a, ok in zip(states, accepted) if ok), key=lambda a: round(a.cost, 9)):
+    for a in sorted(states, key=lambda a: round(a.cost, 9)):
         if len(kept) < k and (not engine.settings.distinct or sets.admit(a)):
             kept.append(a.cost)
     return kept
@@ -144,3 +149,51 @@ def test_k_options_are_as_many_and_as_cheap_as_the_domain_holds_for_most_people(
     print(f"\n{kind}, K = 3: {short} of {len(refused)} people given fewer options than the domain holds, {dearer} later options dearer")
     most_short, most_dearer = SHORT[kind]
     assert short <= most_short and dearer <= most_dearer
+
+
+SIX = {"income": range(13), "savings": range(13), "score": range(13), "debt": ("no", "low", "high"), "job": ("full", "part", "self"), "region": tuple("nsew")}
+SIX_RNG = np.random.default_rng(11)
+SIX_TRAIN = pd.DataFrame({n: SIX_RNG.choice(list(values), 500) for n, values in SIX.items()})
+
+
+def _six_truth(frame: pd.DataFrame) -> np.ndarray:
+    return np.where(frame["income"] + frame["savings"] + 2 * frame["score"] + 4 * (frame["job"] == "full") - 3 * (frame["debt"] == "high") >= 34, "yes", "no")
+
+
+def _six_box(frame: pd.DataFrame) -> np.ndarray:
+    """Issue 51's box: income 8 to 10 with savings 7 to 9, self-employed and no high debt; or
+    income and savings both at their top; or a score and income high enough together."""
+    band = frame["income"].between(8, 10) & frame["savings"].between(7, 9) & (frame["job"] == "self") & (frame["debt"] != "high")
+    return np.where(band | ((frame["income"] == 12) & (frame["savings"] == 12)) | (frame["score"] + frame["income"] >= 20), "yes", "no")
+
+
+def _six_forest():
+    encode = make_column_transformer((OneHotEncoder(), ["debt", "job", "region"]), (StandardScaler(), ["income", "savings", "score"]))
+    return make_pipeline(encode, RandomForestClassifier(n_estimators=40, min_samples_leaf=3, random_state=0)).fit(SIX_TRAIN, _six_truth(SIX_TRAIN)).predict
+
+
+# of 20 people, those given fewer options than the domain holds, measured (issue 51; before its wider draw for fewer than K: 1 and 2)
+SIX_SHORT = {"box": 0, "random forest": 0}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", list(SIX_SHORT))
+def test_k_options_on_six_features_are_as_many_as_the_domain_holds(kind: str) -> None:
+    """Six features, a region that may not change, K = 3 (issue 51's brute force: 13 people got
+    fewer than 3 options while another existed).  Counted against the whole domain: people given
+    fewer options than it holds (options unlike every past applicant aside); the later options
+    dearer than the domain's at their place are printed (issue 51 leaves them open)."""
+    model = _six_box if kind == "box" else _six_forest()
+    every = pd.DataFrame(list(itertools.product(*SIX.values())), columns=list(SIX))
+    accepted = every[model(every) == "yes"]
+    explainer = MC3G(model, CausalModel(features={"region": {"immutable": True}}), desired_class="yes", k=3).fit(SIX_TRAIN)
+    refused = SIX_TRAIN[model(SIX_TRAIN) == "no"].drop_duplicates().iloc[:20]
+    short = dearer = 0
+    for _, person in refused.iterrows():
+        answer = explainer.explain(person)
+        truth = _options(explainer, model, person.to_dict(), 3, SIX, accepted)
+        costs = [cf.cost for cf in answer.counterfactuals]
+        short += len(costs) < len(truth) and not answer.unlike
+        dearer += sum(c > t + 1e-9 for c, t in list(zip(costs, truth))[1:])
+    print(f"\n{kind}, six features, K = 3: {short} of {len(refused)} people given fewer options than the domain holds, {dearer} later options dearer")
+    assert short <= SIX_SHORT[kind]
