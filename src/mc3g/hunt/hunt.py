@@ -128,15 +128,15 @@ class Hunt:
         """The K-th option's cost (infinite while fewer are known)."""
         return math.inf if (kth := self.kth) is None else kth.cost
 
-    def options(self, outcome: Outcome) -> int:
+    def options(self, outcome: Outcome) -> list[tuple[Problem, Assessment]]:
         """The options the search's states and the rows accepted so far give together."""
-        return len(self.accepted.options(outcome.problem, outcome.found)[0])
+        return self.accepted.options(outcome.problem, outcome.found)[0]
 
     def seen_ahead(self, outcome: Outcome) -> None:
         """Every row asked ahead that no phase reached, seen once the search proper has ended.
         Where the options are still fewer than K, the last draw's rows are among them and are
         priced as after a last draw (``tuning.last_kept``), which would be drawn next."""
-        if self.verdicts.release() and self.options(outcome) < self.k:
+        if self.verdicts.release() and len(self.options(outcome)) < self.k:
             self.accepted.kept = self.tuning.last_kept
 
     def samples(self) -> list[tuple]:
@@ -357,9 +357,7 @@ class Hunt:
 def _apart(changes: Changes, sets: Sequence[frozenset[str]], must: Sequence[str]) -> Changes:
     """``changes`` without those of each set of ``sets`` they hold, but the features that must
     change (a row that leaves one can be no option)."""
-    names = {name for name, _ in changes}
-    held = [s for s in sets if s <= names and not s <= set(must)]
-    while held:
-        names -= held[0] - set(must)
-        held = [s for s in sets if s <= names and not s <= set(must)]
+    names, kept = {name for name, _ in changes}, set(must)
+    while held := [s for s in sets if s <= names and not s <= kept]:
+        names -= held[0] - kept
     return tuple(pair for pair in changes if pair[0] in names)

@@ -140,20 +140,20 @@ class LastDraw:
     options (none at all, or another way out needs many numbers moved together), the draw goes
     on, four times as wide and four times again up to ``tuning.widest_draw`` rows of each kind,
     all in one call (rows cost far less than calls), its rows kept apart from the options known
-    (:meth:`Hunt.drawn`); the run record counts that round (``wider_draws``).  It runs before the sharpening, which
-    then takes the options it found too: a row drawn makes changes no option needs, and its
-    numbers go further than the model needs."""
+    (:meth:`Hunt.drawn`); the run record counts that round (``wider_draws``).  It runs before
+    the sharpening, which then takes the options it found too: a row drawn makes changes no
+    option needs, and its numbers go further than the model needs."""
 
     name = "last draw"
 
     def run(self, hunt: Hunt, outcome: Outcome) -> Asking:
         hunt.seen_ahead(outcome)
-        if not hunt.local or hunt.options(outcome) >= hunt.k:
+        if not hunt.local or len(hunt.options(outcome)) >= hunt.k:
             return outcome
         rows, rng = hunt.last_draw()
         hunt.accepted.kept = hunt.tuning.last_kept
         yield from hunt.verdicts.ask([], rows)
-        known = hunt.accepted.options(outcome.problem, outcome.found)[0]
+        known = hunt.options(outcome)
         if len(known) >= hunt.k:
             return outcome
         apart = [frozenset(a.direct) for _, a in known] if hunt.engine.settings.distinct else []
