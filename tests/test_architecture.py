@@ -115,6 +115,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("hunt",),  # one person's search with a black box, in rounds of questions
     ("explain",),  # the explainer, its session, its answers
     ("baselines", "records", "applicants", "reference"),  # records: a batch's results file
+    ("notice",),  # a notice of adverse action, from an answer and its records
     ("methods", "batch", "serve"),  # methods: MC3G and the baselines behind one interface
     ("audit",),
     ("bench",),  # bench models compares candidate models with the audit's own tables

@@ -268,6 +268,18 @@ def test_bench_persist_loads_explainers_that_answer_the_same() -> None:
 
 
 @pytest.mark.slow
+def test_bench_notice_tallies_the_notices_of_each_data_set() -> None:
+    result = runner.invoke(app, ["bench", "notice", "--rows", "20", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [r["dataset"] for r in rows] == ["adult", "german", "taiwan"]
+    for r in rows:
+        assert r["written"] + r["lender_reasons"] + r["refused_otherwise"] == r["refused"] > 0 and r["refused_otherwise"] == 0
+        assert r["written"] == 0 or 1 <= r["reasons_mean"] <= 4
+    assert rows[2]["written"] == rows[2]["refused"]  # every refused card client has a way out, so reasons to give
+
+
+@pytest.mark.slow
 def test_bench_blackbox_compares_mc3g_and_dice_on_the_same_rows() -> None:
     pytest.importorskip("dice_ml")
     result = runner.invoke(app, ["bench", "blackbox", "--rows", "3", "--data", "german", "--model", "lr", "--json"])

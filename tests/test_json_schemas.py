@@ -21,7 +21,7 @@ WHATIF = jsonschema.Draft202012Validator(json_schema("mc3g.whatif"))
 
 
 def test_the_schemas_are_draft_2020_12_and_only_the_shipped_ones_are_known() -> None:
-    for fmt in ("mc3g.recourse", "mc3g.whatif"):
+    for fmt in ("mc3g.recourse", "mc3g.whatif", "mc3g.notice"):
         jsonschema.Draft202012Validator.check_schema(json_schema(fmt))
     with pytest.raises(InputError, match="no JSON Schema ships for format 'mc3g.explainer'"):
         json_schema("mc3g.explainer")

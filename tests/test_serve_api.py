@@ -181,19 +181,23 @@ def test_the_api_document_lists_every_status_the_service_answers_with(client: ht
     """Issue 25: OpenAPI said a body that is not JSON got 400 (it gets 422) and left out the
     500 of a failed model; docs/service.md's table, the document and the answers agree."""
     paths = client.get("/openapi.json").json()["paths"]
-    documented = {path: set(paths[path]["post"]["responses"]) for path in ("/v1/explain", "/v1/whatif")}
+    routes = ("/v1/explain", "/v1/whatif", "/v1/notice", "/v1/notice.html")
+    documented = {path: set(paths[path]["post"]["responses"]) for path in routes}
     table = Path(__file__).parents[1] / "docs" / "service.md"
     listed = {line.split("|")[1].strip() for line in table.read_text(encoding="utf-8").splitlines() if re.match(r"\| [2-5]\d\d \|", line)}
-    assert documented == {"/v1/explain": listed, "/v1/whatif": listed}
+    answers = listed - {"409"}  # 409: a notice that cannot be written
+    assert documented == {"/v1/explain": answers, "/v1/whatif": answers, "/v1/notice": listed, "/v1/notice.html": listed}
     assert "gets a 422" in paths["/v1/explain"]["post"]["responses"]["400"]["description"]
 
 
 def test_no_request_reaches_a_file_or_loads_anything(client: httpx.Client) -> None:
-    """Requests carry values of the features and K, nothing else; static files stay in their folder."""
+    """Requests carry values of the features and K (a notice's, the lender's name and reasons as
+    text), nothing else; static files stay in their folder."""
     document = client.get("/openapi.json").json()
     bodies = {name: set(schema.get("properties", {})) for name, schema in document["components"]["schemas"].items() if name.endswith("Request")}
-    assert bodies == {"ExplainRequest": {"applicant", "k"}, "WhatIfRequest": {"applicant", "changes"}}
-    assert set(document["paths"]) == {"/healthz", "/v1/schema", "/v1/explain", "/v1/whatif"}
+    notice = {"applicant", "k", "lender", "reasons"}
+    assert bodies == {"ExplainRequest": {"applicant", "k"}, "WhatIfRequest": {"applicant", "changes"}, "NoticeRequest": notice}
+    assert set(document["paths"]) == {"/healthz", "/v1/schema", "/v1/explain", "/v1/whatif", "/v1/notice", "/v1/notice.html"}
     assert set(document["components"]["schemas"]["Applicant"]["properties"]) == set(JOHN)
     for path in ("/static/../config.py", "/static/%2e%2e/config.py", "/static/..%2fapi.py", "/docs", "/redoc"):
         assert client.get(path).status_code == 404, path

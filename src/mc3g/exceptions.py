@@ -145,3 +145,9 @@ class SearchError(InternalError):
 class ReadingError(InternalError):
     """A model's decision read exactly (:mod:`mc3g.glassbox`) and its own ``predict`` disagree
     on a row the reading was sure of; the message names the row."""
+
+
+class NoticeError(InputError):
+    """A notice of adverse action mc3g will not write: the person was not refused, a reason is
+    vague or names a protected feature, a plan asks the person to change a protected feature, or
+    there is no specific reason to give; the message names the person and what to do."""

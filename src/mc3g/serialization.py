@@ -31,12 +31,12 @@ def check_header(data: Mapping[str, Any], fmt: str, version: int, what: str) -> 
         raise InputError(f"{what} version {data.get('version')!r} is not supported (this mc3g reads {version})")
 
 
-SCHEMA_FILES = {"mc3g.recourse": "recourse.schema.json", "mc3g.whatif": "whatif.schema.json"}
+SCHEMA_FILES = {"mc3g.recourse": "recourse.schema.json", "mc3g.whatif": "whatif.schema.json", "mc3g.notice": "notice.schema.json"}
 """The JSON Schema (draft 2020-12) shipped for each document a person receives."""
 
 
 def json_schema(fmt: str) -> dict[str, Any]:
-    """The JSON Schema of documents of format ``fmt`` (``mc3g.recourse`` or ``mc3g.whatif``), as
+    """The JSON Schema of documents of format ``fmt`` (``mc3g.recourse``, ``mc3g.whatif`` or ``mc3g.notice``), as
     shipped in ``mc3g/resources``: the contract the CLI's ``--json`` and the service keep."""
     if fmt not in SCHEMA_FILES:
         raise InputError(f"no JSON Schema ships for format {fmt!r}; there are {list(SCHEMA_FILES)}")

@@ -27,6 +27,9 @@ DATASET_HELP = (
 
 
 MODEL_HELP = "A fitted classifier: .skops or .onnx; a pickle (.pkl, .pickle, .joblib) only with --trust-model."
+MODEL = typer.Option(None, "--model", help=MODEL_HELP)
+RULES = typer.Option(None, "--rules", help="Decision rules as JSON (RuleSet.to_json, or the 'rules' of mc3g learn --json).")
+ROW = typer.Option(None, "--row", min=0, help="Position of the person in the test split, or in --input (0-based).")
 TRUST_MODEL = typer.Option(False, "--trust-model", help="Load a pickled --model: loading a pickle runs code from the file, so only for files you trust.")
 TRUST_TYPES = typer.Option(None, "--trust-type", help="A type a .skops --model may hold beyond skops' trusted defaults; repeat for several.")
 FAVOURABLE = typer.Option(None, "--favourable", help="The favourable label of --model, when its labels are not the data set's classes (e.g. 1 or True).")
@@ -174,7 +177,7 @@ def _print_recourse(result: Any, explainer: Any, title: str) -> None:
 def explain(
     ctx: typer.Context,
     dataset: str = typer.Argument(None, help=DATASET_HELP, show_default=False),
-    row: int = typer.Option(None, "--row", min=0, help="Position of the person in the test split, or in --input (0-based)."),
+    row: int = ROW,
     all_refused: bool = typer.Option(False, "--all-refused", help="Explain every refused row of the test split, or of --input (JSON lines)."),
     out: str = typer.Option(
         None, "--out", help="Write the answers to this results file (JSON lines after a header of the settings); a rerun with the same settings resumes it."
@@ -193,8 +196,8 @@ def explain(
     squared: bool = typer.Option(False, help="L2 without the square root (the paper's Algorithm 4)."),
     scaling: str = typer.Option("std", help="Numeric changes in units of the training std or mad."),
     plausible: bool = typer.Option(False, help="Only values seen in the training data."),
-    rules: str = typer.Option(None, "--rules", help="Decision rules as JSON (RuleSet.to_json, or the 'rules' of mc3g learn --json)."),
-    model: str = typer.Option(None, "--model", help=MODEL_HELP),
+    rules: str = RULES,
+    model: str = MODEL,
     trust_model: bool = TRUST_MODEL,
     trust_types: list[str] = TRUST_TYPES,
     favourable: str = FAVOURABLE,
@@ -247,6 +250,19 @@ def _explainer(
     return explainer, split_rows.data, split_rows
 
 
+def one_person_picked(
+    ctx: typer.Context, saved: str | None, model: ModelFile, given: dict[str, Any], person: str | None, row: int | None, input_path: str | None
+) -> tuple[Any, Any, str]:
+    """For a command about one person (--person, or --row of --input or of the test split): the
+    explainer of --explainer FILE, or of the settings ``given`` with ``model``; the person; a title."""
+    choose(row=row, all_refused=None, person=person, input_path=input_path, saved=saved)
+    dataset_or_saved(given["dataset"], saved)
+    settings = None if saved else ExplainerSettings(model=model, **{name: value for name, value in given.items() if name != "calls"})
+    explainer, data, split_rows = _explainer(ctx, saved, model, settings, given.get("calls"))
+    chosen, title = _picked(explainer, split_rows, data, input_path, row, person)
+    return explainer, chosen, title
+
+
 def _picked(explainer: Any, split_rows: People | None, data: dict[str, Any], input_path: str | None, row: int | None, person: str | None) -> tuple[Any, str]:
     """The one person --person gives, or row --row of --input or of the test split, and a title."""
     if person is not None:
@@ -272,7 +288,7 @@ def _one_row(explainer: Any, row: int, person: Any, results: Any) -> Any:
 def whatif(
     ctx: typer.Context,
     dataset: str = typer.Argument(None, help=DATASET_HELP, show_default=False),
-    row: int = typer.Option(None, "--row", min=0, help="Position of the person in the test split, or in --input (0-based)."),
+    row: int = ROW,
     changes: list[str] = typer.Option(..., "--set", help="A change the person makes, as FEATURE=VALUE; repeat for several."),
     saved: str = SAVED,
     input_path: str = INPUT,
@@ -281,8 +297,8 @@ def whatif(
     mode: str = MODE,
     norm: str = NORM,
     profile: str = PROFILE,
-    rules: str = typer.Option(None, "--rules", help="Decision rules as JSON."),
-    model: str = typer.Option(None, "--model", help=MODEL_HELP),
+    rules: str = RULES,
+    model: str = MODEL,
     trust_model: bool = TRUST_MODEL,
     trust_types: list[str] = TRUST_TYPES,
     favourable: str = FAVOURABLE,
@@ -291,21 +307,15 @@ def whatif(
     as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
 ) -> None:
     """Try a plan of one's own: what it forces, what it breaks, the decision and the cost."""
-    choose(row=row, all_refused=None, person=person, input_path=input_path, saved=saved)
     wanted = {}
     for change in changes:
         name, sep, value = change.partition("=")
         if not sep or not name.strip():
             raise InputError(f"--set takes FEATURE=VALUE, not {change!r}")
         wanted[name.strip()] = value.strip()
-    reading = ModelFile(model, trust_model, trust_types)
-    dataset_or_saved(dataset, saved)
-    settings = None if saved else ExplainerSettings(
-        dataset=dataset, split=split, model=reading, favourable=favourable, rules_file=rules, causal_file=causal, causal_only=causal_only, profile=profile,
-        params={"mode": mode, "norm": norm},
-    )  # fmt: skip
-    explainer, data, split_rows = _explainer(ctx, saved, reading, settings)
-    chosen, title = _picked(explainer, split_rows, data, input_path, row, person)
+    given = {"dataset": dataset, "split": split, "favourable": favourable, "rules_file": rules, "causal_file": causal, "causal_only": causal_only}
+    given |= {"profile": profile, "params": {"mode": mode, "norm": norm}}
+    explainer, chosen, title = one_person_picked(ctx, saved, ModelFile(model, trust_model, trust_types), given, person, row, input_path)
     result = explainer.whatif(chosen, wanted)
     if as_json:
         sys.stdout.write(result.to_json() + "\n")
@@ -318,7 +328,7 @@ def whatif(
 def export(
     ctx: typer.Context,
     dataset: str = typer.Argument(None, help=DATASET_HELP, show_default=False),
-    row: int = typer.Option(None, "--row", min=0, help="Position of the person in the test split, or in --input (0-based)."),
+    row: int = ROW,
     fmt: str = typer.Option("asp", "--format", help="asp: the clingo program (decision rules, causal knowledge, the person, the query)."),
     saved: str = SAVED,
     input_path: str = INPUT,
@@ -328,7 +338,7 @@ def export(
     norm: str = NORM,
     candidates: str = typer.Option("exact", help="exact or data."),
     profile: str = PROFILE,
-    rules: str = typer.Option(None, "--rules", help="Decision rules as JSON."),
+    rules: str = RULES,
     causal: str = CAUSAL,
     causal_only: str = CAUSAL_ONLY,
     model: str = typer.Option(None, "--model", help=MODEL_HELP + " Only to load an --explainer of a black box."),

@@ -24,10 +24,11 @@ results file is :mod:`mc3g.records`; MC3G beside the baselines, :mod:`mc3g.metho
 from ..engine import Engine, SearchSettings
 from ..hunt import ASKING
 from .batch import PeopleBar, explain_chunk, usable_cores
-from .changes import CausedChange, DirectAction, Shown
+from .changes import CausedChange, DirectAction, Shown, apply_again
 from .check import forbidden_in, violations
 from .mc3g import MC3G
 from .persist import with_saved_trust
+from .principal import MOST_REASONS
 from .result import ERROR, NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, TIMINGS, Counterfactual, Recourse, RunRecord
 from .session import Session
 from .surrogate import Surrogate, build_surrogate
@@ -37,6 +38,7 @@ __all__ = [
     "ASKING",
     "ERROR",
     "MC3G",
+    "MOST_REASONS",
     "NOT_REFUSED",
     "NO_COUNTERFACTUAL",
     "REFUSED",
@@ -53,6 +55,7 @@ __all__ = [
     "Shown",
     "Surrogate",
     "WhatIf",
+    "apply_again",
     "build_surrogate",
     "explain_chunk",
     "fixed_here",

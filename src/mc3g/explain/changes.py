@@ -196,11 +196,11 @@ def plan_of(direct: Sequence[DirectAction], caused: Sequence[CausedChange]) -> s
     if allowed:
         parts.append(f"At no further effort, {'; '.join(allowed)}.")
     if any(a.is_wait for a in direct):
-        parts.append(_apply_again([a for a in direct if a.is_wait]))
+        parts.append(apply_again([a for a in direct if a.is_wait]))
     return " ".join(parts) if parts else "No change is needed."
 
 
-def _apply_again(waits: Sequence[DirectAction]) -> str:
+def apply_again(waits: Sequence[DirectAction]) -> str:
     """When to apply again, for a plan that waits: after its longest wait, when every wait is
     counted in one unit of time."""
     if len({a.shown.waits for a in waits}) == 1 and all(a.span for a in waits):

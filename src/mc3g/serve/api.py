@@ -1,6 +1,7 @@
 """The recourse service: a FastAPI app over one explainer fitted or loaded at start-up.
 
-``GET /healthz``, ``GET /v1/schema``, ``POST /v1/explain``, ``POST /v1/whatif``, the OpenAPI
+``GET /healthz``, ``GET /v1/schema``, ``POST /v1/explain``, ``POST /v1/whatif``, ``POST
+/v1/notice`` (a notice of adverse action, JSON; ``/v1/notice.html`` the same as a page), the OpenAPI
 document at ``/openapi.json`` and the applicant's page at ``/``.  Bodies are validated by
 models generated from the explainer's schema; a bad one gets a 422 that names the field, a body
 over the limit a 413, a search past its time limit a 503.  No route takes a path, a model, rules
@@ -19,12 +20,13 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 
 from .. import __version__
-from ..exceptions import BlackBoxError, InputError
+from ..exceptions import BlackBoxError, InputError, NoticeError
+from ..notice import Notice
 from ..serialization import json_schema
 from .config import Service
 from .inputs import inputs_of, request_models, schema_document
@@ -101,8 +103,11 @@ def create_app(service: Service) -> FastAPI:
         result = await searches.whatif(body.applicant.values(), body.changes.values())
         return JSONResponse(result.to_dict())
 
+    _notices(app, service, models.notice, searches)
+
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(InputError, _refused)
+    app.add_exception_handler(NoticeError, _no_notice)
     app.add_exception_handler(TimeLimit, _busy)
     app.add_exception_handler(BlackBoxError, _model_failed)
     app.state.page = Page.of(service, inputs, models, searches)
@@ -112,6 +117,29 @@ def create_app(service: Service) -> FastAPI:
     app.add_middleware(_BodyLimit, limit=limits.max_body_bytes)
     app.add_middleware(_Headers)
     return app
+
+
+def _notices(app: FastAPI, service: Service, request: type[BaseModel], searches: Searches) -> None:
+    """``POST /v1/notice`` and ``/v1/notice.html``: the applicant's answer as a notice of adverse
+    action, dated the day it is asked for."""
+
+    async def notice_of(body: Any) -> Notice:
+        answer = await searches.explain(body.applicant.values(), body.k)
+        return Notice.of(service.explainer, answer, lender=body.lender, reasons=body.reasons)
+
+    refused = {409: {"model": ErrorDetail, "description": "No notice for this applicant: not refused, a reason vague or protected, or no reason to give."}}
+
+    @app.post(
+        "/v1/notice", summary="A notice of adverse action for a refused applicant", responses={200: _document("Notice", "The notice."), **ERRORS, **refused}
+    )
+    async def notice(body: request) -> JSONResponse:  # type: ignore[valid-type]
+        return JSONResponse((await notice_of(body)).to_dict())
+
+    page = {200: {"description": "The notice as a page.", "content": {"text/html": {"schema": {"type": "string"}}}}}
+
+    @app.post("/v1/notice.html", summary="The notice as a page for the applicant", response_model=None, responses={**page, **ERRORS, **refused})
+    async def notice_page(body: request) -> HTMLResponse:  # type: ignore[valid-type]
+        return HTMLResponse((await notice_of(body)).html())
 
 
 async def _invalid(_: Request, exc: Exception) -> JSONResponse:
@@ -124,6 +152,12 @@ async def _invalid(_: Request, exc: Exception) -> JSONResponse:
 async def _refused(_: Request, exc: Exception) -> JSONResponse:
     """A value the models let through but mc3g refuses: 422, in FastAPI's shape, with mc3g's message."""
     return JSONResponse({"detail": [{"loc": ["body"], "msg": str(exc), "type": "value_error"}]}, status_code=422)
+
+
+async def _no_notice(_: Request, exc: Exception) -> JSONResponse:
+    """A valid request for a notice that cannot be written (the applicant is not refused, a
+    reason is vague or protected, no reason to give): 409, naming why."""
+    return JSONResponse({"detail": str(exc)}, status_code=409)
 
 
 async def _busy(_: Request, exc: Exception) -> JSONResponse:
@@ -191,7 +225,7 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
     if app.openapi_schema is None:
         document = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
         components = document.setdefault("components", {}).setdefault("schemas", {})
-        for name, fmt in (("Recourse", "mc3g.recourse"), ("WhatIf", "mc3g.whatif")):
+        for name, fmt in (("Recourse", "mc3g.recourse"), ("WhatIf", "mc3g.whatif"), ("Notice", "mc3g.notice")):
             components.update(_components(name, json_schema(fmt)))
         app.openapi_schema = jsonable_encoder(document)
     return app.openapi_schema

@@ -19,7 +19,7 @@ from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
 from ..exceptions import InputError
-from ..explain import MC3G, fixed_here
+from ..explain import MC3G, MOST_REASONS, fixed_here
 from ..rules import PLAIN, Words
 from ..schema import Feature
 from ..values import LARGEST
@@ -138,14 +138,16 @@ class _Changes(_Closed):
 
 @dataclass(frozen=True)
 class RequestModels:
-    """The models FastAPI validates bodies with: ``Explain`` (``applicant``, ``k``) and ``WhatIf``
-    (``applicant``, ``changes`` of the features in play); ``count``, their ``k`` alone, which the
+    """The models FastAPI validates bodies with: ``Explain`` (``applicant``, ``k``), ``WhatIf``
+    (``applicant``, ``changes`` of the features in play) and ``Notice`` (``applicant``, ``k``, and
+    the lender's name and own ``reasons``, at most four); ``count``, their ``k`` alone, which the
     page's form is checked with too."""
 
     applicant: type[_Closed]
     changes: type[_Closed]
     explain: type[BaseModel]
     whatif: type[BaseModel]
+    notice: type[BaseModel]
     count: TypeAdapter[int]
 
 
@@ -165,7 +167,11 @@ def request_models(inputs: list[Input], k: int, max_k: int) -> RequestModels:
     count = Annotated[int, Field(strict=True, ge=1, le=max_k, description=f"How many options, least effort first (1 to {max_k})."), BeforeValidator(_whole)]
     explain = create_model("ExplainRequest", __config__=closed, applicant=(applicant, ...), k=(count, k))
     whatif = create_model("WhatIfRequest", __config__=closed, applicant=(applicant, ...), changes=(changes, ...))
-    return RequestModels(applicant, changes, explain, whatif, TypeAdapter(count))
+    reason = Annotated[str, Field(min_length=3, max_length=300)]
+    reasons = Annotated[list[reason], Field(max_length=MOST_REASONS, description="The lender's own principal reasons, instead of the model's.")]
+    lender = Annotated[str | None, Field(max_length=200, description="The lender's name, as the notice's heading gives it.")]
+    notice = create_model("NoticeRequest", __config__=closed, applicant=(applicant, ...), k=(count, k), lender=(lender, None), reasons=(reasons, []))
+    return RequestModels(applicant, changes, explain, whatif, notice, TypeAdapter(count))
 
 
 def check_example(explainer: MC3G, example: Mapping[str, Any] | None) -> None:
