@@ -182,7 +182,7 @@ def test_the_cli_prints_the_tables_and_writes_the_report(tmp_path) -> None:
     assert "  F: capital_gain 100%, hours 50%" in result.output
     assert (folder / "_audit" / "audit.md").exists() and (folder / "_audit" / "cost-by-age_band.png").exists()
     shown = runner.invoke(app, ["audit", str(folder), "--by", "sex", "--json", "--fewest", "1"])
-    assert json.loads(shown.output)["sex"][1] | {"actions": None} == {
+    assert json.loads(shown.output)["groups"]["sex"][1] | {"actions": None} == {
         "group": "M", "people": 4, "errors": 0, "refused": 0.5, "recourse": 0.5, "mean": 1.0, "median": 1.0, "p90": 1.0,
         "actions": None, "refused_ratio": 1.0, "burden_ratio": 1.0, "precluded": 0.0, "fewer": 0.0, "blocking": None,
     }  # fmt: skip

@@ -280,6 +280,16 @@ def test_bench_notice_tallies_the_notices_of_each_data_set() -> None:
 
 
 @pytest.mark.slow
+def test_bench_portfolio_summarises_each_data_set_exactly_and_finds_the_planted_subgroup() -> None:
+    result = runner.invoke(app, ["bench", "portfolio", "--rows", "40", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [r["case"] for r in rows] == ["adult (rules)", "adult (hgb)", "german (rules)", "taiwan (rules)", "planted book"]
+    assert all(r["exact"] and r["rules"] <= 10 and r["covered"] <= r["with_option"] <= r["refused"] for r in rows)
+    assert rows[-1]["weakest"].startswith("people with region = north (0% within the budget)")
+
+
+@pytest.mark.slow
 def test_bench_blackbox_compares_mc3g_and_dice_on_the_same_rows() -> None:
     pytest.importorskip("dice_ml")
     result = runner.invoke(app, ["bench", "blackbox", "--rows", "3", "--data", "german", "--model", "lr", "--json"])

@@ -5,13 +5,16 @@ imported only here, and only when a report is written."""
 from __future__ import annotations
 
 import html
+import math
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from ..exceptions import InputError
+from .patterns import Summary, in_segment
 from .table import REFUSED_WITH_OPTION, Audit, action_shares, group_label, preclusions, summary_rows
 
 TOP_FEATURES = 8
@@ -85,6 +88,7 @@ def write_report(audit: Audit, out: Path) -> Path:
         _saved(plt, _plot_costs(plt, answered, columns), out / f"cost-by-{slug}.png")
         _saved(plt, _plot_actions(plt, answered, columns), out / f"actions-by-{slug}.png")
         lines += ["", f"![cost of recourse by {shown}](cost-by-{slug}.png)", "", f"![actions by {shown}](actions-by-{slug}.png)", ""]
+    lines += _patterns(plt, audit, out)
     path = out / "audit.md"
     written = out / ".audit.md.tmp"  # the report appears whole or not at all
     try:
@@ -94,6 +98,59 @@ def write_report(audit: Audit, out: Path) -> Path:
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
     written.replace(path)
     return path
+
+
+def summary_lines(summary: Summary) -> list[str]:
+    """A recourse summary in words: how much it covers, then each rule with its people and cost."""
+    if not summary.people:
+        return ["No refused person has an option to summarise."]
+    head = f"{len(summary.rules)} rule(s) cover {summary.covered:,} of the {summary.people:,} refused people with an option ({summary.coverage:.0%})"
+    return [f"{head}:", *(f"{i}. {rule.sentence()} ({rule.covered:,} people, mean cost {rule.cost:.3f})" for i, rule in enumerate(summary.rules, 1))]
+
+
+WEAKEST = (("subgroup", "subgroup", "{}"), ("refused", "refused", "{:,}"), ("within_budget", "within the budget", "{:.1%}"))
+WEAKEST += (("with_option", "with an option", "{:.1%}"), ("mean_cost", "mean cost of those within it", "{:.3f}"))
+"""The columns of the weakest subgroups' table: its name, the heading, the format."""
+
+
+def weakest_cells(row: Mapping[str, Any]) -> list[str]:
+    return ["-" if row[key] is None or (isinstance(row[key], float) and math.isnan(row[key])) else shape.format(row[key]) for key, _, shape in WEAKEST]
+
+
+def _patterns(plt: Any, audit: Audit, out: Path) -> list[str]:
+    """The report's recourse summary and weakest subgroups, with the weakest's costs plotted."""
+    if audit.summary is None or audit.weakest is None:
+        return []
+    lines = ["## Recourse summary", "", *(_inert(line) for line in summary_lines(audit.summary)), ""]
+    if audit.weakest.empty:
+        return lines
+    budget = float(audit.weakest["budget"].iloc[0])
+    lines += [
+        "## Weakest subgroups",
+        "",
+        f"The subgroups whose refused people can least often reverse the decision within a cost of {budget:.3f}, worst first:",
+        "",
+    ]
+    lines += ["| " + " | ".join(heading for _, heading, _ in WEAKEST) + " |", "|" + "---|" * len(WEAKEST)]
+    lines += ["| " + " | ".join(map(_inert, weakest_cells(row))) + " |" for row in audit.weakest.to_dict("records")]
+    _saved(plt, _plot_weakest(plt, audit.frame, audit.weakest), out / "weakest-subgroups.png")
+    return [*lines, "", "![cost of recourse in the weakest subgroups](weakest-subgroups.png)", ""]
+
+
+def _plot_weakest(plt: Any, frame: pd.DataFrame, weakest: pd.DataFrame) -> Any:
+    """A box per weakest subgroup of the cost of its refused people's best option, worst first,
+    the budget a dashed line."""
+    answered = frame[frame["status"] == REFUSED_WITH_OPTION]
+    costs = answered["cost"].to_numpy()
+    groups = [(row["subgroup"].removeprefix("people with "), costs[in_segment(answered, row["segment"])]) for _, row in weakest.iterrows()]
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(groups) + 2), 5))
+    ax.boxplot([group if len(group) else [math.nan] for _, group in groups], whis=(5, 95), showfliers=False, showmeans=True)
+    ax.set_xticks(range(1, len(groups) + 1), [f"{_drawn(name)}\n(n={len(group):,})" for name, group in groups], rotation=30, ha="right", fontsize=7)
+    ax.axhline(float(weakest["budget"].iloc[0]), linestyle="--", color="grey")
+    ax.set_ylabel("cost of the best option (those with one)")
+    ax.set_title("Cost of recourse in the weakest subgroups, worst first")
+    fig.tight_layout()
+    return fig
 
 
 def _inert(text: str) -> str:

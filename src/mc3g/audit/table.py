@@ -36,6 +36,7 @@ import pandas as pd
 
 from ..batch import partition_files, read_manifest
 from ..exceptions import InputError, ResultsFileError
+from .patterns import RESULT_COLUMNS, Summary, recourse_summary, weakest_subgroups
 
 REFUSED_WITH_OPTION = "refused"
 NO_OPTION = "no_counterfactual"
@@ -43,6 +44,7 @@ ERROR = "error"
 TOP_ACTIONS = 3
 GAP, RATIO = 0.05, 1.25  # a protection warned of: it keeps this much more of one group's refused people out, and this many times as many
 FEWEST = 20  # people a group needs to be compared (a ratio to the best, a warning): a share of three people says little
+MOST_PEOPLE = 20_000  # refused people a summary and the weakest subgroups are drawn from, at most (a million make no better rules)
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,8 @@ class Audit:
     tables: dict[str, pd.DataFrame]
     frame: pd.DataFrame  # the people, with the grouping columns (for the plots)
     fewest: int = FEWEST  # people a group needs for its ratios to the best-off group
+    summary: Summary | None = None  # segment -> action rules of the refused people's plans (:mod:`.patterns`)
+    weakest: pd.DataFrame | None = None  # the subgroups whose recourse is worst
 
 
 def read_people(folder: str | Path, columns: Sequence[str]) -> tuple[pd.DataFrame, dict[str, Any]]:
@@ -99,7 +103,7 @@ def read_people(folder: str | Path, columns: Sequence[str]) -> tuple[pd.DataFram
     files = partition_files(folder)
     manifest = read_manifest(folder)
     needed = ["position", "status", "refused", "cost", "actions", "settings_hash"]
-    later = ["guarantee", "blocking", "fewer"]  # results written before mc3g read models exactly, or said why fewer, lack them
+    later = ["guarantee", "blocking", "fewer", "options"]  # results written before mc3g read models exactly, or said why fewer, lack them
     if not files:
         raise InputError(f"{folder} holds no partition yet: run mc3g batch first")
     import pyarrow as pa
@@ -146,20 +150,44 @@ def _damaged(folder: str | Path, files: Sequence[Path], columns: list[str]) -> s
     )
 
 
-def audit(folder: str | Path, groupings: Sequence[Sequence[str]], bands: Sequence[Band] = (), fewest: int = FEWEST) -> Audit:
+def audit(
+    folder: str | Path,
+    groupings: Sequence[Sequence[str]],
+    bands: Sequence[Band] = (),
+    fewest: int = FEWEST,
+    patterns: Sequence[str] | None = None,
+    budget: float | None = None,
+) -> Audit:
     """The per-group table of each grouping (a list of columns; a band's column is its
     ``name``; a band no grouping names is a grouping of its own); ratios to the best-off group
-    among groups of ``fewest`` people or more."""
+    among groups of ``fewest`` people or more.  And, from the people's columns ``patterns``
+    (None: all of them; ``[]``: none), a recourse summary and the weakest subgroups within a
+    cost ``budget`` (:mod:`.patterns`), of at most :data:`MOST_PEOPLE` refused people drawn."""
     named = {c for g in groupings for c in g}
     groupings = [*groupings, *([b.name] for b in bands if b.name not in named)]
     by_name = {b.name: b for b in bands}
     sources = [by_name[c].column if c in by_name else c for g in groupings for c in g]
-    frame, manifest = read_people(folder, list(dict.fromkeys(sources)))
+    mined = people_in(folder) if patterns is None else list(patterns)
+    frame, manifest = read_people(folder, list(dict.fromkeys([*sources, *mined])))
     for band in bands:
         frame[band.name] = band.cut(frame[band.column])
     tables = {"+".join(g): group_table(frame, list(g), fewest) for g in groupings}
     planned = int(manifest.get("plan", {}).get("people", len(frame)))
-    return Audit(str(folder), len(frame), planned, str(manifest.get("settings_hash")), tables, frame, fewest)
+    made = Audit(str(folder), len(frame), planned, str(manifest.get("settings_hash")), tables, frame, fewest)
+    if mined:
+        refused = frame[frame["status"].isin([REFUSED_WITH_OPTION, NO_OPTION])]
+        drawn = refused.sample(MOST_PEOPLE, random_state=0) if len(refused) > MOST_PEOPLE else refused
+        made.summary = recourse_summary(drawn, mined)
+        made.weakest = weakest_subgroups(drawn, mined, budget, fewest)
+    return made
+
+
+def people_in(folder: str | Path) -> list[str]:
+    """The people's own columns of a results folder (the input's, beside the results')."""
+    import pyarrow.parquet as pq
+
+    files = partition_files(folder)
+    return [] if not files else [c for c in pq.read_schema(files[0]).names if c not in RESULT_COLUMNS]
 
 
 def group_table(frame: pd.DataFrame, columns: list[str], fewest: int = FEWEST) -> pd.DataFrame:

@@ -68,7 +68,7 @@ def _table(rows: Any, answers: list[Recourse], part: Partition, job: Job) -> Any
         "refused": pa.array(audited["refused"], pa.bool_()),
         "cost": pa.array(audited["cost"], pa.float64()),
         "actions": pa.array(audited["actions"], pa.list_(pa.string())),
-        "options": pa.array([json.dumps([cf.to_dict() for cf in a.counterfactuals]) for a in answers], pa.string()),
+        "options": pa.array(audited["options"], pa.string()),
         "reasons": pa.array([" ".join(a.reasons) if a.status != ERROR else None for a in answers], pa.string()),
         "fewer": pa.array(audited["fewer"], pa.string()),
         "error": pa.array([" ".join(a.reasons) if a.status == ERROR else None for a in answers], pa.string()),
@@ -84,8 +84,8 @@ def _table(rows: Any, answers: list[Recourse], part: Partition, job: Job) -> Any
 def audited_columns(answers: list[Recourse]) -> dict[str, list[Any]]:
     """The columns of the results the audit reads, one entry per answer: ``status``, ``refused``
     (None for an error), the best option's ``cost`` and ``actions``, ``guarantee``, ``blocking``,
-    and ``fewer``: why a person with options has fewer than K (None otherwise; a person with
-    none is told why in ``reasons``)."""
+    ``fewer``: why a person with options has fewer than K (None otherwise; a person with none is
+    told why in ``reasons``), and every option as JSON (``options``: a recourse summary's plans)."""
     best = [a.best for a in answers]
     return {
         "status": [a.status for a in answers],
@@ -95,6 +95,7 @@ def audited_columns(answers: list[Recourse]) -> dict[str, list[Any]]:
         "guarantee": [a.run.guarantee for a in answers],
         "blocking": [blocking_keys(a) for a in answers],
         "fewer": [a.fewer or None if a.counterfactuals else None for a in answers],
+        "options": [json.dumps([cf.to_dict() for cf in a.counterfactuals]) for a in answers],
     }
 
 

@@ -17,7 +17,7 @@ from ..exceptions import InputError
 from ..models import ModelFile
 from ..params import whole
 from ..reference import ExplainerSettings
-from .app import app, bench_app, err, out, print_results, styled
+from .app import app, bench_app, err, out, print_results, spinner, styled
 from .explain import (
     CAUSAL,
     CAUSAL_ONLY,
@@ -118,17 +118,43 @@ def audit(
     bands: list[str] = typer.Option(None, "--band", help="Cut a numeric column into bands, as age=25,35,50,65: group by age_band; repeat for several."),
     report_dir: str = typer.Option(None, "--out", help="Folder for audit.md and its PNG plots (default: FOLDER/_audit)."),
     fewest: int = typer.Option(None, "--fewest", min=1, help="People a group needs for its ratio to the best-off group, else not defined: '-' (default 20)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the tables as JSON."),
+    patterns: str = typer.Option(
+        None, "--patterns", help="The people's columns a recourse summary and the weakest subgroups are found over, separated by commas (default: all; 'none')."
+    ),
+    budget: float = typer.Option(
+        None, "--budget", min=0, help="The cost within which a subgroup's refused people count as able to reverse the decision (default: the median)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the tables, the summary and the weakest subgroups as JSON."),
 ) -> None:
-    """Recourse by group: share refused, share with recourse, its cost (mean, median, p90), the features acted on, and each group against the best-off."""
-    from ..audit import FEWEST, Band, audit, cells, headings, parse_groupings, preclusions, summary_rows, write_report
+    """Recourse by group: share refused, share with recourse, its cost (mean, median, p90), the features acted on, and each group against the best-off;
+    a recourse summary of at most ten segment -> action rules, and the subgroups whose recourse is worst."""
+    from ..audit import FEWEST, Band, audit, parse_groupings, write_report
     from ..batch import AUDIT
 
-    result = audit(folder, parse_groupings(by), [Band.parse(b) for b in bands or ()], fewest or FEWEST)
+    mined = None if patterns is None else [] if patterns.strip() == "none" else [c.strip() for c in patterns.split(",") if c.strip()]
+    result = audit(folder, parse_groupings(by), [Band.parse(b) for b in bands or ()], fewest or FEWEST, mined, budget)
     path = write_report(result, Path(report_dir) if report_dir else Path(folder) / AUDIT)
     if as_json:
-        sys.stdout.write(json.dumps({name: summary_rows(t) for name, t in result.tables.items()}, indent=2, default=str) + "\n")
+        sys.stdout.write(json.dumps(_audit_document(result), indent=2, default=str) + "\n")
         return
+    _print_audit(result)
+    out.print(f"Wrote {path} and its plots.")
+
+
+def _audit_document(result: Any) -> dict[str, Any]:
+    """``mc3g audit --json``: each grouping's table, the recourse summary and the weakest subgroups."""
+    from ..audit import summary_rows
+
+    summary = None if result.summary is None else {"people": result.summary.people, "covered": result.summary.covered}
+    summary = summary and {**summary, "rules": [rule.to_dict() for rule in result.summary.rules]}
+    weakest = None if result.weakest is None else result.weakest.drop(columns="segment").to_dict("records")
+    return {"groups": {name: summary_rows(t) for name, t in result.tables.items()}, "summary": summary, "weakest": weakest}
+
+
+def _print_audit(result: Any) -> None:
+    """The audit's tables on the terminal, then the summary, the weakest subgroups and any warning."""
+    from ..audit import WEAKEST, cells, headings, preclusions, summary_lines, summary_rows, weakest_cells
+
     if result.planned > result.people:
         err.print(styled(("The batch is unfinished:", "bold"), f" {result.people:,} of its {result.planned:,} people are in the results."))
     for name, table in result.tables.items():
@@ -146,9 +172,42 @@ def audit(
             out.print("Blocking protections (share of the precluded, proved on the model read exactly):")
             for row in rows:
                 out.print(f"  {row['group']}: {row['blocking'] or '-'}", soft_wrap=True)
+    if result.summary is not None:
+        out.print(styled("\n", ("Recourse summary", "bold")), soft_wrap=True)
+        for line in summary_lines(result.summary):
+            out.print(f"  {line}", soft_wrap=True)
+    if result.weakest is not None and not result.weakest.empty:
+        budget = float(result.weakest["budget"].iloc[0])
+        shown = Table(
+            *(heading for _, heading, _ in WEAKEST), title=f"\nWeakest subgroups (within a cost of {budget:.3f})", title_justify="left", box=box.SIMPLE_HEAD
+        )
+        shown.columns[0].overflow = "fold"
+        for row in result.weakest.to_dict("records"):
+            shown.add_row(*weakest_cells(row))
+        out.print(shown)
     for warning in preclusions(result):
         err.print(styled(("Warning:", "bold"), f" {warning}."), soft_wrap=True)
-    out.print(f"Wrote {path} and its plots.")
+
+
+@bench_app.command("portfolio")
+def bench_portfolio(
+    rows: int = typer.Option(300, min=1, help="Refused test rows of each data set."),
+    k: int = K,
+    markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
+) -> None:
+    """A recourse summary and the weakest subgroups on adult, German, Taiwan and a planted book: coverage, exactness, the worst found."""
+    from ..bench.portfolio import portfolio_benchmark
+
+    columns = ("case", "refused", "with an option", "rules", "covered", "exact", "weakest subgroup found", "s")
+
+    def row(r: Any) -> tuple[str, ...]:
+        covered = f"{r.covered} ({r.covered / r.with_option:.0%})" if r.with_option else "-"
+        return (r.case, str(r.refused), str(r.with_option), str(r.rules), covered, "yes" if r.exact else "NO", r.weakest, f"{r.seconds:.2f}")
+
+    with spinner("fitting and explaining..."):
+        results = portfolio_benchmark(rows=rows, k=k)
+    print_results(results, columns, row, "mc3g audit: summary and weakest subgroups", as_json, markdown)
 
 
 @bench_app.command("batch")
