@@ -115,6 +115,7 @@ def test_a_refused_adult_with_no_way_out_needs_the_lender_s_reasons_and_none_pro
     assert "No change within your reach would change the decision." in written.text and written.apply_again.startswith("You may apply again whenever")
 
 
+@pytest.mark.slow
 def test_a_plan_that_changes_a_protected_feature_is_refused() -> None:
     """A knowledge that lets a protected feature change (the paper profile's, to reproduce its
     tables): a notice of a plan that changes it is refused, as a notice never asks that."""
@@ -163,6 +164,7 @@ def _model_domain() -> tuple[pd.DataFrame, object]:
     return every, make_pipeline(encode, GradientBoostingClassifier(n_estimators=20, max_depth=2, random_state=0)).fit(frame, labels)
 
 
+@pytest.mark.slow
 def test_the_model_is_identified_by_its_file_or_its_pickle(tmp_path: Path) -> None:
     import skops.io
 

@@ -19,6 +19,44 @@ from mc3g.bench.portfolio import planted_book
 REGIONS = ("east", "north", "south", "west")
 
 
+def _option(cost: float, **moves: tuple[object, object]) -> dict:
+    """An option as a batch's results hold it: its direct changes and its cost."""
+    direct = [
+        {"feature": f, "from": a, "to": b, "cost": cost, "shown": {"feature": f.replace("_", " "), "from": str(a), "to": str(b)}} for f, (a, b) in moves.items()
+    ]
+    return {"direct": direct, "cost": cost}
+
+
+def test_a_summary_and_the_weakest_subgroups_of_a_book_whose_every_number_is_known() -> None:
+    """Eight refused people: the west has no option; in the east and south, raising income is
+    an option of everyone but one, who must change the job instead."""
+    options = [
+        [_option(1.0, income=(1, 3)), _option(2.0, job=("a", "b"))],
+        [_option(3.0, income=(2, 5))],
+        [_option(0.5, job=("a", "b"))],
+        [_option(2.0, income=(0, 3)), _option(1.0, income=(0, 2), job=("a", "b"))],
+        [_option(1.5, income=(4, 6))],
+        [], [], [],
+    ]  # fmt: skip
+    frame = pd.DataFrame(
+        {
+            "position": range(8), "status": ["refused"] * 5 + ["no_counterfactual"] * 3,
+            "cost": [min((o["cost"] for o in p), default=None) for p in options], "options": [json.dumps(p) for p in options],
+            "region": ["east", "east", "south", "south", "south", "west", "west", "west"],
+        }
+    )  # fmt: skip
+    summary = recourse_summary(frame, ["region"], fewest=1)
+    assert [(r.sentence(), r.positions, r.cost) for r in summary.rules] == [
+        ("everyone: raise income", (0, 1, 3, 4), (1.0 + 3.0 + 2.0 + 1.5) / 4),
+        ("everyone: change job to b", (0, 2), (2.0 + 0.5) / 2),  # a rule's own people: those covered before too
+    ]
+    assert (summary.people, summary.covered, summary.coverage) == (5, 5, 1.0)
+    weakest = weakest_subgroups(frame, ["region"], budget=1.5, fewest=2)
+    assert list(weakest["subgroup"]) == ["people with region = west", "everyone"]  # east and south: no worse than everyone, so not listed
+    assert list(weakest["within_budget"]) == [0.0, 0.5] and list(weakest["with_option"]) == [0.0, 0.625]
+    assert math.isnan(weakest["mean_cost"].iloc[0]) and weakest["mean_cost"].iloc[1] == (1.0 + 0.5 + 1.0 + 1.5) / 4
+
+
 @pytest.fixture(scope="module")
 def book() -> tuple[pd.DataFrame, pd.DataFrame]:
     """The planted book of ``mc3g bench portfolio`` (160 applicants; nobody of the north has
@@ -28,6 +66,7 @@ def book() -> tuple[pd.DataFrame, pd.DataFrame]:
     return frame, refused
 
 
+@pytest.mark.slow
 def test_the_summary_s_coverage_and_costs_are_recomputed_exactly_from_each_person_s_plans(book) -> None:
     frame, refused = book
     summary = recourse_summary(frame, ["region", "income", "savings", "age"])
@@ -50,6 +89,7 @@ def test_the_summary_s_coverage_and_costs_are_recomputed_exactly_from_each_perso
     assert all(not segment_words(r.segment).count("region = north") for r in summary.rules)  # nobody of the north has a plan to summarise
 
 
+@pytest.mark.slow
 def test_the_planted_subgroup_with_no_recourse_is_reported_first(book) -> None:
     frame, _ = book
     weakest = weakest_subgroups(frame, ["region", "income", "savings", "age"], fewest=10, most=100)
@@ -67,6 +107,7 @@ def test_the_planted_subgroup_with_no_recourse_is_reported_first(book) -> None:
     assert math.isclose(later["within_budget"], able.mean()) and math.isclose(later["mean_cost"], inside["cost"][able].mean())
 
 
+@pytest.mark.slow
 def test_segments_are_frequent_patterns_of_the_people_s_columns(book) -> None:
     frame, _ = book
     found = segments(frame, ["region", "age"], fewest=15)
@@ -78,6 +119,7 @@ def test_segments_are_frequent_patterns_of_the_people_s_columns(book) -> None:
         assert (in_segment(frame, segment) == mask).all()
 
 
+@pytest.mark.slow
 def test_mc3g_audit_prints_and_writes_the_summary_and_the_weakest_subgroups(book, tmp_path) -> None:
     pytest.importorskip("pyarrow")
     from test_audit import HASH, _folder

@@ -35,6 +35,7 @@ from ..explain import NO_COUNTERFACTUAL, REFUSED
 MOST_RULES = 10  # rules a summary holds at most
 MOST_VALUES = 24  # a category with more values than this is not a segment's condition (a name, an identifier)
 BANDS = 4  # a number's segments: its quartiles among the refused
+MOST_SINGLES = 48  # single conditions paired, the most frequent: 1,177 segments at most, whatever the columns
 RESULT_COLUMNS = frozenset(
     {"position", "index", "source", "status", "refused", "cost", "actions", "options", "reasons", "fewer", "error", "guarantee", "blocking"}
     | {"settings_hash", "principal_reasons"}
@@ -79,11 +80,6 @@ class Summary:
     @property
     def coverage(self) -> float:
         return self.covered / self.people if self.people else 0.0
-
-
-def people_columns(frame: pd.DataFrame) -> list[str]:
-    """The people's own columns of a results frame."""
-    return [c for c in frame.columns if c not in RESULT_COLUMNS]
 
 
 def recourse_summary(frame: pd.DataFrame, columns: Sequence[str], most: int = MOST_RULES, fewest: int = 5) -> Summary:
@@ -150,9 +146,11 @@ def weakest_subgroups(frame: pd.DataFrame, columns: Sequence[str], budget: float
 
 
 def segments(people: pd.DataFrame, columns: Sequence[str], fewest: int) -> list[tuple[tuple[Condition, ...], np.ndarray]]:
-    """Everyone, each single condition held by ``fewest`` people or more, and each pair of them
-    on two columns that is too (the frequent patterns of length one and two)."""
-    singles = [(c, m) for column in columns for c, m in _conditions(people[column], column) if m.sum() >= fewest]
+    """Everyone, each single condition held by ``fewest`` people or more (the
+    :data:`MOST_SINGLES` held by most), and each pair of them on two columns that is too (the
+    frequent patterns of length one and two)."""
+    held = [(c, m) for column in columns for c, m in _conditions(people[column], column) if m.sum() >= fewest]
+    singles = sorted(held, key=lambda single: -int(single[1].sum()))[:MOST_SINGLES]
     found: list[tuple[tuple[Condition, ...], np.ndarray]] = [((), np.ones(len(people), dtype=bool))]
     found += [((c,), m) for c, m in singles]
     for i, (c1, m1) in enumerate(singles):
