@@ -107,9 +107,7 @@ def _drafted(ds: Any, model: Any, profile: str, k: int) -> tuple[MC3G, CausalMod
     return explainer, explainer.causal_, explainer.schema_
 
 
-def _run(
-    dataset: str, kind: str, profile: str, k: int, rows: int | None, progress: Callable[[str], None] | None, drafted: bool = False
-) -> AdviceRun:
+def _run(dataset: str, kind: str, profile: str, k: int, rows: int | None, progress: Callable[[str], None] | None, drafted: bool = False) -> AdviceRun:
     name, split = DATASETS[dataset]
     ds = load(name, split=split)
     label = ds.schema.label

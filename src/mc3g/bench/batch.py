@@ -64,7 +64,8 @@ def batch_benchmark(
 ) -> list[BatchTiming]:
     """One :class:`BatchTiming` per cluster size in ``workers`` (and, with ``joblib``, per
     number of joblib processes); with ``audit_to``, the last run's results audited by sex and
-    by race into that folder (``audit.md`` and its plots: docs/audit)."""
+    by race, with its recourse summary and weakest subgroups over the model's columns, into that
+    folder (``audit.md`` and its plots: docs/audit)."""
     say = progress or (lambda text: None)
     ds = load("adult", split="paper")
     say(f"fitting the {model} black box and its explainer")
@@ -89,7 +90,8 @@ def batch_benchmark(
             refused = summary.statuses.get(REFUSED, 0) + summary.statuses.get(NO_COUNTERFACTUAL, 0)
             timings.append(BatchTiming(label, profile, k, "dask", n, summary.people, refused, seconds, summary.cpu_seconds, peaks, start))
         if audit_to is not None:
-            write_report(audit(Path(tmp) / f"out-{workers[-1]}", parse_groupings("sex,race")), audit_to)
+            features = list(explainer.feature_names_in_)  # the summary and the subgroups over what the model reads, not the outcome the file holds
+            write_report(audit(Path(tmp) / f"out-{workers[-1]}", parse_groupings("sex,race"), patterns=features), audit_to)
         if joblib:
             X = ds.test[list(explainer.feature_names_in_)]
             rows = X[explainer.refuses(X)]

@@ -43,10 +43,11 @@ class PortfolioRun:
         return asdict(self)
 
 
-def portfolio_benchmark(rows: int = 300, k: int = 3) -> list[PortfolioRun]:
+def portfolio_benchmark(rows: int = 300, k: int = 3, facts: bool = False) -> tuple[list[PortfolioRun], list[Any]]:
     """The first ``rows`` refused test rows of each of :data:`CASES`, product profile, then the
-    planted book."""
-    runs = []
+    planted book; with ``facts``, FACTS beside the weakest subgroups on the held-out model's
+    people (:mod:`.facts`, sex protected)."""
+    runs, beside = [], []
     for name, split, kind in CASES:
         if kind is None:
             ds, explainer = fitted_explainer(name, split, k=k)
@@ -56,13 +57,22 @@ def portfolio_benchmark(rows: int = 300, k: int = 3) -> list[PortfolioRun]:
             model, favourable = fitted(kind, train, ds.train[ds.schema.label].astype(str), [c for c in train.columns if c in ds.schema.numeric])
             explainer = MC3G(model, knowledge(ds), schema=ds.schema, k=k, desired_class=favourable, profile=Profile.PRODUCT).fit(train)
         X = ds.test.drop(columns=[ds.schema.label])
-        refused = X[explainer.refuses(X)].iloc[:rows]
-        runs.append(_run(f"{name} ({kind or 'rules'})", explainer.explain(refused), refused))
-    runs.append(_run("planted book", *planted_book(k)))
-    return runs
+        refusing = explainer.refuses(X)
+        refused = X[refusing].iloc[:rows]
+        run, frame = _run(f"{name} ({kind or 'rules'})", explainer.explain(refused), refused)
+        runs.append(run)
+        if facts and kind is not None:
+            from .facts import facts_run
+
+            everyone = X.iloc[: int(np.flatnonzero(refusing)[len(refused) - 1]) + 1]  # everyone up to the last refused person explained
+            fixed = [f.name for f in explainer.schema_.features if f.immutable or f.protected]
+            budget = float(frame.loc[frame["status"] == "refused", "cost"].median())
+            beside.append(facts_run(run.case, model, favourable, everyone, frame, "sex", fixed, budget))
+    runs.append(_run("planted book", *planted_book(k))[0])
+    return runs, beside
 
 
-def _run(case: str, answers: list[Any], people: pd.DataFrame) -> PortfolioRun:
+def _run(case: str, answers: list[Any], people: pd.DataFrame) -> tuple[PortfolioRun, pd.DataFrame]:
     columns = list(people.columns)
     frame = pd.DataFrame(audited_columns(answers)).assign(position=range(len(people)), **{c: people[c].to_numpy() for c in columns})
     start = time.perf_counter()
@@ -70,7 +80,7 @@ def _run(case: str, answers: list[Any], people: pd.DataFrame) -> PortfolioRun:
     weakest = weakest_subgroups(frame, columns)
     seconds = time.perf_counter() - start
     worst = "-" if weakest.empty else f"{weakest['subgroup'].iloc[0]} ({weakest['within_budget'].iloc[0]:.0%} within the budget)"
-    return PortfolioRun(case, len(people), summary.people, len(summary.rules), summary.covered, _exact(summary, answers), worst, seconds)
+    return PortfolioRun(case, len(people), summary.people, len(summary.rules), summary.covered, _exact(summary, answers), worst, seconds), frame
 
 
 def _exact(summary: Summary, answers: list[Any]) -> bool:

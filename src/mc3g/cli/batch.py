@@ -193,6 +193,7 @@ def _print_audit(result: Any) -> None:
 def bench_portfolio(
     rows: int = typer.Option(300, min=1, help="Refused test rows of each data set."),
     k: int = K,
+    facts: bool = typer.Option(False, "--facts", help="Also FACTS (aif360[FACTS]) on the held-out model's people, beside mc3g's answers on its subgroup."),
     markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:
@@ -206,8 +207,14 @@ def bench_portfolio(
         return (r.case, str(r.refused), str(r.with_option), str(r.rules), covered, "yes" if r.exact else "NO", r.weakest, f"{r.seconds:.2f}")
 
     with spinner("fitting and explaining..."):
-        results = portfolio_benchmark(rows=rows, k=k)
-    print_results(results, columns, row, "mc3g audit: summary and weakest subgroups", as_json, markdown)
+        results, beside = portfolio_benchmark(rows=rows, k=k, facts=facts)
+    if as_json:
+        sys.stdout.write(json.dumps({"cases": [r.to_dict() for r in results], "facts": [r.to_dict() for r in beside]}, indent=2) + "\n")
+        return
+    print_results(results, columns, row, "mc3g audit: summary and weakest subgroups", False, markdown)
+    if facts:
+        shown = ("case", "people", "FACTS's most unequal subgroup", "its actions' effectiveness", "mc3g: within the budget there", "FACTS s")
+        print_results(beside, shown, lambda r: (r.case, str(r.people), r.subgroup, r.facts, r.mc3g, f"{r.seconds:.0f}"), "FACTS", False, markdown)
 
 
 @bench_app.command("batch")
