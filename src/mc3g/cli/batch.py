@@ -213,6 +213,7 @@ def bench_portfolio(
         return
     print_results(results, columns, row, "mc3g audit: summary and weakest subgroups", False, markdown)
     if facts:
+        sys.stdout.write("\n" if markdown else "")
         shown = ("case", "people", "FACTS's most unequal subgroup", "its actions' effectiveness", "mc3g: within the budget there", "FACTS s")
         print_results(beside, shown, lambda r: (r.case, str(r.people), r.subgroup, r.facts, r.mc3g, f"{r.seconds:.0f}"), "FACTS", False, markdown)
 
