@@ -61,7 +61,7 @@ def notice(
     as_json: bool = typer.Option(False, "--json", help="Print the lender's record of the notice as JSON (format mc3g.notice) instead of its text."),
 ) -> None:
     """A notice of adverse action: the principal reasons, the least-effort plan, when to apply again."""
-    if dataset is None and saved is None and row is None and person is None:
+    if all(option is None for option in (dataset, saved, row, person, input_path, model, rules, causal, causal_only)):  # nothing names a person: John
         from ..datasets import JOHN
 
         explainer, chosen = fitted_explainer("loan")[1], JOHN
