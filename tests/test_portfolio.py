@@ -55,6 +55,8 @@ def test_a_summary_and_the_weakest_subgroups_of_a_book_whose_every_number_is_kno
     assert list(weakest["subgroup"]) == ["people with region = west", "everyone"]  # east and south: no worse than everyone, so not listed
     assert list(weakest["within_budget"]) == [0.0, 0.5] and list(weakest["with_option"]) == [0.0, 0.625]
     assert math.isnan(weakest["mean_cost"].iloc[0]) and weakest["mean_cost"].iloc[1] == (1.0 + 0.5 + 1.0 + 1.5) / 4
+    west = weakest_subgroups(frame[frame["region"] == "west"], ["region"], fewest=2)  # nobody with an option: a budget of nothing, not NaN
+    assert list(west["budget"]) == [0.0] and list(west["within_budget"]) == [0.0]
 
 
 @pytest.fixture(scope="module")
@@ -139,8 +141,10 @@ def test_mc3g_audit_prints_and_writes_the_summary_and_the_weakest_subgroups(book
     north = int((frame["region"] == "north").sum())
     assert "## Recourse summary" in report and "## Weakest subgroups" in report and f"| people with region = north | {north} | 0.0% | 0.0% | - |" in report
     assert (folder / "_audit" / "weakest-subgroups.png").read_bytes()[:4] == b"\x89PNG"
-    document = json.loads(CliRunner().invoke(app, ["audit", str(folder), "--by", "region", "--json", "--patterns", "region,age"]).output)
+    printed = CliRunner().invoke(app, ["audit", str(folder), "--by", "region", "--json", "--patterns", "region,age"]).output
+    document = json.loads(printed, parse_constant=lambda word: pytest.fail(f"not JSON: {word}"))  # no NaN: the north's mean cost is null
     assert document["summary"]["covered"] == document["summary"]["people"] and document["weakest"][0]["subgroup"] == "people with region = north"
+    assert document["weakest"][0]["mean_cost"] is None
     assert set(document["groups"]) == {"region"}
     none = json.loads(CliRunner().invoke(app, ["audit", str(folder), "--by", "region", "--json", "--patterns", "none"]).output)
     assert none["summary"] is None and none["weakest"] is None

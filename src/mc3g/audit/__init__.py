@@ -13,7 +13,21 @@ best-off one.
 
 from .patterns import Summary, SummaryRule, action_of, in_segment, recourse_summary, segments, weakest_subgroups
 from .report import COLUMNS, WEAKEST, cells, headings, summary_lines, weakest_cells, write_report
-from .table import FEWEST, Audit, Band, action_shares, audit, group_label, group_table, parse_groupings, precluded, preclusions, read_people, summary_rows
+from .table import (
+    FEWEST,
+    Audit,
+    Band,
+    action_shares,
+    audit,
+    defined,
+    group_label,
+    group_table,
+    parse_groupings,
+    precluded,
+    preclusions,
+    read_people,
+    summary_rows,
+)
 
 __all__ = [
     "COLUMNS",
@@ -27,6 +41,7 @@ __all__ = [
     "action_shares",
     "audit",
     "cells",
+    "defined",
     "group_label",
     "group_table",
     "headings",

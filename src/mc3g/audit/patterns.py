@@ -118,7 +118,7 @@ def weakest_subgroups(frame: pd.DataFrame, columns: Sequence[str], budget: float
     if refused.empty:
         return pd.DataFrame(columns=["subgroup", "segment", "refused", "within_budget", "with_option", "mean_cost", "budget"])
     cost = refused["cost"].where(refused["status"] == REFUSED)
-    budget = float(cost.median()) if budget is None else float(budget)
+    budget = (float(cost.median()) if cost.notna().any() else 0.0) if budget is None else float(budget)  # nobody with an option: nothing is within reach
     within = (cost <= budget).to_numpy()
     rows = []
     for segment, mask in segments(refused, columns, fewest):

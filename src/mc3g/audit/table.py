@@ -27,7 +27,7 @@ than another's (:data:`GAP` apart at least, and :data:`RATIO` times as often), a
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -300,4 +300,9 @@ def group_label(group: Any) -> str:
 
 def summary_rows(table: pd.DataFrame) -> list[Mapping[str, Any]]:
     """The table's rows as plain values (for JSON and Markdown), groups named by :func:`group_label`."""
-    return [{"group": group_label(g), **{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}} for g, row in table.iterrows()]
+    return [{"group": group_label(g), **defined(row.items())} for g, row in table.iterrows()]
+
+
+def defined(items: Iterable[tuple[str, Any]]) -> dict[str, Any]:
+    """A row's values with None for a number not defined (NaN, which JSON has no word for)."""
+    return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in items}
