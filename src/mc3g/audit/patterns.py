@@ -139,9 +139,11 @@ def weakest_subgroups(frame: pd.DataFrame, columns: Sequence[str], budget: float
         return table
     table = table.sort_values(["within_budget", "with_option", "conditions", "refused"], ascending=[True, True, True, False], kind="stable")
     kept: list[tuple[set[Condition], float]] = []
+    listed = []
     for segment, share in zip(table["segment"], table["within_budget"]):  # a narrower segment no worse than a wider one listed says nothing more
-        kept += [] if any(wider < set(segment) and low <= share for wider, low in kept) else [(set(segment), share)]
-    shown = table[[any(set(s) == k for k, _ in kept) for s in table["segment"]]]
+        listed.append(not any(wider < set(segment) and low <= share for wider, low in kept))
+        kept += [(set(segment), share)] if listed[-1] else []
+    shown = table[listed]
     return shown.drop(columns="conditions").head(most).assign(budget=budget).reset_index(drop=True)
 
 
