@@ -44,6 +44,13 @@ class Profile(StrEnum):
         return self is Profile.PRODUCT
 
     @property
+    def survive(self) -> float:
+        """The share of retrained models an option must satisfy when an explainer has them
+        (:class:`~mc3g.models.Robustness`): every one for advice a person acts on (product); the
+        paper's options are only measured against them."""
+        return 1.0 if self is Profile.PRODUCT else 0.0
+
+    @property
     def guarded(self) -> bool:
         """Whether the protections of the data and of the profile's settings, and the data's
         refusal, hold whatever the knowledge or rules say."""

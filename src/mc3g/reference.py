@@ -85,7 +85,10 @@ def decision_rules(ds: Dataset, profile: str = Profile.PRODUCT) -> RuleSet:
 
 
 FILE = [None, Instance((str, PathLike), "the path of a file")]
-RESERVED = {"model": "model", "causal": "causal_file or causal_only", "schema": "the data set", "desired_class": "favourable", "profile": "profile"}
+RESERVED = {
+    "model": "model", "retrain": "retrains (the model's own recipe)", "causal": "causal_file or causal_only", "schema": "the data set",
+    "desired_class": "favourable", "profile": "profile",
+}  # fmt: skip
 """MC3G's parameters that :class:`ExplainerSettings` sets itself, and the setting that says each."""
 HELD = ("split", "rules", "causal", "causal_only", "favourable", "profile", "mode", "norm", "candidates", "distinct", "squared", "scaling", "plausible", "hunt")
 """What a saved explainer already holds the answer to, by the names the command line's options and
@@ -185,7 +188,12 @@ def fitted_explainer(settings: str | ExplainerSettings, split: str | None = None
     causal = knowledge(ds, causal_file=s.causal_only or s.causal_file, only=s.causal_only is not None)
     X_train = ds.train.drop(columns=[ds.schema.label]) if s.model.path is not None else ds.X_train  # a black box may read every column
     _check_split(model, X_train, ds, s.model.path)
-    return ds, MC3G(model, causal, schema=ds.schema, **s.explainer_params()).fit(X_train)
+    params, y = s.explainer_params(), None
+    if "retrains" in params:  # the model file's own recipe, fitted again on resamples of the training split
+        if s.model.path is None:
+            raise InputError("retrains fits the model again on resampled data: give the model's file (--model)")
+        params["retrain"], y = model, ds.train[ds.schema.label]
+    return ds, MC3G(model, causal, schema=ds.schema, **params).fit(X_train, y)
 
 
 def _check_split(model: Any, X: pd.DataFrame, ds: Dataset, path: Any) -> None:

@@ -204,6 +204,8 @@ def explain(
     causal: str = CAUSAL,
     causal_only: str = CAUSAL_ONLY,
     hunt: str = HUNT,
+    margin: float = typer.Option(0.0, "--margin", help="How far past its decision point the model's probability of approval must be at an option."),
+    retrains: int = typer.Option(0, "--retrains", min=0, help="Fit --model's own recipe again on this many resamples; options must satisfy them all."),
     n_jobs: int = typer.Option(1, "--n-jobs", help="Processes for --all-refused: from 1 to the machine's cores, or -1 for all of them."),
     as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
 ) -> None:
@@ -215,7 +217,7 @@ def explain(
     settings = None if saved else ExplainerSettings(
         dataset=dataset, split=split, model=reading, favourable=favourable, rules_file=rules, causal_file=causal, causal_only=causal_only, profile=profile,
         params={"mode": mode, "norm": norm, "candidates": candidates, "root": not squared, "scaling": scaling, "plausible": plausible, "distinct": distinct,
-                "hunt": hunt_given(hunt)},
+                "hunt": hunt_given(hunt), "margin": margin} | ({"retrains": retrains} if retrains else {}),
     )  # fmt: skip
     explainer, data, split_rows = _explainer(ctx, saved, reading, settings, calls)
     if person is not None:

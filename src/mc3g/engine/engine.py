@@ -327,7 +327,7 @@ class Engine:
         space_settings = SpaceSettings(per_atom=per_atom, plausible=s.plausible, extra=dict(extra or {}), spans=frozenset(self.glass.slopes))
         values = {f.name: instance[f.name] for f in features}
         space = build_space(features, values, self._read_literals, self.observed, self.spreads, space_settings)
-        return Problem(space, [], self.causal, s.mode, s.distance, model=self.glass)
+        return Problem(space, [], self.causal, s.mode, s.distance, model=self.glass.for_options())  # an option's decision: past any headroom
 
 
 LIFTED = ("immutable", "consequence_only", "direction", "max_change", "targets", "moves")

@@ -34,15 +34,26 @@ Row = dict[str, Any]
 READ = "model"  # an Outcome's rules: the model's own decision, read exactly
 EXHAUSTED = "exhausted"
 BATCH = 16  # states read at a time, beside K
+CHECKED = 256  # states read at a time where options must also hold (each batch costs a call of every retrained model)
 BOXES = 64  # a linear score's boxes read at a time: each is cheap to bound, the solver's reads are not
+LIFTED_WORDS = {
+    "immutable": "{feature} could change",
+    "consequence_only": "{feature} could be changed directly",
+    "direction": "{feature} could move the other way",
+    "max_change": "{feature} could move by more than {held.max_change:g}",
+    "targets": "{feature} could take values it may not now",
+    "moves": "{feature} could make moves it may not now",
+}
 
 
 @dataclass(frozen=True)
 class Confirmed:
-    """What the model was asked: its calls and the rows they held."""
+    """What the model was asked: its calls and the rows they held; and how many states it accepts
+    were passed over as not sure to hold (:class:`~mc3g.models.Robustness`)."""
 
     calls: int
     rows: int
+    passed_over: int = 0
 
 
 Drafted = tuple[Any, list[Draft]]  # an option in words, and its steps
@@ -51,10 +62,23 @@ Asking = Generator[Sequence[Row], list[bool], Any]
 
 
 class _Asked:
-    """The model's calls of one person, counted."""
+    """The model's calls of one person, counted, and the states it accepts that do not hold
+    (``holds``: the black box's robustness checks, asked in this process)."""
 
-    def __init__(self) -> None:
-        self.calls = self.rows = 0
+    def __init__(self, holds: Callable[[list[Row]], list[bool]] | None = None) -> None:
+        self.calls = self.rows = self.passed_over = 0
+        self.holds = holds
+
+    def unsure(self, rows: list[Row]) -> list[bool]:
+        """Whether each row the model accepts fails to hold, counted."""
+        if self.holds is None or not rows:
+            return [False] * len(rows)
+        failing = [not held for held in self.holds(rows)]
+        self.passed_over += sum(failing)
+        return failing
+
+    def confirmed(self) -> Confirmed:
+        return Confirmed(self.calls, self.rows, self.passed_over)
 
     def ask(self, rows: Sequence[Row]) -> Asking:
         if not rows:
@@ -70,14 +94,15 @@ def searched(engine: Engine, row: Row, k: int, instance: Mapping[str, Any], draf
     model was asked (:class:`Confirmed`)."""
     problem = engine.read_problem(instance, k)
     assert problem.score is not None
-    asked = _Asked()
-    person = int(problem.score.verdicts(np.zeros((1, len(problem.names)), dtype=np.intp))[0])
+    robust = engine.black_box.robust if engine.black_box is not None else None
+    asked = _Asked(engine.black_box.holding if robust is not None else None)  # type: ignore[union-attr]
+    person = int(_decided(engine, [row])[0])  # the decision itself, whatever an option must clear
     if person >= 0:  # the reading accepts the person, or only the model can tell: ask it alone
         (refused,) = yield from asked.ask([row])
         if person > 0 and refused:
             raise ReadingError(f"the model refuses {_named(row)}, and its decision read exactly accepts it")
         if not refused:
-            return None, [], Confirmed(asked.calls, asked.rows)
+            return None, [], asked.confirmed()
     options, stopped = yield from (_completed if problem.score.spanned else _options)(engine, problem, k, row, asked)
     drafted = [drafts_of(held, a) for a, held in options]
     steps = [draft for _, drafts in drafted for draft in drafts]
@@ -86,13 +111,12 @@ def searched(engine: Engine, row: Row, k: int, instance: Mapping[str, Any], draf
     if lead and not refusals[0]:
         raise ReadingError(f"the model accepts {_named(row)}, and its decision read exactly refuses it")
     said = refusals[len(lead) :]
-    for (_, held), (_, drafts), end in zip(options, drafted, itertools.accumulate(len(d) for _, d in drafted)):
-        _check(held, drafts, said[end - len(drafts) : end], row)
+    _check(engine, [{**row, **draft.values} for draft in steps], said)
     ends = list(itertools.accumulate(len(drafts) for _, drafts in drafted))
     judged = [(option, list(zip(drafts, said[end - len(drafts) : end]))) for (option, drafts), end in zip(drafted, ends)]
     found, priced_in = tuple(a for a, _ in options), tuple(held for _, held in options)
     outcome = Outcome(engine, problem, k, found, stopped, READ, priced_in=priced_in)
-    return outcome, judged, Confirmed(asked.calls, asked.rows)
+    return outcome, judged, asked.confirmed()
 
 
 Option = tuple[Assessment, Problem]  # a state found, and the problem it is priced in
@@ -105,8 +129,9 @@ def _options(engine: Engine, problem: Problem, k: int, row: Row, asked: _Asked) 
     budget, distinct = engine.settings.max_states, engine.settings.distinct
     stream, options = StateStream(problem, budget), ActionSets() if distinct else None
     kept: list[Option] = []
+    ahead = BATCH if asked.holds is None else CHECKED
     while len(kept) < k:
-        batch = stream.take(k + BATCH)
+        batch = stream.take(k + ahead)
         if not batch:
             return kept, READ_ALL if stream.at_limit else EXHAUSTED
         yield from _take(stream, [(a, problem) for a in batch if options is None or options.open(a)], options, kept, k, row, asked)
@@ -150,12 +175,14 @@ def _completed(engine: Engine, problem: Problem, k: int, row: Row, asked: _Asked
 
 
 def _take(stream: StateStream, batch: list[Option], options: ActionSets | None, kept: list[Option], k: int, row: Row, asked: _Asked) -> Asking:
-    """Keep the states of ``batch`` (in cost order) the model accepts, up to K options: those the
-    reading is not sure of asked of the model together."""
+    """Keep the states of ``batch`` (in cost order) the model accepts and that hold, up to K
+    options: those the reading is not sure of asked of the model together."""
     sure = [int(p.score.verdicts(np.array([a.state], dtype=np.intp))[0]) for a, p in batch]  # type: ignore[union-attr]
     doubted = [(a, p) for (a, p), v in zip(batch, sure) if v == 0]
     said = yield from asked.ask([{**row, **p.describe(a.state)} for a, p in doubted])
     refused = {id(a) for (a, _), no in zip(doubted, said) if no} | {id(a) for (a, _), v in zip(batch, sure) if v < 0}
+    accepted = [(a, p) for a, p in batch if id(a) not in refused]
+    refused |= {id(a) for (a, _), no in zip(accepted, asked.unsure([{**row, **p.describe(a.state)} for a, p in accepted])) if no}
     for a, p in batch:
         if len(kept) < k and id(a) not in refused and (options is None or options.admit(a)):
             kept.append((a, p))
@@ -190,6 +217,24 @@ def blocking(
     return None if found is None else tuple(found), Confirmed(asked.calls, asked.rows)
 
 
+def what_opens(engine: Engine, opened: tuple[tuple[Lift, ...], ...] | None) -> str:
+    """What would open a way out, in words the applicant reads: each smallest set of protections
+    lifted, but never one that names a protected characteristic (the lender reads every set in
+    :attr:`~mc3g.explain.Recourse.blocking`)."""
+    if opened is None:
+        return f"What would open a way out was not worked out: the solver's bound on that work ({MOST_CONFLICTS:,} conflicts) was reached first."
+    if not opened:
+        return "No way out even with every protection lifted: the model refuses every state of the features it reads."
+    said = [unit for unit in opened if not any(engine.schema.feature(lift.feature).protected for lift in unit)]
+    if not said:
+        return "No way out within what advice may change."
+
+    def words(lift: Lift) -> str:
+        return LIFTED_WORDS[lift.name].format(feature=engine.words.feature(lift.feature), held=lift.held)
+
+    return "No way out unless " + ", or unless ".join(" and ".join(words(lift) for lift in unit) for unit in said) + "."
+
+
 _SHARED: weakref.WeakKeyDictionary[Engine, SharedLifts | None] = weakref.WeakKeyDictionary()  # each engine's, once built (never saved with it)
 
 
@@ -200,15 +245,19 @@ def _shared(engine: Engine, problem: Problem, lifts: Sequence[Lift]) -> SharedLi
     return _SHARED[engine]
 
 
-def _check(problem: Problem, steps: list[Draft], refusals: Sequence[bool], row: Row) -> None:
+def _check(engine: Engine, rows: list[Row], refusals: Sequence[bool]) -> None:
     """Every step the reading was sure of must have the model's verdict."""
-    if not steps:
-        return
-    verdicts = problem.score.verdicts(np.array([d.state for d in steps], dtype=np.intp))  # type: ignore[union-attr]
-    for draft, sure, refused in zip(steps, verdicts, refusals):
+    for values, sure, refused in zip(rows, _decided(engine, rows), refusals):
         if sure and (sure > 0) == refused:
             side = "refuses" if refused else "accepts"
-            raise ReadingError(f"the model {side} {_named({**row, **draft.values})}, and its decision read exactly says otherwise")
+            raise ReadingError(f"the model {side} {_named(values)}, and its decision read exactly says otherwise")
+
+
+def _decided(engine: Engine, rows: list[Row]) -> np.ndarray:
+    """The decision read exactly on each row: +1 accepted, -1 refused, 0 only the model can tell."""
+    glass = engine.glass
+    assert glass is not None
+    return glass.verdicts(glass.margins({f: [r[f] for r in rows] for f in glass.features}))
 
 
 def _named(row: Row) -> str:

@@ -24,7 +24,7 @@ from ..causal import CausalModel
 from ..engine import MEASURED, Engine, HuntSettings, K, SearchSettings, checked_k, person
 from ..exceptions import InputError, listed
 from ..foldse import FoldSE
-from ..models import BlackBox, label_text
+from ..models import BlackBox
 from ..params import Constraints, Free, Instance, Number, OneOf, Text, Texts, Whole, validate
 from ..profiles import check_protections
 from ..rules import Rule, RuleSet, Words
@@ -32,10 +32,11 @@ from ..schema import Schema
 from ..search import Problem, Program
 from . import persist
 from .batch import explain_rows
-from .metadata import check_frame, covering, schema_of_rules, unfavourable_class, with_data_bounds, with_dice_settings
+from .metadata import causal_model, check_frame, covering, schema_of_rules, unfavourable_class, unfavourable_label, with_data_bounds, with_dice_settings
 from .readable import READ_MODEL, glass_of
 from .refine import refine
 from .result import Recourse, RunRecord
+from .robust import robust_engine
 from .session import Session
 from .surrogate import Surrogate, build_surrogate
 from .whatif import WhatIf, what_if
@@ -98,7 +99,11 @@ class MC3G(BaseEstimator):
         encoders and scalers, see :mod:`mc3g.glassbox`): ``"auto"`` where it can be,
         ``"always"`` (an error where it cannot), ``"never"`` (the surrogate's search).  Each
         answer's run record says which: ``rules`` is ``model`` when it was read.
-
+    margin, retrain, retrains, survive : options that hold (:mod:`mc3g.models.robust`): the model's
+        probability of approval at least ``margin`` past where its decision turns; ``retrain``,
+        the lender's recipe (an estimator, cloned, or a function of ``(X, y)``), fitted again on
+        ``retrains`` bootstrap resamples at ``fit``, each option's ``survival`` the share of them
+        that accept it, at least ``survive`` (None: ``product`` all, ``paper`` measured only).
     What each parameter accepts is declared once, in ``_parameter_constraints``, and checked at
     ``fit`` (:func:`mc3g.params.validate`).
     """
@@ -120,6 +125,10 @@ class MC3G(BaseEstimator):
         "refine": [Whole(0, 20)],
         "n_jobs": [Whole(1, because="processes"), Whole(high=-1, because="every core")],
         "read_model": [OneOf(READ_MODEL)],
+        "margin": [Number(0, 0.5, closed="left", of="probability")],
+        "retrain": [None, Free("an estimator to clone or a function of (X, y) returning a fitted model")],
+        "retrains": [Whole(1, 100)],
+        "survive": [None, Number(0, 1)],
     }
 
     def __init__(
@@ -153,6 +162,10 @@ class MC3G(BaseEstimator):
         hunt: str | Mapping[str, Any] | None = None,
         n_jobs: int = 1,
         read_model: str = "auto",
+        margin: float = 0.0,
+        retrain: Any = None,
+        retrains: int = 10,
+        survive: float | None = None,
     ) -> None:
         self.model = model
         self.causal = causal
@@ -182,11 +195,16 @@ class MC3G(BaseEstimator):
         self.hunt = hunt
         self.n_jobs = n_jobs
         self.read_model = read_model
+        self.margin = margin
+        self.retrain = retrain
+        self.retrains = retrains
+        self.survive = survive
 
     # -- fitting -------------------------------------------------------------------------------
     def fit(self, X: pd.DataFrame, y: Any = None) -> MC3G:
         """Read the data: the surrogate rules of a black box (and their fidelity), the spreads and
-        domains of the features, the causal knowledge checked against them."""
+        domains of the features, the causal knowledge checked against them; ``y``, the training
+        labels, only to retrain the model (``retrain``)."""
         params = self.get_params(deep=False)
         validate(params, self._parameter_constraints)
         settings = SearchSettings.of(params)
@@ -209,7 +227,7 @@ class MC3G(BaseEstimator):
                 settings = replace(settings, hunt=settings.hunt.priced(*black_box.cost(X)))
             self.surrogate_ = learn(None)
             rules = self.surrogate_.rules
-        causal = self._causal_model()
+        causal = causal_model(self.causal, self.schema)
         guarded = settings.profile.guarded
         schema = causal.schema(base.under(settings.profile))  # the profile's settings for the data set, then the knowledge
         if guarded:
@@ -223,7 +241,8 @@ class MC3G(BaseEstimator):
         self.engine_ = Engine.from_data(X, rules, causal, schema, unfavourable, settings, black_box, fidelity)
         if self.surrogate_ is not None and self.refine:
             self.engine_, self.surrogate_ = refine(self.engine_, X, labels, self.surrogate_, learn, self.refine, self.holdout)
-        self.engine_ = self.engine_.with_glass(*glass_of(self.engine_, self.model, self.read_model, X, self.random_state))
+        self.engine_ = self.engine_.with_glass(*glass_of(self.engine_, self.model, self.read_model, X, self.random_state, self.margin))
+        self.engine_ = robust_engine(self.engine_, self.get_params(deep=False), X, y)
         return self
 
     def _surrogate(self, black_box: BlackBox, X: pd.DataFrame, base: Schema) -> tuple[np.ndarray, Callable[[Any], Surrogate]]:
@@ -236,30 +255,10 @@ class MC3G(BaseEstimator):
             raise InputError(f"the model predicts {len(classes):,} class(es) [{listed(classes)}] on the data; MC3G needs two")
         black_box.labels = tuple(classes)
         return labels, lambda extra: build_surrogate(
-            X, labels, unfavourable=self._unfavourable_label(classes, base), numeric=[c for c in base.numeric if c in X.columns],
+            X, labels, unfavourable=unfavourable_label(self.desired_class, classes, base), numeric=[c for c in base.numeric if c in X.columns],
             label=base.label if base.label != "__label__" else "decision",
             ratio=self.ratio, tail=self.tail, holdout=self.holdout, random_state=self.random_state, extra=extra,
         )  # fmt: skip
-
-    def _unfavourable_label(self, classes: list[str], base: Schema) -> str:
-        if self.desired_class != "opposite":
-            desired = label_text(self.desired_class)
-            if desired not in classes:
-                raise InputError(f"desired_class {self.desired_class!r} is not a class the model predicts {classes} (--favourable on the command line)")
-            return next(c for c in classes if c != desired)
-        if base.unfavourable in classes:
-            return base.unfavourable
-        raise InputError(
-            f"the model predicts {classes} and the schema names neither as unfavourable: say which label is favourable with desired_class=LABEL "
-            "(--favourable LABEL on the command line), or pass a schema= whose unfavourable class is one of them"
-        )
-
-    def _causal_model(self) -> CausalModel:
-        if self.causal is None:
-            return CausalModel()
-        if isinstance(self.causal, CausalModel):
-            return self.causal
-        return CausalModel.load(self.causal, schema=self.schema)
 
     # -- what fit learned ------------------------------------------------------------------------
     @property
@@ -380,7 +379,9 @@ class MC3G(BaseEstimator):
         not embedded: ``model_file`` names the file it is kept in, and its SHA-256 is recorded; a
         ``.skops`` or ``.onnx`` file is one :func:`~mc3g.models.load_model` reads without running code."""
         engine = self._engine()
-        params = {k: v for k, v in self.get_params(deep=False).items() if k not in ("model", "causal", "schema")}
+        if self.retrain is not None:
+            raise InputError("an explainer with retrained models cannot be saved (they would need files of their own): save one fitted without retrain")
+        params = {k: v for k, v in self.get_params(deep=False).items() if k not in ("model", "causal", "schema", "retrain")}
         persist.save(Path(path), params, list(self.feature_names_in_), engine, self.surrogate_, model_file)
 
     @classmethod

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from os import PathLike
 from typing import Any
 
 import pandas as pd
 
+from ..causal import CausalModel
 from ..exceptions import InputError
+from ..models import label_text
 from ..rules import RuleSet, token
 from ..schema import Feature, Schema, infer_schema, observed_feature
 
@@ -98,3 +101,27 @@ def unfavourable_class(rules: RuleSet, schema: Schema, *, guarded: bool) -> str:
     if schema.unfavourable in heads:
         return schema.unfavourable
     raise InputError(f"the rules describe several classes {sorted(heads)}; say which is unfavourable in the schema")
+
+
+def unfavourable_label(desired_class: Any, classes: list[str], base: Schema) -> str:
+    """The label the surrogate learns as the refusal: the one not ``desired_class``, or the schema's."""
+    if desired_class != "opposite":
+        desired = label_text(desired_class)
+        if desired not in classes:
+            raise InputError(f"desired_class {desired_class!r} is not a class the model predicts {classes} (--favourable on the command line)")
+        return next(c for c in classes if c != desired)
+    if base.unfavourable in classes:
+        return base.unfavourable
+    raise InputError(
+        f"the model predicts {classes} and the schema names neither as unfavourable: say which label is favourable with desired_class=LABEL "
+        "(--favourable LABEL on the command line), or pass a schema= whose unfavourable class is one of them"
+    )
+
+
+def causal_model(causal: CausalModel | str | PathLike | None, schema: Schema | None) -> CausalModel:
+    """The causal knowledge given to MC3G: none, a model, or a file read against ``schema``."""
+    if causal is None:
+        return CausalModel()
+    if isinstance(causal, CausalModel):
+        return causal
+    return CausalModel.load(causal, schema=schema)

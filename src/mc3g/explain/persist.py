@@ -30,7 +30,7 @@ import pandas as pd
 from ..causal import CausalModel, CausalRule, Constraint
 from ..engine import Engine, HuntSettings, SearchSettings
 from ..exceptions import InputError, ModelFileError, said
-from ..models import BlackBox, ModelFile, model_source
+from ..models import BlackBox, ModelFile, Robustness, model_source
 from ..params import Constraints, validate
 from ..reading import file_sha256, loads, read_text, writable_path
 from ..rules import Literal, RuleSet
@@ -172,6 +172,9 @@ def _restored(document: Mapping[str, Any], box_doc: Mapping[str, Any] | None, mo
     if box_doc is not None:
         dtypes = {c: pd.api.types.pandas_dtype(d) for c, d in box_doc["dtypes"].items()}
         black_box = BlackBox(model, columns, dtypes, labels=box_doc["labels"], unfavourable=document["unfavourable"])
+        if params.get("margin"):  # saved with a margin (never with retrained models: save refuses them)
+            favourable = next(label for label in box_doc["labels"] if label != document["unfavourable"])
+            black_box.robust = Robustness.of(model, favourable, margin=params["margin"])
         refined = {name: box_doc[name] for name in _REFINED if name in box_doc}  # documents saved before refinement have none
         surrogate = Surrogate(rules, box_doc["fidelity"], box_doc["n_fit"], box_doc["n_held_out"], **refined)
     settings = SearchSettings.of(params)
@@ -181,6 +184,8 @@ def _restored(document: Mapping[str, Any], box_doc: Mapping[str, Any] | None, mo
     engine = Engine(rules, causal, schema, document["unfavourable"], observed, document["spreads"], settings, black_box, fidelity)
     if box_doc is not None:
         engine = _read_again(engine, model, params, box_doc)
+        if black_box is not None and black_box.robust is not None:  # a margin: exact where the model is read
+            black_box.robust = replace(black_box.robust, exact=engine.glass is not None)
     return Saved(params, columns, engine, surrogate)
 
 
@@ -189,7 +194,7 @@ def _read_again(engine: Engine, model: Any, params: Mapping[str, Any], box_doc: 
     models exactly reads it as ``read_model`` says now), or an error when the reading differs."""
     if "read" in box_doc and box_doc["read"] is None:  # not read when saved: not now either
         return engine.with_glass(None, box_doc.get("opaque", ""))
-    glass, opaque = glass_of(engine, model, params.get("read_model", "auto"))
+    glass, opaque = glass_of(engine, model, params.get("read_model", "auto"), margin=params.get("margin", 0.0))
     if "read" in box_doc and (glass is None or glass.fingerprint() != box_doc["read"]):
         raise InputError(f"the model's decision read now differs from the one read when the explainer was saved ({opaque or 'another reading'})")
     return engine.with_glass(glass, opaque)

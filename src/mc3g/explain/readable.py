@@ -7,6 +7,7 @@ in column-wise pipelines) is searched as it is; any other, or one larger than
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -15,22 +16,24 @@ import pandas as pd
 from ..engine import Engine
 from ..exceptions import InputError, said
 from ..glassbox import GlassBox, Opaque, read_model
+from ..models import Robustness
 
 READ_MODEL = ("auto", "always", "never")
 READ_LIMIT = 400_000  # nodes (after the tests no value can split are gone): past it, the surrogate's search
 CHECKED_ROWS = 2000  # training rows the reading must agree with predict on
 
 
-def glass_of(engine: Engine, model: Any, how: str, X: pd.DataFrame | None = None, seed: int = 0) -> tuple[GlassBox | None, str]:
+def glass_of(engine: Engine, model: Any, how: str, X: pd.DataFrame | None = None, seed: int = 0, margin: float = 0.0) -> tuple[GlassBox | None, str]:
     """The engine's black box read exactly under ``how`` (``auto``: when it can be; ``always``:
-    or an error; ``never``), checked against its ``predict`` on rows of ``X`` when given; or
-    None and why not ('' when not tried)."""
+    or an error; ``never``), checked against its ``predict`` on rows of ``X`` when given, an
+    option's margin past the decision by ``margin`` of probability; or None and why not ('' when
+    not tried)."""
     box = engine.black_box
     if box is None or how == "never":
         return None, ""
     try:
         glass = read_model(
-            model, box.dtypes, baseline(engine, box.columns), categories(engine), engine.observed.numbers, favourable(engine), _check(box, X, seed)
+            model, box.dtypes, baseline(engine, box.columns), categories(engine), engine.observed.numbers, favourable(engine), _check(box, X, seed), margin
         )
         if glass.size > READ_LIMIT:
             raise Opaque(f"the {glass.kind} has {glass.size:,} nodes, past the {READ_LIMIT:,} mc3g searches exactly")
@@ -40,6 +43,24 @@ def glass_of(engine: Engine, model: Any, how: str, X: pd.DataFrame | None = None
             raise InputError(f"read_model='always', and the model's decision cannot be read exactly: {why}") from None
         return None, str(why)
     return glass, ""
+
+
+def with_retrained_cuts(engine: Engine, robust: Robustness) -> tuple[GlassBox, bool]:
+    """The engine's reading with the numbers' tests of every retrained model that can be read
+    (candidates too, so the least-cost state that holds is among those searched), and whether
+    the search is exact for what an option must clear: the model's trees read, and every
+    retrained model's (a linear score's states are completed box by box for the model alone)."""
+    assert engine.glass is not None
+    cuts: dict[str, list[np.ndarray]] = {}
+    judged = bool(robust.retrained and robust.survive)  # retrained models that choose the options, not only measure them
+    exact = not (judged and engine.glass.slopes)
+    for model in robust.retrained:
+        glass, _ = glass_of(engine, model, "auto")
+        exact = exact and not (judged and (glass is None or glass.slopes))
+        for name, split in zip(glass.features, glass.splits) if glass is not None else ():
+            if split.numeric:
+                cuts.setdefault(name, []).append(split.cuts)  # type: ignore[arg-type]
+    return replace(engine.glass, other_cuts={name: np.concatenate(parts) for name, parts in cuts.items()}), exact
 
 
 def favourable(engine: Engine) -> str:

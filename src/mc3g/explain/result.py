@@ -30,8 +30,10 @@ JSON_VERSION = 2
 # 2.2: the run's reading and guarantee, and what blocks a person with no option; 2.3: a change
 # of a feature only time changes says so (its unit of time, ``shown.waits``), and reads as a wait;
 # 2.4: the principal reasons (``principal``), from the model's verdicts on the person's single changes;
-# each option's remoteness from past applicants, and the options left out as unlike them all (``unlike``)
-JSON_MINOR = 4
+# each option's remoteness from past applicants, and the options left out as unlike them all (``unlike``);
+# 2.5: what an option had to clear beyond the model's decision (``run.robust``) and each option's
+# share of retrained models that accept it (``survival``)
+JSON_MINOR = 5
 
 REFUSED = "refused"
 NOT_REFUSED = "not_refused"
@@ -49,6 +51,7 @@ class Counterfactual:
     mode: str
     steps: tuple[Step, ...] = ()
     remoteness: float | None = None  # how unlike past applicants its state is (above 1: unlike them all; :mod:`mc3g.search.past`)
+    survival: float | None = None  # the share of the models retrained on resampled data that accept it (:mod:`mc3g.models.robust`)
 
     @property
     def plan(self) -> str:
@@ -71,6 +74,7 @@ class Counterfactual:
             "plan": self.plan,
             "steps": [step.to_dict() for step in self.steps],
             "remoteness": self.remoteness,
+            "survival": self.survival,
         }
 
     @classmethod
@@ -84,6 +88,7 @@ class Counterfactual:
             data["mode"],
             tuple(Step.from_dict(step) for step in data.get("steps", ())),
             data.get("remoteness"),
+            data.get("survival"),
         )
 
 
@@ -149,6 +154,7 @@ class RunRecord:
     hunt: dict[str, Any] | None = None
     reading: str | None = None
     guarantee: str | None = None
+    robust: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -173,6 +179,7 @@ class RunRecord:
             profile=st.profile.value, unfavourable=engine.unfavourable, mode=st.mode, norm=st.norm, root=st.root,
             k=k, scheme=st.scheme, scaling=st.scaling, distinct=st.distinct, protections=engine.schema.protections(),
             hunt=None if engine.black_box is None else st.hunt.changed(), reading=reading(engine),
+            robust=None if engine.black_box is None or engine.black_box.robust is None else engine.black_box.robust.settings,
         )  # fmt: skip
 
     @classmethod

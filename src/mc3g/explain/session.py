@@ -23,11 +23,12 @@ import pandas as pd
 from ..engine import Engine
 from ..exceptions import BlackBoxError, InputError
 from ..hunt import BUDGET, FOUND, READ_ALL, STEPS, Hunt, Outcome, Verdicts, hunted, verified
-from ..search import MOST_CONFLICTS, Assessment, Lift, PastApplicants, Problem, StateStream, why_none
+from ..search import Assessment, PastApplicants, Problem, StateStream, why_none
 from .changes import CausedChange, DirectAction, Step
-from .exact import READ, Confirmed, blocking, searched
+from .exact import READ, Confirmed, blocking, searched, what_opens
 from .principal import SingleChange, principal_reasons, single_changes
 from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, Recourse, RunRecord
+from .robust import Holding, needed, passed_over, with_survival
 from .steps import Draft, order
 
 Row = dict[str, Any]
@@ -111,27 +112,29 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
         box.check_columns(row)
     instance = engine.instance(row, where)
     firing = engine.firing(instance)
-    verdicts, wider, read = None, None, None
+    verdicts, wider, read, holding = None, None, None, Holding(engine, row)
     if box is None:
         outcome = yield from _by_rules(engine, instance, k, bool(firing))
     elif engine.glass is not None:
         outcome, judged, read = yield from searched(engine, row, k, instance, lambda p, a: drafts_of(engine, row, p, a))
     else:
-        verdicts = Verdicts(row, clock.away, engine.consequences(instance), clock.seconds)
+        verdicts = Verdicts(row, holding.wrap(clock.away), engine.consequences(instance), clock.seconds)
         outcome, wider = yield from _by_model(engine, row, k, verdicts, instance, bool(firing))
     if outcome is None:
         reason = f"the decision for this person is not {engine.unfavourable!r}, so it is already favourable."
         return Recourse(row, NOT_REFUSED, reasons=(reason,), run=_record(engine, k, None, verdicts, wider, clock, read))
     session.problem, session.outside = outcome.problem, outcome.outside
     decision, refusing = tuple(engine.words.rule(r) for r in firing), tuple(firing)
+    passed = read.passed_over if read is not None else holding.passed_over
     if not outcome.found:
-        proved = outcome.rules == READ and outcome.stopped != READ_ALL
+        proved = outcome.rules == READ and outcome.stopped != READ_ALL and not passed
         opened = None
         if proved:
             opened, also = yield from blocking(engine, row, instance)
             assert read is not None  # proved: the model read exactly was searched
             read = Confirmed(read.calls + also.calls, read.rows + also.rows)  # ties asked of the model count
-        reasons = _no_option(engine, outcome, verdicts, wider) + ((_blocked(engine, opened),) if proved else ())
+        reasons = _no_option(engine, outcome, verdicts, wider) + ((what_opens(engine, opened),) if proved else ())
+        reasons = ((passed_over(engine, passed),) + reasons[outcome.rules == READ :]) if passed else reasons
         run = _record(engine, k, outcome, verdicts, wider, clock, read)
         blocked = None if opened is None else tuple(tuple((lift.feature, lift.name) for lift in unit) for unit in opened)
         return Recourse(row, NO_COUNTERFACTUAL, reasons=reasons, decision=decision, run=run, refusing=refusing, blocking=blocked)
@@ -140,11 +143,13 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
     else:
         counterfactuals = yield from _with_steps(engine, row, outcome, verdicts)
     found = len(counterfactuals)
-    counterfactuals, unlike = _typical(engine, {**row, **instance}, counterfactuals)
+    counterfactuals, unlike = _typical(engine, {**row, **instance}, with_survival(engine, counterfactuals))
     if not counterfactuals:  # every option found is unlike every past applicant
         run = _record(engine, k, outcome, verdicts, wider, clock, read)
         return Recourse(row, NO_COUNTERFACTUAL, reasons=(_unlike(unlike, found, k),), decision=decision, run=run, refusing=refusing, unlike=unlike)
     fewer = _fewer(engine, outcome, verdicts, wider, found, k)
+    if fewer and passed:
+        fewer += " " + passed_over(engine, passed)
     if unlike:
         fewer = (fewer.rstrip(".") + "; " if fewer else f"Only {len(counterfactuals)} of the {k} options asked for: ") + _unlike(unlike, found, k)
     principal = principal_reasons(engine, {**row, **instance}, _judged_alone(engine, instance, outcome.problem, verdicts), counterfactuals)
@@ -231,40 +236,13 @@ def _no_option(engine: Engine, outcome: Outcome, verdicts: Verdicts | None, wide
     model read exactly accepting no state (a proof), or what the model refused; for a black
     box, what else it was asked."""
     if outcome.rules == READ:
-        return (f"{PROVED}: it was searched over every state the causal knowledge and the protections allow.",)
+        needs = f" with {needs}" if (needs := needed(engine)) else ""
+        return (f"{PROVED}{needs}: it was searched over every state the causal knowledge and the protections allow.",)
     if verdicts is None or not verdicts.rejected:
         reasons = tuple(why_none(outcome.problem, engine.words))
     else:
         reasons = (_unanswered(engine, outcome, verdicts),)
     return reasons + ((_undrawn(engine, verdicts, wider or 0),) if verdicts is not None and verdicts.free else ())
-
-
-LIFTED_WORDS = {
-    "immutable": "{feature} could change",
-    "consequence_only": "{feature} could be changed directly",
-    "direction": "{feature} could move the other way",
-    "max_change": "{feature} could move by more than {held.max_change:g}",
-    "targets": "{feature} could take values it may not now",
-    "moves": "{feature} could make moves it may not now",
-}
-
-
-def _blocked(engine: Engine, opened: tuple[tuple[Lift, ...], ...] | None) -> str:
-    """What would open a way out, in words the applicant reads: each smallest set of protections
-    lifted, but never one that names a protected characteristic (the lender reads every set in
-    :attr:`Recourse.blocking`)."""
-    if opened is None:
-        return f"What would open a way out was not worked out: the solver's bound on that work ({MOST_CONFLICTS:,} conflicts) was reached first."
-    if not opened:
-        return "No way out even with every protection lifted: the model refuses every state of the features it reads."
-    said = [unit for unit in opened if not any(engine.schema.feature(lift.feature).protected for lift in unit)]
-    if not said:
-        return "No way out within what advice may change."
-
-    def words(lift: Lift) -> str:
-        return LIFTED_WORDS[lift.name].format(feature=engine.words.feature(lift.feature), held=lift.held)
-
-    return "No way out unless " + ", or unless ".join(" and ".join(words(lift) for lift in unit) for unit in said) + "."
 
 
 def _record(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -82,7 +82,9 @@ class GlassBox:
     its ``trees`` (None for a linear model), its linear ``slopes`` (a number's) and ``weights``
     (a category's, per value of its domain), the ``bias``, the ``tolerance`` of the margin
     computed here, and what was read (``kind``: the estimator's class, ``size``: its nodes or
-    terms)."""
+    terms); ``headroom``, how far past 0 an option's margin must be (a margin on the model's
+    probability, :class:`~mc3g.models.Robustness`: the options' box is :meth:`for_options`);
+    ``other_cuts``, where other models that judge the options (retrained) cut each number."""
 
     kind: str
     features: tuple[str, ...]
@@ -92,6 +94,12 @@ class GlassBox:
     tolerance: float
     slopes: Mapping[str, float] = field(default_factory=dict)
     weights: Mapping[str, np.ndarray] = field(default_factory=dict)
+    headroom: float = 0.0
+    other_cuts: Mapping[str, np.ndarray] = field(default_factory=dict)  # other models' tests of each number (retrained ones'): candidates too
+
+    def for_options(self) -> GlassBox:
+        """The box whose positive margin is an option's: past the decision by the headroom."""
+        return self if not self.headroom else replace(self, bias=self.bias - self.headroom, headroom=0.0)
 
     @property
     def size(self) -> int:
@@ -101,7 +109,8 @@ class GlassBox:
     def fingerprint(self) -> str:
         """The SHA-256 of what was read: a model read again (a saved explainer loaded) must give
         the same."""
-        digest = hashlib.sha256(repr((self.kind, self.features, self.bias, self.tolerance, sorted(self.slopes.items()))).encode())
+        said = (self.kind, self.features, self.bias, self.tolerance, sorted(self.slopes.items())) + ((self.headroom,) if self.headroom else ())
+        digest = hashlib.sha256(repr(said).encode())
         for split in self.splits:
             for array in (split.cuts, split.members):
                 digest.update(b"-" if array is None else np.ascontiguousarray(array).tobytes())

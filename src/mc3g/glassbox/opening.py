@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -35,12 +36,14 @@ def read_model(
     numbers: Mapping[str, np.ndarray],
     favourable: str,
     check: tuple[pd.DataFrame, Callable[[pd.DataFrame], np.ndarray]] | None = None,
+    margin: float = 0.0,
 ) -> GlassBox:
     """``model``'s decision read over its raw columns (``dtypes``, as the model takes them), with
     the ``favourable`` label's side positive; ``baseline`` is a row of every column,
     ``categories`` the values each category may take, ``numbers`` the values each number was
-    seen at; ``check``: rows and the model's labels of rows, which the reading must agree with.
-    Raises :class:`Opaque` with the reason when the model cannot be read."""
+    seen at; ``check``: rows and the model's labels of rows, which the reading must agree with;
+    ``margin``: how far past its decision point the favourable class's probability must be at an
+    option (the box's ``headroom``).  Raises :class:`Opaque` with the reason when the model cannot be read."""
     transform, estimator, threshold = _taken_apart(model)
     classes = getattr(model, "classes_", None)
     if classes is None or len(classes) != 2:
@@ -50,7 +53,8 @@ def read_model(
         inputs = Inputs(transform, dtypes, baseline, categories, numbers)
         read = read_estimator(estimator)
         features = [name for name in dtypes if name in set(filter(None, inputs.source))]
-        box = _box(read, inputs, features, _cut(read, threshold), 1.0 if label_text(classes[1]) == favourable else -1.0)
+        sign = 1.0 if label_text(classes[1]) == favourable else -1.0
+        box = replace(_box(read, inputs, features, _cut(read, threshold), sign), headroom=_headroom(read, threshold, margin, sign))
     if check is not None:
         rows, labels_of = check
         _agrees(box, rows, labels_of(rows) == favourable)
@@ -94,20 +98,35 @@ def _threshold(model: Any) -> Threshold:
 
 def _cut(read: Read, threshold: Threshold | None) -> float:
     """The score toward the second class at which the decision turns (a tie is left to the model)."""
-
-    def link(p: float) -> float:
-        if read.link == "mean":
-            return read.count * p
-        if read.link == "logistic":
-            return math.log(p / (1 - p)) if 0 < p < 1 else math.copysign(math.inf, p - 0.5)
-        raise Opaque(f"the threshold is on the probability, and the {read.kind} has no logistic probability")
-
     if threshold is None:
-        return link(0.5) if read.link != "identity" else 0.0
+        return _link(read, 0.5) if read.link != "identity" else 0.0
     method, value, positive = threshold
     if method == "predict_proba":
-        return link(value if positive == 1 else 1 - value)
+        return _link(read, value if positive == 1 else 1 - value)
     return value if positive == 1 else -value
+
+
+def _link(read: Read, p: float) -> float:
+    """The score toward the second class at which its probability is ``p``."""
+    if read.link == "mean":
+        return read.count * p
+    if read.link == "logistic":
+        return math.log(p / (1 - p)) if 0 < p < 1 else math.copysign(math.inf, p - 0.5)
+    raise Opaque(f"the threshold is on the probability, and the {read.kind} has no logistic probability")
+
+
+def _headroom(read: Read, threshold: Threshold | None, margin: float, sign: float) -> float:
+    """How far past the decision an option's margin must be for the favourable class's
+    probability to clear its decision point by ``margin`` (:class:`~mc3g.models.Robustness`)."""
+    if not margin:
+        return 0.0
+    if threshold is not None and threshold[0] != "predict_proba":
+        raise Opaque(f"the margin is on the probability, and the threshold on the {threshold[0]}")
+    at = 0.5 if threshold is None else threshold[1] if threshold[2] == 1 else 1 - threshold[1]  # the second class's probability at the decision
+    beyond = at + sign * margin
+    if not 0 < beyond < 1:
+        raise Opaque(f"a margin of {margin:g} leaves no probability the model could give")
+    return sign * (_link(read, beyond) - _link(read, at))
 
 
 def _box(read: Read, inputs: Inputs, features: list[str], cut: float, sign: float) -> GlassBox:

@@ -8,11 +8,17 @@
   :class:`ChangedRows`: rows that are a base row with a few changes each; :func:`typed_frame`:
   rows built as the model saw its training data; :func:`label_text`: a label as text, however
   the model typed it.
+- :class:`Robustness`: what an option must clear beyond the model's decision (a margin on its
+  probability, models retrained on resampled data: :func:`retrained_models`).
 
 Importing this package loads neither skops nor ONNX Runtime: reading such a file does.
 """
 
 from .blackbox import BlackBox, ChangedRows, label_text, typed_frame
 from .files import ModelFile, ModelSource, OnnxModel, load_model, model_source
+from .robust import Robustness, retrained_models
 
-__all__ = ["BlackBox", "ChangedRows", "ModelFile", "ModelSource", "OnnxModel", "label_text", "load_model", "model_source", "typed_frame"]
+__all__ = [
+    "BlackBox", "ChangedRows", "ModelFile", "ModelSource", "OnnxModel", "Robustness",
+    "label_text", "load_model", "model_source", "retrained_models", "typed_frame",
+]  # fmt: skip

@@ -13,12 +13,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from operator import itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from ..exceptions import BlackBoxError, InputError, listed, said
+
+if TYPE_CHECKING:
+    from .robust import Robustness
 
 
 class BlackBox:
@@ -41,6 +44,7 @@ class BlackBox:
         self.dtypes = dict(dtypes)
         self.labels = tuple(labels) if labels is not None else None
         self.unfavourable = unfavourable
+        self.robust: Robustness | None = None  # what an option must clear beyond predict (set at fit)
         self._predict = _predictor(model)
 
     @classmethod
@@ -68,7 +72,7 @@ class BlackBox:
         missing = np.flatnonzero(pd.isna(answer))
         if len(missing):
             raise BlackBoxError(f"the model's predict returned no label (NaN or None) for {len(missing)} row(s), the first at position {missing[0]}")
-        labels = _texts(answer)
+        labels = label_texts(answer)
         if self.labels is not None:
             unknown = sorted(set(labels) - set(self.labels))
             if unknown:
@@ -84,6 +88,19 @@ class BlackBox:
         if not rows:
             return []
         return (self.labels_of(self.frame(rows)) == self.unfavourable).tolist()
+
+    def holding(self, rows: Sequence[Mapping[str, Any]]) -> list[bool]:
+        """Whether each row (one the model accepts) clears :attr:`robust`'s margin and retrained
+        models (every row does when there is nothing more to clear)."""
+        if self.robust is None or not rows:
+            return [True] * len(rows)
+        return self.robust.holds(self.model, self.frame(rows)).tolist()
+
+    def survival(self, rows: Sequence[Mapping[str, Any]]) -> list[float | None]:
+        """The share of :attr:`robust`'s retrained models that accept each row (None: there are none)."""
+        if self.robust is None or not self.robust.retrained or not rows:
+            return [None] * len(rows)
+        return [float(s) for s in self.robust.survival(self.frame(rows))]
 
     def cost(self, X: pd.DataFrame, rows: int = 512, repeats: int = 3) -> tuple[float, float]:
         """What the model charges, timed on ``X``'s first rows (taken again where it has fewer):
@@ -231,7 +248,7 @@ def _untokened(value: Any, kind: str) -> Any:
         return value
 
 
-def _texts(labels: np.ndarray) -> np.ndarray:
+def label_texts(labels: np.ndarray) -> np.ndarray:
     """Each label as text (:func:`label_text`), found once for each distinct label of a typed
     array (thousands of rows, a few labels); row by row for an array of Python objects."""
     if labels.dtype.kind == "O":

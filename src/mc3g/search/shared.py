@@ -79,8 +79,9 @@ def cells_of(feature: Feature, literals: Sequence[Literal], observed: Observed) 
 
 
 def model_literals(glass: GlassBox | None, causal: CausalModel) -> dict[str, list[Literal]]:
-    """The knowledge's literals and a model's own tests of each number, by feature: where a
-    number's range is cut into atoms when the model read exactly is searched."""
+    """The knowledge's literals and a model's own tests of each number (and those of the models
+    retrained to judge its options), by feature: where a number's range is cut into atoms when
+    the model read exactly is searched."""
     if glass is None:
         return {}
     out: dict[str, list[Literal]] = {}
@@ -90,6 +91,8 @@ def model_literals(glass: GlassBox | None, causal: CausalModel) -> dict[str, lis
         if split.numeric:
             cuts = np.unique(split.cuts[np.isfinite(split.cuts)])  # type: ignore[index]
             out.setdefault(name, []).extend(Literal(name, "<=", float(c)) for c in cuts)
+    for name, cuts in glass.other_cuts.items():
+        out.setdefault(name, []).extend(Literal(name, "<=", float(c)) for c in np.unique(cuts[np.isfinite(cuts)]))
     return out
 
 
