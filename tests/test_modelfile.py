@@ -4,6 +4,7 @@ bad file is an error that names it."""
 from __future__ import annotations
 
 import collections
+import json
 import pickle
 import sys
 from pathlib import Path
@@ -365,3 +366,22 @@ def test_a_model_fitted_on_another_split_s_columns_is_refused_with_the_split_tha
     result = CliRunner().invoke(app, ["explain", "adult", "--row", "0", "--model", str(tmp_path / "tree.skops"), "--trust-type", "sklearn.tree._tree.Tree"])
     assert result.exit_code == 2
     assert "fitted on columns the adult paper split lacks: ['education', 'capital_loss']; its uci split has them: give --split uci" in result.output
+
+
+@pytest.mark.slow
+def test_cli_and_service_retrain_the_model_file_s_own_recipe_and_keep_a_margin(files, tmp_path: Path) -> None:
+    """--margin and --retrains (and the service's [explainer] margin and retrains): options judged
+    beyond the model, the run record saying what held; retrains need a model file."""
+    from mc3g.serve import load_config
+
+    result = runner.invoke(app, ["explain", "loan", "--model", str(files["logistic.skops"]), "--row", "1", "--margin", "0.1", "--retrains", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.output)
+    assert answer["run"]["robust"] == {"margin": 0.1, "retrains": 3, "survive": 1.0, "exact": False}  # a linear score's retrained boundaries: not candidates
+    assert all(option["survival"] == 1.0 for option in answer["counterfactuals"])
+    no_file = runner.invoke(app, ["explain", "loan", "--row", "1", "--retrains", "2"])
+    assert "retrains fits the model again on resampled data: give the model's file" in _error_line(no_file)
+    (tmp_path / "m.skops").write_bytes(files["logistic.skops"].read_bytes())
+    (tmp_path / "s.toml").write_text('[explainer]\ndataset = "loan"\nmodel = "m.skops"\nmargin = 0.2\nretrains = 2\n', encoding="utf-8")
+    service = load_config(tmp_path / "s.toml")
+    assert service.explainer.run_record().robust == {"margin": 0.2, "retrains": 2, "survive": 1.0, "exact": False}

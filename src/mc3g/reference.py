@@ -90,7 +90,10 @@ RESERVED = {
     "desired_class": "favourable", "profile": "profile",
 }  # fmt: skip
 """MC3G's parameters that :class:`ExplainerSettings` sets itself, and the setting that says each."""
-HELD = ("split", "rules", "causal", "causal_only", "favourable", "profile", "mode", "norm", "candidates", "distinct", "squared", "scaling", "plausible", "hunt")
+HELD = (
+    "split", "rules", "causal", "causal_only", "favourable", "profile", "mode", "norm", "candidates", "distinct", "squared", "scaling", "plausible", "hunt",
+    "margin", "retrains",
+)  # fmt: skip
 """What a saved explainer already holds the answer to, by the names the command line's options and
 a service file's ``[explainer]`` keys give them: said again beside a saved explainer, each is refused."""
 

@@ -34,7 +34,7 @@ Row = dict[str, Any]
 READ = "model"  # an Outcome's rules: the model's own decision, read exactly
 EXHAUSTED = "exhausted"
 BATCH = 16  # states read at a time, beside K
-CHECKED = 256  # states read at a time where options must also hold (each batch costs a call of every retrained model)
+CHECKED = 256  # at most, states read at a time where options must also hold (each batch costs a call of every retrained model)
 BOXES = 64  # a linear score's boxes read at a time: each is cheap to bound, the solver's reads are not
 LIFTED_WORDS = {
     "immutable": "{feature} could change",
@@ -129,12 +129,13 @@ def _options(engine: Engine, problem: Problem, k: int, row: Row, asked: _Asked) 
     budget, distinct = engine.settings.max_states, engine.settings.distinct
     stream, options = StateStream(problem, budget), ActionSets() if distinct else None
     kept: list[Option] = []
-    ahead = BATCH if asked.holds is None else CHECKED
+    ahead = BATCH
     while len(kept) < k:
         batch = stream.take(k + ahead)
         if not batch:
             return kept, READ_ALL if stream.at_limit else EXHAUSTED
         yield from _take(stream, [(a, problem) for a in batch if options is None or options.open(a)], options, kept, k, row, asked)
+        ahead = ahead if asked.holds is None else min(2 * ahead, CHECKED)  # options that must hold: fewer, larger batches
     return kept, FOUND
 
 
@@ -156,10 +157,12 @@ def _completed(engine: Engine, problem: Problem, k: int, row: Row, asked: _Asked
         if not unread:
             unread.extend(stream.take(k + BOXES))
         least = min(unread[0].exact if unread else math.inf, boxes[0][0] if boxes else math.inf)
-        if held and held[0][0] <= least:  # no box may hold a cheaper state
-            _, _, a, p = heapq.heappop(held)
-            if options is None or options.open(a):
-                yield from _take(stream, [(a, p)], options, kept, k, row, asked)
+        if held and held[0][0] <= least:  # no box may hold a cheaper state than these
+            ready = []
+            while held and held[0][0] <= least:
+                _, _, a, p = heapq.heappop(held)
+                ready += [(a, p)] if options is None or options.open(a) else []
+            yield from _take(stream, ready, options, kept, k, row, asked)
         elif unread and unread[0].exact <= least:
             box = unread.popleft()
             if options is None or options.open(box):
@@ -167,7 +170,7 @@ def _completed(engine: Engine, problem: Problem, k: int, row: Row, asked: _Asked
         elif boxes and boxes[0][0] < math.inf:
             _, _, box = heapq.heappop(boxes)
             if options is None or options.open(box):
-                for a, p in completion.completed(box, 1 if distinct else k):
+                for a, p in completion.completed(box, (1 if distinct else k) if asked.holds is None else k + BATCH):  # a state may not hold: the next
                     heapq.heappush(held, (a.exact, next(order), a, p))
         else:
             return kept, READ_ALL if stream.at_limit else EXHAUSTED

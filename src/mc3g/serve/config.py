@@ -95,7 +95,7 @@ _MC3G = MC3G._parameter_constraints
 class ExplainerTable(_Table):
     """``[explainer]``: a data set to fit on (``dataset``) or a saved explainer (``saved``); the
     model and how to read it, its favourable label, rules and knowledge; the profile, the search's
-    settings and K."""
+    settings, what an option must clear beyond the model (``margin``, ``retrains``) and K."""
 
     dataset: Annotated[str | None, _declared(Text("the name of a data set"))] = None
     split: Annotated[str | None, _declared(Text("the name of a split"))] = None
@@ -112,6 +112,8 @@ class ExplainerTable(_Table):
     norm: Annotated[str | None, _declared(*_MC3G["norm"])] = None
     candidates: Annotated[str | None, _declared(*_MC3G["candidates"])] = None
     hunt: Annotated[str | dict[str, int | bool] | None, _declared(*_MC3G["hunt"])] = None
+    margin: Annotated[float | None, _declared(*_MC3G["margin"])] = None
+    retrains: Annotated[int | None, _declared(*_MC3G["retrains"])] = None  # the model file's own recipe, fitted again on resamples
     k: Annotated[int | None, _declared(Whole())] = None  # its bounds need [service] max_k: Service checks them
 
 
@@ -213,7 +215,7 @@ def _explainer(table: ExplainerTable, folder: Path) -> tuple[MC3G, str, dict[str
         settings = None if table.saved is not None else ExplainerSettings(
             dataset=table.dataset, split=table.split, model=model, favourable=table.favourable, rules_file=path("rules"), causal_file=path("causal"),
             causal_only=path("causal_only"), profile=table.profile or Profile.PRODUCT,
-            params={key: getattr(table, key) for key in ("mode", "norm", "candidates", "hunt") if key in given},
+            params={key: getattr(table, key) for key in ("mode", "norm", "candidates", "hunt", "margin", "retrains") if key in given},
         )  # fmt: skip
     except InputError as exc:
         raise InputError(f"[explainer] {exc}") from None
