@@ -368,6 +368,17 @@ def test_bench_exact_reads_a_held_out_model_and_its_surrogate_is_never_cheaper()
 
 
 @pytest.mark.slow
+def test_bench_robust_judges_the_same_people_s_options_by_fresh_retrained_models() -> None:
+    result = runner.invoke(app, ["bench", "robust", "--rows", "3", "--model", "hgb", "--data", "german", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [r["setting"] for r in rows] == ["today", "retrained", "retrained + margin 0.1"]
+    assert {r["refused"] for r in rows} == {3} and all(r["answered"] <= 3 for r in rows)
+    assert [r["exact"] for r in rows] == [True, True, True]  # a histogram boosting and its retrained ones: trees read exactly
+    assert all(0 <= r["survival"] <= 1 for r in rows if r["answered"]) and rows[0]["extra_cost"] == pytest.approx(1.0)
+
+
+@pytest.mark.slow
 def test_bench_models_compares_candidate_models_on_the_same_people() -> None:
     result = runner.invoke(app, ["bench", "models", "--rows", "25", "--model", "hgb", "--model", "lr", "-k", "1", "--json"])
     assert result.exit_code == 0, result.output

@@ -13,6 +13,7 @@ from .app import bench_app, print_results, spinner
 def bench_robust(
     rows: int = typer.Option(30, "--rows", min=1, help="Refused test rows per data set and model."),
     kinds: list[str] = typer.Option(["hgb", "lr"], "--model", help="Held-out models: hgb, xgb, lr, rf, et. Repeat for several."),
+    data: list[str] = typer.Option(["german", "taiwan"], "--data", help="german, taiwan (UCI splits). Repeat for several."),
     margin: float = typer.Option(0.1, "--margin", min=0.0, max=0.49, help="The margin of the third setting."),
     markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
@@ -31,5 +32,5 @@ def bench_robust(
         )  # fmt: skip
 
     with spinner("fitting and explaining...") as status:
-        results = robust_benchmark(rows, tuple(kinds), margin=margin, progress=status)
+        results = robust_benchmark(rows, tuple(kinds), tuple((name, "uci") for name in data), margin=margin, progress=status)
     print_results(results, columns, row, "Options that hold: judged by 10 models retrained on fresh resamples (product, K = 1)", as_json, markdown)
