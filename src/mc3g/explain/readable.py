@@ -7,6 +7,7 @@ in column-wise pipelines) is searched as it is; any other, or one larger than
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from typing import Any
 
@@ -16,7 +17,7 @@ import pandas as pd
 from ..engine import Engine
 from ..exceptions import InputError, said
 from ..glassbox import GlassBox, Opaque, read_model
-from ..models import Robustness
+from ..models import BlackBox, Robustness
 
 READ_MODEL = ("auto", "always", "never")
 READ_LIMIT = 400_000  # nodes (after the tests no value can split are gone): past it, the surrogate's search
@@ -33,8 +34,9 @@ def glass_of(engine: Engine, model: Any, how: str, X: pd.DataFrame | None = None
         return None, ""
     try:
         glass = read_model(
-            model, box.dtypes, baseline(engine, box.columns), categories(engine), engine.observed.numbers, favourable(engine), _check(box, X, seed), margin
-        )
+            model, box.dtypes, baseline(engine, box.columns), categories(engine), engine.observed.numbers, favourable(engine),
+            _check(box, model, X, seed), margin,
+        )  # fmt: skip
         if glass.size > READ_LIMIT:
             raise Opaque(f"the {glass.kind} has {glass.size:,} nodes, past the {READ_LIMIT:,} mc3g searches exactly")
     except Exception as error:  # a model mc3g cannot take apart is searched as before, and says why
@@ -45,22 +47,31 @@ def glass_of(engine: Engine, model: Any, how: str, X: pd.DataFrame | None = None
     return glass, ""
 
 
-def with_retrained_cuts(engine: Engine, robust: Robustness) -> tuple[GlassBox, bool]:
+def with_retrained(engine: Engine, robust: Robustness, X: pd.DataFrame, seed: int) -> tuple[GlassBox, Robustness]:
     """The engine's reading with the numbers' tests of every retrained model that can be read
-    (candidates too, so the least-cost state that holds is among those searched), and whether
-    the search is exact for what an option must clear: the model's trees read, and every
-    retrained model's (a linear score's states are completed box by box for the model alone)."""
+    (candidates too, so the least-cost state that holds is among those searched), and
+    ``robust`` with those readings as its judges (each checked against its model's ``predict``
+    on rows of ``X``) and whether the search is exact for what an option must clear: the
+    model's trees read, and every retrained model's (a linear score's states are completed box
+    by box for the model alone)."""
     assert engine.glass is not None
     cuts: dict[str, list[np.ndarray]] = {}
-    judged = bool(robust.retrained and robust.survive)  # retrained models that choose the options, not only measure them
-    exact = not (judged and engine.glass.slopes)
+    judges: list[Any] = []
+    choosing = bool(robust.retrained and robust.survive)  # retrained models that choose the options, not only measure them
+    exact = not (choosing and engine.glass.slopes)
     for model in robust.retrained:
-        glass, _ = glass_of(engine, model, "auto")
-        exact = exact and not (judged and (glass is None or glass.slopes))
+        glass, _ = glass_of(engine, model, "auto", X, seed, robust.margin)
+        exact = exact and not (choosing and (glass is None or glass.slopes))
+        judges.append(None if glass is None else functools.partial(_verdicts, glass.for_options()))
         for name, split in zip(glass.features, glass.splits) if glass is not None else ():
             if split.numeric:
                 cuts.setdefault(name, []).append(split.cuts)  # type: ignore[arg-type]
-    return replace(engine.glass, other_cuts={name: np.concatenate(parts) for name, parts in cuts.items()}), exact
+    glass = replace(engine.glass, other_cuts={name: np.concatenate(parts) for name, parts in cuts.items()})
+    return glass, replace(robust, exact=exact, judges=tuple(judges))
+
+
+def _verdicts(box: GlassBox, frame: pd.DataFrame) -> np.ndarray:
+    return box.verdicts(box.margins({f: frame[f].tolist() for f in box.features}))
 
 
 def favourable(engine: Engine) -> str:
@@ -83,8 +94,9 @@ def baseline(engine: Engine, columns: list[str]) -> dict[str, Any]:
     return row
 
 
-def _check(box: Any, X: pd.DataFrame | None, seed: int) -> Any:
+def _check(box: BlackBox, model: Any, X: pd.DataFrame | None, seed: int) -> Any:
+    """Rows of ``X`` and how ``model`` labels rows (the engine's black box's, or a model retrained like it)."""
     if X is None:
         return None
     rows = X[box.columns] if len(X) <= CHECKED_ROWS else X[box.columns].sample(CHECKED_ROWS, random_state=np.random.RandomState(seed))
-    return rows, box.labels_of
+    return rows, (box if model is box.model else BlackBox(model, box.columns, box.dtypes)).labels_of

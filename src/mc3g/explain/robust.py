@@ -18,7 +18,7 @@ import pandas as pd
 from ..engine import Engine
 from ..exceptions import InputError
 from ..models import Robustness, retrained_models
-from .readable import with_retrained_cuts
+from .readable import with_retrained
 from .result import Counterfactual
 
 Row = dict[str, Any]
@@ -43,8 +43,7 @@ def robust_engine(engine: Engine, params: Mapping[str, Any], X: pd.DataFrame, y:
     box.robust = Robustness.of(params["model"], favourable, margin=margin, retrained=retrained, survive=share)
     if engine.glass is None:
         return engine
-    glass, exact = with_retrained_cuts(engine, box.robust)
-    box.robust = replace(box.robust, exact=exact)
+    glass, box.robust = with_retrained(engine, box.robust, X, params["random_state"])
     return engine.with_glass(glass, engine.opaque)
 
 

@@ -13,11 +13,12 @@ nearer is left to the model itself.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ..rules import token
 
@@ -38,7 +39,9 @@ class Splits:
     def codes(self, values: Sequence[Any]) -> np.ndarray:
         """Each category's place in the domain (-1 where it is not in it)."""
         where = {v: i for i, v in enumerate(self.domain)}
-        return np.array([where.get(token(v), -1) for v in values], dtype=np.int64)
+        at, distinct = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=True)  # thousands of rows, a few values
+        places = np.array([where.get(token(v), -1) for v in distinct] + [-1], dtype=np.int64)  # a missing value (-1) is in no domain
+        return places[at]
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,22 +61,18 @@ class Trees:
     def size(self) -> int:
         return len(self.feature)
 
-    def walk(self, rows: int, holds: Callable[[int, np.ndarray, np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
-        """The leaf each tree reaches for each of ``rows`` rows (a row per row, a column per
-        tree), where ``holds(feature, tests, rows)`` says whether the tests hold for those rows."""
-        node = np.tile(self.roots, (rows, 1))
+    def leaves(self, truth: np.ndarray, column: np.ndarray) -> np.ndarray:
+        """The leaf each tree reaches for each row (a row per row, a column per tree), where
+        ``truth`` holds each row's tests (a column per test) and ``column[node]`` is the column
+        of a node's test (a level of every tree at a time: the rows' nodes move together)."""
+        node = np.tile(self.roots, (len(truth), 1))
+        rows = np.arange(len(truth))[:, None]
+        inner = self.feature >= 0
         while True:
-            at = self.feature[node]
-            row, tree = np.nonzero(at >= 0)
-            if not len(row):
+            moving = inner[node]
+            if not moving.any():
                 return node
-            nodes = node[row, tree]
-            tested = at[row, tree]
-            truth = np.empty(len(nodes), dtype=bool)
-            for f in np.unique(tested):
-                mine = tested == f
-                truth[mine] = holds(int(f), self.test[nodes[mine]], row[mine], nodes[mine])
-            node[row, tree] = np.where(truth, self.yes[nodes], self.no[nodes])
+            node = np.where(moving, np.where(truth[rows, column[node]], self.yes[node], self.no[node]), node)
 
 
 @dataclass(frozen=True, eq=False)
@@ -123,19 +122,19 @@ class GlassBox:
     def margins(self, columns: Mapping[str, Sequence[Any]]) -> np.ndarray:
         """The margin of each row, the rows given as a column of values per feature read."""
         rows = len(next(iter(columns.values()))) if columns else 0
-        numbers = {i: np.asarray(columns[f], dtype=np.float64) for i, (f, s) in enumerate(zip(self.features, self.splits)) if s.numeric}
-        codes = {i: s.codes(columns[f]) for i, (f, s) in enumerate(zip(self.features, self.splits)) if not s.numeric}
         total = np.full(rows, self.bias)
         if self.trees is not None:
-            trees = self.trees
-
-            def holds(f: int, tests: np.ndarray, at: np.ndarray, _: np.ndarray) -> np.ndarray:
-                split = self.splits[f]
+            truth, starts = [], []
+            for f, split in zip(self.features, self.splits):
+                starts.append(sum(t.shape[1] for t in truth))
                 if split.numeric:
-                    return numbers[f][at] <= split.cuts[tests]  # type: ignore[index]
-                return split.members[tests, codes[f][at]]  # type: ignore[index]
-
-            total += trees.value[trees.walk(rows, holds)].sum(axis=1)
+                    truth.append(np.asarray(columns[f], dtype=np.float64)[:, None] <= split.cuts[None, :])  # type: ignore[index]
+                else:
+                    truth.append(split.members[:, split.codes(columns[f])].T)  # type: ignore[index]
+            inner = self.trees.feature >= 0
+            column = np.where(inner, np.asarray(starts + [0], dtype=np.int64)[self.trees.feature] + self.trees.test, 0)
+            table = np.concatenate(truth, axis=1) if truth else np.zeros((rows, 0), dtype=bool)
+            total += self.trees.value[self.trees.leaves(np.pad(table, ((0, 0), (0, 1))), column)].sum(axis=1)
         for name, slope in self.slopes.items():
             total += slope * np.asarray(columns[name], dtype=np.float64)
         for name, weights in self.weights.items():

@@ -28,7 +28,7 @@ import pandas as pd
 from ..exceptions import InputError, said
 from .blackbox import label_text, label_texts
 
-Recipe = Callable[[pd.DataFrame, Any], Any]
+Judge = Callable[[pd.DataFrame], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,7 @@ class Robustness:
     retrained: tuple[Any, ...] = ()
     survive: float = 0.0
     exact: bool = False  # the options proved the least-cost that hold: the model and every retrained one read exactly
+    judges: tuple[Judge | None, ...] = ()  # per retrained model, its decision read exactly where it was (+1, -1; 0: only it can tell)
 
     @classmethod
     def of(cls, model: Any, favourable: str, *, margin: float = 0.0, retrained: Sequence[Any] = (), survive: float = 0.0) -> Robustness:
@@ -63,7 +64,20 @@ class Robustness:
         give a probability (NaN where there are none)."""
         if not self.retrained or frame.empty:
             return np.full(len(frame), np.nan)
-        return np.mean([self._accepts(model, frame) for model in self.retrained], axis=0)
+        judges = self.judges or (None,) * len(self.retrained)
+        return np.mean([self._judged(model, judge, frame) for model, judge in zip(self.retrained, judges)], axis=0)
+
+    def _judged(self, model: Any, judge: Judge | None, frame: pd.DataFrame) -> np.ndarray:
+        """Whether ``model`` accepts each row: read off its decision read exactly where it was
+        (many times faster than its ``predict``), the rows only it can tell asked of it."""
+        if judge is None:
+            return self._accepts(model, frame)
+        verdicts = judge(frame)
+        accepted = verdicts > 0
+        ties = np.flatnonzero(verdicts == 0)
+        if len(ties):
+            accepted[ties] = self._accepts(model, frame.iloc[ties])
+        return accepted
 
     def _accepts(self, model: Any, frame: pd.DataFrame) -> np.ndarray:
         if self.margin and callable(getattr(model, "predict_proba", None)):
