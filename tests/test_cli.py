@@ -369,7 +369,7 @@ def test_bench_exact_reads_a_held_out_model_and_its_surrogate_is_never_cheaper()
 
 @pytest.mark.slow
 def test_bench_robust_judges_the_same_people_s_options_by_fresh_retrained_models() -> None:
-    result = runner.invoke(app, ["bench", "robust", "--rows", "3", "--model", "hgb", "--data", "german", "--json"])
+    result = runner.invoke(app, ["bench", "robust", "--rows", "3", "--model", "hgb", "--data", "german", "--margin", "0.1", "--json"])
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)
     assert [r["setting"] for r in rows] == ["today", "retrained", "retrained + margin 0.1"]

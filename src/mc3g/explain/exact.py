@@ -170,7 +170,7 @@ def _completed(engine: Engine, problem: Problem, k: int, row: Row, asked: _Asked
         elif boxes and boxes[0][0] < math.inf:
             _, _, box = heapq.heappop(boxes)
             if options is None or options.open(box):
-                for a, p in completion.completed(box, (1 if distinct else k) if asked.holds is None else k + BATCH):  # a state may not hold: the next
+                for a, p in completion.completed(box, 1 if distinct else k):
                     heapq.heappush(held, (a.exact, next(order), a, p))
         else:
             return kept, READ_ALL if stream.at_limit else EXHAUSTED

@@ -8,6 +8,7 @@ in column-wise pipelines) is searched as it is; any other, or one larger than
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -70,8 +71,8 @@ def with_retrained(engine: Engine, robust: Robustness, X: pd.DataFrame, seed: in
     return glass, replace(robust, exact=exact, judges=tuple(judges))
 
 
-def _verdicts(box: GlassBox, frame: pd.DataFrame) -> np.ndarray:
-    return box.verdicts(box.margins({f: frame[f].tolist() for f in box.features}))
+def _verdicts(box: GlassBox, columns: Mapping[str, list[Any]]) -> np.ndarray:
+    return box.verdicts(box.margins(columns))
 
 
 def favourable(engine: Engine) -> str:

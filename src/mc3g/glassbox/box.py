@@ -22,6 +22,8 @@ import pandas as pd
 
 from ..rules import token
 
+FACTORIZED = 64  # values past which a category's codes are found once per distinct value
+
 
 @dataclass(frozen=True, eq=False)
 class Splits:
@@ -39,7 +41,9 @@ class Splits:
     def codes(self, values: Sequence[Any]) -> np.ndarray:
         """Each category's place in the domain (-1 where it is not in it)."""
         where = {v: i for i, v in enumerate(self.domain)}
-        at, distinct = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=True)  # thousands of rows, a few values
+        if len(values) < FACTORIZED:
+            return np.array([where.get(token(v), -1) for v in values], dtype=np.int64)
+        at, distinct = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=True)  # many rows, a few values
         places = np.array([where.get(token(v), -1) for v in distinct] + [-1], dtype=np.int64)  # a missing value (-1) is in no domain
         return places[at]
 

@@ -18,7 +18,7 @@ the model accepts is not refused, however thin the margin).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +28,7 @@ import pandas as pd
 from ..exceptions import InputError, said
 from .blackbox import label_text, label_texts
 
-Judge = Callable[[pd.DataFrame], np.ndarray]
+Judge = Callable[[Mapping[str, list[Any]]], np.ndarray]  # the rows as a column of values per feature
 
 
 @dataclass(frozen=True)
@@ -65,14 +65,15 @@ class Robustness:
         if not self.retrained or frame.empty:
             return np.full(len(frame), np.nan)
         judges = self.judges or (None,) * len(self.retrained)
-        return np.mean([self._judged(model, judge, frame) for model, judge in zip(self.retrained, judges)], axis=0)
+        columns = {name: frame[name].tolist() for name in frame.columns} if any(judges) else {}
+        return np.mean([self._judged(model, judge, frame, columns) for model, judge in zip(self.retrained, judges)], axis=0)
 
-    def _judged(self, model: Any, judge: Judge | None, frame: pd.DataFrame) -> np.ndarray:
+    def _judged(self, model: Any, judge: Judge | None, frame: pd.DataFrame, columns: Mapping[str, list[Any]]) -> np.ndarray:
         """Whether ``model`` accepts each row: read off its decision read exactly where it was
         (many times faster than its ``predict``), the rows only it can tell asked of it."""
         if judge is None:
             return self._accepts(model, frame)
-        verdicts = judge(frame)
+        verdicts = judge(columns)
         accepted = verdicts > 0
         ties = np.flatnonzero(verdicts == 0)
         if len(ties):
