@@ -350,3 +350,16 @@ def test_the_search_for_what_opens_a_way_out_stops_when_its_conflicts_run_out() 
     assert _fewest(control, SimpleNamespace(names=()), {}) == (None, False)
     control.configuration.solve.solve_limit = "umax"
     assert _fewest(control, SimpleNamespace(names=()), {}) == (None, True)
+
+
+def test_a_category_s_codes_are_the_same_found_row_by_row_or_once_per_distinct_value() -> None:
+    """Past FACTORIZED values, a category's codes are found once per distinct value: the same
+    codes as one by one, a value outside the domain and a missing one -1."""
+    from mc3g.glassbox.box import FACTORIZED, Splits
+
+    split = Splits(members=np.zeros((1, 3), dtype=bool), domain=("a", "b", "True"))
+    few = ["b", "a", "z", True, None, float("nan"), "True"]
+    many = few * (FACTORIZED // len(few) + 2)
+    assert len(many) >= FACTORIZED
+    assert split.codes(few).tolist() == [1, 0, -1, 2, -1, -1, 2]
+    assert split.codes(many).tolist() == split.codes(few).tolist() * (len(many) // len(few))

@@ -110,4 +110,3 @@ def _case(name: str, split: str, kind: str, rows: int, margins: Sequence[float],
             )
         )  # fmt: skip
     return runs
-
