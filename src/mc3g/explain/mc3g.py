@@ -167,38 +167,9 @@ class MC3G(BaseEstimator):
         retrains: int = 10,
         survive: float | None = None,
     ) -> None:
-        self.model = model
-        self.causal = causal
-        self.mode = mode
-        self.norm = norm
-        self.k = k
-        self.candidates = candidates
-        self.scaling = scaling
-        self.root = root
-        self.plausible = plausible
-        self.data_k = data_k
-        self.schema = schema
-        self.total_CFs = total_CFs
-        self.desired_class = desired_class
-        self.features_to_vary = features_to_vary
-        self.permitted_range = permitted_range
-        self.feature_weights = feature_weights
-        self.ratio = ratio
-        self.tail = tail
-        self.holdout = holdout
-        self.random_state = random_state
-        self.max_states = max_states
-        self.refine = refine
-        self.local = local
-        self.profile = profile
-        self.distinct = distinct
-        self.hunt = hunt
-        self.n_jobs = n_jobs
-        self.read_model = read_model
-        self.margin = margin
-        self.retrain = retrain
-        self.retrains = retrains
-        self.survive = survive
+        for name, value in dict(locals()).items():  # scikit-learn's way: every parameter kept as given, checked at fit
+            if name != "self":
+                setattr(self, name, value)
 
     # -- fitting -------------------------------------------------------------------------------
     def fit(self, X: pd.DataFrame, y: Any = None) -> MC3G:

@@ -7,15 +7,16 @@
 - :class:`BlackBox`: the one place mc3g calls a model's ``predict``, and checks the answer;
   :class:`ChangedRows`: rows that are a base row with a few changes each; :func:`typed_frame`:
   rows built as the model saw its training data; :func:`label_text`: a label as text, however
-  the model typed it.
+  the model typed it (`labels.py`).
 - :class:`Robustness`: what an option must clear beyond the model's decision (a margin on its
   probability, models retrained on resampled data: :func:`retrained_models`).
 
 Importing this package loads neither skops nor ONNX Runtime: reading such a file does.
 """
 
-from .blackbox import BlackBox, ChangedRows, label_text, typed_frame
+from .blackbox import BlackBox, ChangedRows, typed_frame
 from .files import ModelFile, ModelSource, OnnxModel, load_model, model_source
+from .labels import label_text
 from .robust import Robustness, retrained_models
 
 __all__ = [

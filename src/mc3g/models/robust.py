@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InputError, said
-from .blackbox import label_text, label_texts
+from .labels import label_text, label_texts
 
 Judge = Callable[[Mapping[str, list[Any]]], np.ndarray]  # the rows as a column of values per feature
 
