@@ -116,8 +116,9 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("explain",),  # the explainer, its session, its answers
     ("baselines", "records", "applicants", "reference"),  # records: a batch's results file
     ("notice",),  # a notice of adverse action, from an answer and its records
-    ("methods", "batch", "serve"),  # methods: MC3G and the baselines behind one interface
+    ("methods", "batch"),  # methods: MC3G and the baselines behind one interface
     ("audit",),
+    ("serve",),  # the service's portfolio route reads the audit's summary
     ("bench",),  # bench models compares candidate models with the audit's own tables
     ("cli",),
 )

@@ -4,6 +4,7 @@ the body and time limits, and that no request can reach a file or a model."""
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
@@ -181,12 +182,12 @@ def test_the_api_document_lists_every_status_the_service_answers_with(client: ht
     """Issue 25: OpenAPI said a body that is not JSON got 400 (it gets 422) and left out the
     500 of a failed model; docs/service.md's table, the document and the answers agree."""
     paths = client.get("/openapi.json").json()["paths"]
-    routes = ("/v1/explain", "/v1/whatif", "/v1/notice", "/v1/notice.html")
+    routes = ("/v1/explain", "/v1/whatif", "/v1/notice", "/v1/notice.html", "/v1/portfolio")
     documented = {path: set(paths[path]["post"]["responses"]) for path in routes}
     table = Path(__file__).parents[1] / "docs" / "service.md"
     listed = {line.split("|")[1].strip() for line in table.read_text(encoding="utf-8").splitlines() if re.match(r"\| [2-5]\d\d \|", line)}
     answers = listed - {"409"}  # 409: a notice that cannot be written
-    assert documented == {"/v1/explain": answers, "/v1/whatif": answers, "/v1/notice": listed, "/v1/notice.html": listed}
+    assert documented == {"/v1/explain": answers, "/v1/whatif": answers, "/v1/notice": listed, "/v1/notice.html": listed, "/v1/portfolio": answers}
     assert "gets a 422" in paths["/v1/explain"]["post"]["responses"]["400"]["description"]
 
 
@@ -195,9 +196,9 @@ def test_no_request_reaches_a_file_or_loads_anything(client: httpx.Client) -> No
     text), nothing else; static files stay in their folder."""
     document = client.get("/openapi.json").json()
     bodies = {name: set(schema.get("properties", {})) for name, schema in document["components"]["schemas"].items() if name.endswith("Request")}
-    notice = {"applicant", "k", "lender", "reasons"}
-    assert bodies == {"ExplainRequest": {"applicant", "k"}, "WhatIfRequest": {"applicant", "changes"}, "NoticeRequest": notice}
-    assert set(document["paths"]) == {"/healthz", "/v1/schema", "/v1/explain", "/v1/whatif", "/v1/notice", "/v1/notice.html"}
+    notice, portfolio = {"applicant", "k", "lender", "reasons"}, {"applicants", "k", "budget", "patterns", "fewest"}
+    assert bodies == {"ExplainRequest": {"applicant", "k"}, "WhatIfRequest": {"applicant", "changes"}, "NoticeRequest": notice, "PortfolioRequest": portfolio}
+    assert set(document["paths"]) == {"/healthz", "/v1/schema", "/v1/explain", "/v1/whatif", "/v1/notice", "/v1/notice.html", "/v1/portfolio"}
     assert set(document["components"]["schemas"]["Applicant"]["properties"]) == set(JOHN)
     for path in ("/static/../config.py", "/static/%2e%2e/config.py", "/static/..%2fapi.py", "/docs", "/redoc"):
         assert client.get(path).status_code == 404, path
@@ -246,3 +247,22 @@ def test_a_search_past_its_time_limit_answers_503_and_is_abandoned() -> None:
         assert response.headers["retry-after"] == "1"
         time.sleep(0.6)  # the call under way ends; a search left to run would ask again
         assert model.calls <= 1
+
+
+def test_a_portfolio_gives_the_summary_and_weakest_subgroups_of_the_applicants_answers(client: httpx.Client, loan: Service) -> None:
+    """Issue 52, item 3, from the service: the applicants answered as /v1/explain answers each,
+    then the audit's summary and weakest subgroups of them, as mc3g audit --json gives them."""
+    from mc3g.audit import patterns_document, portfolio
+
+    people = [{**JOHN, "bank_balance": balance, "credit_score": score} for balance in (10_000, 30_000, 50_000, 70_000) for score in (500, 580, 640)]
+    response = client.post("/v1/portfolio", json={"applicants": people, "k": 1, "fewest": 2, "budget": 1.0})
+    assert response.status_code == 200, response.text
+    document = response.json()
+    answers = [loan.explainer.explain(person, k=1) for person in people]
+    summary, weakest = portfolio(pd.DataFrame(people), answers, None, 1.0, 2)
+    assert document == {"people": 12, "refused": sum(a.status != "not_refused" for a in answers), **json.loads(json.dumps(patterns_document(summary, weakest)))}
+    assert document["refused"] > 0 and document["summary"]["rules"] and document["weakest"]
+    unknown = client.post("/v1/portfolio", json={"applicants": people[:2], "patterns": ["salary"]})
+    assert unknown.status_code == 422 and "patterns names [salary]" in unknown.json()["detail"][0]["msg"]
+    too_many = client.post("/v1/portfolio", json={"applicants": [JOHN] * 501})
+    assert too_many.status_code == 422 and "at most 500" in too_many.text

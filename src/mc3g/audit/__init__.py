@@ -7,11 +7,13 @@ best-off one.
   reads ``sex,race,sex+race``.
 - :func:`recourse_summary`: a few segment -> action rules covering the refused people's plans;
   :func:`weakest_subgroups`: the segments whose recourse within a cost budget is worst, both
-  found by frequent patterns of the people's columns (:class:`Summary`, :class:`SummaryRule`).
+  found by frequent patterns of the people's columns (:class:`Summary`, :class:`SummaryRule`);
+  :func:`portfolio`, both for people answered here (the service), :func:`patterns_document`
+  both as JSON.
 - :func:`write_report`: ``audit.md`` with the tables and PNG plots (matplotlib).
 """
 
-from .patterns import Summary, SummaryRule, action_of, in_segment, recourse_summary, segments, weakest_subgroups
+from .patterns import Summary, SummaryRule, action_of, in_segment, portfolio, recourse_summary, segments, weakest_subgroups
 from .report import COLUMNS, WEAKEST, cells, headings, summary_lines, weakest_cells, write_report
 from .table import (
     FEWEST,
@@ -23,6 +25,7 @@ from .table import (
     group_label,
     group_table,
     parse_groupings,
+    patterns_document,
     precluded,
     preclusions,
     read_people,
@@ -38,6 +41,8 @@ __all__ = [
     "Audit",
     "Band",
     "action_of",
+    "patterns_document",
+    "portfolio",
     "action_shares",
     "audit",
     "cells",

@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..explain import NO_COUNTERFACTUAL, REFUSED
+from ..batch import audited_columns
+from ..explain import NO_COUNTERFACTUAL, REFUSED, Recourse
 
 MOST_RULES = 10  # rules a summary holds at most
 MOST_VALUES = 24  # a category with more values than this is not a segment's condition (a name, an identifier)
@@ -241,3 +242,14 @@ def segment_words(segment: Sequence[Condition]) -> str:
         else:
             shown.append(f"{column} = {value}")
     return "people with " + " and ".join(shown)
+
+
+def portfolio(
+    people: pd.DataFrame, answers: Sequence[Recourse], patterns: Sequence[str] | None = None, budget: float | None = None, fewest: int = 20
+) -> tuple[Summary, pd.DataFrame]:
+    """The recourse summary and the weakest subgroups (of ``fewest`` refused people or more) of
+    ``people`` answered here, not read from a batch's folder (the service's portfolio), over
+    their columns ``patterns`` (None: all of them)."""
+    frame = pd.concat([people.reset_index(drop=True), pd.DataFrame(audited_columns(list(answers)))], axis=1)
+    columns = list(people.columns) if patterns is None else list(patterns)
+    return recourse_summary(frame, columns), weakest_subgroups(frame, columns, budget, fewest)

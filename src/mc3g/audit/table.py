@@ -306,3 +306,11 @@ def summary_rows(table: pd.DataFrame) -> list[Mapping[str, Any]]:
 def defined(items: Iterable[tuple[str, Any]]) -> dict[str, Any]:
     """A row's values with None for a number not defined (NaN, which JSON has no word for)."""
     return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in items}
+
+
+def patterns_document(summary: Summary | None, weakest: pd.DataFrame | None) -> dict[str, Any]:
+    """The recourse summary and the weakest subgroups as JSON (``mc3g audit --json``, the
+    service's portfolio); None where they were not found."""
+    said = None if summary is None else {"people": summary.people, "covered": summary.covered, "rules": [rule.to_dict() for rule in summary.rules]}
+    weak = None if weakest is None else [defined(row.items()) for row in weakest.drop(columns="segment").to_dict("records")]
+    return {"summary": said, "weakest": weak}

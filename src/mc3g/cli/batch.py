@@ -143,12 +143,9 @@ def audit(
 
 def _audit_document(result: Any) -> dict[str, Any]:
     """``mc3g audit --json``: each grouping's table, the recourse summary and the weakest subgroups."""
-    from ..audit import defined, summary_rows
+    from ..audit import patterns_document, summary_rows
 
-    summary = None if result.summary is None else {"people": result.summary.people, "covered": result.summary.covered}
-    summary = summary and {**summary, "rules": [rule.to_dict() for rule in result.summary.rules]}
-    weakest = None if result.weakest is None else [defined(r.items()) for r in result.weakest.drop(columns="segment").to_dict("records")]
-    return {"groups": {name: summary_rows(t) for name, t in result.tables.items()}, "summary": summary, "weakest": weakest}
+    return {"groups": {name: summary_rows(t) for name, t in result.tables.items()}, **patterns_document(result.summary, result.weakest)}
 
 
 def _print_audit(result: Any) -> None:

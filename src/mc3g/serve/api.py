@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import pandas as pd
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
@@ -25,9 +26,12 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 
 from .. import __version__
+from ..audit import patterns_document, portfolio
 from ..exceptions import BlackBoxError, InputError, NoticeError
+from ..explain import NO_COUNTERFACTUAL, REFUSED
 from ..notice import Notice
 from ..serialization import json_schema
+from ..values import plain
 from .config import Service
 from .inputs import inputs_of, request_models, schema_document
 from .page import ROUTER, Page
@@ -104,6 +108,20 @@ def create_app(service: Service) -> FastAPI:
         return JSONResponse(result.to_dict())
 
     _notices(app, service, models.notice, searches)
+
+    @app.post(
+        "/v1/portfolio", summary="A recourse summary and the weakest subgroups of many applicants", responses={200: {"description": "The summary."}, **ERRORS}
+    )
+    async def portfolio_of(body: models.portfolio) -> JSONResponse:  # type: ignore[name-defined]
+        rows = [applicant.values() for applicant in body.applicants]
+        people = pd.DataFrame([{name: plain(value) for name, value in row.items()} for row in rows])  # 500, not 500.0, in a subgroup's words
+        unknown = [name for name in body.patterns or () if name not in people.columns]
+        if unknown:
+            raise InputError(f"patterns names [{', '.join(unknown)}], which are not features of an applicant: [{', '.join(people.columns)}]")
+        answers = await searches.portfolio(rows, body.k)
+        summary, weakest = portfolio(people, answers, body.patterns, body.budget, body.fewest)
+        refused = sum(a.status in (REFUSED, NO_COUNTERFACTUAL) for a in answers)
+        return JSONResponse({"people": len(rows), "refused": refused, **patterns_document(summary, weakest)})
 
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(InputError, _refused)

@@ -140,15 +140,21 @@ class _Changes(_Closed):
 class RequestModels:
     """The models FastAPI validates bodies with: ``Explain`` (``applicant``, ``k``), ``WhatIf``
     (``applicant``, ``changes`` of the features in play) and ``Notice`` (``applicant``, ``k``, and
-    the lender's name and own ``reasons``, at most four); ``count``, their ``k`` alone, which the
-    page's form is checked with too."""
+    the lender's name and own ``reasons``, at most four), ``Portfolio`` (``applicants``, at most
+    :data:`MOST_APPLICANTS`, ``k``, a cost ``budget``, the ``patterns`` columns and the ``fewest``
+    refused people of a subgroup); ``count``, their ``k`` alone, which the page's form is checked
+    with too."""
 
     applicant: type[_Closed]
     changes: type[_Closed]
     explain: type[BaseModel]
     whatif: type[BaseModel]
     notice: type[BaseModel]
+    portfolio: type[BaseModel]
     count: TypeAdapter[int]
+
+
+MOST_APPLICANTS = 500  # applicants in one portfolio request, at most (a batch is for more: mc3g batch)
 
 
 def request_models(inputs: list[Input], k: int, max_k: int) -> RequestModels:
@@ -171,7 +177,20 @@ def request_models(inputs: list[Input], k: int, max_k: int) -> RequestModels:
     reasons = Annotated[list[reason], Field(max_length=MOST_REASONS, description="The lender's own principal reasons, instead of the model's.")]
     lender = Annotated[str | None, Field(max_length=200, description="The lender's name, as the notice's heading gives it.")]
     notice = create_model("NoticeRequest", __config__=closed, applicant=(applicant, ...), k=(count, k), lender=(lender, None), reasons=(reasons, []))
-    return RequestModels(applicant, changes, explain, whatif, notice, TypeAdapter(count))
+    return RequestModels(applicant, changes, explain, whatif, notice, _portfolio(applicant, count, k), TypeAdapter(count))
+
+
+def _portfolio(applicant: type[_Closed], count: Any, k: int) -> type[BaseModel]:
+    """``POST /v1/portfolio``'s body: applicants, each as ``/v1/explain`` takes one."""
+    many = Annotated[list[applicant], Field(min_length=1, max_length=MOST_APPLICANTS, description=f"The applicants (1 to {MOST_APPLICANTS}).")]  # type: ignore[valid-type]
+    within = "The cost a refused person may reverse the decision within (default: the median)."
+    budget = Annotated[float | None, Field(ge=0, allow_inf_nan=False, description=within)]
+    columns = Annotated[list[str] | None, Field(max_length=200, description="The features subgroups are found over (default: every one).")]
+    fewest = Annotated[int, Field(strict=True, ge=1, le=MOST_APPLICANTS, description="The fewest refused people a weakest subgroup holds.")]
+    return create_model(
+        "PortfolioRequest", __config__=ConfigDict(extra="forbid"),
+        applicants=(many, ...), k=(count, k), budget=(budget, None), patterns=(columns, None), fewest=(fewest, 20),
+    )  # fmt: skip
 
 
 def check_example(explainer: MC3G, example: Mapping[str, Any] | None) -> None:

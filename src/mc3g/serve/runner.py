@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -36,6 +36,10 @@ class Searches:
 
     async def explain(self, row: Mapping[str, Any], k: int) -> Recourse:
         return await self._run(lambda stop: self.explainer.session(row, k).run(self._judge(stop)))
+
+    async def portfolio(self, rows: Sequence[Mapping[str, Any]], k: int) -> list[Recourse]:
+        """Every applicant's answer, in turn in one search thread, within one time limit."""
+        return await self._run(lambda stop: [self.explainer.session(row, k).run(self._judge(stop)) for row in rows])
 
     async def whatif(self, row: Mapping[str, Any], changes: Mapping[str, Any]) -> WhatIf:
         return await self._run(lambda stop: self.explainer.whatif(row, changes))
