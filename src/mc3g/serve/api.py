@@ -109,7 +109,7 @@ def create_app(service: Service) -> FastAPI:
 
     _notices(app, service, models.notice, searches)
 
-    _portfolio(app, models.portfolio, searches)
+    _portfolio(app, models.portfolio, searches, [x.name for x in inputs])
 
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(InputError, _refused)
@@ -148,19 +148,16 @@ def _notices(app: FastAPI, service: Service, request: type[BaseModel], searches:
         return HTMLResponse((await notice_of(body)).html())
 
 
-def _portfolio(app: FastAPI, request: type[BaseModel], searches: Searches) -> None:
+def _portfolio(app: FastAPI, request: type[BaseModel], searches: Searches, names: list[str]) -> None:
     """``POST /v1/portfolio``: many applicants answered, then the audit's recourse summary and
-    weakest subgroups of them."""
+    weakest subgroups of them over their features ``names`` (one no applicant gives: no subgroup)."""
 
     @app.post(
         "/v1/portfolio", summary="A recourse summary and the weakest subgroups of many applicants", responses={200: {"description": "The summary."}, **ERRORS}
     )
     async def portfolio_of(body: request) -> JSONResponse:  # type: ignore[valid-type]
         rows = [applicant.values() for applicant in body.applicants]
-        people = pd.DataFrame([{name: plain(value) for name, value in row.items()} for row in rows])  # 500, not 500.0, in a subgroup's words
-        unknown = [name for name in body.patterns or () if name not in people.columns]
-        if unknown:
-            raise InputError(f"patterns names [{', '.join(unknown)}], which are not features of an applicant: [{', '.join(people.columns)}]")
+        people = pd.DataFrame([{name: plain(value) for name, value in row.items()} for row in rows]).reindex(columns=names)  # 500, not 500.0, in words
         answers = await searches.portfolio(rows, body.k)
         summary, weakest = portfolio(people, answers, body.patterns, body.budget, body.fewest)
         refused = sum(a.status in (REFUSED, NO_COUNTERFACTUAL) for a in answers)

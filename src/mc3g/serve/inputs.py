@@ -177,16 +177,19 @@ def request_models(inputs: list[Input], k: int, max_k: int) -> RequestModels:
     reasons = Annotated[list[reason], Field(max_length=MOST_REASONS, description="The lender's own principal reasons, instead of the model's.")]
     lender = Annotated[str | None, Field(max_length=200, description="The lender's name, as the notice's heading gives it.")]
     notice = create_model("NoticeRequest", __config__=closed, applicant=(applicant, ...), k=(count, k), lender=(lender, None), reasons=(reasons, []))
-    return RequestModels(applicant, changes, explain, whatif, notice, _portfolio(applicant, count, k), TypeAdapter(count))
+    return RequestModels(applicant, changes, explain, whatif, notice, _portfolio(applicant, count, k, [x.name for x in inputs]), TypeAdapter(count))
 
 
-def _portfolio(applicant: type[_Closed], count: Any, k: int) -> type[BaseModel]:
+def _portfolio(applicant: type[_Closed], count: Any, k: int, names: list[str]) -> type[BaseModel]:
     """``POST /v1/portfolio``'s body: applicants, each as ``/v1/explain`` takes one."""
     many = Annotated[list[applicant], Field(min_length=1, max_length=MOST_APPLICANTS, description=f"The applicants (1 to {MOST_APPLICANTS}).")]  # type: ignore[valid-type]
     within = "The cost a refused person may reverse the decision within (default: the median)."
-    budget = Annotated[float | None, Field(ge=0, allow_inf_nan=False, description=within)]
-    columns = Annotated[list[str] | None, Field(max_length=200, description="The features subgroups are found over (default: every one).")]
-    fewest = Annotated[int, Field(strict=True, ge=1, le=MOST_APPLICANTS, description="The fewest refused people a weakest subgroup holds.")]
+    budget = Annotated[float | None, Field(strict=True, ge=0, allow_inf_nan=False, description=within)]
+    named = Literal[tuple(names)] if names else str  # type: ignore[valid-type]
+    columns = Annotated[list[named] | None, Field(max_length=len(names) or 1, description="The features subgroups are found over (default: every one).")]  # type: ignore[valid-type]
+    fewest = Annotated[
+        int, Field(strict=True, ge=1, le=MOST_APPLICANTS, description="The fewest refused people a weakest subgroup holds."), BeforeValidator(_whole)
+    ]
     return create_model(
         "PortfolioRequest", __config__=ConfigDict(extra="forbid"),
         applicants=(many, ...), k=(count, k), budget=(budget, None), patterns=(columns, None), fewest=(fewest, 20),
