@@ -343,6 +343,19 @@ def test_a_draw_around_a_person_is_the_generator_s_arrays_in_their_order() -> No
     assert neighbours(engine, person, 200, rng_for(person, 0), most=2) == drawn[:200]  # a smaller draw is the larger one's start
 
 
+@pytest.mark.parametrize("most", [1, 3])
+def test_a_unique_draw_is_the_draw_s_distinct_rows_where_first_drawn_and_leaves_the_generator_as_it(most) -> None:
+    """A wide draw repeats most of its rows; drawn ``unique``, each comes once, in the order it
+    first came, and the generator goes on as after the whole draw (the next draw is the same)."""
+    explainer = MC3G(_model(12, 6, "b", False), desired_class="yes", refine=0).fit(TRAIN)
+    engine, person = explainer.engine_, {"x": 4, "y": 2, "c": "a"}
+    plain_rng, unique_rng = rng_for(person, 0), rng_for(person, 0)
+    drawn = neighbours(engine, person, 3000, plain_rng, most=most)
+    unique = neighbours(engine, person, 3000, unique_rng, most=most, unique=True)
+    assert unique == list(dict.fromkeys(drawn)) and len(unique) < len(drawn) / 2
+    assert neighbours(engine, person, 300, plain_rng) == neighbours(engine, person, 300, unique_rng)
+
+
 _MOVING = {}
 
 

@@ -170,15 +170,16 @@ class Hunt:
         """What the person's rows are drawn from (:func:`~.local.moves`), found once for all draws."""
         return Moves(moves(self.engine, self.row))
 
-    def drawn(self, n: int, rng: np.random.Generator, apart: Sequence[frozenset[str]] = ()) -> list[tuple]:
+    def drawn(self, n: int, rng: np.random.Generator, apart: Sequence[frozenset[str]] = (), unique: bool = False) -> list[tuple]:
         """``n`` rows drawn around the person as DiCE random draws them, and as many again that may
-        change every feature, as DiCE random's rows may (:func:`~.local.neighbours`): their keys.
+        change every feature, as DiCE random's rows may (:func:`~.local.neighbours`): their keys
+        (with ``unique``, each kind's rows once, where first drawn: the rows asked are the same).
         A row whose changes hold one of the action sets ``apart`` (the options known, under
         ``distinct``) leaves that set's changes out: as drawn it could only add actions to an
         option, left out it may be another."""
         e = self.engine
-        rows = neighbours(e, self.row, n, rng, choices=self.choices, always=self.must)
-        rows += neighbours(e, self.row, n, rng, most=len(e.varied), choices=self.choices, always=self.must)
+        rows = neighbours(e, self.row, n, rng, choices=self.choices, always=self.must, unique=unique)
+        rows += neighbours(e, self.row, n, rng, most=len(e.varied), choices=self.choices, always=self.must, unique=unique)
         if apart:
             rows = [_apart(c, apart, self.must) for c in rows]
         return [self.verdicts.made_key(c) for c in rows]

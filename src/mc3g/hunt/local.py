@@ -78,6 +78,7 @@ def neighbours(
     most: int | None = None,
     choices: Moves | None = None,
     always: Sequence[str] = (),
+    unique: bool = False,
 ) -> list[Changes]:
     """``n`` changes around ``row``, each of one to ``most`` (by default the search settings'
     ``most_changed``) features set to a value of their :func:`moves` (``choices`` when given),
@@ -85,14 +86,16 @@ def neighbours(
     can be no option).  Each is its pairs of a feature and its new value in name order, as a
     row's key holds them (:meth:`~mc3g.hunt.verdicts.Verdicts.made_key`): thousands of rows are
     keyed without a mapping built and sorted for each.  A person's are asked with what the
-    causal rules force from them; refinement's teach the surrogate the model as they are."""
+    causal rules force from them; refinement's teach the surrogate the model as they are.  With
+    ``unique``, each row once, where it was first drawn (the generator goes on as without): a
+    wide draw repeats most of its rows of few changes, and a row costs more as a tuple than drawn."""
     choices = Moves(moves(engine, row)) if choices is None else choices
     width = len(choices.names)
     if not width or n <= 0:
         return []
     most = engine.settings.hunt.most_changed if most is None else most
     always_at = [j for j, name in enumerate(choices.names) if name in always]
-    out: list[Changes] = []
+    blocks = []
     for start in range(0, n, BLOCK):
         # A whole block at once (the rows past n unused): how many features each row changes, a
         # random order of the features per row (its first that many change), and a value of each
@@ -101,15 +104,35 @@ def neighbours(
         order = np.argsort(rng.random((BLOCK, width)), axis=1)[: n - start]
         picks = np.minimum((rng.random((BLOCK, width)) * choices.sizes).astype(np.int64), choices.sizes - 1)[: n - start]
         # Which features each row changes (those ``always`` too), in name order: its pairs
-        # come out sorted.
+        # come out sorted.  A row is its pick + 1 of each feature it changes, 0 of the others.
         changed = np.argsort(order, axis=1) < counts[:, None]
         changed[:, always_at] = True
-        changed, picks = changed[:, choices.by_name], picks[:, choices.by_name]
-        rows, columns = np.nonzero(changed)
-        pairs = choices.pairs[choices.starts[columns] + picks[rows, columns]].tolist()
-        ends = np.cumsum(changed.sum(axis=1)).tolist()
-        out += [tuple(pairs[a:b]) for a, b in zip([0, *ends], ends)]
-    return out
+        blocks.append(np.where(changed, picks + 1, 0)[:, choices.by_name])
+    codes = np.concatenate(blocks)
+    if unique:
+        codes = codes[_first_of_each(codes, choices.sizes[choices.by_name])]
+    rows, columns = np.nonzero(codes)
+    pairs = choices.pairs[choices.starts[columns] + codes[rows, columns] - 1].tolist()
+    ends = np.cumsum(np.count_nonzero(codes, axis=1)).tolist()
+    return [tuple(pairs[a:b]) for a, b in zip([0, *ends], ends)]
+
+
+def _first_of_each(codes: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The index of each distinct row of ``codes`` where it first comes, in order; column ``j``
+    holds 0 to ``sizes[j]``.  The columns are packed into as few integers as hold them without
+    loss (``np.unique`` by rows sorts ten times slower), the rows sorted by them, stably."""
+    words, word, room = [], np.zeros(len(codes), dtype=np.int64), 1
+    for j, size in enumerate(sizes.tolist()):
+        if room * (size + 1) >= 2**62:
+            words.append(word)
+            word, room = np.zeros(len(codes), dtype=np.int64), 1
+        word, room = word * (size + 1) + codes[:, j], room * (size + 1)
+    packed = np.stack([*words, word], axis=1)
+    order = np.lexsort(packed.T[::-1])
+    ranked = packed[order]
+    firsts = np.ones(len(order), dtype=bool)
+    firsts[1:] = (ranked[1:] != ranked[:-1]).any(axis=1)
+    return np.sort(order[firsts])
 
 
 def local_rules(engine: Any, row: Mapping[str, Any], changes: Sequence[Changes], refusals: Sequence[bool]) -> RuleSet:

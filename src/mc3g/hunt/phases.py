@@ -159,7 +159,7 @@ class LastDraw:
         apart = [frozenset(a.direct) for _, a in known] if hunt.engine.settings.distinct else []
         n, rows = hunt.tuning.last_draw * 4, []
         while n <= hunt.tuning.widest_draw:  # each four times as wide, drawn on: one call holds them all
-            rows += hunt.drawn(n, rng, apart)
+            rows += hunt.drawn(n, rng, apart, unique=True)
             n *= 4
         if rows:
             hunt.wider_draws += 1
