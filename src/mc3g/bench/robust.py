@@ -75,7 +75,8 @@ def _case(name: str, split: str, kind: str, rows: int, margins: Sequence[float],
     ds = load(name, split=split)
     label = ds.schema.label
     X, y, X_test = ds.train.drop(columns=[label]), ds.train[label], ds.test.drop(columns=[label])
-    model = encoded(held_out(kind), X, [c for c in X.columns if c in ds.schema.numeric]).fit(X, y)
+    estimator = held_out(kind)
+    model = encoded(estimator, X, [c for c in X.columns if c in ds.schema.numeric]).fit(X, y)
     causal = knowledge(ds)
     settings = {"today": {}, "retrained": {"retrain": model}} | {f"retrained + margin {m:g}": {"retrain": model, "margin": m} for m in margins}
     runs, today, fresh = [], None, None
@@ -103,7 +104,7 @@ def _case(name: str, split: str, kind: str, rows: int, margins: Sequence[float],
         robust = explainer.black_box_.robust
         runs.append(
             RobustRun(
-                name, type(held_out(kind)).__name__, setting, bool(robust.exact) if robust is not None else explainer.engine_.glass is not None,
+                name, type(estimator).__name__, setting, bool(robust.exact) if robust is not None else explainer.engine_.glass is not None,
                 len(people), len(costs), bounded, statistics.fmean(shares) if shares else float("nan"),
                 float(np.mean(np.array(shares) == 1.0)) if shares else float("nan"), statistics.fmean(costs.values()) if costs else float("nan"),
                 sum(costs[i] for i in both) / sum(today[i] for i in both) if both else float("nan"), statistics.median(times), fit_seconds,

@@ -71,8 +71,9 @@ class _Asked:
 
     def unsure(self, rows: list[Row]) -> list[bool]:
         """Whether each row the model accepts fails to hold, counted."""
-        if self.holds is None or not rows:
-            return [False] * len(rows)
+        assert self.holds is not None
+        if not rows:
+            return []
         failing = [not held for held in self.holds(rows)]
         self.passed_over += sum(failing)
         return failing
@@ -181,11 +182,12 @@ def _take(stream: StateStream, batch: list[Option], options: ActionSets | None, 
     """Keep the states of ``batch`` (in cost order) the model accepts and that hold, up to K
     options: those the reading is not sure of asked of the model together."""
     sure = [int(p.score.verdicts(np.array([a.state], dtype=np.intp))[0]) for a, p in batch]  # type: ignore[union-attr]
-    doubted = [(a, p) for (a, p), v in zip(batch, sure) if v == 0]
-    said = yield from asked.ask([{**row, **p.describe(a.state)} for a, p in doubted])
-    refused = {id(a) for (a, _), no in zip(doubted, said) if no} | {id(a) for (a, _), v in zip(batch, sure) if v < 0}
-    accepted = [(a, p) for a, p in batch if id(a) not in refused]
-    refused |= {id(a) for (a, _), no in zip(accepted, asked.unsure([{**row, **p.describe(a.state)} for a, p in accepted])) if no}
+    doubted = {id(a): {**row, **p.describe(a.state)} for (a, p), v in zip(batch, sure) if v == 0}
+    said = yield from asked.ask(list(doubted.values()))
+    refused = {key for key, no in zip(doubted, said) if no} | {id(a) for (a, _), v in zip(batch, sure) if v < 0}
+    if asked.holds is not None:  # each row described once: a tie's row asked again of the retrained models
+        accepted = [(id(a), doubted.get(id(a)) or {**row, **p.describe(a.state)}) for a, p in batch if id(a) not in refused]
+        refused |= {key for (key, _), no in zip(accepted, asked.unsure([described for _, described in accepted])) if no}
     for a, p in batch:
         if len(kept) < k and id(a) not in refused and (options is None or options.admit(a)):
             kept.append((a, p))
