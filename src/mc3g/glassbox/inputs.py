@@ -123,6 +123,8 @@ class Inputs:
         rows = max(len(t) for _, t in asked.values())
 
         def taken(x: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+            if self._transform is None:  # the estimator reads the numbers as they are: no frame to build
+                return {name: _compare(np.asarray(x[name], dtype=np.float64), t, strict, single) for name, (_, t) in asked.items()}
             padded = {name: np.resize(x[name], rows) for name in asked}
             changes = [tuple((name, float(padded[name][i])) for name in asked) for i in range(rows)]
             Z = self._matrix(typed_frame(ChangedRows.around(self.baseline, changes), self.dtypes))
