@@ -182,6 +182,8 @@ class Hunt:
         rows += neighbours(e, self.row, n, rng, most=len(e.varied), choices=self.choices, always=self.must, unique=unique)
         if apart:
             rows = [_apart(c, apart, self.must) for c in rows]
+        if not self.verdicts.may_force(self.choices.names):
+            return rows  # nothing a row changes forces more: its changes are its key
         return [self.verdicts.made_key(c) for c in rows]
 
     # -- rows asked along with other calls ----------------------------------------------------------
