@@ -33,7 +33,7 @@ from ..search import Problem, Program
 from . import persist
 from .batch import explain_rows
 from .metadata import causal_model, check_frame, covering, schema_of_rules, unfavourable_class, unfavourable_label, with_data_bounds, with_dice_settings
-from .readable import READ_MODEL, glass_of
+from .readable import READ_MODEL, encoded, glass_of
 from .refine import refine
 from .result import Recourse, RunRecord
 from .robust import robust_engine
@@ -213,6 +213,8 @@ class MC3G(BaseEstimator):
         if self.surrogate_ is not None and self.refine:
             self.engine_, self.surrogate_ = refine(self.engine_, X, labels, self.surrogate_, learn, self.refine, self.holdout)
         self.engine_ = self.engine_.with_glass(*glass_of(self.engine_, self.model, self.read_model, X, self.random_state, self.margin))
+        if black_box is not None:
+            black_box.encoded = encoded(self.engine_, self.model, X, self.random_state)
         self.engine_ = robust_engine(self.engine_, self.get_params(deep=False), X, y)
         return self
 

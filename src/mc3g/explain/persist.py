@@ -37,7 +37,7 @@ from ..rules import Literal, RuleSet
 from ..schema import Feature, Schema
 from ..search import Observed, PastApplicants
 from ..serialization import check_header, header
-from .readable import glass_of
+from .readable import encoded, glass_of
 from .surrogate import Surrogate
 
 JSON_FORMAT = "mc3g.explainer"
@@ -184,6 +184,7 @@ def _restored(document: Mapping[str, Any], box_doc: Mapping[str, Any] | None, mo
     engine = Engine(rules, causal, schema, document["unfavourable"], observed, document["spreads"], settings, black_box, fidelity)
     if box_doc is not None:
         engine = _read_again(engine, model, params, box_doc)
+        black_box.encoded = encoded(engine, model)  # type: ignore[union-attr]
         if black_box is not None and black_box.robust is not None:  # a margin: exact where the model is read
             black_box.robust = replace(black_box.robust, exact=engine.glass is not None)
     return Saved(params, columns, engine, surrogate)

@@ -8,6 +8,7 @@ in column-wise pipelines) is searched as it is; any other, or one larger than
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -17,12 +18,13 @@ import pandas as pd
 
 from ..engine import Engine
 from ..exceptions import InputError, said
-from ..glassbox import GlassBox, Opaque, read_model
-from ..models import BlackBox, Robustness
+from ..glassbox import Encoded, GlassBox, Opaque, read_model
+from ..models import BlackBox, ChangedRows, Robustness
 
 READ_MODEL = ("auto", "always", "never")
 READ_LIMIT = 400_000  # nodes (after the tests no value can split are gone): past it, the surrogate's search
 CHECKED_ROWS = 2000  # training rows the reading must agree with predict on
+MIXED_ROWS = 500  # rows of values seen, drawn feature by feature, an encoding must agree with the preprocessing on
 
 
 def glass_of(engine: Engine, model: Any, how: str, X: pd.DataFrame | None = None, seed: int = 0, margin: float = 0.0) -> tuple[GlassBox | None, str]:
@@ -46,6 +48,30 @@ def glass_of(engine: Engine, model: Any, how: str, X: pd.DataFrame | None = None
             raise InputError(f"read_model='always', and the model's decision cannot be read exactly: {why}") from None
         return None, str(why)
     return glass, ""
+
+
+def encoded(engine: Engine, model: Any, X: pd.DataFrame | None = None, seed: int = 0) -> Encoded | None:
+    """The engine's black box's rows as its pipeline's estimator reads them, built in arrays
+    (:class:`~mc3g.glassbox.Encoded`), where the pipeline can be taken apart so and the input
+    built equals its preprocessing's own on rows of ``X`` (when given) and rows mixing values
+    seen; else None (asked with frames, as any model)."""
+    box = engine.black_box
+    if box is None:
+        return None
+    rng = np.random.default_rng(seed)
+    seen = {name: v for name in box.columns if (v := engine.observed.numbers.get(name, engine.observed.tokens.get(name))) is not None and len(v)}
+    picks = {name: rng.integers(len(values), size=MIXED_ROWS) for name, values in seen.items()}
+    mixed = [tuple((name, seen[name][picks[name][i]]) for name in seen) for i in range(MIXED_ROWS)]
+    start = baseline(engine, box.columns)
+    parts = [(start, mixed)] + ([(row, [()]) for row in _check(box, model, X, seed)[0].to_dict("records")] if X is not None else [])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            built = Encoded(model, box.dtypes, start, categories(engine), engine.observed.numbers)
+            built.check(ChangedRows(parts))
+    except Exception:  # any model mc3g cannot take apart so is asked as before
+        return None
+    return built
 
 
 def with_retrained(engine: Engine, robust: Robustness, X: pd.DataFrame, seed: int) -> tuple[GlassBox, Robustness]:

@@ -69,7 +69,7 @@ class Inputs:
         self.tables: dict[int, np.ndarray] = {}  # a category's input column: its value for each of the category's values
         for name in self.dtypes:
             probes = self.categories[name] if name in self.categories else _spread(numbers.get(name, np.array([0.0])))
-            values = self._rows(name, list(probes))
+            values = self.rows(name, list(probes))
             for j in np.flatnonzero((values != values[:1]).any(axis=0)):
                 if self.source[j] is not None:
                     raise Opaque(f"input column {j} of the estimator reads both {self.source[j]!r} and {name!r}")
@@ -87,7 +87,7 @@ class Inputs:
             raise Opaque(f"the preprocessing gave an array of shape {matrix.shape} for {len(frame)} row(s)")
         return matrix
 
-    def _rows(self, name: str, values: Sequence[Any]) -> np.ndarray:
+    def rows(self, name: str, values: Sequence[Any]) -> np.ndarray:
         """The estimator's input for the baseline row with ``name`` at each of ``values``."""
         return self._matrix(typed_frame([{**self.baseline, name: v} for v in values], self.dtypes))
 
@@ -151,7 +151,7 @@ class Inputs:
         name = self.source[j]
         assert name is not None
         x = np.array([-1.0, 0.0, 1.0, 1e3, 1e6])
-        z = self._rows(name, x.tolist())[:, j]
+        z = self.rows(name, x.tolist())[:, j]
         slope = (z[4] - z[1]) / 1e6
         intercept = z[1]
         if not np.allclose(slope * x + intercept, z, rtol=1e-9, atol=1e-9 * (1 + abs(intercept))):

@@ -44,6 +44,7 @@ class BlackBox:
         self.labels = tuple(labels) if labels is not None else None
         self.unfavourable = unfavourable
         self.robust: Robustness | None = None  # what an option must clear beyond predict (set at fit)
+        self.encoded: Any = None  # rows around people as a pipeline's estimator reads them (:class:`~mc3g.glassbox.Encoded`, set at fit)
         self._predict = _predictor(model)
 
     @classmethod
@@ -54,20 +55,24 @@ class BlackBox:
     # -- asking the model ----------------------------------------------------------------------
     def labels_of(self, frame: pd.DataFrame) -> np.ndarray:
         """The model's label for each row of ``frame``, as text, checked."""
+        return self._checked(self._predict, frame, len(frame))
+
+    def _checked(self, predict: Callable[[Any], Any], rows: Any, n: int) -> np.ndarray:
+        """``predict``'s labels of ``n`` ``rows``, as text, checked."""
         try:
-            raw = self._predict(frame)
+            raw = predict(rows)
         except Exception as exc:  # the model is the user's code: report what it said
-            raise BlackBoxError(f"the model's predict failed on {len(frame)} row(s): {said(exc)}") from exc
+            raise BlackBoxError(f"the model's predict failed on {n} row(s): {said(exc)}") from exc
         answer = raw if isinstance(raw, np.ndarray) and raw.dtype.kind in "biufUS" else np.asarray(raw, dtype=object)
         if answer.ndim == 2 and answer.shape[1] == 1:
             answer = answer[:, 0]
         if answer.ndim != 1:
             raise BlackBoxError(
-                f"the model's predict returned an array of shape {answer.shape} for {len(frame)} row(s); it must return one label per row"
+                f"the model's predict returned an array of shape {answer.shape} for {n} row(s); it must return one label per row"
                 + (" (a matrix of class probabilities? give mc3g the model's predict, not predict_proba)" if answer.ndim == 2 else "")
             )
-        if len(answer) != len(frame):
-            raise BlackBoxError(f"the model's predict returned {len(answer)} label(s) for {len(frame)} row(s); it must return one per row")
+        if len(answer) != n:
+            raise BlackBoxError(f"the model's predict returned {len(answer)} label(s) for {n} row(s); it must return one per row")
         missing = np.flatnonzero(pd.isna(answer))
         if len(missing):
             raise BlackBoxError(f"the model's predict returned no label (NaN or None) for {len(missing)} row(s), the first at position {missing[0]}")
@@ -86,7 +91,9 @@ class BlackBox:
             raise InputError("the black box does not know which label is unfavourable yet: fit the explainer first")
         if not rows:
             return []
-        return (self.labels_of(self.frame(rows)) == self.unfavourable).tolist()
+        matrix = self.encoded.matrix(self._checked_rows(rows)) if self.encoded is not None and isinstance(rows, ChangedRows) else None
+        labels = self.labels_of(self.frame(rows)) if matrix is None else self._checked(self.encoded.estimator.predict, matrix, len(rows))
+        return (labels == self.unfavourable).tolist()
 
     def holding(self, rows: Sequence[Mapping[str, Any]]) -> list[bool]:
         """Whether each row (one the model accepts) clears :attr:`robust`'s margin and retrained
@@ -120,10 +127,13 @@ class BlackBox:
     # -- rows as the model knows them ----------------------------------------------------------
     def frame(self, rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
         """Rows as the model saw its data: its columns, in its order, with its dtypes."""
+        return typed_frame(self._checked_rows(rows), self.dtypes)
+
+    def _checked_rows(self, rows: Sequence[Mapping[str, Any]]) -> Sequence[Mapping[str, Any]]:
         for row in rows.bases() if isinstance(rows, ChangedRows) else rows:
             if row.keys() != self._names:
                 self.check_columns(row)
-        return typed_frame(rows, self.dtypes)
+        return rows
 
     def check_columns(self, row: Mapping[str, Any]) -> None:
         unknown = [c for c in row if c not in self.columns]

@@ -1,0 +1,152 @@
+"""A pipeline's estimator input built in arrays (``mc3g.glassbox.Encoded``): for rows around
+people, number for number the input the pipeline's own preprocessing gives their frame, and the
+estimator's labels of it the pipeline's ``predict``; a pipeline of another kind is asked with
+frames, as any model."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import tiered
+from hypothesis import event
+from hypothesis import strategies as st
+from sklearn.compose import ColumnTransformer, make_column_selector
+from sklearn.impute import SimpleImputer
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.neural_network import MLPClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer, MinMaxScaler, OneHotEncoder, OrdinalEncoder, PolynomialFeatures, RobustScaler, StandardScaler
+from sklearn.svm import SVC
+
+from mc3g import MC3G
+from mc3g.exceptions import InputError
+from mc3g.glassbox import Encoded, Opaque
+from mc3g.models import ChangedRows, typed_frame
+
+DTYPES = {"x": np.dtype("int64"), "y": np.dtype("float64"), "c": np.dtype("O"), "d": np.dtype("O")}
+SEEN = {"x": list(range(9)), "y": [v / 2 for v in range(7)], "c": ["a", "b", "c"], "d": ["p", "q"]}
+UNSEEN = {"x": [-4, 30], "y": [-3.25, 11.5], "c": ["z"], "d": ["r"]}  # values no training row has
+
+
+def _frame(seed: int, n: int = 200) -> tuple[pd.DataFrame, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({name: rng.choice(np.array(values, dtype=object if name in "cd" else None), n) for name, values in SEEN.items()})
+    score = frame["x"] / 4 - frame["y"] / 1.5 + (frame["c"] == "b") + rng.normal(scale=0.5, size=n)
+    return frame, np.where(score > np.median(score), "yes", "no")
+
+
+@st.composite
+def pipelines(draw):
+    """An opaque estimator behind a drawn column-wise preprocessing, fitted; rows to ask about."""
+    seed = draw(st.integers(0, 10_000))
+    frame, labels = _frame(seed)
+    categories = draw(st.sampled_from(["onehot", "ordinal"]))
+    encoder = (
+        OneHotEncoder(sparse_output=False, handle_unknown="ignore")
+        if categories == "onehot"
+        else OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1)
+    )
+    scaler = draw(st.sampled_from(["standard", "minmax", "robust", "imputed", "passthrough"]))
+    numbers = {
+        "standard": StandardScaler(), "minmax": MinMaxScaler(), "robust": RobustScaler(),
+        "imputed": make_pipeline(SimpleImputer(), StandardScaler()), "passthrough": "passthrough",
+    }[scaler]  # fmt: skip
+    by_kind = draw(st.booleans())  # columns chosen by make_column_selector, or named with one dropped
+    steps = (
+        [("categories", encoder, make_column_selector(dtype_include=object)), ("numbers", numbers, make_column_selector(dtype_include="number"))]
+        if by_kind
+        else [("categories", encoder, ["c"]), ("numbers", numbers, ["x", "y"])]
+    )
+    kind = draw(st.sampled_from(["mlp", "svm", "neighbours"]))
+    estimator = {"mlp": MLPClassifier((6,), max_iter=300, random_state=seed), "svm": SVC(), "neighbours": KNeighborsClassifier(5)}[kind]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = make_pipeline(ColumnTransformer(steps, remainder="drop"), estimator).fit(frame, labels)
+    event(f"{kind}, {categories}, {scaler}" + (", by kind" if by_kind else ", d dropped"))
+    rng = np.random.default_rng(seed + 1)
+    pools = {name: SEEN[name] + UNSEEN[name] for name in SEEN}
+    if scaler == "imputed":  # a missing number, imputed
+        pools["y"].append(float("nan"))
+    bases = [frame.iloc[i].to_dict() for i in rng.integers(len(frame), size=3)]
+
+    def change() -> tuple:
+        return tuple((name, pools[name][rng.integers(len(pools[name]))]) for name in sorted(rng.choice(list(SEEN), rng.integers(0, 4), replace=False)))
+
+    changes = [[change() for _ in range(40)] for _ in bases]
+    return model, frame, ChangedRows(zip(bases, changes))
+
+
+def _encoded(model, frame: pd.DataFrame) -> Encoded:
+    baseline = frame.iloc[0].to_dict()
+    return Encoded(model, DTYPES, baseline, {c: SEEN[c] for c in "cd"}, {n: np.asarray(SEEN[n], dtype=float) for n in "xy"})
+
+
+@tiered(6, 60, pipelines())
+def test_the_input_built_is_the_preprocessing_s_own_and_the_labels_the_pipeline_s(drawn) -> None:
+    model, frame, rows = drawn
+    encoded = _encoded(model, frame)
+    built = encoded.matrix(rows)
+    own = model[:-1].transform(typed_frame(rows, DTYPES))
+    assert built is not None and built.dtype == own.dtype
+    assert np.array_equal(built, own, equal_nan=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert (encoded.estimator.predict(built) == model.predict(typed_frame(rows, DTYPES))).all()
+
+
+@pytest.mark.parametrize(
+    "preprocessing",
+    [
+        ColumnTransformer([("numbers", PolynomialFeatures(2), ["x", "y"])]),  # a column of two features
+        ColumnTransformer([("numbers", FunctionTransformer(np.log1p), ["x"])]),  # a function of the user's
+        ColumnTransformer([("numbers", StandardScaler(), ["x", "y"])]).set_output(transform="pandas"),  # a frame, not an array
+    ],
+    ids=["two features in a column", "a function", "a frame out"],
+)
+def test_a_pipeline_of_another_kind_is_not_taken_apart(preprocessing) -> None:
+    frame, labels = _frame(0)
+    model = make_pipeline(preprocessing, KNeighborsClassifier(3)).fit(frame, labels)
+    with pytest.raises(Opaque):
+        _encoded(model, frame)
+    with pytest.raises(Opaque, match="not a pipeline"):
+        _encoded(KNeighborsClassifier(3).fit(frame[["x", "y"]], labels), frame)
+
+
+def _mlp() -> tuple[MC3G, pd.DataFrame]:
+    frame, labels = _frame(4, 300)
+    encode = ColumnTransformer([("c", OneHotEncoder(sparse_output=False, handle_unknown="ignore"), ["c", "d"]), ("n", StandardScaler(), ["x", "y"])])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = make_pipeline(encode, MLPClassifier((8,), max_iter=400, random_state=0)).fit(frame, labels)
+    return MC3G(model, desired_class="yes", refine=0).fit(frame), frame
+
+
+def test_a_fitted_explainer_asks_an_opaque_pipeline_with_arrays_as_it_would_with_frames() -> None:
+    explainer, frame = _mlp()
+    box = explainer.engine_.black_box
+    assert box.encoded is not None and explainer.engine_.glass is None
+    person = frame.iloc[0].to_dict()
+    pairs = [(("x", x), ("c", c)) for x in range(-2, 12) for c in ["a", "b", "c", "z"]]
+    rows = ChangedRows.around(person, pairs + [(("y", y),) for y in np.arange(-2, 6, 0.25)])
+    with_arrays = box.refuses(rows)
+    box.encoded = None
+    assert with_arrays == box.refuses(rows)
+    box.encoded = _encoded(explainer.model, frame)
+    with pytest.raises(InputError, match=r"unknown \['w'\]"):
+        box.refuses(ChangedRows.around(person, [(("w", 1),)]))
+
+
+def test_a_value_that_reaches_a_column_no_probe_showed_turns_the_arrays_off_and_frames_answer() -> None:
+    explainer, frame = _mlp()
+    box = explainer.engine_.black_box
+    person = frame.iloc[0].to_dict()
+    rows = ChangedRows.around(person, [(("c", c),) for c in ["a", "b", "c"]])
+    right = box.refuses(rows)
+    box.encoded = encoded = _encoded(explainer.model, frame)
+    encoded.columns["c"] = encoded.columns["c"][1:]  # as if one of c's columns had never moved when probed
+    encoded._blocks["c"] = encoded._blocks["c"][:, 1:]
+    assert box.encoded.matrix(rows) is None and not box.encoded.usable
+    assert box.refuses(rows) == right
