@@ -146,7 +146,8 @@ def test_a_value_that_reaches_a_column_no_probe_showed_turns_the_arrays_off_and_
     rows = ChangedRows.around(person, [(("c", c),) for c in ["a", "b", "c"]])
     right = box.refuses(rows)
     box.encoded = encoded = _encoded(explainer.model, frame)
-    encoded.columns["c"] = encoded.columns["c"][1:]  # as if one of c's columns had never moved when probed
-    encoded._blocks["c"] = encoded._blocks["c"][:, 1:]
+    c = encoded.names.index("c")
+    encoded.columns[c] = encoded.columns[c][1:]  # as if one of c's columns had never moved when probed
+    encoded._blocks[c] = encoded._blocks[c][:, 1:]
     assert box.encoded.matrix(rows) is None and not box.encoded.usable
     assert box.refuses(rows) == right

@@ -53,9 +53,14 @@ class Encoded:
         self._transform = transform
         self.estimator = model.steps[-1][1]
         source = self.inputs.source
-        self.columns = {name: np.array([j for j, s in enumerate(source) if s == name]) for name in dict.fromkeys(filter(None, source))}
-        self._known: dict[str, dict[Any, int]] = {name: {} for name in self.columns}  # a value's place in its feature's block
-        self._blocks = {name: np.empty((0, len(c))) for name, c in self.columns.items()}  # a feature's columns at each value known
+        self.names = list(dict.fromkeys(filter(None, source)))  # the features some input column reads
+        self.columns = [np.array([j for j, s in enumerate(source) if s == name]) for name in self.names]
+        self._index = {name: f for f, name in enumerate(self.names)}
+        self._blocks = [np.empty((0, len(c))) for c in self.columns]  # each feature's columns at each of its values known
+        self._known: list[dict[Any, int]] = [{} for _ in self.names]  # a value's row in its feature's block
+        self._ids: dict[tuple[str, Any], int] = {}  # a pair of a feature and its value, as changes give them: its number
+        self._feature = np.empty(0, dtype=np.int64)  # by a pair's number: its feature (-1: no input column reads it)
+        self._place = np.empty(0, dtype=np.int64)  # and its value's row in that feature's block
         self.usable = True  # False once a value was seen to change a column no probe showed it change
 
     def matrix(self, rows: ChangedRows) -> np.ndarray | None:
@@ -69,17 +74,11 @@ class Encoded:
         try:
             for base, changes in rows.parts:
                 out[at : at + len(changes)] = self._row(base)
-                cells: dict[str, tuple[list[int], list[Any]]] = {}
-                for i, change in enumerate(changes, at):
-                    for name, value in change:
-                        where, values = cells.get(name) or cells.setdefault(name, ([], []))
-                        where.append(i)
-                        values.append(value)
-                for name, (where, values) in cells.items():
-                    if name in self.columns:
-                        out[np.asarray(where)[:, None], self.columns[name]] = self._at(name, values)
-                    elif name not in self.inputs.dtypes:  # else no input column reads it
-                        raise InputError(f"the row does not match the columns the model was fitted on: unknown ['{name}']")
+                pairs = [pair for change in changes for pair in change]
+                if pairs:
+                    ids = self._numbered(pairs)
+                    where = np.repeat(np.arange(at, at + len(changes)), [len(change) for change in changes])
+                    self._laid(out, where, ids)
                 at += len(changes)
         except Opaque:
             self.usable = False
@@ -94,32 +93,56 @@ class Encoded:
             raise Opaque("the input built column by column differs from the preprocessing's own")
 
     def _row(self, base: Mapping[str, Any]) -> np.ndarray:
-        row = self.inputs.constant.copy()
-        for name, columns in self.columns.items():
-            row[columns] = self._at(name, [base[name]])[0]
-        return row
+        row = self.inputs.constant.copy()[None, :]
+        self._laid(row, np.zeros(len(self.names), dtype=np.int64), self._numbered([(name, base[name]) for name in self.names]))
+        return row[0]
 
-    def _at(self, name: str, values: list[Any]) -> np.ndarray:
-        """``name``'s input columns at each of ``values``, each value's found by the preprocessing
-        the first time it comes (every value not equal to itself, NaN, as one)."""
-        known = self._known[name]
-        keys = [_key(v) for v in values]
-        new = {k: v for k, v in zip(keys, values) if k not in known}  # the first value of each key not known
-        if new:
-            found = self._probed(name, list(new.values()))
-            start = len(self._blocks[name])
-            known.update((k, start + n) for n, k in enumerate(new))
-            self._blocks[name] = np.concatenate([self._blocks[name], found])
-        return self._blocks[name][[known[k] for k in keys]]
+    def _laid(self, out: np.ndarray, where: np.ndarray, ids: np.ndarray) -> None:
+        """Each pair ``ids`` names laid in its row of ``out`` (``where``), its feature's columns."""
+        features = self._feature[ids]
+        for f in np.unique(features[features >= 0]).tolist():
+            mine = features == f
+            out[where[mine][:, None], self.columns[f]] = self._blocks[f][self._place[ids[mine]]]
+
+    def _numbered(self, pairs: list[tuple[str, Any]]) -> np.ndarray:
+        """The number of each pair (a feature and its value), a new value's columns found by the
+        preprocessing the first time it comes (every value not equal to itself, NaN, as one)."""
+        ids = self._ids
+        numbers = [ids.get(pair, -1) for pair in pairs]
+        if -1 in numbers:
+            new = [pair for pair in dict.fromkeys(pairs) if pair not in ids]
+            for name in dict.fromkeys(name for name, _ in new):
+                if name not in self.inputs.dtypes:
+                    raise InputError(f"the row does not match the columns the model was fitted on: unknown ['{name}']")
+            values: dict[str, list[Any]] = {}
+            for name, value in new:
+                values.setdefault(name, []).append(value)
+            places = {name: iter(self._values(name, v)) for name, v in values.items() if name in self._index}
+            rows = [next(places[name]) if name in places else -1 for name, _ in new]
+            ids.update((pair, len(ids)) for pair in new)
+            self._feature = np.concatenate([self._feature, [self._index.get(name, -1) for name, _ in new]]).astype(np.int64)
+            self._place = np.concatenate([self._place, rows]).astype(np.int64)
+            numbers = [ids[pair] for pair in pairs]
+        return np.asarray(numbers, dtype=np.int64)
+
+    def _values(self, name: str, values: list[Any]) -> list[int]:
+        """The row of each of ``values`` in ``name``'s block, those new found by the preprocessing."""
+        f, keys = self._index[name], [_key(v) for v in values]
+        known = self._known[f]
+        fresh = {k: v for k, v in zip(keys, values) if k not in known}
+        if fresh:
+            known.update((k, len(self._blocks[f]) + n) for n, k in enumerate(fresh))
+            self._blocks[f] = np.concatenate([self._blocks[f], self._probed(name, list(fresh.values()))])
+        return [known[k] for k in keys]
 
     def _probed(self, name: str, values: list[Any]) -> np.ndarray:
         """``name``'s input columns at ``values``, by the preprocessing, checked to change no other."""
         matrix = self.inputs.rows(name, values)
         others = np.ones(matrix.shape[1], dtype=bool)
-        others[self.columns[name]] = False
+        others[self.columns[self._index[name]]] = False
         if not np.array_equal(matrix[:, others], np.broadcast_to(self.inputs.constant[others], (len(values), int(others.sum()))), equal_nan=True):
             raise Opaque(f"a value of {name!r} changes an input column no probe showed it change")
-        return matrix[:, self.columns[name]]
+        return matrix[:, self.columns[self._index[name]]]
 
 
 _NAN = object()  # the key of every value not equal to itself
