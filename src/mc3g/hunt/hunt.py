@@ -45,7 +45,7 @@ from ..engine import Engine
 from ..search import Assessment, Problem, StateStream, change_size, numeric_bounds
 from .accepted import Accepted
 from .boundary import Segment, grid_step, together
-from .local import Moves, moves, neighbours, rng_for
+from .local import Moves, changes_of, drawn_codes, first_of_each, moves, neighbours, rng_for
 from .verdicts import Asking, Changes, Row, Verdicts
 from .verified import EPSILON, EXHAUSTED, FOUND, Outcome, verified
 
@@ -157,7 +157,7 @@ class Hunt:
         draw goes on with."""
         if self._draw is None:
             rng = rng_for(self.row, self.engine.settings.random_state)
-            self._draw = self.drawn(self.tuning.last_draw, rng), rng
+            self._draw = self.drawn([self.tuning.last_draw], rng), rng
         return self._draw
 
     @cached_property
@@ -170,16 +170,17 @@ class Hunt:
         """What the person's rows are drawn from (:func:`~.local.moves`), found once for all draws."""
         return Moves(moves(self.engine, self.row))
 
-    def drawn(self, n: int, rng: np.random.Generator, apart: Sequence[frozenset[str]] = (), unique: bool = False) -> list[tuple]:
-        """``n`` rows drawn around the person as DiCE random draws them, and as many again that may
-        change every feature, as DiCE random's rows may (:func:`~.local.neighbours`): their keys
-        (with ``unique``, each kind's rows once, where first drawn: the rows asked are the same).
-        A row whose changes hold one of the action sets ``apart`` (the options known, under
-        ``distinct``) leaves that set's changes out: as drawn it could only add actions to an
-        option, left out it may be another."""
-        e = self.engine
-        rows = neighbours(e, self.row, n, rng, choices=self.choices, always=self.must, unique=unique)
-        rows += neighbours(e, self.row, n, rng, most=len(e.varied), choices=self.choices, always=self.must, unique=unique)
+    def drawn(self, sizes: Sequence[int], rng: np.random.Generator, apart: Sequence[frozenset[str]] = (), unique: bool = False) -> list[tuple]:
+        """For each of ``sizes`` in turn, as many rows drawn around the person as DiCE random draws
+        them, and as many again that may change every feature, as DiCE random's rows may
+        (:func:`~.local.neighbours`): their keys (with ``unique``, each row once, where first
+        drawn, found on the drawn arrays: the rows asked are the same).  A row whose changes hold
+        one of the action sets ``apart`` (the options known, under ``distinct``) leaves that
+        set's changes out: as drawn it could only add actions to an option, left out it may be
+        another."""
+        e, choices = self.engine, self.choices
+        codes = np.concatenate([drawn_codes(e, n, rng, most, choices, self.must) for n in sizes for most in (None, len(e.varied))])
+        rows = changes_of(codes[first_of_each(codes, choices)] if unique else codes, choices)
         if apart:
             rows = [_apart(c, apart, self.must) for c in rows]
         if not self.verdicts.may_force(self.choices.names):

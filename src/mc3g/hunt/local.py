@@ -90,39 +90,49 @@ def neighbours(
     ``unique``, each row once, where it was first drawn (the generator goes on as without): a
     wide draw repeats most of its rows of few changes, and a row costs more as a tuple than drawn."""
     choices = Moves(moves(engine, row)) if choices is None else choices
+    codes = drawn_codes(engine, n, rng, most, choices, always)
+    return changes_of(codes[first_of_each(codes, choices)] if unique else codes, choices)
+
+
+def drawn_codes(engine: Any, n: int, rng: np.random.Generator, most: int | None, choices: Moves, always: Sequence[str] = ()) -> np.ndarray:
+    """The rows of :func:`neighbours` as one integer array, a column per feature in name order:
+    each feature's pick + 1 where the row changes it, 0 where not."""
     width = len(choices.names)
     if not width or n <= 0:
-        return []
+        return np.zeros((0, width), dtype=np.int64)
     most = engine.settings.hunt.most_changed if most is None else most
     always_at = [j for j, name in enumerate(choices.names) if name in always]
-    blocks = []
-    for start in range(0, n, BLOCK):
+    counts, keys, picks = [], [], []
+    for _ in range(0, n, BLOCK):
         # A whole block at once (the rows past n unused): how many features each row changes, a
-        # random order of the features per row (its first that many change), and a value of each
-        # feature's pool.
-        counts = np.minimum(rng.integers(1, most + 1, size=BLOCK), width)[: n - start]
-        order = np.argsort(rng.random((BLOCK, width)), axis=1)[: n - start]
-        picks = np.minimum((rng.random((BLOCK, width)) * choices.sizes).astype(np.int64), choices.sizes - 1)[: n - start]
-        # Which features each row changes (those ``always`` too), in name order: its pairs
-        # come out sorted.  A row is its pick + 1 of each feature it changes, 0 of the others.
-        changed = np.argsort(order, axis=1) < counts[:, None]
-        changed[:, always_at] = True
-        blocks.append(np.where(changed, picks + 1, 0)[:, choices.by_name])
-    codes = np.concatenate(blocks)
-    if unique:
-        codes = codes[_first_of_each(codes, choices.sizes[choices.by_name])]
+        # random key of each feature per row (those of its smallest keys change), and a value of
+        # each feature's pool.  Drawn block by block, laid out for all rows at once.
+        counts.append(rng.integers(1, most + 1, size=BLOCK))
+        keys.append(rng.random((BLOCK, width)))
+        picks.append(rng.random((BLOCK, width)))
+    count = np.minimum(np.concatenate(counts)[:n], width)
+    key = np.concatenate(keys)[:n]
+    pick = np.minimum((np.concatenate(picks)[:n] * choices.sizes).astype(np.int64), choices.sizes - 1)
+    # Which features each row changes (those ``always`` too), in name order: its pairs come out sorted.
+    changed = key <= np.take_along_axis(np.sort(key, axis=1), count[:, None] - 1, axis=1)
+    changed[:, always_at] = True
+    return np.where(changed, pick + 1, 0)[:, choices.by_name]
+
+
+def changes_of(codes: np.ndarray, choices: Moves) -> list[Changes]:
+    """Each row of ``codes`` (:func:`drawn_codes`) as its pairs of a feature and its new value."""
     rows, columns = np.nonzero(codes)
     pairs = choices.pairs[choices.starts[columns] + codes[rows, columns] - 1].tolist()
     ends = np.cumsum(np.count_nonzero(codes, axis=1)).tolist()
     return [tuple(pairs[a:b]) for a, b in zip([0, *ends], ends)]
 
 
-def _first_of_each(codes: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """The index of each distinct row of ``codes`` where it first comes, in order; column ``j``
-    holds 0 to ``sizes[j]``.  The columns are packed into as few integers as hold them without
+def first_of_each(codes: np.ndarray, choices: Moves) -> np.ndarray:
+    """The index of each distinct row of ``codes`` (:func:`drawn_codes`) where it first comes, in
+    order.  The columns are packed into as few integers as hold them without
     loss (``np.unique`` by rows sorts about twenty times slower), the rows sorted by them, stably."""
     words, word, room = [], np.zeros(len(codes), dtype=np.int64), 1
-    for j, size in enumerate(sizes.tolist()):
+    for j, size in enumerate(choices.sizes[choices.by_name].tolist()):
         if room * (size + 1) >= 2**62:
             words.append(word)
             word, room = np.zeros(len(codes), dtype=np.int64), 1

@@ -157,10 +157,11 @@ class LastDraw:
         if len(known) >= hunt.k:
             return outcome
         apart = [frozenset(a.direct) for _, a in known] if hunt.engine.settings.distinct else []
-        n, rows = hunt.tuning.last_draw * 4, []
+        sizes, n = [], hunt.tuning.last_draw * 4
         while n <= hunt.tuning.widest_draw:  # each four times as wide, drawn on: one call holds them all
-            rows += hunt.drawn(n, rng, apart, unique=True)
+            sizes.append(n)
             n *= 4
+        rows = hunt.drawn(sizes, rng, apart, unique=True) if sizes else []
         if rows:
             hunt.wider_draws += 1
             yield from hunt.verdicts.ask([], rows)
