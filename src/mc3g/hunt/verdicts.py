@@ -199,21 +199,16 @@ class Verdicts:
         """Count the rows the search now sees: judged when asked as ``keys``, else free.  A row
         asked ahead takes its place among the others only now, as if asked now."""
         counted, accepted, held_back = set(keys), self._accepted, self._ahead
-        for key in seen:
-            if key in held_back:
-                del held_back[key]
-                ok = accepted[key] = accepted.pop(key)
-            else:
-                ok = accepted[key]
-            if not key:
-                continue
-            if ok:
-                self._shown.append(key)
-            if key in counted:
-                self.judged += 1
-                self.rejected += not ok
-            else:
-                self.free += 1
+        for key in [k for k in seen if k in held_back] if held_back else ():
+            del held_back[key]
+            accepted[key] = accepted.pop(key)
+        seen = [k for k in seen if k]  # the person's own row is no option and counts as neither
+        oks = [accepted[k] for k in seen]
+        self._shown += [k for k, ok in zip(seen, oks) if ok]
+        judged = [ok for k, ok in zip(seen, oks) if k in counted] if counted else []
+        self.judged += len(judged)
+        self.rejected += judged.count(False)
+        self.free += len(seen) - len(judged)
 
     def release(self) -> int:
         """Let the search see every row asked ahead that it has not reached, as rows asked for
