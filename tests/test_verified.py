@@ -1275,3 +1275,18 @@ def test_a_row_not_yet_judged_is_asked_at_the_merge_only_where_it_could_beat_the
     nearer, further = hunt.verdicts.key({"a": 3}), hunt.verdicts.key({"a": 7})
     assert hunt.accepted.cheaper([nearer, further], [option]) == [nearer]
     assert hunt.accepted.cheaper([nearer, further], []) == [nearer, further]  # fewer than K options: any may be one
+
+
+def test_rounds_drawn_together_are_the_rounds_drawn_one_after_another_each_row_once() -> None:
+    """The last draw's wider rounds are drawn as one array: each row once, where it first came
+    in the rounds drawn one after another, and the generator left as they leave it."""
+    from mc3g.hunt.local import rng_for
+
+    model = lambda f: np.where((f["x"] < 333) | (f["y"] < 5), "no", "yes")  # noqa: E731
+    _, hunts = _xy_hunts(model)
+    hunt, person = hunts(), {"x": 0, "y": 3}
+    together, apart = rng_for(person, 1), rng_for(person, 1)
+    drawn = hunt.drawn([300, 1200], together, unique=True)
+    one_by_one = hunt.drawn([300], apart) + hunt.drawn([1200], apart)
+    assert drawn == list(dict.fromkeys(one_by_one)) and len(drawn) < len(one_by_one)
+    assert hunt.drawn([50], together) == hunt.drawn([50], apart)
