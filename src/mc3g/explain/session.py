@@ -217,8 +217,7 @@ def _judged_alone(engine: Engine, instance: Mapping[str, Any], problem: Problem,
     rounds, those its search asked; else every one open to them in ``problem``, judged by the
     decision rules or the model read exactly (None where only the model could tell)."""
     if verdicts is not None:
-        everything = range(1, len(engine.features) + 1)
-        return [(n, v, ok) for key, ok in verdicts.judged_rows(everything) if len(made := verdicts.made(key)) == 1 for n, v in made.items()]
+        return verdicts.judged_alone()
     changes, rows = single_changes(problem, instance)
     if not rows:
         return []

@@ -223,6 +223,21 @@ class Verdicts:
         one of ``sizes``, and whether the model accepted it."""
         return ((key, ok) for key, ok in self._accepted.items() if len(key) in sizes and key not in self._ahead)
 
+    def judged_alone(self) -> list[tuple[str, Any, bool]]:
+        """Every row judged that the search has seen whose fewest changes (:meth:`made`) are one:
+        that change, and whether the model accepted the row (in the order :meth:`judged_rows`
+        gives them; a row is read once, no mapping built for it: the rows judged are thousands)."""
+        out, fewest, ahead = [], self._made, self._ahead
+        for key, ok in self._accepted.items():
+            if not key or key in ahead:
+                continue
+            made = fewest.get(key)
+            if made is None and len(key) == 1:
+                out.append((*key[0], ok))
+            elif made is not None and len(made) == 1:
+                out.append((*next(iter(made.items())), ok))
+        return out
+
     def accepted(self, start: int = 0) -> list[tuple]:
         """The rows the model accepted, as their changes (keys), in the order the search saw them
         (from the ``start``-th on), the person's own row and the rows asked ahead that the search
