@@ -47,9 +47,10 @@ class Encoded:
         transform = Pipeline(model.steps[:-1]).transform
         self.inputs = Inputs(transform, dtypes, baseline, categories, numbers)
         first = transform(typed_frame([dict(baseline)], dtypes))
-        if not isinstance(first, np.ndarray) or first.dtype.kind != "f":
-            raise Opaque(f"the preprocessing gives {type(first).__name__}, not an array of floats")
+        if not (isinstance(first, np.ndarray) or getattr(first, "format", None) == "csr") or first.dtype.kind != "f":
+            raise Opaque(f"the preprocessing gives {type(first).__name__}, not an array of floats or a CSR matrix")
         self.dtype = first.dtype
+        self._sparse = None if isinstance(first, np.ndarray) else type(first)  # the estimator reads a CSR matrix: built as its own
         self._transform = transform
         self.estimator = model.steps[-1][1]
         source = self.inputs.source
@@ -83,13 +84,13 @@ class Encoded:
         except Opaque:
             self.usable = False
             return None
-        return out
+        return out if self._sparse is None else self._sparse(out)
 
     def check(self, rows: ChangedRows) -> None:
         """Raise :class:`Opaque` unless the input built for ``rows`` is the preprocessing's own
         for their frame, number for number."""
         built, own = self.matrix(rows), self._transform(typed_frame(rows, self.inputs.dtypes))
-        if built is None or not np.array_equal(built, own, equal_nan=True):
+        if built is None or type(built) is not type(own) or not all(np.array_equal(a, b, equal_nan=True) for a, b in zip(_parts(built), _parts(own))):
             raise Opaque("the input built column by column differs from the preprocessing's own")
 
     def _row(self, base: Mapping[str, Any]) -> np.ndarray:
@@ -153,3 +154,9 @@ def _key(value: Any) -> Any:
         return value if value == value else _NAN
     except TypeError:  # pd.NA: no truth value
         return _NAN
+
+
+def _parts(matrix: Any) -> tuple[np.ndarray, ...]:
+    """An input's arrays: a CSR matrix's structure and values (the same nonzeros in the same
+    order: the estimator's sums run in the same order), or the array itself."""
+    return (matrix,) if isinstance(matrix, np.ndarray) else (np.asarray(matrix.shape), matrix.indptr, matrix.indices, matrix.data)
