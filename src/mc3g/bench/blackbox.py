@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..causal import CausalModel
 from ..datasets import load
@@ -153,13 +154,13 @@ def _fit(name: str, kind: str, n_rows: int, k: int, profile: str, hunt: str | Ma
     model = black_box(ds, kind)
     causal = knowledge(ds) or CausalModel()
     schema = causal.schema(ds.schema.under(profile))  # the profile's metadata: DiCE is told its immutable features
-    ours_box, their_box = Counted(model), Counted(model)
+    (ours, ours_box), (theirs, their_box) = counted(model), counted(model)
     start = time.perf_counter()
-    mc3g = MC3G(ours_box, causal, schema=ds.schema, k=k, tail=SURROGATE_TAIL[name], profile=profile, hunt=hunt).fit(X_train)
+    mc3g = MC3G(ours, causal, schema=ds.schema, k=k, tail=SURROGATE_TAIL[name], profile=profile, hunt=hunt).fit(X_train)
     fit_seconds = time.perf_counter() - start
     numeric = [c for c in X_train.columns if c in ds.schema.numeric]
     vary = [c for c in X_train.columns if not schema.feature(c).immutable]
-    dice = explainer("dice", their_box, causal, k=k, method="random", timeout=60, continuous=numeric, features_to_vary=vary).fit(X_train)
+    dice = explainer("dice", theirs, causal, k=k, method="random", timeout=60, continuous=numeric, features_to_vary=vary).fit(X_train)
     refused = X_test[model.predict(X_test).astype(str) == ds.schema.unfavourable].iloc[:n_rows]
     judge = _Judge(model, X_train.dtypes, ds.schema.unfavourable, causal, schema, {c: spread(X_train[c]) for c in numeric})
     return _Fitted(name, kind, profile, model, mc3g, dice, ours_box, their_box, fit_seconds, refused, judge)
@@ -307,12 +308,35 @@ def _what_if(mc3g: MC3G, person: dict[str, Any], changes: dict[str, Any]) -> Wha
     return None if w.broken or w.cost is None else w
 
 
-class Counted:
+def counted(model: Any) -> tuple[Any, Counted]:
+    """``model`` with its calls counted, and the count: a pipeline's estimator wrapped (the
+    pipeline stays one, so mc3g builds its estimator's input as it would for the model itself,
+    and each call of the pipeline is one of its estimator), any other model whole."""
+    from sklearn.pipeline import Pipeline
+
+    if isinstance(model, Pipeline):
+        name, estimator = model.steps[-1]
+        counter = Counted(estimator)
+        return Pipeline([*model.steps[:-1], (name, counter)]), counter
+    counter = Counted(model)
+    return counter, counter
+
+
+class Counted(ClassifierMixin, BaseEstimator):
     """A classifier that counts the calls made to it and the CPU time they took (DiCE's sklearn
     backend needs ``predict_proba`` and ``classes_``; MC3G calls ``predict``)."""
 
     def __init__(self, model: Any) -> None:
         self.model, self.classes_, self.calls, self.cpu = model, model.classes_, 0, 0.0
+
+    def fit(self, X: Any, y: Any) -> Counted:
+        """Fit the model counted (what scikit-learn asks of a pipeline's last step)."""
+        self.model.fit(X, y)
+        self.classes_ = self.model.classes_
+        return self
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return True  # it counts a fitted model's calls
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         self.calls += 1
