@@ -70,20 +70,19 @@ class Encoded:
         never again: the pipeline is asked with frames)."""
         if not self.usable:
             return None
-        out = np.empty((len(rows), len(self.inputs.constant)), dtype=self.dtype)
-        at = 0
+        parts = rows.parts
+        heads = [[(name, base[name]) for name in self.names] for base, _ in parts]  # each person's values
+        pairs = [pair for head in heads for pair in head] + [pair for _, changes in parts for change in changes for pair in change]
         try:
-            for base, changes in rows.parts:
-                out[at : at + len(changes)] = self._row(base)
-                pairs = [pair for change in changes for pair in change]
-                if pairs:
-                    ids = self._numbered(pairs)
-                    where = np.repeat(np.arange(at, at + len(changes)), [len(change) for change in changes])
-                    self._laid(out, where, ids)
-                at += len(changes)
+            ids = self._numbered(pairs)
         except Opaque:
             self.usable = False
             return None
+        people = np.tile(self.inputs.constant.astype(self.dtype), (len(parts), 1))
+        self._laid(people, np.repeat(np.arange(len(parts)), len(self.names)), ids[: len(parts) * len(self.names)])
+        out = people[np.repeat(np.arange(len(parts)), [len(changes) for _, changes in parts])]
+        counts = [len(change) for _, changes in parts for change in changes]
+        self._laid(out, np.repeat(np.arange(len(out)), counts), ids[len(parts) * len(self.names) :])
         return out if self._sparse is None else self._sparse(out)
 
     def check(self, rows: ChangedRows) -> None:
@@ -93,11 +92,6 @@ class Encoded:
         if built is None or type(built) is not type(own) or not all(np.array_equal(a, b, equal_nan=True) for a, b in zip(_parts(built), _parts(own))):
             raise Opaque("the input built column by column differs from the preprocessing's own")
 
-    def _row(self, base: Mapping[str, Any]) -> np.ndarray:
-        row = self.inputs.constant.copy()[None, :]
-        self._laid(row, np.zeros(len(self.names), dtype=np.int64), self._numbered([(name, base[name]) for name in self.names]))
-        return row[0]
-
     def _laid(self, out: np.ndarray, where: np.ndarray, ids: np.ndarray) -> None:
         """Each pair ``ids`` names laid in its row of ``out`` (``where``), its feature's columns."""
         features = self._feature[ids]
@@ -106,44 +100,47 @@ class Encoded:
             out[where[mine][:, None], self.columns[f]] = self._blocks[f][self._place[ids[mine]]]
 
     def _numbered(self, pairs: list[tuple[str, Any]]) -> np.ndarray:
-        """The number of each pair (a feature and its value), a new value's columns found by the
-        preprocessing the first time it comes (every value not equal to itself, NaN, as one)."""
+        """The number of each pair (a feature and its value), the new ones numbered first."""
         ids = self._ids
         numbers = [ids.get(pair, -1) for pair in pairs]
         if -1 in numbers:
-            new = [pair for pair in dict.fromkeys(pairs) if pair not in ids]
-            for name in dict.fromkeys(name for name, _ in new):
-                if name not in self.inputs.dtypes:
-                    raise InputError(f"the row does not match the columns the model was fitted on: unknown ['{name}']")
-            values: dict[str, list[Any]] = {}
-            for name, value in new:
-                values.setdefault(name, []).append(value)
-            places = {name: iter(self._values(name, v)) for name, v in values.items() if name in self._index}
-            rows = [next(places[name]) if name in places else -1 for name, _ in new]
-            ids.update((pair, len(ids)) for pair in new)
-            self._feature = np.concatenate([self._feature, [self._index.get(name, -1) for name, _ in new]]).astype(np.int64)
-            self._place = np.concatenate([self._place, rows]).astype(np.int64)
+            self._number([pair for pair in dict.fromkeys(pairs) if pair not in ids])
             numbers = [ids[pair] for pair in pairs]
         return np.asarray(numbers, dtype=np.int64)
 
-    def _values(self, name: str, values: list[Any]) -> list[int]:
-        """The row of each of ``values`` in ``name``'s block, those new found by the preprocessing."""
-        f, keys = self._index[name], [_key(v) for v in values]
-        known = self._known[f]
-        fresh = {k: v for k, v in zip(keys, values) if k not in known}
+    def _number(self, new: list[tuple[str, Any]]) -> None:
+        """Number the pairs ``new``, each value's columns found by the preprocessing the first
+        time it comes, every new value of every feature in one call (every value not equal to
+        itself, NaN, as one)."""
+        for name in dict.fromkeys(name for name, _ in new):
+            if name not in self.inputs.dtypes:
+                raise InputError(f"the row does not match the columns the model was fitted on: unknown ['{name}']")
+        keys = [(name, _key(value)) for name, value in new]
+        fresh = {key: pair for key, pair in zip(keys, new) if key[0] in self._index and key[1] not in self._known[self._index[key[0]]]}
         if fresh:
-            known.update((k, len(self._blocks[f]) + n) for n, k in enumerate(fresh))
-            self._blocks[f] = np.concatenate([self._blocks[f], self._probed(name, list(fresh.values()))])
-        return [known[k] for k in keys]
+            found, named = self._probed(list(fresh.values())), list(fresh)
+            for f, name in enumerate(self.names):
+                mine = [i for i, (n, _) in enumerate(named) if n == name]
+                if mine:
+                    start = len(self._blocks[f])
+                    self._known[f].update((named[i][1], start + n) for n, i in enumerate(mine))
+                    self._blocks[f] = np.concatenate([self._blocks[f], found[mine][:, self.columns[f]]])
+        start = len(self._ids)
+        self._ids.update((pair, start + n) for n, pair in enumerate(new))
+        places = [self._known[self._index[name]][key] if name in self._index else -1 for name, key in keys]
+        self._feature = np.concatenate([self._feature, [self._index.get(name, -1) for name, _ in new]]).astype(np.int64)
+        self._place = np.concatenate([self._place, places]).astype(np.int64)
 
-    def _probed(self, name: str, values: list[Any]) -> np.ndarray:
-        """``name``'s input columns at ``values``, by the preprocessing, checked to change no other."""
-        matrix = self.inputs.rows(name, values)
-        others = np.ones(matrix.shape[1], dtype=bool)
-        others[self.columns[self._index[name]]] = False
-        if not np.array_equal(matrix[:, others], np.broadcast_to(self.inputs.constant[others], (len(values), int(others.sum()))), equal_nan=True):
-            raise Opaque(f"a value of {name!r} changes an input column no probe showed it change")
-        return matrix[:, self.columns[self._index[name]]]
+    def _probed(self, pairs: list[tuple[str, Any]]) -> np.ndarray:
+        """The estimator's input for the baseline with each pair's feature at its value (a row a
+        pair), by the preprocessing, checked to move no column but the feature's own."""
+        matrix = self.inputs.at(pairs)
+        others = np.ones(matrix.shape, dtype=bool)
+        for i, (name, _) in enumerate(pairs):
+            others[i, self.columns[self._index[name]]] = False
+        if not np.array_equal(matrix[others], np.broadcast_to(self.inputs.constant, matrix.shape)[others], equal_nan=True):
+            raise Opaque(f"a value of {pairs[0][0]!r} or another feature changes an input column no probe showed it change")
+        return matrix
 
 
 _NAN = object()  # the key of every value not equal to itself

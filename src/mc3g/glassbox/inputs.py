@@ -89,7 +89,11 @@ class Inputs:
 
     def rows(self, name: str, values: Sequence[Any]) -> np.ndarray:
         """The estimator's input for the baseline row with ``name`` at each of ``values``."""
-        return self._matrix(typed_frame([{**self.baseline, name: v} for v in values], self.dtypes))
+        return self.at([(name, v) for v in values])
+
+    def at(self, pairs: Sequence[tuple[str, Any]]) -> np.ndarray:
+        """The estimator's input for the baseline row with each pair's feature at its value, a row a pair."""
+        return self._matrix(typed_frame([{**self.baseline, name: v} for name, v in pairs], self.dtypes))
 
     def numeric(self, j: int) -> bool:
         return self.source[j] is not None and self.source[j] not in self.categories
