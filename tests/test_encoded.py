@@ -152,5 +152,7 @@ def test_a_value_that_reaches_a_column_no_probe_showed_turns_the_arrays_off_and_
     c = encoded.names.index("c")
     encoded.columns[c] = encoded.columns[c][1:]  # as if one of c's columns had never moved when probed
     encoded._blocks[c] = encoded._blocks[c][:, 1:]
+    with pytest.raises(Opaque, match="'c' at 'a' changes an input column no probe showed it change"):
+        encoded._probed([("c", "a")])
     assert box.encoded.matrix(rows) is None and not box.encoded.usable
     assert box.refuses(rows) == right

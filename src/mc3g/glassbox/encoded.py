@@ -28,7 +28,7 @@ class Encoded:
     builds the estimator's input for rows, ``estimator`` judges it.  Built with what
     :class:`~.inputs.Inputs` needs (the model's raw ``dtypes``, a ``baseline`` row, each
     category's values, each number's seen values); raises :class:`Opaque` where the pipeline is
-    of another kind or its preprocessing gives no array of floats."""
+    of another kind or its preprocessing gives neither an array of floats nor a CSR matrix."""
 
     def __init__(
         self,
@@ -138,8 +138,11 @@ class Encoded:
         others = np.ones(matrix.shape, dtype=bool)
         for i, (name, _) in enumerate(pairs):
             others[i, self.columns[self._index[name]]] = False
-        if not np.array_equal(matrix[others], np.broadcast_to(self.inputs.constant, matrix.shape)[others], equal_nan=True):
-            raise Opaque(f"a value of {pairs[0][0]!r} or another feature changes an input column no probe showed it change")
+        constant = np.broadcast_to(self.inputs.constant, matrix.shape)
+        moved = others & (matrix != constant) & ~(np.isnan(matrix) & np.isnan(constant))
+        if moved.any():
+            name, value = pairs[int(np.flatnonzero(moved.any(axis=1))[0])]
+            raise Opaque(f"{name!r} at {value!r} changes an input column no probe showed it change")
         return matrix
 
 
