@@ -5,7 +5,9 @@ frames, as any model."""
 
 from __future__ import annotations
 
+import pickle
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -156,3 +158,19 @@ def test_a_value_that_reaches_a_column_no_probe_showed_turns_the_arrays_off_and_
         encoded._probed([("c", "a")])
     assert box.encoded.matrix(rows) is None and not box.encoded.usable
     assert box.refuses(rows) == right
+
+
+def test_searches_in_threads_build_inputs_side_by_side_and_a_copy_builds_its_own() -> None:
+    """A service searches in threads: each thread's rows, with values no call has seen yet, get
+    the verdicts the pipeline's own frames give; a pickled copy (a Dask worker's) builds alike."""
+    explainer, frame = _mlp()
+    box = explainer.engine_.black_box
+    box.encoded = encoded = _encoded(explainer.model, frame)
+    people = [frame.iloc[i].to_dict() for i in range(8)]
+    batches = [ChangedRows.around(p, [(("x", x + i / 8), ("y", y / 3 + i)) for x in range(-3, 15) for y in range(12)]) for i, p in enumerate(people)]
+    with ThreadPoolExecutor(4) as pool:
+        with_arrays = list(pool.map(box.refuses, batches))
+    copy = pickle.loads(pickle.dumps(encoded))
+    box.encoded = None
+    assert with_arrays == [box.refuses(rows) for rows in batches]
+    assert np.array_equal(copy.matrix(batches[0]), encoded.matrix(batches[0]))

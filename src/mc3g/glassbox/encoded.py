@@ -12,6 +12,7 @@ own ``predict`` judges it, as the pipeline's would.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -63,13 +64,23 @@ class Encoded:
         self._feature = np.empty(0, dtype=np.int64)  # by a pair's number: its feature (-1: no input column reads it)
         self._place = np.empty(0, dtype=np.int64)  # and its value's row in that feature's block
         self.usable = True  # False once a value was seen to change a column no probe showed it change
+        self._lock = threading.Lock()  # a service's searches run in threads: one builds at a time
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {name: value for name, value in self.__dict__.items() if name != "_lock"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     def matrix(self, rows: ChangedRows) -> np.ndarray | None:
         """The estimator's input for ``rows`` (the person's columns, then each change's, feature
         by feature), or None where a value turns out to reach other columns than probed (then
         never again: the pipeline is asked with frames)."""
-        if not self.usable:
-            return None
+        with self._lock:
+            return self._matrix(rows) if self.usable else None
+
+    def _matrix(self, rows: ChangedRows) -> np.ndarray | None:
         parts = rows.parts
         heads = [[(name, base[name]) for name in self.names] for base, _ in parts]  # each person's values
         pairs = [pair for head in heads for pair in head] + [pair for _, changes in parts for change in changes for pair in change]
