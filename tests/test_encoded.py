@@ -6,6 +6,7 @@ frames, as any model."""
 from __future__ import annotations
 
 import pickle
+import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
@@ -16,6 +17,7 @@ from conftest import tiered
 from hypothesis import event
 from hypothesis import strategies as st
 from sklearn.compose import ColumnTransformer, make_column_selector
+from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.impute import SimpleImputer
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.neural_network import MLPClassifier
@@ -174,3 +176,21 @@ def test_searches_in_threads_build_inputs_side_by_side_and_a_copy_builds_its_own
     box.encoded = None
     assert with_arrays == [box.refuses(rows) for rows in batches]
     assert np.array_equal(copy.matrix(batches[0]), encoded.matrix(batches[0]))
+
+
+def test_a_model_read_exactly_is_confirmed_with_arrays_and_its_time_is_not_the_search_s_own() -> None:
+    frame, labels = _frame(5, 300)
+    encode = ColumnTransformer([("c", OneHotEncoder(sparse_output=False, handle_unknown="ignore"), ["c", "d"]), ("n", StandardScaler(), ["x", "y"])])
+    model = make_pipeline(encode, HistGradientBoostingClassifier(max_iter=20, random_state=0)).fit(frame, labels)
+    explainer = MC3G(model, desired_class="yes", k=2).fit(frame)
+    box = explainer.engine_.black_box
+    assert explainer.engine_.glass is not None and box.encoded is not None
+    estimator = model[-1]
+    estimator.predict = lambda X, predict=estimator.predict: time.sleep(0.2) or predict(X)  # every call waits: the model's time
+    person = frame[model.predict(frame) == "no"].iloc[0]
+    built = []
+    box.frame = lambda rows: pytest.fail("a model read exactly was asked with a frame")
+    box.encoded.matrix = lambda rows, matrix=box.encoded.matrix: built.append(len(rows)) or matrix(rows)
+    answer = explainer.explain(person)
+    assert answer.run.guarantee == "exact" and answer.run.model_rounds == len(built) == 1
+    assert answer.run.search_seconds < 0.2  # the call waited 0.2 s

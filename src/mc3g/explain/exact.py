@@ -27,6 +27,7 @@ import numpy as np
 from ..engine import Engine
 from ..exceptions import ReadingError
 from ..hunt import FOUND, READ_ALL, Outcome
+from ..models import ChangedRows
 from ..search import MOST_CONFLICTS, ActionSets, Assessment, Completion, Lift, Problem, SharedLifts, StateStream, openings
 from .steps import Draft
 
@@ -99,7 +100,7 @@ def searched(engine: Engine, row: Row, k: int, instance: Mapping[str, Any], draf
     asked = _Asked(engine.black_box.holding if robust is not None else None)  # type: ignore[union-attr]
     person = int(_decided(engine, [row])[0])  # the decision itself, whatever an option must clear
     if person >= 0:  # the reading accepts the person, or only the model can tell: ask it alone
-        (refused,) = yield from asked.ask([row])
+        (refused,) = yield from asked.ask(_around(row, [{}]))
         if person > 0 and refused:
             raise ReadingError(f"the model refuses {_named(row)}, and its decision read exactly accepts it")
         if not refused:
@@ -107,8 +108,8 @@ def searched(engine: Engine, row: Row, k: int, instance: Mapping[str, Any], draf
     options, stopped = yield from (_completed if problem.score.spanned else _options)(engine, problem, k, row, asked)
     drafted = [drafts_of(held, a) for a, held in options]
     steps = [draft for _, drafts in drafted for draft in drafts]
-    lead = [] if asked.calls else [row]  # the person, unless asked already
-    refusals = yield from asked.ask(lead + [{**row, **draft.values} for draft in steps])
+    lead = [] if asked.calls else [{}]  # the person, unless asked already
+    refusals = yield from asked.ask(_around(row, lead + [draft.values for draft in steps]))
     if lead and not refusals[0]:
         raise ReadingError(f"the model accepts {_named(row)}, and its decision read exactly refuses it")
     said = refusals[len(lead) :]
@@ -182,12 +183,12 @@ def _take(stream: StateStream, batch: list[Option], options: ActionSets | None, 
     """Keep the states of ``batch`` (in cost order) the model accepts and that hold, up to K
     options: those the reading is not sure of asked of the model together."""
     sure = [int(p.score.verdicts(np.array([a.state], dtype=np.intp))[0]) for a, p in batch]  # type: ignore[union-attr]
-    doubted = {id(a): {**row, **p.describe(a.state)} for (a, p), v in zip(batch, sure) if v == 0}
-    said = yield from asked.ask(list(doubted.values()))
+    doubted = {id(a): p.describe(a.state) for (a, p), v in zip(batch, sure) if v == 0}
+    said = yield from asked.ask(_around(row, list(doubted.values())))
     refused = {key for key, no in zip(doubted, said) if no} | {id(a) for (a, _), v in zip(batch, sure) if v < 0}
     if asked.holds is not None:  # each row described once: a tie's row asked again of the retrained models
-        accepted = [(id(a), doubted.get(id(a)) or {**row, **p.describe(a.state)}) for a, p in batch if id(a) not in refused]
-        refused |= {key for (key, _), no in zip(accepted, asked.unsure([described for _, described in accepted])) if no}
+        accepted = [(id(a), doubted.get(id(a)) or p.describe(a.state)) for a, p in batch if id(a) not in refused]
+        refused |= {key for (key, _), no in zip(accepted, asked.unsure(list(_around(row, [described for _, described in accepted])))) if no}
     for a, p in batch:
         if len(kept) < k and id(a) not in refused and (options is None or options.admit(a)):
             kept.append((a, p))
@@ -211,7 +212,7 @@ def blocking(
         for a, p in states:
             verdict = int(p.score.verdicts(np.array([a.state], dtype=np.intp))[0])  # type: ignore[union-attr]
             if verdict == 0:
-                (refused,) = yield from asked.ask([{**row, **p.describe(a.state)}])
+                (refused,) = yield from asked.ask(_around(row, [p.describe(a.state)]))
                 verdict = -1 if refused else 1
             if verdict > 0:
                 return True
@@ -263,6 +264,12 @@ def _decided(engine: Engine, rows: list[Row]) -> np.ndarray:
     glass = engine.glass
     assert glass is not None
     return glass.verdicts(glass.margins({f: [r[f] for r in rows] for f in glass.features}))
+
+
+def _around(row: Row, changed: Sequence[Mapping[str, Any]]) -> ChangedRows:
+    """The person's row with each of ``changed``'s values laid over it, as the black box builds
+    its input without a frame (:class:`~mc3g.glassbox.Encoded`), alone or pooled with others'."""
+    return ChangedRows.around(row, [tuple(values.items()) for values in changed])
 
 
 def _named(row: Row) -> str:

@@ -99,6 +99,17 @@ class _Clock:
         self._since = time.perf_counter()
         return refusals
 
+    def waiting(self, steps: Generator[Sequence[Row], list[bool], Any]) -> Generator[Sequence[Row], list[bool], Any]:
+        """``steps``, with the time each of its questions waits for the model left out."""
+        try:
+            rows = next(steps)
+            while True:
+                rows = steps.send((yield from self.away(rows)))
+        except StopIteration as done:
+            return done.value
+        finally:
+            steps.close()  # a session abandoned at a question closes the search it waited in
+
     def seconds(self) -> float:
         return self._spent + time.perf_counter() - self._since
 
@@ -116,7 +127,7 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
     if box is None:
         outcome = yield from _by_rules(engine, instance, k, bool(firing))
     elif engine.glass is not None:
-        outcome, judged, read = yield from searched(engine, row, k, instance, lambda p, a: drafts_of(engine, row, p, a))
+        outcome, judged, read = yield from clock.waiting(searched(engine, row, k, instance, lambda p, a: drafts_of(engine, row, p, a)))
     else:
         verdicts = Verdicts(row, holding.wrap(clock.away), engine.consequences(instance), clock.seconds)
         outcome, wider = yield from _by_model(engine, row, k, verdicts, instance, bool(firing))
@@ -130,7 +141,7 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
         proved = outcome.rules == READ and outcome.stopped != READ_ALL and not passed
         opened = None
         if proved:
-            opened, also = yield from blocking(engine, row, instance)
+            opened, also = yield from clock.waiting(blocking(engine, row, instance))
             assert read is not None  # proved: the model read exactly was searched
             read = Confirmed(read.calls + also.calls, read.rows + also.rows)  # ties asked of the model count
         reasons = _no_option(engine, outcome, verdicts, wider) + ((what_opens(engine, opened),) if proved else ())
