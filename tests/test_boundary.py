@@ -67,7 +67,7 @@ def test_a_segment_starts_from_what_the_model_said_on_its_line() -> None:
     line asked them) narrow it before its first round: off its grid or past its end they say
     nothing."""
     segment = Segment({}, "x", 0, 29_197, 1)
-    segment.heard([(28_235, False), (28_500.5, False), (29_197, True), (28_900, True), (40_000, True), (1_000, False)])
+    segment.narrow_by_known([(28_235, False), (28_500.5, False), (29_197, True), (28_900, True), (40_000, True), (1_000, False)])
     segment.late()
     assert segment.best == 28_900 and segment.points() == list(range(28_236, 28_900))
 

@@ -3,6 +3,8 @@ person, the model's own boundaries, refinement of the surrogate, the budget said
 
 from __future__ import annotations
 
+import ast
+import inspect
 import itertools
 from dataclasses import replace
 from types import SimpleNamespace
@@ -19,6 +21,7 @@ from mc3g.causal import CausalModel, CausalRule
 from mc3g.explain import ASKING
 from mc3g.explain.batch import chunks
 from mc3g.foldse import FoldSE
+from mc3g.hunt import phases
 from mc3g.hunt.local import local_rules, neighbours, rng_for
 from mc3g.models import ChangedRows, typed_frame
 from mc3g.rules import Literal
@@ -568,12 +571,12 @@ def test_an_option_among_the_rows_accepted_is_judged_without_each_subset_of_its_
     engine = MC3G(model, desired_class="yes", k=1, refine=0).fit(train).engine_
     hunt = _hunt(engine, {n: 0 for n in "abcz"})
     _driven(_asked(hunt.verdicts, [], [{"a": 5, "b": 9, "c": 9, "z": 9}]), model)
-    hunt.bounded()
+    hunt.update_chosen()
     subsets = [{n: v for n, v in {"a": 5, "b": 9, "c": 9, "z": 9}.items() if n not in d} for d in _subsets("abcz")]
     assert hunt.pared(*hunt.chosen[0])[: len(subsets)] == subsets
     outcome = _driven(_searched(hunt), model)
     _driven(Sharpen().run(hunt, outcome), model)
-    hunt.bounded()
+    hunt.update_chosen()
     ((problem, option),) = hunt.chosen
     assert problem.describe(option.state) == {"a": 5, "b": 0, "c": 0, "z": 0}
 
@@ -593,7 +596,7 @@ def test_an_option_of_more_actions_than_pared_all_is_judged_without_each_one() -
     engine = MC3G(model, desired_class="yes", k=1, refine=0, hunt={"pared_all": 3}).fit(train).engine_
     hunt = _hunt(engine, {n: 0 for n in "abcz"})
     _driven(_asked(hunt.verdicts, [], [{"a": 5, "b": 9, "c": 9, "z": 9}]), model)
-    hunt.bounded()
+    hunt.update_chosen()
     assert [sorted(row) for row in hunt.pared(*hunt.chosen[0])[:5]] == [["b", "c", "z"], ["a", "c", "z"], ["a", "b", "z"], ["a", "b", "c"], ["b", "c", "z"]]
 
 
@@ -608,7 +611,7 @@ def test_an_option_pared_has_each_number_it_keeps_moved_back_in_the_same_round()
     engine = MC3G(model, desired_class="yes", k=1, refine=0).fit(train).engine_
     hunt = _hunt(engine, {n: 0 for n in "abz"})
     _driven(_asked(hunt.verdicts, [], [{"a": 5, "b": 9, "z": 9}]), model)
-    hunt.bounded()
+    hunt.update_chosen()
     pared = hunt.pared(*hunt.chosen[0])
     assert {"a": 5, "b": 3} in pared and {"a": 4, "b": 9} in pared  # with z dropped, b moved back, and a
     assert _sharpened(hunt, model) == (1, {"a": 5, "b": 3, "z": 0})
@@ -625,7 +628,7 @@ def test_an_options_own_numbers_are_moved_back_over_the_whole_way_in_a_round_tha
     engine = MC3G(model, desired_class="yes", k=1, refine=0).fit(train).engine_
     hunt = _hunt(engine, {"a": 0, "z": 0})
     _driven(_asked(hunt.verdicts, [], [{"a": 60}, {"a": 50}]), model)
-    hunt.bounded()
+    hunt.update_chosen()
     rounds, option = _sharpened(hunt, model)
     assert rounds == 1 and 20 <= option["a"] <= 23
 
@@ -639,7 +642,7 @@ def test_an_options_own_numbers_moved_back_take_no_round_of_their_own() -> None:
     engine = MC3G(model, desired_class="yes", k=1, refine=0).fit(train).engine_
     hunt = _hunt(engine, {"a": 0, "b": 0})
     _driven(_asked(hunt.verdicts, [], [{"a": 55, "b": 5}, {"a": 54, "b": 5}, {"a": 55, "b": 4}]), model)
-    hunt.bounded()
+    hunt.update_chosen()
     _driven(_asked(hunt.verdicts, [], hunt.pared(*hunt.chosen[0])), model)
     assert _sharpened(hunt, model) == (0, {"a": 55, "b": 5})
 
@@ -717,7 +720,7 @@ def _sharpened(hunt, model) -> tuple[int, dict]:
 
     engine, before = hunt.engine, hunt.verdicts.rounds
     _driven(Sharpen().run(hunt, Outcome(engine, engine.problem(hunt.instance, 1, []), 1, (), EXHAUSTED, "none")), model)
-    hunt.bounded()
+    hunt.update_chosen()
     ((problem, option),) = hunt.chosen
     return hunt.verdicts.rounds - before, problem.describe(option.state)
 
@@ -1216,7 +1219,7 @@ def test_a_single_change_takes_what_the_model_said_on_its_line() -> None:
     assert x.best is not None and x.best - x.nearest() > 20  # points left on both sides of 29,000
     _driven(_asked(hunt.verdicts, [], [{"x": v} for v in range(28_990, 29_011)]), model)  # an option's sectioning
     assert hunt.scanned()  # its own points: not all judged
-    assert hunt.scanned(heard=True) == [] and x.best == 29_000 and x.nearest() == 29_000
+    assert hunt.scanned(on_lines=True) == [] and x.best == 29_000 and x.nearest() == 29_000
 
 
 def test_a_segment_whose_nearest_point_left_costs_more_than_the_k_th_option_holds_none() -> None:
@@ -1290,3 +1293,23 @@ def test_rounds_drawn_together_are_the_rounds_drawn_one_after_another_each_row_o
     one_by_one = hunt.drawn([300], apart) + hunt.drawn([1200], apart)
     assert drawn == list(dict.fromkeys(one_by_one)) and len(drawn) < len(one_by_one)
     assert hunt.drawn([50], together) == hunt.drawn([50], apart)
+
+
+def test_no_phase_sets_the_hunt_s_state_and_nothing_rides_on_the_verdicts() -> None:
+    """Issue 51: a phase changes the person's :class:`Hunt` only through its methods, each named
+    for what it changes, never by setting an attribute (of the hunt, or of what it holds); what
+    rides along with a call is given to each call, not set on the verdicts as a callback."""
+    tree = ast.parse(inspect.getsource(phases))
+    targets = [
+        t for node in ast.walk(tree) if isinstance(node, (ast.Assign, ast.AugAssign)) for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+    ]
+    rooted = []
+    for target in targets:
+        while isinstance(target, (ast.Attribute, ast.Subscript)):
+            target = target.value
+            if isinstance(target, ast.Name) and target.id == "hunt":
+                rooted.append(ast.unparse(target))
+    assert rooted == []
+    from mc3g.hunt.verdicts import Verdicts
+
+    assert not hasattr(Verdicts({}, None), "along")

@@ -123,14 +123,16 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
         box.check_columns(row)
     instance = engine.instance(row, where)
     firing = engine.firing(instance)
-    verdicts, wider, read, holding = None, None, None, Holding(engine, row)
+    verdicts, hunt, wider, read, holding = None, None, None, None, Holding(engine, row)
     if box is None:
         outcome = yield from _by_rules(engine, instance, k, bool(firing))
     elif engine.glass is not None:
         outcome, judged, read = yield from clock.waiting(searched(engine, row, k, instance, lambda p, a: drafts_of(engine, row, p, a)))
     else:
         verdicts = Verdicts(row, holding.wrap(clock.away), engine.consequences(instance), clock.seconds)
-        outcome, wider = yield from _by_model(engine, row, k, verdicts, instance, bool(firing))
+        hunt = Hunt(engine, row, k, verdicts, instance, bool(firing), lambda p, a: [d.values for d in drafts_of(engine, row, p, a)[1]])
+        outcome = yield from hunted(hunt)  # the hunt's phases (:mod:`mc3g.hunt.phases`)
+        wider = hunt.wider_draws
     if outcome is None:
         reason = f"the decision for this person is not {engine.unfavourable!r}, so it is already favourable."
         return Recourse(row, NOT_REFUSED, reasons=(reason,), run=_record(engine, k, None, verdicts, wider, clock, read))
@@ -152,7 +154,7 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
     if read is not None:
         counterfactuals = tuple(replace(cf, steps=tuple(_step(cf, draft, refused) for draft, refused in steps)) for cf, steps in judged)
     else:
-        counterfactuals = yield from _with_steps(engine, row, outcome, verdicts)
+        counterfactuals = yield from _with_steps(engine, row, outcome, hunt)
     found = len(counterfactuals)
     counterfactuals, unlike = _typical(engine, {**row, **instance}, with_survival(engine, counterfactuals))
     if not counterfactuals:  # every option found is unlike every past applicant
@@ -178,24 +180,14 @@ def _by_rules(engine: Engine, instance: Mapping[str, Any], k: int, firing: bool)
     return Outcome(engine, problem, k, tuple(found), stopped, "given", priced_in=(problem,) * len(found)) if firing else None
 
 
-def _by_model(
-    engine: Engine, row: Row, k: int, verdicts: Verdicts, instance: Mapping[str, Any], firing: bool
-) -> Generator[list[Row], list[bool], tuple[Outcome | None, int]]:
-    """A black box: the hunt's phases (:mod:`.phases`), and the draws it made again, wider; the
-    outcome is None when the model does not refuse the person."""
-    hunt = Hunt(engine, row, k, verdicts, instance, firing, lambda p, a: [d.values for d in drafts_of(engine, row, p, a)[1]])
-    outcome = yield from hunted(hunt)
-    return outcome, hunt.wider_draws
-
-
-def _with_steps(engine: Engine, row: Row, outcome: Outcome, verdicts: Verdicts | None) -> Generator[list[Row], list[bool], tuple[Counterfactual, ...]]:
+def _with_steps(engine: Engine, row: Row, outcome: Outcome, hunt: Hunt | None) -> Generator[list[Row], list[bool], tuple[Counterfactual, ...]]:
     """The options with their steps, each step judged: by the model for a black box (one call
-    for all), by the decision rules otherwise."""
+    for all, what rides along with the hunt's calls too), by the decision rules otherwise."""
     drafted = [drafts_of(engine, row, p, a) for p, a in zip(outcome.priced_in, outcome.found)]
     options, drafts = [option for option, _ in drafted], [steps for _, steps in drafted]
-    if verdicts is not None:
-        verdicts.phase = STEPS
-        refusals = iter([not ok for ok in (yield from verdicts.ask([], [verdicts.key(draft.values) for steps in drafts for draft in steps]))])
+    if hunt is not None:
+        hunt.enter(STEPS)
+        refusals = iter([not ok for ok in (yield from hunt.ask([], [hunt.verdicts.key(draft.values) for steps in drafts for draft in steps]))])
     else:
         problem = outcome.problem
         refusals = iter([any(problem.covers(r, draft.state) for r in engine.decision) for steps in drafts for draft in steps])

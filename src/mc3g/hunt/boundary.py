@@ -84,7 +84,7 @@ class Segment:
         """The first round is asked in a call of its own: as few points as a later round takes."""
         self._late, self._points = True, None
 
-    def heard(self, verdicts: list[tuple[Any, bool]]) -> None:
+    def narrow_by_known(self, verdicts: list[tuple[Any, bool]]) -> None:
         """Narrowed by the model's verdicts on points of the segment judged already (value,
         accepted), however they were asked: another option's segment may lie on the same line."""
         top = self.high + 1 if self._open_end else self.high

@@ -71,10 +71,11 @@ class Hunt:
         settings = engine.settings
         self.tuning, self.budget, self.distinct, self.local = settings.hunt, settings.max_states, settings.distinct, settings.local
         self.sharp = settings.scheme == "exact" and not settings.plausible  # numbers between training values may be asked
-        self.start: Start | None = None  # the global rules' search as the first question began it
-        self.chosen: list[tuple[Problem, Assessment]] = []  # those K options, when last bounded
+        self.start: Start | None = None  # the global rules' search as the first question began it (:meth:`begin`)
+        self.chosen: list[tuple[Problem, Assessment]] = []  # those K options, when last chosen (:meth:`update_chosen`)
         self.scans: list[Segment] = []  # the person's single numeric changes, sectioned along with every call
-        self._taken: set[tuple] = set()  # the options sectioned or pared already (their keys): :meth:`take`
+        self._riding = False  # whether each call carries the rows :meth:`ride` gives: from :meth:`begin` on
+        self._claimed: set[tuple] = set()  # the options sectioned or pared already (their keys): :meth:`claim`
         self.sectioned: list[list[Segment]] = []  # the options' segments being sectioned, by option (:meth:`together`)
         self.accepted = Accepted(engine, row, k, verdicts)
         self._steps: dict[tuple, list[Row]] = {}  # the options' steps, by their changes
@@ -108,9 +109,41 @@ class Hunt:
         return StateStream(problem, self.tuning.read * self.budget)
 
     def verified(self, problem: Problem, stream: StateStream, first: list[Assessment], limit: int | None) -> Asking:
-        return (yield from verified(problem, stream, self.k, self.distinct, self.verdicts, self.budget, first, limit, self.kth, self.tuning))
+        return (yield from verified(problem, stream, self.k, self.distinct, self.verdicts, self.budget, first, limit, self.kth, self.tuning, self._along()))
 
-    def bounded(self) -> None:
+    def begin(self, start: Start | None, scans: list[Segment]) -> None:
+        """The model refused the person at the first question: the global rules' search as it
+        began (``start``), the single numeric changes to section (``scans``) and the K options
+        known; from now on every call carries the rows that ride along (:meth:`ride`)."""
+        self.start, self.scans, self._riding = start, scans, True
+        self.update_chosen()
+
+    def enter(self, phase: str) -> None:
+        """The part of the search running from now on: the run record counts each one's rounds and time."""
+        self.verdicts.phase = phase
+
+    def ask(self, keys: Sequence[tuple], free: Sequence[tuple] = (), ahead: Sequence[tuple] = ()) -> Asking:
+        """The model's verdicts on rows by their keys (:meth:`Verdicts.ask`), the rows that ride
+        along (:meth:`ride`) in any call it takes once the search has begun."""
+        return (yield from self.verdicts.ask(keys, free, ahead, along=self._along()))
+
+    def _along(self) -> Callable[[], list[tuple]] | None:
+        return self.ride if self._riding else None
+
+    def ask_wider(self, rows: Sequence[tuple]) -> Asking:
+        """The rows of a draw made again, wider (counted in the run record: ``wider_draws``)."""
+        self.wider_draws += 1
+        return (yield from self.ask([], rows))
+
+    def price_as_last_draw(self) -> None:
+        """The rows accepted priced as after a last draw (``tuning.last_kept``, :class:`Accepted`)."""
+        self.accepted.kept = self.tuning.last_kept
+
+    def add_sectioned(self, options: Sequence[list[Segment]]) -> None:
+        """Options' segments now being sectioned, one list an option (:meth:`together`)."""
+        self.sectioned += options
+
+    def update_chosen(self) -> None:
         """The K options among the rows the model accepted outside the search so far (:attr:`chosen`):
         no state dearer than the K-th can be in the answer (:attr:`bound`).  Found after the first
         question, after the rows drawn for local rules and before each round of the single
@@ -137,7 +170,7 @@ class Hunt:
         Where the options are still fewer than K, the last draw's rows are among them and are
         priced as after a last draw (``tuning.last_kept``), which would be drawn next."""
         if self.verdicts.release() and len(self.options(outcome)) < self.k:
-            self.accepted.kept = self.tuning.last_kept
+            self.price_as_last_draw()
 
     def samples(self) -> list[tuple]:
         """Rows around the person for local rules (their keys), as many as the budget leaves
@@ -201,13 +234,13 @@ class Hunt:
         one number's boundary was found with the others held, the model may accept less of each."""
         return [self.verdicts.key(row) for option in self.sectioned if (row := together(option)) is not None]
 
-    def take(self, options: Sequence[tuple[Problem, Assessment]]) -> list[tuple[Problem, Assessment]]:
-        """Those of ``options`` (a problem and a state each) not taken yet, taken now: each option
-        is sectioned, pared and has its numbers moved back once."""
+    def claim(self, options: Sequence[tuple[Problem, Assessment]]) -> list[tuple[Problem, Assessment]]:
+        """Those of ``options`` (a problem and a state each) not claimed yet, claimed now: each
+        option is sectioned, pared and has its numbers moved back once."""
         fresh = []
         for problem, state in options:
-            if (key := self.verdicts.state_key(problem, state.state)) not in self._taken:
-                self._taken.add(key)
+            if (key := self.verdicts.state_key(problem, state.state)) not in self._claimed:
+                self._claimed.add(key)
                 fresh.append((problem, state))
         return fresh
 
@@ -222,11 +255,11 @@ class Hunt:
                 rows += [r for r in self._steps[key] if self.verdicts.known(r) is None]
         return rows
 
-    def scanned(self, heard: bool = False) -> list[tuple]:
+    def scanned(self, on_lines: bool = False) -> list[tuple]:
         """The next points (their keys) of the person's single numeric changes, once the last
         ones are judged; a change whose nearest point left costs more than the K-th option known
-        (:meth:`bounded`) is not sectioned further (it cannot be one).  With ``heard``, the
-        changes that would ask are first narrowed by the verdicts on their lines (:meth:`heard`):
+        (:meth:`update_chosen`) is not sectioned further (it cannot be one).  With ``on_lines``, the
+        changes that would ask are first narrowed by the verdicts on their lines (:meth:`narrow_on_lines`):
         where the options' sectioning judged their points already, they need no call of their own."""
         asking: list[Segment] = []
         for s in self.scans:
@@ -235,8 +268,8 @@ class Hunt:
                     asking.append(s)
                     break
                 s.narrow(known)
-        if heard and asking:
-            self.heard(asking)
+        if on_lines and asking:
+            self.narrow_on_lines(asking)
             return self.scanned()
         return [key for s in asking for key in self.keys(s)]
 
@@ -258,7 +291,7 @@ class Hunt:
 
     def beyond(self, s: Segment) -> bool:
         """Whether every point of ``s`` left to judge costs more than the K-th option known
-        (:meth:`bounded`), so none can be an option.  A point's price is at least the terms of
+        (:meth:`update_chosen`), so none can be an option.  A point's price is at least the terms of
         its changes that nothing may cause: a change of a feature no causal rule has as its
         effect is always a direct action, and so is a single change (nothing else changed to
         cause it); the segment's own change grows with its size, so its nearest point is the
@@ -315,9 +348,9 @@ class Hunt:
             for p in Segment(r, n, self.row[n], r[n], steps[n], True, self.tuning).points() if bounds[n][0] <= p <= bounds[n][1]
         ]  # fmt: skip
 
-    def heard(self, segments: Sequence[Segment]) -> None:
+    def narrow_on_lines(self, segments: Sequence[Segment]) -> None:
         """Each of ``segments`` narrowed by the model's verdicts on its points judged already
-        (:meth:`Segment.heard`): rows that differ from its end in its feature only, each checked
+        (:meth:`Segment.narrow_by_known`): rows that differ from its end in its feature only, each checked
         to be its row there."""
         if not segments:
             return
@@ -343,7 +376,7 @@ class Hunt:
                         if id(s) not in forcing or forcing[id(s)](value) == key:
                             said[id(s)].append((value, ok))
         for s in segments:
-            s.heard(said[id(s)])
+            s.narrow_by_known(said[id(s)])
 
     def merged(self, outcome: Outcome, searched: Sequence[Assessment]) -> Outcome:
         """The states ``searched`` in the outcome's problem together with every other row the

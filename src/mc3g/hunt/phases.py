@@ -58,13 +58,10 @@ class FirstQuestion:
             points += [p for a in first[: 4 * k] for s in hunt.segments(e, problem, a) for p in hunt.keys(s)]
         if hunt.local and hunt.tuning.draw_ahead and problem is not None:  # refused by the rules: likely by the model too
             ahead += hunt.last_draw()[0]  # the rows local rules learn from are its start
-        accepted = yield from hunt.verdicts.ask([(), *counted[: hunt.budget]], points, ahead)
+        accepted = yield from hunt.ask([(), *counted[: hunt.budget]], points, ahead)
         if accepted[0]:
             return False
-        hunt.start = (problem, stream, first) if problem is not None and stream is not None else None
-        hunt.bounded()
-        hunt.scans = scans
-        hunt.verdicts.along = hunt.ride
+        hunt.begin((problem, stream, first) if problem is not None and stream is not None else None, scans)
         return True
 
 
@@ -97,8 +94,8 @@ class LocalRules:
     @staticmethod
     def _learned(hunt: Hunt) -> Asking:
         """The last local search's outcome; None when the model accepts no row judged (nothing to learn)."""
-        yield from hunt.verdicts.ask(hunt.samples())
-        hunt.bounded()
+        yield from hunt.ask(hunt.samples())
+        hunt.update_chosen()
         outcome, last = None, hunt.tuning.local_rounds
         for round_ in range(1, last + 1):
             changes, refusals = hunt.verdicts.labelled()
@@ -151,8 +148,8 @@ class LastDraw:
         if not hunt.local or len(hunt.options(outcome)) >= hunt.k:
             return outcome
         rows, rng = hunt.last_draw()
-        hunt.accepted.kept = hunt.tuning.last_kept
-        yield from hunt.verdicts.ask([], rows)
+        hunt.price_as_last_draw()
+        yield from hunt.ask([], rows)
         known = hunt.options(outcome)
         if len(known) >= hunt.k:
             return outcome
@@ -163,8 +160,7 @@ class LastDraw:
             n *= 4
         rows = hunt.drawn(sizes, rng, apart, unique=True) if sizes else []
         if rows:
-            hunt.wider_draws += 1
-            yield from hunt.verdicts.ask([], rows)
+            yield from hunt.ask_wider(rows)
         return outcome
 
 
@@ -182,7 +178,7 @@ class Sharpen:
     Needs the ``exact`` candidates.  A segment's first round judged already (its state was among
     the first question's) is taken without a call, so the options judged without an action go
     with the next round; one judged in no call yet starts from the verdicts on its line
-    (:meth:`Hunt.heard`) as a later round does (every point, where one round takes them all).
+    (:meth:`Hunt.narrow_on_lines`) as a later round does (every point, where one round takes them all).
     A segment none of whose points left can be an option (:meth:`Hunt.beyond`) is sectioned no
     further, and the single changes take the verdicts on their lines before a call of their own.
     The rows asked ahead that no phase reached are seen first (:meth:`Hunt.seen_ahead`, as the
@@ -197,8 +193,8 @@ class Sharpen:
         if not hunt.sharp:
             return outcome
         problem, engine = outcome.problem, outcome.engine
-        hunt.bounded()  # the K options among the rows accepted, sectioned too: a point accepted is seldom the boundary
-        segments, pared, along = self._taken(hunt, engine, [(problem, state) for state in outcome.found] + hunt.chosen)
+        hunt.update_chosen()  # the K options among the rows accepted, sectioned too: a point accepted is seldom the boundary
+        segments, pared, along = self._claimed(hunt, engine, [(problem, state) for state in outcome.found] + hunt.chosen)
         yield from self._sectioned(hunt, engine, segments, pared, along)
         if not hunt.tuning.search_boundaries:
             return outcome  # the points sectioned join the merge, the cheapest of each option's set there
@@ -215,13 +211,13 @@ class Sharpen:
         return Outcome(engine, sharper, outcome.per_atom, tuple(found), outcome.stopped, outcome.rules, outcome.local_rounds)
 
     @staticmethod
-    def _taken(hunt: Hunt, engine: Engine, options: list[tuple[Problem, Assessment]]) -> tuple[list[Segment], list[Row], list[Row]]:
-        """The segments of the numeric actions of ``options`` not taken yet (each begun from
+    def _claimed(hunt: Hunt, engine: Engine, options: list[tuple[Problem, Assessment]]) -> tuple[list[Segment], list[Row], list[Row]]:
+        """The segments of the numeric actions of ``options`` not claimed yet (each begun from
         what is judged on its line already), and each of those options without each subset of
         its actions (:meth:`Hunt.pared`), and each with its own numbers moved back
-        (:meth:`Hunt.moved_back`); they are taken now, and their segments ride along as one
+        (:meth:`Hunt.moved_back`); they are claimed now, and their segments ride along as one
         option's numbers together (:meth:`Hunt.together`)."""
-        fresh = hunt.take(options)
+        fresh = hunt.claim(options)
         each = [hunt.segments(engine, problem, state) for problem, state in fresh]
         segments = [s for option in each for s in option]
         late = []
@@ -231,8 +227,8 @@ class Sharpen:
             else:
                 late.append(s)
                 s.late()
-        hunt.heard(late)
-        hunt.sectioned += each
+        hunt.narrow_on_lines(late)
+        hunt.add_sectioned(each)
         pared = [row for problem, state in fresh for row in hunt.pared(problem, state)]
         return segments, pared, [row for problem, state in fresh for row in hunt.moved_back(problem, state)]
 
@@ -241,7 +237,7 @@ class Sharpen:
         """Section ``segments`` to their ends, ``pared`` asked with the first points (and
         ``along`` where those take a call), then the single changes; the bound (and the options
         whose steps ride along) found again after each round (:meth:`run` found it before the
-        first).  While another round follows, the K options known that no segment has taken yet
+        first).  While another round follows, the K options known that no segment has claimed yet
         (a point sectioned, an option without some actions) join it: a greedy search would go
         on from them."""
         while (asking := [s for s in segments if not hunt.beyond(s) and s.points()]) or pared:
@@ -249,17 +245,17 @@ class Sharpen:
             keys = [key for s in asking for key in hunt.keys(s)] + [hunt.verdicts.key(row) for row in pared]
             if hunt.verdicts.calls(keys):  # the option's own numbers moved back ride along, never call alone
                 keys += [hunt.verdicts.key(row) for row in along]
-            accepted = yield from hunt.verdicts.ask([], keys)
+            accepted = yield from hunt.ask([], keys)
             for s in segments:
                 s.narrow([ok for t, ok in zip(asked, accepted) if t is s])
-            hunt.bounded()
+            hunt.update_chosen()
             pared = along = []
             if any(not hunt.beyond(s) and s.points() for s in segments):
-                more, pared, along = cls._taken(hunt, engine, hunt.chosen)
+                more, pared, along = cls._claimed(hunt, engine, hunt.chosen)
                 segments += more
-        while keys := hunt.scanned(heard=True):
-            yield from hunt.verdicts.ask([], keys)
-            hunt.bounded()
+        while keys := hunt.scanned(on_lines=True):
+            yield from hunt.ask([], keys)
+            hunt.update_chosen()
 
 
 class Merge:
@@ -291,8 +287,8 @@ class Merge:
             if not rows:
                 return merged
             if hunt.sharp:  # the options no sectioning round took ride along, pared and their numbers moved back
-                rows += [hunt.verdicts.key(row) for p, a in hunt.take(options) for row in hunt.pared(p, a) + hunt.moved_back(p, a)]
-            yield from hunt.verdicts.ask([], rows)
+                rows += [hunt.verdicts.key(row) for p, a in hunt.claim(options) for row in hunt.pared(p, a) + hunt.moved_back(p, a)]
+            yield from hunt.ask([], rows)
 
 
 PHASES: tuple[Phase, ...] = (GlobalRules(), LocalRules(), ToTheBudget(), LastDraw(), Sharpen(), Merge())
@@ -305,11 +301,11 @@ run record's ``rounds_by_phase`` counts rounds under."""
 def hunted(hunt: Hunt, phases: Sequence[Phase] = PHASES) -> Asking:
     """The person's :class:`Outcome` after the first question and ``phases``, in order; None
     when the model does not refuse the person."""
-    hunt.verdicts.phase = FirstQuestion.name
+    hunt.enter(FirstQuestion.name)
     if not (yield from FirstQuestion().run(hunt)):
         return None
     outcome = None
     for phase in phases:
-        hunt.verdicts.phase = phase.name  # the run record counts each phase's rounds
+        hunt.enter(phase.name)
         outcome = yield from phase.run(hunt, outcome)
     return outcome

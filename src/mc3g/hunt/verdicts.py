@@ -20,9 +20,7 @@ Asking = Generator[Sequence[Row], list[bool], Any]
 class Verdicts:
     """The model's verdicts on one person's rows, remembered by the changes each makes, so no
     rows are judged twice whichever rules or candidates led to them.  ``away(rows)`` hands rows to
-    the model and returns its refusals (the driver's round trip); ``along()``, when set, gives
-    rows (their keys) to ask for free with whatever the model is next asked (a search waiting on
-    its own verdicts need not cost a call of its own).  ``consequences`` adds to a row's changes
+    the model and returns its refusals (the driver's round trip).  ``consequences`` adds to a row's changes
     what the causal rules force (:meth:`Engine.consequences`): a row is asked and remembered as
     the state the person reaches, so a change scanned, sectioned or drawn is judged where it
     leads, and a state of the search, which keeps the knowledge already, as it is."""
@@ -33,7 +31,6 @@ class Verdicts:
         self.row = row
         self.away = away
         self.consequences = consequences
-        self.along: Callable[[], list[tuple]] | None = None
         self.judged = 0  # rows judged by the model, the person and the rows asked for free aside
         self.rejected = 0
         self.free = 0  # rows asked for free: single changes, points sectioned, steps
@@ -44,7 +41,7 @@ class Verdicts:
         self._since = clock() if clock is not None else 0.0
         self.asked = 0  # rows the rounds held
         self._accepted: dict[tuple, bool] = {}
-        self._along: set[tuple] = set()  # rows asked only because ``along`` gave them
+        self._along: set[tuple] = set()  # rows asked only because an ``along`` of :meth:`ask` gave them
         self._ahead: dict[tuple, None] = {}  # rows asked ahead of the search, their verdicts held back until it asks (in the order asked)
         self._spare: set[tuple] = set()  # of those, a search's states read ahead: never released
         self._made: dict[tuple, dict[str, Any]] = {}  # rows with forced changes: the fewest changes asked that reach them
@@ -159,9 +156,18 @@ class Verdicts:
         """Whether asking about the rows ``keys`` takes a call: the model has not judged one of them."""
         return any(key not in self._accepted for key in keys)
 
-    def ask(self, keys: Sequence[tuple], free: Sequence[tuple] = (), ahead: Sequence[tuple] = (), spare: bool = False) -> Asking:
+    def ask(
+        self,
+        keys: Sequence[tuple],
+        free: Sequence[tuple] = (),
+        ahead: Sequence[tuple] = (),
+        spare: bool = False,
+        along: Callable[[], list[tuple]] | None = None,
+    ) -> Asking:
         """Whether the model accepts each row (by its key: ``keys``, then ``free``), asking it only
-        about those it has not judged, all in one call (with the rows ``along`` gives); rows of
+        about those it has not judged, all in one call; where there is a call, ``along()`` gives
+        rows (their keys) to ask for free with it (a search waiting on its own verdicts need not
+        cost a call of its own: :meth:`~.hunt.Hunt.ride`).  Rows of
         ``free`` (single changes scanned, points sectioned, rows drawn) do not count as judged.
         Rows of ``ahead`` go in the same call, their verdicts held back: the search sees one only
         once it asks about that row (then it counts as asked), so a row asked ahead saves a later
@@ -176,14 +182,14 @@ class Verdicts:
         shown = [k for k in now if k in held_back]
         later = [k for k in dict.fromkeys(ahead) if k not in now and k not in accepted]  # asked ahead now, held back
         rows = new + later  # those the model has not judged, in the order given
-        if rows and self.along is not None:
+        if rows and along is not None:
             asked = set(rows)
-            along = [k for k in dict.fromkeys(self.along()) if k not in asked and (k not in accepted or k in held_back)]
-            self._along.update(along)
+            riding = [k for k in dict.fromkeys(along()) if k not in asked and (k not in accepted or k in held_back)]
+            self._along.update(riding)
             showing = set(shown)
-            shown += [k for k in along if k in held_back and k not in showing]
-            along = [k for k in along if k not in accepted]
-            new, rows = new + along, rows + along
+            shown += [k for k in riding if k in held_back and k not in showing]
+            riding = [k for k in riding if k not in accepted]
+            new, rows = new + riding, rows + riding
         if rows:
             self.asked += len(rows)
             self.by_phase[self.phase] = self.by_phase.get(self.phase, 0) + 1

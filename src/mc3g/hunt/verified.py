@@ -10,7 +10,7 @@ search ends with is an :class:`Outcome`, which each of the black-box search's ph
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..engine import DEFAULT, Engine, HuntSettings
@@ -83,12 +83,12 @@ def verified(
     limit: int | None = None,
     bound: Assessment | None = None,
     tuning: HuntSettings = DEFAULT,
+    along: Callable[[], list[tuple]] | None = None,
 ) -> Asking:
-    """The k least-cost states of ``problem`` the model accepts (all, for plain rules: ``verdicts``
-    None), distinct action sets under ``distinct``, read from ``first`` then ``stream`` (none read:
-    :func:`_begun`), none dearer than ``bound``, the K-th option known (nor read); and why it
-    stopped: ``budget`` bounds the rows judged, ``limit`` the states rejected (``tuning.patience``
-    more per state kept: then ``stalled``).  Third, whether widening could help."""
+    """The k least-cost states of ``problem`` the model accepts (all, for plain rules: ``verdicts`` None; each call carrying what ``along()``
+    gives: :meth:`Verdicts.ask`), distinct action sets under ``distinct``, read from ``first`` then ``stream`` (none read: :func:`_begun`), none
+    dearer than ``bound``, the K-th option known (nor read); and why it stopped: ``budget`` bounds the rows judged, ``limit`` the states
+    rejected (``tuning.patience`` more per state kept: then ``stalled``).  Third, whether widening could help."""
     stream.cap(None if bound is None else bound.exact)  # :meth:`StateStream.cap`
     reading = _Reading(problem, k, distinct, math.inf if bound is None else bound.cost)
     size = k if verdicts is None else 4 * k
@@ -107,7 +107,7 @@ def verified(
         if batch[0].cost > reading.bound + EPSILON:
             return reading.kept, FOUND, False  # what is left costs more than k options known: it cannot be one
         batch = reading.shown(batch)
-        accepted = yield from _judged(problem, reading, batch, verdicts, read, stream, ahead, size)
+        accepted = yield from _judged(problem, reading, batch, verdicts, read, stream, ahead, size, along)
         ahead = False
         reading.take(batch, accepted, stream)
         batch = []
@@ -115,7 +115,15 @@ def verified(
 
 
 def _judged(
-    problem: Problem, reading: _Reading, batch: list[Assessment], verdicts: Verdicts | None, read: list[Assessment], stream: StateStream, ahead: bool, size: int
+    problem: Problem,
+    reading: _Reading,
+    batch: list[Assessment],
+    verdicts: Verdicts | None,
+    read: list[Assessment],
+    stream: StateStream,
+    ahead: bool,
+    size: int,
+    along: Callable[[], list[tuple]] | None,
 ) -> Asking:
     """The model's verdicts on ``batch`` (plain rules accept every state).  The call holds the
     states ``read`` ahead of the reading when it begins (``ahead``); a later batch that takes a
@@ -128,7 +136,7 @@ def _judged(
         read += stream.take(size - len(read))
         ahead = True
     later = [verdicts.state_key(problem, a.state) for a in reading.shown(read)] if ahead else []
-    return (yield from verdicts.ask(asked, (), later, spare=True))
+    return (yield from verdicts.ask(asked, (), later, spare=True, along=along))
 
 
 def _begun(first: Sequence[Assessment], stream: StateStream, k: int, judged: bool, tuning: HuntSettings) -> tuple[list[Assessment], bool]:
