@@ -7,6 +7,8 @@ may not fall below what was measured."""
 from __future__ import annotations
 
 import itertools
+import json
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -19,9 +21,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 from mc3g import MC3G
+from mc3g.bench.oracle import CASES, Box, domain_options
 from mc3g.causal import CausalModel, CausalRule
 from mc3g.rules import Literal
-from mc3g.search import ActionSets
 
 RNG = np.random.default_rng(7)
 TRAIN = pd.DataFrame({"x": RNG.integers(0, 21, 400), "y": RNG.integers(0, 11, 400), "c": RNG.choice(["a", "b", "c"], 400)})
@@ -75,27 +77,11 @@ def _least(explainer: MC3G, model, person: dict) -> float | None:
 
 def _options(explainer: MC3G, model, person: dict, k: int, domain: dict = DOMAIN, accepted: pd.DataFrame | None = None) -> list[float]:
     """The costs of the ``k`` least-cost options of the whole ``domain`` (the rows the model
-    accepts: ``accepted``, judged here when not given) that the knowledge allows, the person's
-    own values kept where they may not change, of distinct action sets where the explainer's
-    settings say so."""
-    engine = explainer.engine_.open()
-    numbers = {n: list(values) for n, values in domain.items() if isinstance(values, range)}
-    problem = engine.problem(engine.instance(person), 1, [], numbers, observed=False)
+    accepts: ``accepted``, judged here when not given): :func:`mc3g.bench.oracle.domain_options`."""
     if accepted is None:
         rows = pd.DataFrame(list(itertools.product(*domain.values())), columns=list(domain))
         accepted = rows[model(rows) == "yes"]
-    kept_still = [n for n in domain if n not in problem.names]  # immutable: the person's own values only
-    if kept_still:
-        accepted = accepted[(accepted[kept_still] == pd.Series({n: person[n] for n in kept_still})).all(axis=1)]
-    states = []
-    for row in accepted[list(problem.names)].itertuples(index=False):
-        if (a := problem.assess(tuple(problem.space[n].index(v) for n, v in zip(problem.names, row)))) is not None:
-            states.append(a)
-    kept, sets = [], ActionSets()
-    for a in sorted(states, key=lambda a: round(a.cost, 9)):
-        if len(kept) < k and (not engine.settings.distinct or sets.admit(a)):
-            kept.append(a.cost)
-    return kept
+    return domain_options(explainer, person, k, accepted, domain)
 
 
 @pytest.mark.slow
@@ -151,25 +137,15 @@ def test_k_options_are_as_many_and_as_cheap_as_the_domain_holds_for_most_people(
     assert short <= most_short and dearer <= most_dearer
 
 
-SIX = {"income": range(13), "savings": range(13), "score": range(13), "debt": ("no", "low", "high"), "job": ("full", "part", "self"), "region": tuple("nsew")}
-SIX_RNG = np.random.default_rng(11)
-SIX_TRAIN = pd.DataFrame({n: SIX_RNG.choice(list(values), 500) for n, values in SIX.items()})
-
-
-def _six_truth(frame: pd.DataFrame) -> np.ndarray:
-    return np.where(frame["income"] + frame["savings"] + 2 * frame["score"] + 4 * (frame["job"] == "full") - 3 * (frame["debt"] == "high") >= 34, "yes", "no")
-
-
-def _six_box(frame: pd.DataFrame) -> np.ndarray:
-    """Issue 51's box: income 8 to 10 with savings 7 to 9, self-employed and no high debt; or
-    income and savings both at their top; or a score and income high enough together."""
-    band = frame["income"].between(8, 10) & frame["savings"].between(7, 9) & (frame["job"] == "self") & (frame["debt"] != "high")
-    return np.where(band | ((frame["income"] == 12) & (frame["savings"] == 12)) | (frame["score"] + frame["income"] >= 20), "yes", "no")
+SIX = CASES["six"].domain  # issue 51's six features (mc3g bench oracle's)
+SIX_TRAIN = CASES["six"].train()
 
 
 def _six_forest():
     encode = make_column_transformer((OneHotEncoder(), ["debt", "job", "region"]), (StandardScaler(), ["income", "savings", "score"]))
-    return make_pipeline(encode, RandomForestClassifier(n_estimators=40, min_samples_leaf=3, random_state=0)).fit(SIX_TRAIN, _six_truth(SIX_TRAIN)).predict
+    return (
+        make_pipeline(encode, RandomForestClassifier(n_estimators=40, min_samples_leaf=3, random_state=0)).fit(SIX_TRAIN, CASES["six"].truth(SIX_TRAIN)).predict
+    )
 
 
 # of 20 people, those given fewer options than the domain holds, measured (issue 51; before its wider draw for fewer than K: 1 and 2)
@@ -183,7 +159,7 @@ def test_k_options_on_six_features_are_as_many_as_the_domain_holds(kind: str) ->
     fewer than 3 options while another existed).  Counted against the whole domain: people given
     fewer options than it holds (options unlike every past applicant aside); the later options
     dearer than the domain's at their place are printed (issue 51 leaves them open)."""
-    model = _six_box if kind == "box" else _six_forest()
+    model = Box().predict if kind == "box" else _six_forest()
     every = pd.DataFrame(list(itertools.product(*SIX.values())), columns=list(SIX))
     accepted = every[model(every) == "yes"]
     explainer = MC3G(model, CausalModel(features={"region": {"immutable": True}}), desired_class="yes", k=3).fit(SIX_TRAIN)
@@ -197,3 +173,43 @@ def test_k_options_on_six_features_are_as_many_as_the_domain_holds(kind: str) ->
         dearer += sum(c > t + 1e-9 for c, t in list(zip(costs, truth))[1:])
     print(f"\n{kind}, six features, K = 3: {short} of {len(refused)} people given fewer options than the domain holds, {dearer} later options dearer")
     assert short <= SIX_SHORT[kind]
+
+
+def test_bench_oracle_counts_each_answer_against_the_domain() -> None:
+    """``mc3g bench oracle``'s counts, on answers made up against a domain's options: a first
+    answer dearer than the domain's least, a later option dearer than the domain's at its place,
+    a person given fewer than the domain holds, a false and a true "no option"; an answer cheaper
+    than the domain's least, or one the model refuses, stops the run."""
+    from mc3g.bench.oracle import _counted
+
+    model = SimpleNamespace(predict=lambda frame: np.where(frame["x"] >= 5, "yes", "no"))
+
+    def answer(*costs: float, x: int = 5) -> SimpleNamespace:
+        return SimpleNamespace(
+            counterfactuals=[SimpleNamespace(cost=c, values={"x": x}) for c in costs], instance={"x": 0}, unlike=0, run=SimpleNamespace(search_seconds=0.01)
+        )
+
+    answers = [answer(1.0, 2.0, 3.0), answer(1.5, 2.0), answer(), answer()]
+    truths = [[1.0, 1.5, 3.0], [1.0, 2.0, 2.5], [1.0], []]
+    run = _counted("three", "made up", 3, model, answers, truths, 10, 4)
+    assert (run.people, run.first_optimal, run.worst_first, run.later, run.later_optimal) == (4, 2, 0.5, 3, 2)
+    assert (run.short, run.false_none, run.true_none, run.accepted) == (2, 1, 1, 0.4)
+    with pytest.raises(AssertionError, match="cheaper than every state"):
+        _counted("three", "made up", 1, model, [answer(0.5)], [[1.0]], 10, 4)
+    with pytest.raises(AssertionError, match="the model refuses"):
+        _counted("three", "made up", 1, model, [answer(1.0, x=2)], [[1.0]], 10, 4)
+
+
+def test_bench_oracle_runs_and_refuses_a_domain_it_does_not_have() -> None:
+    from typer.testing import CliRunner
+
+    from mc3g.cli import app
+
+    runner = CliRunner()
+    result = runner.invoke(app, ["bench", "oracle", "--people", "3", "--domain", "three", "--model", "forest", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [(r["domain"], r["model"], r["k"], r["states"]) for r in rows] == [("three", "forest", 1, 693), ("three", "forest", 3, 693)]
+    assert all(r["first_optimal"] <= r["people"] == 3 and r["later_optimal"] <= r["later"] and r["false_none"] <= r["short"] for r in rows)
+    result = runner.invoke(app, ["bench", "oracle", "--domain", "nine"])
+    assert result.exit_code == 2 and "'nine' is none of three, six" in result.output
