@@ -18,11 +18,12 @@ it lifts, not beside the old score, a state the knowledge rules out.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
 from ..engine import DEFAULT, HuntSettings
-from ..search import decimal, infer_step, numeric_bounds
+from ..search import Assessment, Problem, change_size, decimal, grid_value, infer_step, numeric_bounds, units
 
 
 class Segment:
@@ -147,6 +148,33 @@ def fewest(inside: int, section: int) -> int:
 def grid_step(engine: Any, name: str) -> float:
     """A numeric feature's grid step: declared, or read off the training values."""
     return engine.schema.feature(name).step or infer_step(engine.observed.numbers[name])
+
+
+def exchanges(engine: Any, row: Mapping[str, Any], problem: Problem, state: Assessment) -> list[dict[str, Any]]:
+    """The option ``state`` with one number it moves moved back and another number moved on, one,
+    two or three of that one's grid steps either way, the first back by just more of its own
+    steps than those cost: where the model's boundary runs across two numbers, a step of one may
+    cost less than a step of the other, a near tie no rule, draw or sectioning reaches (issue
+    51's brute force: score 4 → 7 alone, where income 8 → 9 with score 4 → 6 costs less)."""
+    changes, distance = problem.chosen(state), engine.settings.distance
+    numbers = [f for f in map(engine.schema.feature, engine.varied) if f.is_numeric]
+    steps = {f.name: grid_step(engine, f.name) for f in numbers}
+    price = {f.name: distance.term(change_size(f, 0, steps[f.name], engine.spreads.get(f.name, 1.0)), f.weight) for f in numbers}
+    rows = []
+    for a in [n for n in state.direct if price.get(n)]:
+        at, back = units(changes[a], steps[a]), units(row[a], steps[a])
+        toward = 1 if back > at else -1
+        for f in numbers:
+            low, high = numeric_bounds(f, row[f.name])
+            other = math.floor(units(changes.get(f.name, row[f.name]), steps[f.name]))
+            for t in (1, 2, 3) if f.name != a else ():
+                moved = math.floor(t * price[f.name] / price[a]) + 1  # a's steps back: just more than t of f's cost
+                if moved > abs(back - at):
+                    break
+                for way in (1, -1):
+                    if low <= (value := grid_value(other + way * t, steps[f.name])) <= high:
+                        rows.append({**changes, a: grid_value(math.floor(at) + toward * moved, steps[a]), f.name: value})
+    return rows
 
 
 def scan(engine: Any, row: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[Segment]]:

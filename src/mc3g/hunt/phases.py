@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from ..engine import Engine
 from ..search import Assessment, Problem
-from .boundary import Segment, scan
+from .boundary import Segment, exchanges, scan
 from .hunt import Hunt
 from .local import local_rules
 from .verdicts import Asking, Row
@@ -276,7 +276,7 @@ class Merge:
 
     def run(self, hunt: Hunt, outcome: Outcome) -> Asking:
         hunt.verdicts.release()
-        merged = outcome
+        merged, exchanged = outcome, 0
         while True:
             merged = hunt.merged(merged, outcome.found)
             options = list(zip(merged.priced_in, merged.found))
@@ -284,11 +284,22 @@ class Merge:
             rows = rows or hunt.accepted.cheaper([key for key in hunt.together() if hunt.verdicts.verdict(key) is None], merged.found)
             if hunt.sharp and not rows:  # the options' own numbers moved back, asked before they are the answer
                 rows = [key for p, a in options for key in map(hunt.verdicts.key, hunt.moved_back(p, a)) if hunt.verdicts.verdict(key) is None]
+            if hunt.sharp and (rows or exchanged < hunt.tuning.exchanges):  # their numbers exchanged: along, or in a call of their own
+                swaps = self._exchanged(hunt, options, merged.found)
+                exchanged += bool(swaps and not rows)
+                rows += swaps
             if not rows:
                 return merged
             if hunt.sharp:  # the options no sectioning round took ride along, pared and their numbers moved back
                 rows += [hunt.verdicts.key(row) for p, a in hunt.claim(options) for row in hunt.pared(p, a) + hunt.moved_back(p, a)]
             yield from hunt.ask([], rows)
+
+    @staticmethod
+    def _exchanged(hunt: Hunt, options: list[tuple[Problem, Assessment]], found: Sequence[Assessment]) -> list[tuple]:
+        """The options' numbers exchanged (:func:`~.boundary.exchanges`) not judged yet that could
+        beat the K-th option."""
+        keys = [hunt.verdicts.key(row) for p, a in options for row in exchanges(hunt.engine, hunt.row, p, a)]
+        return hunt.accepted.cheaper([key for key in dict.fromkeys(keys) if hunt.verdicts.verdict(key) is None], found)
 
 
 PHASES: tuple[Phase, ...] = (GlobalRules(), LocalRules(), ToTheBudget(), LastDraw(), Sharpen(), Merge())

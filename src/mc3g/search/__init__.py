@@ -12,7 +12,7 @@ Code outside this package imports from here only.
 from .completion import Completion
 from .distance import NORMS, SCALINGS, Distance, change_size, spread
 from .encoding import Program
-from .grid import Domain, decimal, infer_step
+from .grid import Domain, decimal, grid_value, infer_step, units
 from .lifts import MOST_CONFLICTS, Lift, barred, openings
 from .past import PastApplicants
 from .problem import COST_MODES, Assessment, Consequences, Problem, State
@@ -60,11 +60,13 @@ __all__ = [
     "build_space",
     "change_size",
     "decimal",
+    "grid_value",
     "infer_step",
     "model_literals",
     "numeric_bounds",
     "openings",
     "search",
     "spread",
+    "units",
     "why_none",
 ]
