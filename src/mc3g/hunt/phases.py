@@ -276,18 +276,16 @@ class Merge:
 
     def run(self, hunt: Hunt, outcome: Outcome) -> Asking:
         hunt.verdicts.release()
-        merged, exchanged = outcome, 0
+        merged, polished = outcome, 0
         while True:
             merged = hunt.merged(merged, outcome.found)
             options = list(zip(merged.priced_in, merged.found))
             rows = [hunt.verdicts.key(row) for row in hunt.unjudged_steps(options)]
             rows = rows or hunt.accepted.cheaper([key for key in hunt.together() if hunt.verdicts.verdict(key) is None], merged.found)
-            if hunt.sharp and not rows:  # the options' own numbers moved back, asked before they are the answer
+            if hunt.sharp and not rows and polished < hunt.tuning.polish:  # the options' own numbers moved back and exchanged: a call of their own
                 rows = [key for p, a in options for key in map(hunt.verdicts.key, hunt.moved_back(p, a)) if hunt.verdicts.verdict(key) is None]
-            if hunt.sharp and (rows or exchanged < hunt.tuning.exchanges):  # their numbers exchanged: along, or in a call of their own
-                swaps = self._exchanged(hunt, options, merged.found)
-                exchanged += bool(swaps and not rows)
-                rows += swaps
+                rows += self._exchanged(hunt, options, merged.found)
+                polished += 1
             if not rows:
                 return merged
             if hunt.sharp:  # the options no sectioning round took ride along, pared and their numbers moved back
