@@ -267,10 +267,12 @@ class Merge:
     cost less than the K-th option: no later call would carry them.  Each call also carries the
     options no sectioning round took (the last one found them), pared and with their numbers
     moved back, as a greedy search would go on from them; never a call of their own.  Last, with
-    sharpening on, the options' own numbers moved back (:meth:`Hunt.moved_back`) that no call
-    carried are asked before they are the answer, again while that finds a cheaper option: a
-    number an option reached by steps or paring may need less (issue 51: a capital gain of
-    7,297 kept where 7,074 was accepted)."""
+    sharpening on, the options' own numbers moved back (:meth:`Hunt.moved_back`) and exchanged
+    (:func:`~.boundary.exchanges`: one back, another on) that no call carried are asked before
+    they are the answer, again while that finds a cheaper option, in ``tuning.polish`` calls at
+    most: a number an option reached by steps or paring may need less (issue 51: a capital gain
+    of 7,297 kept where 7,074 was accepted), and a step of one number may cost less than a step
+    of another (issue 51's near ties)."""
 
     name = "merge"
 
