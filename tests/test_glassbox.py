@@ -255,7 +255,8 @@ def test_a_model_whose_predict_differs_from_its_reading_is_an_error_naming_the_r
     model, frame = _fitted("boosting")
     explainer = MC3G(model, desired_class="yes", refine=0).fit(frame)
     person = EVERY[_predicted(model, EVERY) == "no"].iloc[0]
-    explainer.black_box_._predict = lambda rows: np.full(len(rows), "no")  # the model now refuses everyone
+    estimator = model[-1]  # the model now refuses everyone, however its input is built (a frame, or arrays: Encoded)
+    estimator.predict = lambda X: np.full(X.shape[0], "no")
     with pytest.raises(ReadingError, match="the model refuses the row x = "):
         explainer.explain(person)
 
