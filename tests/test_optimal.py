@@ -22,19 +22,14 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 from mc3g import MC3G
 from mc3g.bench.oracle import CASES, Box, domain_options
-from mc3g.causal import CausalModel, CausalRule
-from mc3g.rules import Literal
+from mc3g.causal import CausalModel
 
 RNG = np.random.default_rng(7)
 TRAIN = pd.DataFrame({"x": RNG.integers(0, 21, 400), "y": RNG.integers(0, 11, 400), "c": RNG.choice(["a", "b", "c"], 400)})
-DOMAIN = {"x": range(21), "y": range(11), "c": "abc"}
+DOMAIN = CASES["three"].domain  # mc3g bench oracle's three features, its diagonal boundary and knowledge (choosing a lifts y to 6)
 PEOPLE = 25  # refused training rows explained per model
-KNOWLEDGE = CausalModel(rules=(CausalRule(Literal("y", ">=", 6), (Literal("c", "==", "a"),)),))  # choosing a lifts y to 6 at least
-
-
-def _truth(frame: pd.DataFrame) -> np.ndarray:
-    """A diagonal boundary, which rules of one feature at a time cut into steps."""
-    return np.where(frame["x"] + 2 * frame["y"] + 6 * (frame["c"] == "b") >= 28, "yes", "no")
+KNOWLEDGE = CASES["three"].knowledge
+_truth = CASES["three"].truth
 
 
 def _band(frame: pd.DataFrame) -> np.ndarray:

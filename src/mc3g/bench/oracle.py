@@ -134,10 +134,9 @@ def domain_options(explainer: MC3G, person: Mapping[str, Any], k: int, accepted:
     still = [n for n in domain if n not in problem.names]
     if still:
         accepted = accepted[(accepted[still] == pd.Series({n: person[n] for n in still})).all(axis=1)]
-    index = {n: {v: j for j, v in reversed(list(enumerate(problem.space[n].values)))} for n in problem.names}  # the first of equal values
     states = []
     for row in accepted[list(problem.names)].itertuples(index=False):
-        state = tuple(index[n].get(v) for n, v in zip(problem.names, row))
+        state = tuple(problem.space[n].position(v) for n, v in zip(problem.names, row))
         if None not in state and (a := problem.assess(state)) is not None:  # type: ignore[arg-type]
             states.append(a)
     kept, sets = [], ActionSets()

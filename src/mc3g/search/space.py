@@ -63,8 +63,12 @@ class FeatureValues:
     def original(self) -> Any:
         return self.values[0]
 
+    def position(self, value: Any) -> int | None:
+        """The value's index (the first of equal values), or None where it is no candidate."""
+        return self._positions.get(value)
+
     def index(self, value: Any) -> int:
-        position = self._positions.get(value)
+        position = self.position(value)
         if position is None:
             raise UnknownNameError(f"{value!r} is not a candidate value of {self.name}")
         return position
