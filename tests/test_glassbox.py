@@ -41,7 +41,7 @@ from mc3g.protections import PROTECTIONS
 from mc3g.rules import Literal
 from mc3g.schema import Feature, Schema
 from mc3g.search import Problem
-from mc3g.search.lifts import MOST_SETS, _fewest
+from mc3g.search.lifts import MOST_SETS, _conflicts, _fewest
 from mc3g.serialization import json_schema
 
 RECOURSE = jsonschema.Draft202012Validator(json_schema("mc3g.recourse"))
@@ -349,8 +349,10 @@ def test_the_search_for_what_opens_a_way_out_stops_when_its_conflicts_run_out() 
     control.ground([("base", [])])
     control.configuration.solve.solve_limit = "50"
     assert _fewest(control, SimpleNamespace(names=()), {}) == (None, False)
+    assert _conflicts(control) == control.statistics["solving"]["solvers"]["conflicts"] == 50  # read alone, as the tree has it
     control.configuration.solve.solve_limit = "umax"
     assert _fewest(control, SimpleNamespace(names=()), {}) == (None, True)
+    assert _conflicts(control) == control.statistics["solving"]["solvers"]["conflicts"] > 50
 
 
 def test_a_category_s_codes_are_the_same_found_row_by_row_or_once_per_distinct_value() -> None:

@@ -5,9 +5,12 @@ order people come in, and an explainer that has answered still travels to a work
 from __future__ import annotations
 
 import pickle
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 from sklearn.compose import ColumnTransformer
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.pipeline import make_pipeline
@@ -16,8 +19,10 @@ from test_glassbox import EVERY, _predicted
 
 import mc3g.explain.exact as exact
 from mc3g import MC3G
+from mc3g.rules import Column, Literal
 from mc3g.schema import Feature, Schema
-from mc3g.search import SharedLifts
+from mc3g.search import SharedLifts, units
+from mc3g.search.shared import cells_of
 
 
 @pytest.fixture(scope="module")
@@ -72,3 +77,28 @@ def test_a_value_between_grid_points_is_answered_as_by_its_own_program(kept_out,
     own, _ = _blocking(model, frame, schema, [people[0], person], False, monkeypatch)
     shared, _ = _blocking(model, frame, schema, [people[0], person], True, monkeypatch)
     assert own[1][0] == "no_counterfactual" and shared == own
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(["<=", "<", ">", ">=", "==", "!="]), st.integers(0, 40).map(lambda n: n / 4)), min_size=1, max_size=8),
+    st.lists(st.integers(-8, 88).map(lambda n: n / 16), min_size=1, max_size=6),  # between grid points too
+)
+def test_a_value_is_in_a_cell_exactly_when_every_literal_holds_for_both_alike(tests: list[tuple[str, float]], values: list[float]) -> None:
+    """:meth:`Cells.of` reads thresholds by how many lie below a value: a value is given a cell
+    exactly when each literal's mask says the same of it and of the cell's value."""
+    literals = [Literal("x", op, v) for op, v in tests]
+    observed = SimpleNamespace(numbers={"x": np.array([0.0, 0.25, 10.0])}, tokens={})
+    cells = cells_of(Feature("x", kind="numeric", step=0.125), literals, observed)  # type: ignore[arg-type]
+    assert cells is not None
+    found = cells.of(values)
+    at = np.searchsorted(np.array([float(c) for c in cells.cuts]), [float(units(v, 0.125)) for v in values])
+
+    def truth(xs: list[float]) -> np.ndarray:
+        column = Column(np.array(xs, dtype=object), numbers=np.array(xs, dtype=np.float64))
+        return np.array([lit.mask(column) for lit in literals])
+
+    alike = np.array_equal(truth(values), truth([cells.values[c] for c in at]))
+    event(f"in a cell: {found is not None}")
+    assert (found is not None) == alike
+    assert found is None or found.tolist() == at.tolist()

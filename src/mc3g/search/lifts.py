@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 import clingo
 import numpy as np
+from clingo._internal import _c_call, _lib
 
 from ..schema import Feature
 from .encoding import ENCODING, Program, quote
@@ -163,7 +164,7 @@ def _solved(solving: Solving, problem: Problem, lifts: Sequence[Lift], opens: Op
             return found or None, False
         ctl.configuration.solve.solve_limit = str(conflicts)  # type: ignore[union-attr]
         opened, settled = _fewest(ctl, solving, by_key)
-        conflicts -= int(ctl.statistics["solving"]["solvers"]["conflicts"])
+        conflicts -= _conflicts(ctl)
         if not settled:
             return found or None, False  # the bound stopped it: the fewest unproved, or no more sets
         if opened is None or (found and len(opened[0]) > len(found[0])):
@@ -215,6 +216,16 @@ def _fewest(ctl: clingo.Control, solving: Solving, lifts: dict[str, Lift]) -> tu
         result = handle.get()
     optimising = ctl.configuration.solve.opt_mode != "ignore"  # type: ignore[union-attr]
     return best, bool(result.exhausted or (not optimising and result.satisfiable))
+
+
+def _conflicts(ctl: clingo.Control) -> int:
+    """The conflicts of the last solve, read alone through clingo's C interface: ``ctl.statistics``
+    copies the whole tree into Python (about 1 ms a solve, more than many solves take)."""
+    stats = _c_call("clingo_statistics_t*", _lib.clingo_control_statistics, ctl._rep)
+    key = _c_call("uint64_t", _lib.clingo_statistics_root, stats)
+    for name in ("solving", "solvers", "conflicts"):
+        key = _c_call("uint64_t", _lib.clingo_statistics_map_at, stats, key, name.encode())
+    return int(_c_call("double", _lib.clingo_statistics_value_get, stats, key))
 
 
 def _literal(ctl: clingo.Control, name: str, *arguments: object) -> int:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import clingo
 import numpy as np
@@ -54,14 +55,33 @@ class Cells:
             where = {v: i for i, v in enumerate(self.values)}
             cells = [where.get(v, -1) for v in values]
             return None if -1 in cells else np.array(cells)
-        cells = np.searchsorted(np.array([float(c) for c in self.cuts]), [float(units(v, self.step)) for v in values])
-        same = _truth(values, self.literals) == _truth([self.values[c] for c in cells], self.literals)
-        return cells if same.all() else None
+        cells = np.searchsorted(self._cuts, [float(units(v, self.step)) for v in values])
+        return cells if np.array_equal(self._truth(values), self._truth_of_cells[:, cells]) else None
 
+    @cached_property
+    def _cuts(self) -> np.ndarray:
+        return np.array([float(c) for c in self.cuts])
 
-def _truth(values: Sequence, literals: Sequence[Literal]) -> np.ndarray:
-    column = Column(np.array(values, dtype=object), numbers=np.array(values, dtype=np.float64))
-    return np.array([lit.mask(column) for lit in literals]).reshape(len(literals), len(values))
+    @cached_property
+    def _orders(self) -> tuple[np.ndarray, np.ndarray, tuple[Literal, ...]]:
+        """The literals' thresholds where ``x <= t`` flips, where ``x < t`` flips (each sorted),
+        and the other literals (equalities): most of a model's tests are thresholds."""
+        at_most = sorted(float(lit.value) for lit in self.literals if lit.op in ("<=", ">"))  # type: ignore[arg-type]
+        below = sorted(float(lit.value) for lit in self.literals if lit.op in ("<", ">="))  # type: ignore[arg-type]
+        return np.array(at_most), np.array(below), tuple(lit for lit in self.literals if lit.op not in ("<=", ">", "<", ">="))
+
+    def _truth(self, values: Sequence) -> np.ndarray:
+        """What fixes every literal's truth on each value: how many thresholds of each kind lie
+        below it, and each other literal's truth."""
+        at_most, below, others = self._orders
+        numbers = np.array(values, dtype=np.float64)
+        column = Column(np.array(values, dtype=object), numbers=numbers)
+        counted = [np.searchsorted(at_most, numbers, side="left"), np.searchsorted(below, numbers, side="right")]
+        return np.array(counted + [lit.mask(column) for lit in others]).reshape(2 + len(others), len(values))
+
+    @cached_property
+    def _truth_of_cells(self) -> np.ndarray:
+        return self._truth(self.values)
 
 
 def cells_of(feature: Feature, literals: Sequence[Literal], observed: Observed) -> Cells | None:
