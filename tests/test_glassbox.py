@@ -13,6 +13,7 @@ import itertools
 import warnings
 from dataclasses import replace
 from types import SimpleNamespace
+from typing import Any
 
 import clingo
 import jsonschema
@@ -32,6 +33,7 @@ from sklearn.preprocessing import MinMaxScaler, OneHotEncoder, OrdinalEncoder, S
 from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
+import mc3g.explain.exact as exact
 from mc3g import MC3G
 from mc3g.causal import CausalModel, CausalRule, Constraint
 from mc3g.exceptions import InputError, ReadingError
@@ -276,18 +278,7 @@ def test_a_proved_no_way_out_names_the_fewest_protections_whose_lifting_opens_on
     """A model that accepts only people with d = q (and x high): with d immutable and x bounded,
     the person has no way out, and lifting d's immutability alone would open one; the answer
     says so, and lifting nothing more is asked."""
-    frame = EVERY.sample(300, replace=True, random_state=0).reset_index(drop=True)
-    labels = np.where((frame["d"] == "q") & (frame["x"] >= 4), "yes", "no")
-    model = make_pipeline(ColumnTransformer([("c", OneHotEncoder(sparse_output=False), ["c", "d"])], remainder="passthrough"), DecisionTreeClassifier()).fit(
-        frame, labels
-    )
-    x = Feature("x", "numeric", range=(0, 8), step=1, direction="increase")
-    features = (
-        x,
-        Feature("y", "numeric", range=(0, 3), step=0.5),
-        Feature("c", "categorical", domain=("a", "b", "c")),
-        Feature("d", "categorical", domain=("p", "q"), immutable=True),
-    )
+    frame, model, features = _only_where_d_is_q()
     explainer = MC3G(model, schema=Schema("small", features, "label", ("no", "yes"), "no"), desired_class="yes", refine=0).fit(frame)
     kept_out = explainer.explain({"x": 5, "y": 1.0, "c": "a", "d": "p"})
     assert kept_out.status == "no_counterfactual" and kept_out.run.guarantee == "exact"
@@ -308,6 +299,38 @@ def test_a_proved_no_way_out_names_the_fewest_protections_whose_lifting_opens_on
     assert _driven(blocking(engine, {"x": 5, "y": 1.0, "c": "a", "d": "p"}, instance, conflicts=0), model)[0] is None  # out of conflicts first: not determined
     opened, _ = _driven(blocking(engine, {"x": 5, "y": 1.0, "c": "a", "d": "p"}, instance), model)
     assert [[lift.key for lift in unit] for unit in opened or ()] == [["d:immutable"]]
+
+
+def _only_where_d_is_q() -> tuple[pd.DataFrame, Any, tuple[Feature, ...]]:
+    """A tree that accepts only people with d = q (and x high), its training rows, and features
+    where d is immutable and x only rises."""
+    frame = EVERY.sample(300, replace=True, random_state=0).reset_index(drop=True)
+    labels = np.where((frame["d"] == "q") & (frame["x"] >= 4), "yes", "no")
+    encode = ColumnTransformer([("c", OneHotEncoder(sparse_output=False), ["c", "d"])], remainder="passthrough")
+    model = make_pipeline(encode, DecisionTreeClassifier()).fit(frame, labels)
+    features = (
+        Feature("x", "numeric", range=(0, 8), step=1, direction="increase"),
+        Feature("y", "numeric", range=(0, 3), step=0.5),
+        Feature("c", "categorical", domain=("a", "b", "c")),
+        Feature("d", "categorical", domain=("p", "q"), immutable=True),
+    )
+    return frame, model, features
+
+
+def test_a_person_the_trees_refuse_even_each_at_its_best_leaf_is_answered_without_a_solve(monkeypatch) -> None:
+    """With d = p immutable, no leaf the tree can reach accepts: "no option" is proved by the
+    score's ceiling alone, no program of the person's written, grounded or solved (before, one
+    was, about 20 ms of a precluded adult's own work)."""
+    frame, model, features = _only_where_d_is_q()
+    explainer = MC3G(model, schema=Schema("small", features, "label", ("no", "yes"), "no"), desired_class="yes", refine=0).fit(frame)
+
+    def unwanted(*args: Any) -> None:
+        raise AssertionError("a solve was started")
+
+    monkeypatch.setattr(exact, "StateStream", unwanted)
+    answer = explainer.explain({"x": 5, "y": 1.0, "c": "a", "d": "p"})
+    assert answer.status == "no_counterfactual" and answer.run.guarantee == "exact" and answer.run.model_rounds == 1
+    assert answer.blocking == ((("d", "immutable"),),)
 
 
 def _driven(asking, model):
@@ -348,10 +371,10 @@ def test_the_search_for_what_opens_a_way_out_stops_when_its_conflicts_run_out() 
     control.add("base", [], "p(1..9). h(1..8). 1 { in(P,H) : h(H) } 1 :- p(P). :- in(P,H), in(Q,H), P < Q. #show.")
     control.ground([("base", [])])
     control.configuration.solve.solve_limit = "50"
-    assert _fewest(control, SimpleNamespace(names=()), {}) == (None, False)
+    assert _fewest(control, SimpleNamespace(names=()), {}) == ([], False)
     assert _conflicts(control) == control.statistics["solving"]["solvers"]["conflicts"] == 50  # read alone, as the tree has it
     control.configuration.solve.solve_limit = "umax"
-    assert _fewest(control, SimpleNamespace(names=()), {}) == (None, True)
+    assert _fewest(control, SimpleNamespace(names=()), {}) == ([], True)
     assert _conflicts(control) == control.statistics["solving"]["solvers"]["conflicts"] > 50
 
 

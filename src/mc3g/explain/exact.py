@@ -105,7 +105,10 @@ def searched(engine: Engine, row: Row, k: int, instance: Mapping[str, Any], draf
             raise ReadingError(f"the model refuses {_named(row)}, and its decision read exactly accepts it")
         if not refused:
             return None, [], asked.confirmed()
-    options, stopped = yield from (_completed if problem.score.spanned else _options)(engine, problem, k, row, asked)
+    if problem.score.ceiling() < -problem.score.tolerance:  # no state's margin reaches the decision, each tree at its best: proved without a solve
+        options, stopped = [], EXHAUSTED
+    else:
+        options, stopped = yield from (_completed if problem.score.spanned else _options)(engine, problem, k, row, asked)
     drafted = [drafts_of(held, a) for a, held in options]
     steps = [draft for _, drafts in drafted for draft in drafts]
     lead = [] if asked.calls else [{}]  # the person, unless asked already

@@ -149,14 +149,14 @@ Sets = list[tuple[Lift, ...]]
 def _solved(solving: Solving, problem: Problem, lifts: Sequence[Lift], opens: Opens, conflicts: int) -> Generator[Any, Any, tuple[Sets | None, bool]]:
     """The sets of ``lifts`` of the least size that open a state the model accepts, each lift a
     switch of :mod:`.encoding`'s part ``lifts``: the fewest found by core-guided optimisation
-    (few switches thrown is what it proves fastest), then the other sets of as many by plain
-    solving, each set found barred in turn, up to :data:`MOST_FOUND`, while ``conflicts`` last
-    (None: they ran out before the fewest was proved; once it is, the sets found so far); and
-    whether the search ended by itself.  All of them found, the first :data:`MOST_SETS` in the
-    protections' order do not hang on the solver's path (what it solved before, in a program
-    shared)."""
+    (few switches thrown is what it proves fastest), then the other sets of as many enumerated in
+    one solve (projected onto the switches: a state each), up to :data:`MOST_FOUND`, and again
+    where the model refused a state one was found with, while ``conflicts`` last (None: they ran
+    out before the fewest was proved; once it is, the sets found so far); and whether the search
+    ended by itself.  All of them found, the first :data:`MOST_SETS` in the protections' order do
+    not hang on the solver's path (what it solved before, in a program shared)."""
     ctl, guard = solving.ctl, solving.guard
-    ctl.configuration.solve.opt_mode = "opt"  # type: ignore[union-attr]
+    _configure(ctl, "opt", "-1", "no")  # a program shared was left enumerating by the last person's search
     by_key = {lift.key: lift for lift in lifts}
     found: list[tuple[Lift, ...]] = []
     for _ in range(MOST_TRIES):
@@ -165,27 +165,35 @@ def _solved(solving: Solving, problem: Problem, lifts: Sequence[Lift], opens: Op
         ctl.configuration.solve.solve_limit = str(conflicts)  # type: ignore[union-attr]
         opened, settled = _fewest(ctl, solving, by_key)
         conflicts -= _conflicts(ctl)
+        if not opened or (found and len(opened[0][0]) > len(found[0])):
+            return (found or None, False) if not settled else (found, True)
+        enumerated, refused = bool(found), False
+        for chosen, state in opened[: MOST_FOUND - len(found)]:
+            priced = problem.assess(state)
+            accepted = priced is not None and (yield from opens(problem, priced))
+            with ctl.backend() as backend:
+                if not accepted:  # let through by the rounding, or refused by the model where only it could tell: barred, then again
+                    backend.add_rule([], solving.values(state) + guard)
+                    refused = True
+                    continue
+                found.append(chosen)
+                backend.add_rule([], [solving.lift(lift.key) for lift in chosen] + guard)  # known: the other sets of its size next
+                if len(found) == 1:  # the fewest is known: a set of as many is any state with no more switches thrown
+                    most = backend.add_atom()
+                    backend.add_weight_rule([most], len(chosen) + 1, [(solving.lift(lift.key), 1) for lift in lifts])
+                    backend.add_rule([], [most] + guard)
         if not settled:
-            return found or None, False  # the bound stopped it: the fewest unproved, or no more sets
-        if opened is None or (found and len(opened[0]) > len(found[0])):
+            return found or None, False
+        if len(found) == MOST_FOUND or (enumerated and not refused):  # every set of as many found, or as many as are kept
             break
-        chosen, state = opened
-        priced = problem.assess(state)
-        accepted = priced is not None and (yield from opens(problem, priced))
-        with ctl.backend() as backend:
-            if not accepted:  # let through by the rounding, or refused by the model where only it could tell: barred, then again
-                backend.add_rule([], solving.values(state) + guard)
-                continue
-            found.append(chosen)
-            backend.add_rule([], [solving.lift(lift.key) for lift in chosen] + guard)  # known: the other sets of its size next
-            if len(found) == 1:  # the fewest is known: a set of as many is any state with no more switches thrown
-                most = backend.add_atom()
-                backend.add_weight_rule([most], len(chosen) + 1, [(solving.lift(lift.key), 1) for lift in lifts])
-                backend.add_rule([], [most] + guard)
-                ctl.configuration.solve.opt_mode = "ignore"  # type: ignore[union-attr]
-        if len(found) == MOST_FOUND:
-            break
+        if found:  # every other set of as many in one solve, each once
+            _configure(ctl, "ignore", str(MOST_FOUND - len(found)), "project")
     return found, True
+
+
+def _configure(ctl: clingo.Control, opt_mode: str, models: str, project: str) -> None:
+    solve = ctl.configuration.solve
+    solve.opt_mode, solve.models, solve.project = opt_mode, models, project  # type: ignore[union-attr]
 
 
 def _facts(program: Program, lifts: Sequence[Lift]) -> str:
@@ -199,23 +207,26 @@ def _facts(program: Program, lifts: Sequence[Lift]) -> str:
     return "\n".join([*lines, "#show lift/1.", "#show val/2."]) + "\n"
 
 
-def _fewest(ctl: clingo.Control, solving: Solving, lifts: dict[str, Lift]) -> tuple[tuple[tuple[Lift, ...], State] | None, bool]:
-    """The fewest lifts the solver's bound lets through, and a state they open (once the fewest
-    is known, the first set of no more found: costs play no part), and whether the solve ended
-    by itself (False: the conflicts ran out first)."""
-    best = None
+def _fewest(ctl: clingo.Control, solving: Solving, lifts: dict[str, Lift]) -> tuple[list[tuple[tuple[Lift, ...], State]], bool]:
+    """While optimising, the fewest lifts the solver's bound lets through and a state they open;
+    once the fewest is known, each set of no more the solve enumerates, with a state it opens
+    (costs play no part); and whether the solve ended by itself (False: the conflicts ran out
+    first)."""
+    opened = []
     with ctl.solve(yield_=True) as handle:
-        for model in handle:  # each better than the last: the last is the fewest
+        for model in handle:  # optimising, each better than the last: the last is the fewest
             shown, chosen = {}, []
             for symbol in model.symbols(shown=True):
                 if symbol.name == "val":
                     shown[symbol.arguments[0].string] = symbol.arguments[1].number
                 else:
                     chosen.append(lifts[symbol.arguments[0].string])
-            best = (tuple(sorted(chosen, key=lambda lift: lift.key)), solving.state(shown))
+            opened.append((tuple(sorted(chosen, key=lambda lift: lift.key)), solving.state(shown)))
         result = handle.get()
-    optimising = ctl.configuration.solve.opt_mode != "ignore"  # type: ignore[union-attr]
-    return best, bool(result.exhausted or (not optimising and result.satisfiable))
+    solve = ctl.configuration.solve
+    if solve.opt_mode != "ignore":  # type: ignore[union-attr]
+        return opened[-1:], bool(result.exhausted)
+    return opened, bool(result.exhausted or len(opened) == int(solve.models))  # type: ignore[union-attr]
 
 
 def _conflicts(ctl: clingo.Control) -> int:
