@@ -18,6 +18,7 @@ from sklearn.preprocessing import OneHotEncoder
 from test_glassbox import EVERY, _predicted
 
 import mc3g.explain.exact as exact
+import mc3g.search.shared as shared_module
 from mc3g import MC3G
 from mc3g.rules import Column, Literal
 from mc3g.schema import Feature, Schema
@@ -67,6 +68,22 @@ def test_each_person_gets_what_their_own_program_gives_in_any_order(kept_out, mo
     assert any(blocking and len(blocking) > 1 for _, blocking in own)  # more than one way in, for some
     assert shared == own and backwards[::-1] == own
     pickle.loads(pickle.dumps(explainer))  # the program shared is the process's, not the explainer's: it still travels to a worker
+
+
+def test_the_program_is_grounded_afresh_after_so_many_people_and_answers_the_same(kept_out, monkeypatch) -> None:
+    """The rules added for each person stay in the program after their solves, and the solves
+    slowed as they piled up (a portfolio's precluded adults took twice as long after 1,300): the
+    program is grounded again every ``FRESH_FOR`` people, and the answers stay each person's
+    own program's."""
+    model, frame, schema, people = kept_out
+    own, _ = _blocking(model, frame, schema, people, False, monkeypatch)
+    grounded = []
+    ground = SharedLifts._ground
+    monkeypatch.setattr(SharedLifts, "_ground", lambda self: grounded.append(1) or ground(self))
+    monkeypatch.setattr(shared_module, "FRESH_FOR", 3)
+    fresh, _ = _blocking(model, frame, schema, people, True, monkeypatch)
+    kept = sum(status == "no_counterfactual" for status, _ in own)
+    assert fresh == own and len(grounded) == 1 + (kept - 1) // 3
 
 
 def test_a_value_between_grid_points_is_answered_as_by_its_own_program(kept_out, monkeypatch) -> None:

@@ -31,7 +31,7 @@ from .problem import Assessment, Problem, State
 
 MOST_SETS = 4  # sets of as many protections reported, at most
 MOST_FOUND = 16  # sets of as many found, at most: the first MOST_SETS of them reported
-MOST_TRIES = 64  # solves, each a set found or a state the rounding let through
+MOST_TRIES = 64  # solves at most: the fewest, the other sets of as many, and one more each time the model refuses a state one was found with
 MOST_CONFLICTS = 8000  # the solver's conflicts, a person's solves together (the adult ExtraTrees' precluded need about 3,000 at most)
 
 
@@ -165,7 +165,7 @@ def _solved(solving: Solving, problem: Problem, lifts: Sequence[Lift], opens: Op
         ctl.configuration.solve.solve_limit = str(conflicts)  # type: ignore[union-attr]
         opened, settled = _fewest(ctl, solving, by_key)
         conflicts -= _conflicts(ctl)
-        if not opened or (found and len(opened[0][0]) > len(found[0])):
+        if not opened:  # no set (of as many, once the fewest is known) left
             return (found or None, False) if not settled else (found, True)
         enumerated, refused = bool(found), False
         for chosen, state in opened[: MOST_FOUND - len(found)]:

@@ -116,6 +116,11 @@ def model_literals(glass: GlassBox | None, causal: CausalModel) -> dict[str, lis
     return out
 
 
+FRESH_FOR = 200
+"""People one grounding serves: the rules added for each stay in the program after their solves
+(withdrawn, not removed), and the solves slow as they pile up (a person's twice as long after
+1,300 adults of a portfolio); grounding again costs about a person's search."""
+
 PERSONAL = (("own", 2), ("avail", 2), ("cause_before", 1), ("effect_before", 1), ("nearest", 2), ("gate", 3), ("val", 2), ("lift", 1))
 """The atoms a person's search sets or reads, by name and arity."""
 
@@ -152,17 +157,24 @@ class SharedLifts:
         for key, feature, alone in keys:
             lines += [f"unit({quote(key)}).", f"on({quote(key)},{quote(feature)})."]
             lines += [f"alone({quote(key)},{quote(feature)})."] if alone else []
+        self._text = "\n".join([*lines, "#show lift/1.", "#show val/2."]) + "\n"
+        extra = "lifts_derived" if problem.mode == "derived" else "lifts_explained"
+        self._parts = [(part, []) for part in program.parts()] + [("lifts", []), ("lifts_own", []), (extra, [])]
+        self.names = problem.names
+        self._lock = threading.Lock()
+        self._ground()
+
+    def _ground(self) -> None:
+        """The program grounded afresh, no person's atoms set and no rule added for anyone."""
         # Each solve forgets what the last learnt (another person's search steered this one's, at
         # times for ten times as long: the adult ExtraTrees).
         forget = "--forget-on-step=varScores,signs,lemmaScores,lemmas"
         self.ctl = clingo.Control(["--warn=none", "--opt-mode=opt", "--opt-strategy=usc", forget])
         self.ctl.add("base", [], ENCODING)
-        self.ctl.add("base", [], "\n".join([*lines, "#show lift/1.", "#show val/2."]) + "\n")
-        extra = "lifts_derived" if problem.mode == "derived" else "lifts_explained"
-        self.ctl.ground([(part, []) for part in program.parts()] + [("lifts", []), ("lifts_own", []), (extra, [])])
-        self.names = problem.names
+        self.ctl.add("base", [], self._text)
+        self.ctl.ground(self._parts)
         self._true: set[int] = set()
-        self._lock = threading.Lock()
+        self._served = 0  # people since it was grounded (:data:`FRESH_FOR`)
         self._atoms: dict[tuple[object, ...], int] = {}  # looked up by their arguments: a symbol each time costs more than the solve
         for name, arity in PERSONAL:
             for atom in self.ctl.symbolic_atoms.by_signature(name, arity):
@@ -188,6 +200,9 @@ class SharedLifts:
         if not self._lock.acquire(blocking=False):
             return None
         try:
+            if self._served == FRESH_FOR:
+                self._ground()
+            self._served += 1
             return Person(self, problem, where, barred)
         except BaseException:
             self._lock.release()
