@@ -105,7 +105,7 @@ def searched(engine: Engine, row: Row, k: int, instance: Mapping[str, Any], draf
             raise ReadingError(f"the model refuses {_named(row)}, and its decision read exactly accepts it")
         if not refused:
             return None, [], asked.confirmed()
-    if problem.score.ceiling() < -problem.score.tolerance:  # no state's margin reaches the decision, each tree at its best: proved without a solve
+    if problem.score.refuses_every_state():  # each tree at its best leaf, no state reaches the decision: proved without a solve
         options, stopped = [], EXHAUSTED
     else:
         options, stopped = yield from (_completed if problem.score.spanned else _options)(engine, problem, k, row, asked)

@@ -100,7 +100,7 @@ def openings(
     is, the first of the sets found so far).  ``shared(problem, lifts)``: the program grounded
     once for the model (:mod:`.shared`), solved for this person when their values fit it."""
     problem, lifts = lifted(protections)
-    if not lifts or (problem.score is not None and problem.score.ceiling() < -problem.score.tolerance):
+    if not lifts or (problem.score is not None and problem.score.refuses_every_state()):
         return []  # nothing to lift, or the model refuses every state of the features it reads
     program = None if shared is None else shared(problem, lifts)
     person = None if program is None else program.person(problem, {lift.key: lift.barred for lift in lifts})

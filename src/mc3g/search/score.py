@@ -129,6 +129,11 @@ class Score:
             total += float(best.sum())
         return total
 
+    def refuses_every_state(self) -> bool:
+        """Whether no state can be accepted: even the :meth:`ceiling` falls short of the decision
+        by more than the tolerance (a tie is the model's to tell)."""
+        return self.ceiling() < -self.tolerance
+
     @property
     def spanned(self) -> bool:
         """Whether some candidate stands for an interval of a number the score is linear in."""

@@ -75,9 +75,11 @@ class Cells:
         below it, and each other literal's truth."""
         at_most, below, others = self._orders
         numbers = np.array(values, dtype=np.float64)
-        column = Column(np.array(values, dtype=object), numbers=numbers)
-        counted = [np.searchsorted(at_most, numbers, side="left"), np.searchsorted(below, numbers, side="right")]
-        return np.array(counted + [lit.mask(column) for lit in others]).reshape(2 + len(others), len(values))
+        truth = [np.searchsorted(at_most, numbers, side="left"), np.searchsorted(below, numbers, side="right")]
+        if others:
+            column = Column(np.array(values, dtype=object), numbers=numbers)
+            truth += [lit.mask(column) for lit in others]
+        return np.array(truth).reshape(len(truth), len(values))
 
     @cached_property
     def _truth_of_cells(self) -> np.ndarray:
