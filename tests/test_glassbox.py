@@ -389,3 +389,17 @@ def test_a_category_s_codes_are_the_same_found_row_by_row_or_once_per_distinct_v
     assert len(many) >= FACTORIZED
     assert split.codes(few).tolist() == [1, 0, -1, 2, -1, -1, 2]
     assert split.codes(many).tolist() == split.codes(few).tolist() * (len(many) // len(few))
+
+
+def test_a_person_the_model_accepts_has_no_search_written(monkeypatch) -> None:
+    """A person the model read exactly accepts is answered from the decision alone: no problem
+    of theirs is written (before, each one was, about 3 ms of every accepted row of a batch)."""
+    frame, model, features = _only_where_d_is_q()
+    explainer = MC3G(model, schema=Schema("small", features, "label", ("no", "yes"), "no"), desired_class="yes", refine=0).fit(frame)
+
+    def unwanted(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("a problem was written")
+
+    monkeypatch.setattr(type(explainer.engine_), "read_problem", unwanted)
+    answer = explainer.explain({"x": 6, "y": 1.0, "c": "a", "d": "q"})
+    assert answer.status == "not_refused" and answer.run.model_rounds == 1

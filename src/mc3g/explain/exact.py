@@ -94,8 +94,6 @@ def searched(engine: Engine, row: Row, k: int, instance: Mapping[str, Any], draf
     verdict on each (``drafts_of(problem, state)``: the option in words and its steps): the
     outcome (None when the model does not refuse the person), the options judged, and what the
     model was asked (:class:`Confirmed`)."""
-    problem = engine.read_problem(instance, k)
-    assert problem.score is not None
     robust = engine.black_box.robust if engine.black_box is not None else None
     asked = _Asked(engine.black_box.holding if robust is not None else None)  # type: ignore[union-attr]
     person = int(_decided(engine, [row])[0])  # the decision itself, whatever an option must clear
@@ -105,6 +103,8 @@ def searched(engine: Engine, row: Row, k: int, instance: Mapping[str, Any], draf
             raise ReadingError(f"the model refuses {_named(row)}, and its decision read exactly accepts it")
         if not refused:
             return None, [], asked.confirmed()
+    problem = engine.read_problem(instance, k)  # only for a person refused: a portfolio's accepted cost nothing more
+    assert problem.score is not None
     if problem.score.refuses_every_state():  # each tree at its best leaf, no state reaches the decision: proved without a solve
         options, stopped = [], EXHAUSTED
     else:
