@@ -63,6 +63,7 @@ class Encoded:
         self._ids: dict[tuple[str, Any], int] = {}  # a pair of a feature and its value, as changes give them: its number
         self._feature = np.empty(0, dtype=np.int64)  # by a pair's number: its feature (-1: no input column reads it)
         self._place = np.empty(0, dtype=np.int64)  # and its value's row in that feature's block
+        self._nonzero = _Nonzeros(_runs(source), self._index, self.inputs.constant.astype(self.dtype))  # a CSR matrix's, by run and value
         self.usable = True  # False once a value was seen to change a column no probe showed it change
         self._lock = threading.Lock()  # a service's searches run in threads: one builds at a time
 
@@ -89,12 +90,28 @@ class Encoded:
         except Opaque:
             self.usable = False
             return None
-        people = np.tile(self.inputs.constant.astype(self.dtype), (len(parts), 1))
-        self._laid(people, np.repeat(np.arange(len(parts)), len(self.names)), ids[: len(parts) * len(self.names)])
-        out = people[np.repeat(np.arange(len(parts)), [len(changes) for _, changes in parts])]
-        counts = [len(change) for _, changes in parts for change in changes]
-        self._laid(out, np.repeat(np.arange(len(out)), counts), ids[len(parts) * len(self.names) :])
-        return out if self._sparse is None else self._sparse(out)
+        places = self._places(parts, ids)
+        if self._sparse is not None:
+            return self._nonzero.matrix(places, self._sparse)
+        out = np.empty((len(places), len(self.inputs.constant)), dtype=self.dtype)
+        out[:] = self.inputs.constant
+        for f, columns in enumerate(self.columns):
+            out[:, columns] = self._blocks[f][places[:, f]]
+        return out
+
+    def _places(self, parts: list, ids: np.ndarray) -> np.ndarray:
+        """Each row's value of each feature, as its row in the feature's block: the person's
+        values (the first pairs ``ids`` numbers, a person's features in order) with the row's
+        changes laid over them."""
+        width = len(self.names)
+        heads = self._place[ids[: len(parts) * width]].reshape(len(parts), width)
+        places = heads[np.repeat(np.arange(len(parts)), [len(changes) for _, changes in parts])]
+        changed = ids[len(parts) * width :]
+        where = np.repeat(np.arange(len(places)), [len(change) for _, changes in parts for change in changes])
+        features = self._feature[changed]
+        read = features >= 0
+        places[where[read], features[read]] = self._place[changed[read]]
+        return places
 
     def check(self, rows: ChangedRows) -> None:
         """Raise :class:`Opaque` unless the input built for ``rows`` is the preprocessing's own
@@ -102,13 +119,6 @@ class Encoded:
         built, own = self.matrix(rows), self._transform(typed_frame(rows, self.inputs.dtypes))
         if built is None or type(built) is not type(own) or not all(np.array_equal(a, b, equal_nan=True) for a, b in zip(_parts(built), _parts(own))):
             raise Opaque("the input built column by column differs from the preprocessing's own")
-
-    def _laid(self, out: np.ndarray, where: np.ndarray, ids: np.ndarray) -> None:
-        """Each pair ``ids`` names laid in its row of ``out`` (``where``), its feature's columns."""
-        features = self._feature[ids]
-        for f in np.unique(features[features >= 0]).tolist():
-            mine = features == f
-            out[where[mine][:, None], self.columns[f]] = self._blocks[f][self._place[ids[mine]]]
 
     def _numbered(self, pairs: list[tuple[str, Any]]) -> np.ndarray:
         """The number of each pair (a feature and its value), the new ones numbered first."""
@@ -136,6 +146,7 @@ class Encoded:
                     start = len(self._blocks[f])
                     self._known[f].update((named[i][1], start + n) for n, i in enumerate(mine))
                     self._blocks[f] = np.concatenate([self._blocks[f], found[mine][:, self.columns[f]]])
+                    self._nonzero.extend(f, found[mine])
         start = len(self._ids)
         self._ids.update((pair, start + n) for n, pair in enumerate(new))
         places = [self._known[self._index[name]][key] if name in self._index else -1 for name, key in keys]
@@ -155,6 +166,62 @@ class Encoded:
             name, value = pairs[int(np.flatnonzero(moved.any(axis=1))[0])]
             raise Opaque(f"{name!r} at {value!r} changes an input column no probe showed it change")
         return matrix
+
+
+def _runs(source: Sequence[str | None]) -> list[tuple[str | None, np.ndarray]]:
+    """The input columns in runs of neighbours that read the same feature (or none), in order."""
+    runs: list[tuple[str | None, np.ndarray]] = []
+    for j, name in enumerate(source):
+        if runs and runs[-1][0] == name:
+            runs[-1] = (name, np.append(runs[-1][1], j))
+        else:
+            runs.append((name, np.array([j])))
+    return runs
+
+
+class _Nonzeros:
+    """A CSR matrix's parts for each run of input columns (:func:`_runs`) at each value of its
+    feature: a row's nonzeros are its runs' in column order, the order the preprocessing's own
+    matrix holds them in (scipy drops zeros, keeps NaN)."""
+
+    def __init__(self, runs: list[tuple[str | None, np.ndarray]], index: Mapping[str, int], constant: np.ndarray) -> None:
+        self.width = len(constant)
+        self.indices = np.empty(0, dtype=np.int32)
+        self.data = np.empty(0, dtype=constant.dtype)
+        self.runs = [(-1 if name is None else index[name], cols) for name, cols in runs]  # each run's feature (-1: none), its columns
+        self.starts = [np.empty(0, dtype=np.int64) for _ in runs]  # by run: each value's first nonzero in ``indices`` and ``data``
+        self.counts = [np.empty(0, dtype=np.int64) for _ in runs]  # and how many it has
+        self.extend(-1, constant[None, :])  # the columns no feature reads: the same in every row
+
+    def extend(self, feature: int, rows: np.ndarray) -> None:
+        """The nonzeros of ``feature``'s new values (``rows``: the estimator's input at each, every
+        column; -1: the constant columns)."""
+        for r, (f, _) in enumerate(self.runs):
+            if f == feature:
+                self._append(r, rows)
+
+    def _append(self, run: int, rows: np.ndarray) -> None:
+        """The nonzeros of ``rows`` (the estimator's input, a value a row) in ``run``'s columns."""
+        cols = self.runs[run][1]
+        values = rows[:, cols].astype(self.data.dtype)
+        at, where = np.nonzero(values)
+        self.starts[run] = np.concatenate([self.starts[run], len(self.indices) + np.searchsorted(at, np.arange(len(values)))])
+        self.counts[run] = np.concatenate([self.counts[run], np.bincount(at, minlength=len(values))])
+        self.indices = np.concatenate([self.indices, cols[where].astype(np.int32)])
+        self.data = np.concatenate([self.data, values[at, where]])
+
+    def matrix(self, places: np.ndarray, kind: type) -> Any:
+        """The CSR matrix of rows whose values are ``places`` (by feature, the value's row)."""
+        counts = np.empty((len(places), len(self.runs)), dtype=np.int64)
+        starts = np.empty_like(counts)
+        for r, (f, _) in enumerate(self.runs):
+            at = places[:, f] if f >= 0 else 0
+            counts[:, r], starts[:, r] = self.counts[r][at], self.starts[r][at]
+        flat = counts.ravel()
+        ends = np.cumsum(flat)
+        taken = np.repeat(starts.ravel() - (ends - flat), flat) + np.arange(ends[-1] if len(ends) else 0)
+        indptr = np.concatenate([[0], np.cumsum(counts.sum(axis=1))])
+        return kind((self.data[taken], self.indices[taken], indptr), shape=(len(places), self.width))
 
 
 _NAN = object()  # the key of every value not equal to itself
