@@ -157,6 +157,11 @@ class Accepted:
             seen = self._keys[(id(problem), a.state)] = (problem, self.verdicts.state_key(problem, a.state))
         return seen[1]
 
+    def rough(self, changes: Mapping[str, Any]) -> float:
+        """The L1 of a row given by the values it sets (:meth:`_term` of each that is not the person's)."""
+        terms, row = self._terms, self.row
+        return sum(terms[c] if c in terms else self._term(c) for c in changes.items() if c[1] != row[c[0]])
+
     def _rough_of(self, key: tuple) -> float:
         """A row's L1 (numbers in spreads, categories 1, weighted) by its changes (``key``):
         every change the person makes counted, and what the causal rules force from them under

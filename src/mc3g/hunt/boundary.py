@@ -18,8 +18,9 @@ it lifts, not beside the old score, a state the knowledge rules out.
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..engine import DEFAULT, HuntSettings
@@ -175,6 +176,86 @@ def exchanges(engine: Any, row: Mapping[str, Any], problem: Problem, state: Asse
                     if low <= (value := grid_value(other + way * t, steps[f.name])) <= high:
                         rows.append({**changes, a: grid_value(math.floor(at) + toward * moved, steps[a]), f.name: value})
     return rows
+
+
+def given_up(engine: Any, row: Mapping[str, Any], problem: Problem, state: Assessment) -> list[dict[str, Any]]:
+    """The option ``state`` with one of its actions given up and a number moved on instead, from
+    where the option leaves it towards the end of its bounds (either end, where the option does
+    not move it), one to :data:`ON` grid steps: where a category's change costs more than a few
+    steps of a number the model also weighs (issue 51's brute force: self-employed to full-time
+    with income 9 and score 7, where savings 5 → 7 costs less)."""
+    changes = problem.chosen(state)
+    rows = []
+    for given in state.direct if len(state.direct) > 1 else ():  # one given up leaves a single change: the first question's scans judge those
+        kept = {n: v for n, v in changes.items() if n != given}
+        for f in map(engine.schema.feature, engine.varied):
+            if not f.is_numeric or f.name == given:
+                continue
+            origin, at, step = row[f.name], kept.get(f.name, row[f.name]), grid_step(engine, f.name)
+            low, high = numeric_bounds(f, origin)
+            for way in (1, -1):
+                if (at - origin) * way >= 0:  # on, away from the person's value (either way from it)
+                    on = math.floor(units(at, step)) if way > 0 else math.ceil(units(at, step))
+                    rows += [{**kept, f.name: v} for t in range(1, ON + 1) if low <= (v := grid_value(on + way * t, step)) <= high]
+    return rows
+
+
+ON = 8
+"""Grid steps a number is moved on for an action given up (:func:`given_up`), at most."""
+
+
+def under(engine: Any, row: Mapping[str, Any], rows: list[dict[str, Any]], bound: float, rough: Callable[[Mapping[str, Any]], float]) -> list[dict[str, Any]]:
+    """Each of ``rows`` where it costs less than ``bound`` by ``rough`` (a row's L1, never below
+    its price), else with one of its numbers moved back towards the person's value by the fewest
+    grid steps that bring it under: an action given up for a number moved on may cost a little
+    more than the option, and a step back of a third number less (issue 51's near ties of
+    three numbers: income 7 → 8 with score 11, where savings 4 → 5 with score 10 costs less)."""
+    out = []
+    for r in rows:
+        over = rough(r) - bound
+        if over < 0:
+            out.append(r)
+            continue
+        for name, value in r.items():
+            origin = row[name]
+            if not engine.schema.feature(name).is_numeric or value == origin:
+                continue
+            step = grid_step(engine, name)
+            at, toward = units(value, step), 1 if origin > value else -1
+            first = math.floor(at) + 1 if toward > 0 else math.ceil(at) - 1  # the grid's next point towards the person
+            per_step = rough(r) - rough({**r, name: grid_value(first, step)}) if first != at else 0.0
+            if per_step <= 0:
+                continue
+            moved = first + toward * math.floor(over / per_step)
+            if (moved - units(origin, step)) * toward < 0:
+                out.append({**r, name: grid_value(moved, step)})
+    return out
+
+
+def taken(engine: Any, row: Mapping[str, Any], problem: Problem, state: Assessment) -> list[dict[str, Any]]:
+    """The option ``state`` with a category's change it does not make made too: with a number
+    then moved back (:func:`under`), a category may cost less than steps of numbers (issue 51's
+    brute force: income 1 → 7 where income 3 and full-time cost less)."""
+    changes = problem.chosen(state)
+    rows = []
+    for name in engine.varied:
+        feature, original = engine.schema.feature(name), str(row[name])
+        if not feature.is_numeric:
+            rows += [{**changes, name: v} for v in engine.observed.tokens[name] if v not in (original, changes.get(name)) and feature.may_move(original, v)]
+    return rows
+
+
+def corners(engine: Any, row: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every two of the person's numbers moved together, each to an end of its bounds: a model
+    may accept where two numbers are both high and neither alone (issue 51's box: income and
+    savings both at their top), and where a score rises with each number, the least-cost way
+    often moves one to its end and another part of the way (:meth:`~.hunt.Hunt.moved_back`
+    finds that part from here)."""
+    ends = {}
+    for f in map(engine.schema.feature, engine.varied):
+        if f.is_numeric:
+            ends[f.name] = [end for end in numeric_bounds(f, row[f.name]) if end != row[f.name]]
+    return [{a: x, b: y} for a, b in itertools.combinations(ends, 2) for x in ends[a] for y in ends[b]]
 
 
 def scan(engine: Any, row: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[Segment]]:

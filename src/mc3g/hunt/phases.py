@@ -8,13 +8,14 @@ returns a new one, or the same one when it has nothing to do.  A test can run on
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
 from ..engine import Engine
 from ..search import Assessment, Problem
-from .boundary import Segment, exchanges, scan
+from .boundary import Segment, corners, exchanges, given_up, scan, taken, under
 from .hunt import Hunt
 from .local import local_rules
 from .verdicts import Asking, Row
@@ -37,7 +38,8 @@ class FirstQuestion:
     does: where the rules refuse the person, their first ``tuning.first_states`` × K states (and
     the first points of the numeric actions of the first 4K, whose boundary is then sought
     without another call); where they do not, the rows around the person that local rules learn
-    from; and the person's single changes.  Where the rules refuse the person, with local rules
+    from; and the person's single changes, with every two numbers at ends of their bounds
+    ahead (:func:`~.boundary.corners`).  Where the rules refuse the person, with local rules
     on (and ``tuning.draw_ahead``), the rows local rules would learn from and those of the last
     draw go too, ahead: their verdicts are seen when those phases run, which then need no call,
     or at the merge.  Not where the rules accept the person: most such people the model accepts
@@ -54,6 +56,7 @@ class FirstQuestion:
         ahead = [key(problem, a.state) for a in first[4 * k :]] if problem is not None else []
         singles, scans = scan(e, hunt.row) if hunt.sharp else ([], [])
         points = [hunt.verdicts.key(c) for c in singles] + [p for s in scans for p in hunt.keys(s)]
+        ahead += [hunt.verdicts.key(c) for c in corners(e, hunt.row)] if hunt.sharp else []
         if hunt.sharp and problem is not None:
             points += [p for a in first[: 4 * k] for s in hunt.segments(e, problem, a) for p in hunt.keys(s)]
         if hunt.local and hunt.tuning.draw_ahead and problem is not None:  # refused by the rules: likely by the model too
@@ -267,8 +270,9 @@ class Merge:
     cost less than the K-th option: no later call would carry them.  Each call also carries the
     options no sectioning round took (the last one found them), pared and with their numbers
     moved back, as a greedy search would go on from them; never a call of their own.  Last, with
-    sharpening on, the options' own numbers moved back (:meth:`Hunt.moved_back`) and exchanged
-    (:func:`~.boundary.exchanges`: one back, another on) that no call carried are asked before
+    sharpening on, the options' own numbers moved back (:meth:`Hunt.moved_back`), exchanged
+    (:func:`~.boundary.exchanges`: one back, another on) and their actions traded (one given up
+    or a category taken, brought under the K-th's cost) that no call carried are asked before
     they are the answer, again while that finds a cheaper option, in ``tuning.polish`` calls at
     most: a number an option reached by steps or paring may need less (issue 51: a capital gain
     of 7,297 kept where 7,074 was accepted), and a step of one number may cost less than a step
@@ -296,10 +300,24 @@ class Merge:
 
     @staticmethod
     def _exchanged(hunt: Hunt, options: list[tuple[Problem, Assessment]], found: Sequence[Assessment]) -> list[tuple]:
-        """The options' numbers exchanged (:func:`~.boundary.exchanges`) not judged yet that could
-        beat the K-th option."""
-        keys = [hunt.verdicts.key(row) for p, a in options for row in exchanges(hunt.engine, hunt.row, p, a)]
+        """The options' numbers exchanged (:func:`~.boundary.exchanges`) and, once there are K, their
+        actions traded (:func:`~.boundary.given_up`, :func:`~.boundary.taken`, brought under the
+        K-th's cost), not judged yet, that could beat the K-th option.  A trade that makes every
+        action of a cheaper option and more is left out: it can be no option, and ranked among
+        the rows accepted it would crowd out those that can."""
+        e, person, rough = hunt.engine, hunt.row, hunt.accepted.rough
+        bound = found[-1].cost if len(found) == hunt.k else math.inf
+        traded = [row for p, a in options for row in given_up(e, person, p, a) + taken(e, person, p, a)] if bound < math.inf else []
+        traded = [row for row in under(e, person, traded, bound, rough) if not _holds_cheaper(row, person, found, rough)]
+        rows = [row for p, a in options for row in exchanges(e, person, p, a)] + traded
+        keys = [hunt.verdicts.key(row) for row in rows]
         return hunt.accepted.cheaper([key for key in dict.fromkeys(keys) if hunt.verdicts.verdict(key) is None], found)
+
+
+def _holds_cheaper(row: Row, person: Row, options: Sequence[Assessment], rough: Callable[[Row], float]) -> bool:
+    """Whether ``row`` makes every action of one of ``options`` and costs no less (by ``rough``)."""
+    made = {name for name, value in row.items() if value != person[name]}
+    return any(a.direct and made.issuperset(a.direct) and rough(row) >= a.cost for a in options)
 
 
 PHASES: tuple[Phase, ...] = (GlobalRules(), LocalRules(), ToTheBudget(), LastDraw(), Sharpen(), Merge())
