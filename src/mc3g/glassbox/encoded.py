@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -83,8 +84,8 @@ class Encoded:
 
     def _matrix(self, rows: ChangedRows) -> np.ndarray | None:
         parts = rows.parts
-        heads = [[(name, base[name]) for name in self.names] for base, _ in parts]  # each person's values
-        pairs = [pair for head in heads for pair in head] + [pair for _, changes in parts for change in changes for pair in change]
+        heads = [(name, base[name]) for base, _ in parts for name in self.names]  # each person's values
+        pairs = heads + list(chain.from_iterable(chain.from_iterable(changes for _, changes in parts)))  # rows come in tens of thousands
         try:
             ids = self._numbered(pairs)
         except Opaque:
@@ -107,7 +108,7 @@ class Encoded:
         heads = self._place[ids[: len(parts) * width]].reshape(len(parts), width)
         places = heads[np.repeat(np.arange(len(parts)), [len(changes) for _, changes in parts])]
         changed = ids[len(parts) * width :]
-        where = np.repeat(np.arange(len(places)), [len(change) for _, changes in parts for change in changes])
+        where = np.repeat(np.arange(len(places)), list(map(len, chain.from_iterable(changes for _, changes in parts))))
         features = self._feature[changed]
         read = features >= 0
         places[where[read], features[read]] = self._place[changed[read]]
@@ -123,10 +124,10 @@ class Encoded:
     def _numbered(self, pairs: list[tuple[str, Any]]) -> np.ndarray:
         """The number of each pair (a feature and its value), the new ones numbered first."""
         ids = self._ids
-        numbers = [ids.get(pair, -1) for pair in pairs]
-        if -1 in numbers:
+        numbers = list(map(ids.get, pairs))
+        if None in numbers:
             self._number([pair for pair in dict.fromkeys(pairs) if pair not in ids])
-            numbers = [ids[pair] for pair in pairs]
+            numbers = list(map(ids.__getitem__, pairs))
         return np.asarray(numbers, dtype=np.int64)
 
     def _number(self, new: list[tuple[str, Any]]) -> None:
