@@ -499,8 +499,9 @@ def test_a_person_with_no_option_after_the_last_draw_gets_a_wider_one() -> None:
     assert answer.status == "refused" and answer.run.wider_draws == 1
     # every round says which part of the search asked it: the wider draw's, the sharpening's, then the merge's for the steps of
     # the option drawn, with the option sectioned pared (its steps are some of those rows: no call more for them), then the
-    # merge's for the answer's own numbers moved back (each 8 already: the model refuses them)
-    assert answer.run.rounds_by_phase == {"first question": 1, "last draw": 1, "sharpen": 1, "merge": 2} and answer.run.model_rounds == 5
+    # merge's for the answer's own numbers moved back (each 8 already: the model refuses them), and its actions traded (one
+    # number given up for another moved on: refused too)
+    assert answer.run.rounds_by_phase == {"first question": 1, "last draw": 1, "sharpen": 1, "merge": 3} and answer.run.model_rounds == 6
     (option,) = answer
     assert [option.values[n] for n in "abcde"] == [8] * 5
 
@@ -558,8 +559,9 @@ def test_an_options_numbers_sectioned_one_at_a_time_are_asked_together() -> None
     answer = _five_raised(4).explain({n: 0 for n in "abcdef"})
     (option,) = answer
     assert [option.values[n] for n in "abcde"] == [4] * 5
-    # the new option's steps: a call more; then its numbers exchanged (each one lower, another higher), all refused: one more
-    assert answer.run.rounds_by_phase == {"first question": 1, "sharpen": 1, "merge": 3}
+    # the new option's steps: a call more; then its numbers exchanged (each one lower, another higher), all refused: one more;
+    # then its actions traded (one number given up for another moved on), all refused: one more
+    assert answer.run.rounds_by_phase == {"first question": 1, "sharpen": 1, "merge": 4}
 
 
 def test_an_option_among_the_rows_accepted_is_judged_without_each_subset_of_its_actions() -> None:
@@ -654,7 +656,8 @@ def test_an_option_no_sectioning_round_took_is_pared_and_moved_back_in_the_merge
     sectioning round took it; the merge asks its first step (a to 5) in a call, and the option
     rides along with that call pared and with its numbers moved back, as a greedy search would
     go on from it: the option is a at 5 and b at 3 (before: the row drawn), from that call; one
-    call more asks the answer's own numbers moved back (the model refuses them all)."""
+    call more asks the answer's own numbers moved back (the model refuses them all), and one its
+    actions traded (one given up for another number moved on: refused)."""
     from mc3g.hunt.phases import Merge
     from mc3g.hunt.verified import EXHAUSTED, Outcome
 
@@ -666,7 +669,7 @@ def test_an_option_no_sectioning_round_took_is_pared_and_moved_back_in_the_merge
     _driven(_asked(hunt.verdicts, [], [{"a": 5, "b": 9, "z": 9}]), model)
     before = hunt.verdicts.rounds
     merged = _driven(Merge().run(hunt, Outcome(engine, engine.problem(hunt.instance, 1, []), 1, (), EXHAUSTED, "none")), model)
-    assert hunt.verdicts.rounds == before + 2
+    assert hunt.verdicts.rounds == before + 3
     ((problem, option),) = zip(merged.priced_in, merged.found)
     assert problem.describe(option.state) == {"a": 5, "b": 3, "z": 0}
 
@@ -678,7 +681,9 @@ def test_the_answers_own_numbers_are_moved_back_before_it_is_the_answer() -> Non
     accepted) the merge made no call and the answer kept a at 60; now its own numbers moved
     back over the whole way are asked first, as a greedy search would: a lands at 20 to 23,
     whose own numbers moved back are asked in turn, a call each, at most ``polish`` (2) calls
-    (a third, which the model refused whole, made before the bound)."""
+    (a third, which the model refused whole, made before the bound); then one call for its
+    actions traded (refused), with which the option's rows ride along and find a at 20, and one
+    more for that option's own numbers."""
     from mc3g.hunt.phases import Merge
     from mc3g.hunt.verified import EXHAUSTED, Outcome
 
@@ -690,8 +695,8 @@ def test_the_answers_own_numbers_are_moved_back_before_it_is_the_answer() -> Non
     before = hunt.verdicts.rounds
     merged = _driven(Merge().run(hunt, Outcome(engine, engine.problem(hunt.instance, 1, []), 1, (), EXHAUSTED, "none")), model)
     ((problem, option),) = zip(merged.priced_in, merged.found)
-    assert 20 <= problem.describe(option.state)["a"] <= 23 and problem.describe(option.state)["b"] == 5
-    assert hunt.verdicts.rounds == before + 2
+    assert problem.describe(option.state) == {"a": 20, "b": 5}
+    assert hunt.verdicts.rounds == before + 4
 
 
 def test_fewer_than_k_options_among_the_rows_priced_first_price_more() -> None:

@@ -8,7 +8,6 @@ returns a new one, or the same one when it has nothing to do.  A test can run on
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
@@ -270,19 +269,21 @@ class Merge:
     cost less than the K-th option: no later call would carry them.  Each call also carries the
     options no sectioning round took (the last one found them), pared and with their numbers
     moved back, as a greedy search would go on from them; never a call of their own.  Last, with
-    sharpening on, the options' own numbers moved back (:meth:`Hunt.moved_back`), exchanged
-    (:func:`~.boundary.exchanges`: one back, another on) and their actions traded (one given up
-    or a category taken, brought under the K-th's cost) that no call carried are asked before
+    sharpening on, the options' own numbers moved back (:meth:`Hunt.moved_back`) and exchanged
+    (:func:`~.boundary.exchanges`: one back, another on) that no call carried are asked before
     they are the answer, again while that finds a cheaper option, in ``tuning.polish`` calls at
     most: a number an option reached by steps or paring may need less (issue 51: a capital gain
     of 7,297 kept where 7,074 was accepted), and a step of one number may cost less than a step
-    of another (issue 51's near ties)."""
+    of another (issue 51's near ties).  Once that ends, with K options, their actions traded
+    (:meth:`_traded`) that could beat the K-th are asked in one call more; where it finds a
+    cheaper option, that option's numbers get one more call moved back and exchanged.  After
+    the polishing, so it takes nothing from it: the answer is the one before or a cheaper one."""
 
     name = "merge"
 
     def run(self, hunt: Hunt, outcome: Outcome) -> Asking:
         hunt.verdicts.release()
-        merged, polished = outcome, 0
+        merged, polished, traded = outcome, 0, False
         while True:
             merged = hunt.merged(merged, outcome.found)
             options = list(zip(merged.priced_in, merged.found))
@@ -292,6 +293,8 @@ class Merge:
                 rows = [key for p, a in options for key in map(hunt.verdicts.key, hunt.moved_back(p, a)) if hunt.verdicts.verdict(key) is None]
                 rows += self._exchanged(hunt, options, merged.found)
                 polished += 1
+            if hunt.sharp and not rows and not traded:  # then their actions traded, and what that finds polished once more
+                rows, traded, polished = self._traded(hunt, options, merged.found), True, hunt.tuning.polish - 1
             if not rows:
                 return merged
             if hunt.sharp:  # the options no sectioning round took ride along, pared and their numbers moved back
@@ -300,18 +303,28 @@ class Merge:
 
     @staticmethod
     def _exchanged(hunt: Hunt, options: list[tuple[Problem, Assessment]], found: Sequence[Assessment]) -> list[tuple]:
-        """The options' numbers exchanged (:func:`~.boundary.exchanges`) and, once there are K, their
-        actions traded (:func:`~.boundary.given_up`, :func:`~.boundary.taken`, brought under the
-        K-th's cost), not judged yet, that could beat the K-th option.  A trade that makes every
-        action of a cheaper option and more is left out: it can be no option, and ranked among
-        the rows accepted it would crowd out those that can."""
+        """The options' numbers exchanged (:func:`~.boundary.exchanges`) not judged yet that could
+        beat the K-th option."""
+        return _unjudged_cheaper(hunt, [row for p, a in options for row in exchanges(hunt.engine, hunt.row, p, a)], found)
+
+    @staticmethod
+    def _traded(hunt: Hunt, options: list[tuple[Problem, Assessment]], found: Sequence[Assessment]) -> list[tuple]:
+        """With K options, their actions traded (:func:`~.boundary.given_up`,
+        :func:`~.boundary.taken`), brought under the K-th's cost (:func:`~.boundary.under`), not
+        judged yet, that could beat it.  A trade that makes every action of a cheaper option and
+        more is left out: it can be no option, and ranked among the rows accepted it would crowd
+        out those that can (a German applicant's third option was lost so)."""
+        if len(found) < hunt.k:
+            return []
         e, person, rough = hunt.engine, hunt.row, hunt.accepted.rough
-        bound = found[-1].cost if len(found) == hunt.k else math.inf
-        traded = [row for p, a in options for row in given_up(e, person, p, a) + taken(e, person, p, a)] if bound < math.inf else []
-        traded = [row for row in under(e, person, traded, bound, rough) if not _holds_cheaper(row, person, found, rough)]
-        rows = [row for p, a in options for row in exchanges(e, person, p, a)] + traded
-        keys = [hunt.verdicts.key(row) for row in rows]
-        return hunt.accepted.cheaper([key for key in dict.fromkeys(keys) if hunt.verdicts.verdict(key) is None], found)
+        traded = under(e, person, [row for p, a in options for row in given_up(e, person, p, a) + taken(e, person, p, a)], found[-1].cost, rough)
+        return _unjudged_cheaper(hunt, [row for row in traded if not _holds_cheaper(row, person, found, rough)], found)
+
+
+def _unjudged_cheaper(hunt: Hunt, rows: list[Row], found: Sequence[Assessment]) -> list[tuple]:
+    """The keys of ``rows`` not judged yet that could beat the K-th of ``found``."""
+    keys = dict.fromkeys(hunt.verdicts.key(row) for row in rows)
+    return hunt.accepted.cheaper([key for key in keys if hunt.verdicts.verdict(key) is None], found)
 
 
 def _holds_cheaper(row: Row, person: Row, options: Sequence[Assessment], rough: Callable[[Row], float]) -> bool:
