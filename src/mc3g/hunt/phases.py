@@ -275,8 +275,8 @@ class Merge:
     most: a number an option reached by steps or paring may need less (issue 51: a capital gain
     of 7,297 kept where 7,074 was accepted), and a step of one number may cost less than a step
     of another (issue 51's near ties).  Once that ends, with K options, their actions traded
-    (:meth:`_traded`) that could beat the K-th are asked in one call more; where it finds a
-    cheaper option, that option's numbers get one more call moved back and exchanged.  After
+    (:meth:`_traded`) that could beat the K-th are asked in one call more, and the options then
+    polished again (as many calls at most, each only where something is left to ask).  After
     the polishing, so it takes nothing from it: the answer is the one before or a cheaper one."""
 
     name = "merge"
@@ -293,8 +293,8 @@ class Merge:
                 rows = [key for p, a in options for key in map(hunt.verdicts.key, hunt.moved_back(p, a)) if hunt.verdicts.verdict(key) is None]
                 rows += self._exchanged(hunt, options, merged.found)
                 polished += 1
-            if hunt.sharp and not rows and not traded:  # then their actions traded, and what that finds polished once more
-                rows, traded, polished = self._traded(hunt, options, merged.found), True, hunt.tuning.polish - 1
+            if hunt.sharp and not rows and not traded:  # then their actions traded, and what that finds polished again
+                rows, traded, polished = self._traded(hunt, options, merged.found), True, 0
             if not rows:
                 return merged
             if hunt.sharp:  # the options no sectioning round took ride along, pared and their numbers moved back
