@@ -1347,3 +1347,21 @@ def test_near_ties_of_two_numbers_are_found_on_issue_51s_six_features() -> None:
 
     (run,) = oracle_benchmark(("six",), ("mlp",), (1,), 25)
     assert run.first_optimal == 25 and run.false_none == 0
+
+
+def test_the_rows_accepted_are_ranked_by_what_a_move_of_a_category_costs() -> None:
+    """A category's move the knowledge says costs 4 (a -> b) ranks behind a number's change that
+    costs less, as the price has it.  Before, every category counted 1 in the ranking, and a
+    German applicant's overdrawn account raised past 200 DM (two bands) took four places of its
+    set among the rows priced, ahead of a cheaper option of the same set, which was never priced."""
+    from mc3g.causal import CausalModel
+
+    model = lambda f: np.where((f["c"] == "b") | (f["x"] >= 18), "yes", "no")  # noqa: E731
+    knowledge = CausalModel(features={"c": {"efforts": (("a", "b", 4.0),)}})
+    engine = MC3G(model, knowledge, desired_class="yes", k=2, refine=0).fit(TRAIN).engine_
+    hunt = _hunt(engine, {"x": 5, "y": 2, "c": "a"}, k=2)
+    spread = engine.spreads["x"]
+    assert 1 < 13 / spread < 4  # x raised to 18 costs more than a move counted 1, less than this one
+    assert hunt.accepted.rough({"c": "b"}) == 4.0 and hunt.accepted.rough({"x": 18}) == pytest.approx(13 / spread)
+    _driven(_asked(hunt.verdicts, [], [{"c": "b"}, {"x": 18}]), model)
+    assert hunt.accepted._ranked() == [(("x", 18),), (("c", "b"),)]

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from ..engine import Engine
 from ..exceptions import UnknownNameError
-from ..search import ActionSets, Assessment, Problem
+from ..search import ActionSets, Assessment, Problem, change_size
 from .verdicts import Row, Verdicts
 from .verified import EPSILON
 
@@ -129,12 +129,15 @@ class Accepted:
         return chosen, tuple({id(p): p for p, _ in rows}.values())
 
     def _term(self, change: tuple[str, Any]) -> float:
-        """What a change (a feature and its value) counts in :meth:`_rough_of`: a category its
-        weight, a number its weight times its distance from the person's value in spreads.
-        Kept: the rows accepted share most of their changes."""
+        """What a change (a feature and its value) counts in :meth:`_rough_of`: its weight times
+        its size (:func:`~mc3g.search.change_size`: a number's distance from the person's value
+        in spreads, a category's move its effort, as the price counts it; counted 1, a German
+        overdrawn account raised past 200 DM, two bands, ranked its rows below others' and
+        crowded a cheaper option out of the rows priced).  Kept: the rows accepted share most of
+        their changes."""
         name, value = change
         f = self.engine.schema.feature(name)
-        term = f.weight * (abs(float(value) - float(self.row[name])) / self.engine.spreads.get(name, 1.0)) if f.is_numeric else f.weight
+        term = f.weight * change_size(f, self.row[name], value, self.engine.spreads.get(name, 1.0))
         self._terms[change] = term
         return term
 
@@ -163,7 +166,7 @@ class Accepted:
         return sum(terms[c] if c in terms else self._term(c) for c in changes.items() if c[1] != row[c[0]])
 
     def _rough_of(self, key: tuple) -> float:
-        """A row's L1 (numbers in spreads, categories 1, weighted) by its changes (``key``):
+        """A row's L1 (numbers in spreads, categories their move's effort, weighted) by its changes (``key``):
         every change the person makes counted, and what the causal rules force from them under
         the mode ``none`` only (elsewhere it is free).  Found once a row, as it is ranked."""
         counted = key if self.engine.settings.mode == "none" else self.verdicts.made(key).items()

@@ -205,8 +205,8 @@ ON = 8
 
 
 def under(engine: Any, row: Mapping[str, Any], rows: list[dict[str, Any]], bound: float, rough: Callable[[Mapping[str, Any]], float]) -> list[dict[str, Any]]:
-    """Each of ``rows`` where it costs less than ``bound`` by ``rough`` (a row's L1, never below
-    its price), else with one of its numbers moved back towards the person's value by the fewest
+    """Each of ``rows`` where it costs less than ``bound`` by ``rough`` (a row's L1 of its
+    changes, never below its price), else with one of its numbers moved back towards the person's value by the fewest
     grid steps that bring it under: an action given up for a number moved on may cost a little
     more than the option, and a step back of a third number less (issue 51's near ties of
     three numbers: income 7 → 8 with score 11, where savings 4 → 5 with score 10 costs less)."""
