@@ -21,7 +21,7 @@ states read are the answer.  Where they do not, the search does more, in named p
    option judged without each subset of its actions (and, with ``search_boundaries``, the
    search run again with the boundaries).
 7. **Merge**: every row the model accepted counts (:mod:`.accepted`), merged again while the
-   options' steps add one.
+   options' steps add one; their numbers polished, then their actions traded.
 
 Each phase takes the last :class:`~.verified.Outcome` and returns a new one.  The model is never
 asked twice about the same values, and every row it is asked about is the state the person's
