@@ -32,7 +32,7 @@ class HuntSettings:
     first_points: int = 32  # points of a numeric segment judged in its first round, when it goes with the first question
     section_points: int = 3072  # points a later sectioning round takes at most (fewer where as many rounds suffice)
     pared_all: int = 6  # an option of at most this many direct actions is judged without every subset of them (of more: without each one)
-    polish: int = 2  # the merge's own calls for the options' numbers moved back, exchanged and traded (:mod:`mc3g.hunt.boundary`), at most
+    polish: int = 2  # the merge's own calls for the options' numbers moved back and exchanged, at most (again after the one for their actions traded)
     search_boundaries: bool = False  # the search run again with the options' boundaries among the candidates (off: they are priced at the merge)
     last_draw: int = 1000  # rows drawn around a person left with fewer than K options (as many again changing every feature), in one call
     widest_draw: int = 16000  # a person with no option at all: the draw goes on, 4× as wide and again, up to this many rows, in one call

@@ -161,17 +161,20 @@ class Accepted:
         return seen[1]
 
     def rough(self, changes: Mapping[str, Any]) -> float:
-        """The L1 of a row given by the values it sets (:meth:`_term` of each that is not the person's)."""
-        terms, row = self._terms, self.row
-        return sum(terms[c] if c in terms else self._term(c) for c in changes.items() if c[1] != row[c[0]])
+        """The L1 of a row given by the values it sets (each that is not the person's)."""
+        row = self.row
+        return self._l1(c for c in changes.items() if c[1] != row[c[0]])
 
     def _rough_of(self, key: tuple) -> float:
         """A row's L1 (numbers in spreads, categories their move's effort, weighted) by its changes (``key``):
         every change the person makes counted, and what the causal rules force from them under
         the mode ``none`` only (elsewhere it is free).  Found once a row, as it is ranked."""
-        counted = key if self.engine.settings.mode == "none" else self.verdicts.made(key).items()
+        return self._l1(key if self.engine.settings.mode == "none" else self.verdicts.made(key).items())
+
+    def _l1(self, changes: Iterable[tuple[str, Any]]) -> float:
+        """The sum of the changes' :meth:`_term`, each found once."""
         total, terms = 0.0, self._terms
-        for change in counted:
+        for change in changes:
             term = terms.get(change)
             total += self._term(change) if term is None else term
         return total

@@ -158,7 +158,7 @@ def exchanges(engine: Any, row: Mapping[str, Any], problem: Problem, state: Asse
     cost less than a step of the other, a near tie no rule, draw or sectioning reaches (issue
     51's brute force: score 4 → 7 alone, where income 8 → 9 with score 4 → 6 costs less)."""
     changes, distance = problem.chosen(state), engine.settings.distance
-    numbers = [f for f in map(engine.schema.feature, engine.varied) if f.is_numeric]
+    numbers = _numbers(engine)
     steps = {f.name: grid_step(engine, f.name) for f in numbers}
     price = {f.name: distance.term(change_size(f, 0, steps[f.name], engine.spreads.get(f.name, 1.0)), f.weight) for f in numbers}
     rows = []
@@ -188,8 +188,8 @@ def given_up(engine: Any, row: Mapping[str, Any], problem: Problem, state: Asses
     rows = []
     for given in state.direct if len(state.direct) > 1 else ():  # one given up leaves a single change: the first question's scans judge those
         kept = {n: v for n, v in changes.items() if n != given}
-        for f in map(engine.schema.feature, engine.varied):
-            if not f.is_numeric or f.name == given:
+        for f in _numbers(engine):
+            if f.name == given:
                 continue
             origin, at, step = row[f.name], kept.get(f.name, row[f.name]), grid_step(engine, f.name)
             low, high = numeric_bounds(f, origin)
@@ -212,8 +212,8 @@ def under(engine: Any, row: Mapping[str, Any], rows: list[dict[str, Any]], bound
     three numbers: income 7 → 8 with score 11, where savings 4 → 5 with score 10 costs less)."""
     out = []
     for r in rows:
-        over = rough(r) - bound
-        if over < 0:
+        cost = rough(r)
+        if cost < bound:
             out.append(r)
             continue
         for name, value in r.items():
@@ -223,10 +223,10 @@ def under(engine: Any, row: Mapping[str, Any], rows: list[dict[str, Any]], bound
             step = grid_step(engine, name)
             at, toward = units(value, step), 1 if origin > value else -1
             first = math.floor(at) + 1 if toward > 0 else math.ceil(at) - 1  # the grid's next point towards the person
-            per_step = rough(r) - rough({**r, name: grid_value(first, step)}) if first != at else 0.0
+            per_step = cost - rough({**r, name: grid_value(first, step)}) if first != at else 0.0
             if per_step <= 0:
                 continue
-            moved = first + toward * math.floor(over / per_step)
+            moved = first + toward * math.floor((cost - bound) / per_step)
             if (moved - units(origin, step)) * toward < 0:
                 out.append({**r, name: grid_value(moved, step)})
     return out
@@ -251,11 +251,13 @@ def corners(engine: Any, row: Mapping[str, Any]) -> list[dict[str, Any]]:
     savings both at their top), and where a score rises with each number, the least-cost way
     often moves one to its end and another part of the way (:meth:`~.hunt.Hunt.moved_back`
     finds that part from here)."""
-    ends = {}
-    for f in map(engine.schema.feature, engine.varied):
-        if f.is_numeric:
-            ends[f.name] = [end for end in numeric_bounds(f, row[f.name]) if end != row[f.name]]
+    ends = {f.name: [end for end in numeric_bounds(f, row[f.name]) if end != row[f.name]] for f in _numbers(engine)}
     return [{a: x, b: y} for a, b in itertools.combinations(ends, 2) for x in ends[a] for y in ends[b]]
+
+
+def _numbers(engine: Any) -> list[Any]:
+    """The numeric features a person may change."""
+    return [f for f in map(engine.schema.feature, engine.varied) if f.is_numeric]
 
 
 def scan(engine: Any, row: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[Segment]]:

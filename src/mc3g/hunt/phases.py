@@ -330,7 +330,8 @@ def _unjudged_cheaper(hunt: Hunt, rows: list[Row], found: Sequence[Assessment]) 
 def _holds_cheaper(row: Row, person: Row, options: Sequence[Assessment], rough: Callable[[Row], float]) -> bool:
     """Whether ``row`` makes every action of one of ``options`` and costs no less (by ``rough``)."""
     made = {name for name, value in row.items() if value != person[name]}
-    return any(a.direct and made.issuperset(a.direct) and rough(row) >= a.cost for a in options)
+    held = [a.cost for a in options if a.direct and made.issuperset(a.direct)]
+    return bool(held) and rough(row) >= min(held)
 
 
 PHASES: tuple[Phase, ...] = (GlobalRules(), LocalRules(), ToTheBudget(), LastDraw(), Sharpen(), Merge())
