@@ -93,6 +93,43 @@ def test_a_model_read_exactly_shows_what_it_precludes_and_a_protection_that_keep
     assert "Blocking protections" in shown.output and "## Warnings" in (tmp_path / "_audit" / "audit.md").read_text()
 
 
+def test_a_protected_characteristic_that_alone_turns_unproved_refusals_of_one_group_is_warned_of(tmp_path) -> None:
+    """A model that cannot be read: four refused women with no option (not proved), three of
+    whom it accepts with marital status alone changed; four refused men, one with no option that
+    nothing protected turns, three answered."""
+    married = "marital_status = Married-civ-spouse"
+    people = pd.DataFrame(
+        {
+            "position": range(8),
+            "status": ["no_counterfactual"] * 5 + ["refused"] * 3,
+            "refused": [True] * 8,
+            "cost": [None] * 5 + [1.0, 2.0, 1.0],
+            "actions": [[]] * 5 + [["hours"]] * 3,
+            "guarantee": ["surrogate"] * 8,
+            "blocking": [[]] * 8,
+            "turns_on": [[married, "sex = Male"], [married], [married], [], [], [], [], []],
+            "settings_hash": [HASH] * 8,
+            "sex": ["F"] * 4 + ["M"] * 4,
+        }
+    )
+    people = pd.concat([people] * 5, ignore_index=True).assign(position=range(40))
+    result = audit(_folder(tmp_path, people, planned=40), [["sex"]])
+    women, men = result.tables["sex"].loc["F"], result.tables["sex"].loc["M"]
+    assert (women["precluded"], women["unproved"], women["turned"]) == (0.0, 1.0, 0.75)
+    assert (men["unproved"], men["turned"]) == (0.25, 0.0) and pd.isna(men["turning"])
+    assert women["turning"] == "marital_status 100%, sex 33%"
+    assert preclusions(result) == [
+        "changing only marital_status turns the model's refusal of 75% of refused F left with no option, against 0% of refused M "
+        "(by sex; asked of the model, which cannot be read: its refusals are not proved final)",
+        "changing only sex turns the model's refusal of 25% of refused F left with no option, against 0% of refused M "
+        "(by sex; asked of the model, which cannot be read: its refusals are not proved final)",
+    ]
+    shown = runner.invoke(app, ["audit", str(tmp_path), "--by", "sex"])
+    assert shown.exit_code == 0 and "Warning: changing only marital_status turns" in " ".join(shown.output.split())
+    assert "A protected characteristic alone turns the refusal" in shown.output
+    assert "turned by a protected characteristic alone" in (tmp_path / "_audit" / "audit.md").read_text()
+
+
 def test_results_written_before_models_were_read_exactly_are_still_audited(tmp_path) -> None:
     result = audit(_folder(tmp_path, PEOPLE), [["sex"]])
     assert list(result.tables["sex"]["precluded"]) == [0.0, 0.0] and preclusions(result) == []
@@ -185,6 +222,7 @@ def test_the_cli_prints_the_tables_and_writes_the_report(tmp_path) -> None:
     assert json.loads(shown.output)["groups"]["sex"][1] | {"actions": None} == {
         "group": "M", "people": 4, "errors": 0, "refused": 0.5, "recourse": 0.5, "mean": 1.0, "median": 1.0, "p90": 1.0,
         "actions": None, "refused_ratio": 1.0, "burden_ratio": 1.0, "precluded": 0.0, "fewer": 0.0, "blocking": None,
+        "unproved": 0.5, "turned": 0.0, "turning": None,
     }  # fmt: skip
     missing = runner.invoke(app, ["audit", str(folder), "--by", "income"])
     assert missing.exit_code == 2 and "no column(s) ['income']" in missing.output

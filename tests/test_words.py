@@ -214,7 +214,7 @@ def test_the_answer_carries_the_refusing_rules_and_each_change_in_words(loan) ->
     assert answer.refusing == tuple(explainer.decision_rules_) and answer.decision == ("bank balance is below 60,000", "credit score is below 620")
     document = answer.to_dict()
     RECOURSE.validate(document)
-    assert (document["version"], document["minor"]) == (2, 5)
+    assert (document["version"], document["minor"]) == (2, 6)
     assert [Rule.from_dict(r) for r in document["refusing"]] == list(explainer.decision_rules_)
     (direct, _), (caused,) = answer.best.direct_actions, answer.best.caused_changes
     assert direct.shown.to_dict() == {"feature": "debt", "from": "over 10,000", "to": "none"}

@@ -21,6 +21,7 @@ from .table import (
     Band,
     action_shares,
     audit,
+    characteristics,
     defined,
     group_label,
     group_table,
@@ -30,6 +31,8 @@ from .table import (
     preclusions,
     read_people,
     summary_rows,
+    turned,
+    unproved,
 )
 
 __all__ = [
@@ -46,6 +49,7 @@ __all__ = [
     "action_shares",
     "audit",
     "cells",
+    "characteristics",
     "defined",
     "group_label",
     "group_table",
@@ -59,6 +63,8 @@ __all__ = [
     "segments",
     "summary_lines",
     "summary_rows",
+    "turned",
+    "unproved",
     "weakest_cells",
     "weakest_subgroups",
     "write_report",

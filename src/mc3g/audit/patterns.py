@@ -38,7 +38,7 @@ MOST_VALUES = 24  # a category with more values than this is not a segment's con
 BANDS = 4  # a number's segments: its quartiles among the refused
 MOST_SINGLES = 48  # single conditions paired, the most frequent: 1,177 segments at most, whatever the columns
 RESULT_COLUMNS = frozenset(
-    {"position", "index", "source", "status", "refused", "cost", "actions", "options", "reasons", "fewer", "error", "guarantee", "blocking"}
+    {"position", "index", "source", "status", "refused", "cost", "actions", "options", "reasons", "fewer", "error", "guarantee", "blocking", "turns_on"}
     | {"settings_hash", "principal_reasons"}
 )
 """The columns of a batch's results that are not the people's own (:mod:`mc3g.batch`)."""

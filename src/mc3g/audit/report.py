@@ -32,6 +32,9 @@ COLUMNS = (
     ("fewer", "fewer than K, told why (share of those with recourse)", "{:.1%}"),
     ("precluded", "precluded (proved)", "{:.1%}"),
     ("blocking", "blocking protections (share of precluded)", "{}"),
+    ("unproved", "no option, not proved", "{:.1%}"),
+    ("turned", "turned by a protected characteristic alone", "{:.1%}"),
+    ("turning", "characteristics turning it (share of those turned)", "{}"),
 )
 """The columns shown: the table's name, the heading, the format."""
 
@@ -70,6 +73,9 @@ def write_report(audit: Audit, out: Path) -> Path:
         "- **precluded**: the share of refused people the model accepts in no state within the protections, proved on its own decision read exactly "
         "(a model searched through imitating rules proves nothing: 0 %); **blocking protections**: those whose lifting alone, or with the fewest "
         "others, would open a way out for them, with the share of the group's precluded people each keeps out.",
+        "- **no option, not proved**: the share of refused people left with no option by a search through rules that imitate a model that cannot be "
+        "read; **turned by a protected characteristic alone**: the share of refused people so left whom the model itself accepts when one protected "
+        "characteristic alone changes to a value the protections bar (asked of the model), with the characteristics that do it most often.",
         "- The box plots show the quartiles of the cost, whiskers at the 5th and 95th percentiles and the mean as a triangle.",
         "",
     ]
@@ -77,7 +83,7 @@ def write_report(audit: Audit, out: Path) -> Path:
         lines += [f"**The batch is unfinished:** {audit.people:,} of its {audit.planned:,} people are in the results.", ""]
     warned = preclusions(audit)
     if warned:
-        lines += ["## Warnings", "", *(f"- **A protection keeps one group out more than another:** {_inert(w)}." for w in warned), ""]
+        lines += ["## Warnings", "", "Each keeps one group out, or turns its refusals, more than another's.", "", *(f"- {_inert(w)}." for w in warned), ""]
     for grouping, table in audit.tables.items():
         columns = grouping.split("+")
         slug = re.sub(r"[^A-Za-z0-9_.]+", "-", grouping).strip("-.") or "group"  # a file name whatever the columns are called

@@ -17,11 +17,17 @@ one, or several joined), :func:`audit` gives:
   results' ``fewer``: the search read every state within the knowledge, or stopped at a bound);
 - ``precluded``: the share of refused people the model itself accepts in no state within the
   protections (a model read exactly: a proof), and ``blocking``: the protections whose lifting
-  would open a way out for them most often, each with its share of the group's precluded people.
+  would open a way out for them most often, each with its share of the group's precluded people;
+- ``unproved``: the share of refused people left with no option by a search that proves none (a
+  model that cannot be read, searched through rules that imitate it); ``turned``: the share of
+  refused people so left whose refusal the model itself turns when a protected characteristic
+  alone changes (asked of it: the results' ``turns_on``), and ``turning``: those characteristics
+  most often, each with its share of the group's people so turned.
 
 :func:`preclusions` names each protection that keeps one group's refused people out more often
-than another's (:data:`GAP` apart at least, and :data:`RATIO` times as often), among groups of
-:data:`FEWEST` refused people or more.
+than another's, and each protected characteristic that alone turns the refusal of one group's
+people left with no option more often than another's (:data:`GAP` apart at least, and
+:data:`RATIO` times as often), among groups of :data:`FEWEST` refused people or more.
 """
 
 from __future__ import annotations
@@ -103,7 +109,7 @@ def read_people(folder: str | Path, columns: Sequence[str]) -> tuple[pd.DataFram
     files = partition_files(folder)
     manifest = read_manifest(folder)
     needed = ["position", "status", "refused", "cost", "actions", "settings_hash"]
-    later = ["guarantee", "blocking", "fewer", "options"]  # results written before mc3g read models exactly, or said why fewer, lack them
+    later = ["guarantee", "blocking", "fewer", "options", "turns_on"]  # results written before mc3g read models exactly (or said why fewer...) lack them
     if not files:
         raise InputError(f"{folder} holds no partition yet: run mc3g batch first")
     import pyarrow as pa
@@ -120,7 +126,7 @@ def read_people(folder: str | Path, columns: Sequence[str]) -> tuple[pd.DataFram
         raise ResultsFileError(_damaged(folder, files, list(dict.fromkeys([*needed, *columns])))) from None
     for column in later:
         if column not in frame.columns:
-            frame[column] = [[] for _ in range(len(frame))] if column == "blocking" else None
+            frame[column] = [[] for _ in range(len(frame))] if column in ("blocking", "turns_on") else None
     foreign = frame["settings_hash"] != manifest.get("settings_hash")
     if foreign.any():
         raise InputError(f"{folder}: {int(foreign.sum())} row(s) were made under settings other than the folder's manifest")
@@ -201,12 +207,14 @@ def group_table(frame: pd.DataFrame, columns: list[str], fewest: int = FEWEST) -
             "refused": frame["refused"].fillna(False).astype(bool),
             "answered": answered,
             "precluded": precluded(frame),
+            "unproved": unproved(frame),
+            "turned": turned(frame),
             "fewer": answered & frame["fewer"].notna(),
             "burden": frame["cost"].where(answered),
         }
     )
     grouped = pd.concat([frame[columns], marks], axis=1).groupby(columns, observed=True, dropna=False)
-    sums = grouped[["error", "decided", "refused", "answered", "precluded", "fewer"]].sum()
+    sums = grouped[["error", "decided", "refused", "answered", "precluded", "unproved", "turned", "fewer"]].sum()
     table = pd.DataFrame(
         {
             "people": grouped.size(),
@@ -218,10 +226,13 @@ def group_table(frame: pd.DataFrame, columns: list[str], fewest: int = FEWEST) -
             "p90": grouped["burden"].quantile(0.9),
             "precluded": sums["precluded"] / sums["refused"],
             "fewer": sums["fewer"] / sums["answered"],
+            "unproved": sums["unproved"] / sums["refused"],
+            "turned": sums["turned"] / sums["refused"],
         }
     )
     table["actions"] = _top_actions(frame[answered], columns).reindex(table.index)
     table["blocking"] = _top_actions(frame[marks["precluded"]].assign(actions=frame["blocking"]), columns).reindex(table.index)
+    table["turning"] = _top_actions(frame[marks["turned"]].assign(actions=frame["turns_on"].map(characteristics)), columns).reindex(table.index)
     table["refused_ratio"] = _over_best(table["refused"], sums["decided"], fewest)
     table["burden_ratio"] = _over_best(table["mean"], sums["answered"], fewest)
     return table
@@ -254,26 +265,53 @@ def precluded(frame: pd.DataFrame) -> pd.Series:
     return (frame["status"] == NO_OPTION) & (frame["guarantee"] == "exact")
 
 
+def unproved(frame: pd.DataFrame) -> pd.Series:
+    """Whether each person was left with no option by a search that proves none (imitating rules)."""
+    return (frame["status"] == NO_OPTION) & (frame["guarantee"] != "exact")
+
+
+def turned(frame: pd.DataFrame) -> pd.Series:
+    """Whether each person left with no option, unproved, is accepted by the model when a
+    protected characteristic alone changes (asked of it)."""
+    return unproved(frame) & frame["turns_on"].map(lambda turns: turns is not None and len(turns) > 0)
+
+
+def characteristics(turns: Any) -> list[str]:
+    """The protected characteristics of a person's ``turns_on`` (``feature = value`` each), once each."""
+    return list(dict.fromkeys(str(turn).split(" = ", 1)[0] for turn in turns))
+
+
 def preclusions(audit: Audit) -> list[str]:
-    """Each protection that keeps one group's refused people out of every option (proved) more
-    often than another group's, by grouping, in words."""
+    """Each protection that keeps one group's refused people out of every option (proved), and
+    each protected characteristic that alone turns the refusal of one group's refused people
+    left with no option (not proved) more often than another group's, by grouping, in words."""
+    frame = audit.frame
+    kept = frame[precluded(frame)]["blocking"].explode().dropna()
+    turning = frame[turned(frame)]["turns_on"].map(characteristics).explode().dropna()
+    kept_out = "{key} keeps {worst} of refused {w} out of every option, against {best} of refused {b} (by {name}; proved on the model read exactly)"
+    turns = (
+        "changing only {key} turns the model's refusal of {worst} of refused {w} left with no option, against {best} of refused {b} "
+        "(by {name}; asked of the model, which cannot be read: its refusals are not proved final)"
+    )
+    return _gaps(audit, kept, kept_out) + _gaps(audit, turning, turns)
+
+
+def _gaps(audit: Audit, marked: pd.Series, words: str) -> list[str]:
+    """Each key of ``marked`` (a person's index, a key each) held by a larger share of one
+    group's refused people than another's, by grouping, said in ``words``."""
     out = []
     frame = audit.frame
     refused = frame["refused"].fillna(False).astype(bool)
-    kept = frame[precluded(frame)][["blocking"]].explode("blocking").dropna()
     for name in audit.tables:
         columns = name.split("+")
         base = frame[refused].groupby(columns, observed=True, dropna=False).size()
         base = base[base >= FEWEST]
-        for protection in sorted(set(kept["blocking"])):
-            held = kept[kept["blocking"] == protection].index
+        for key in sorted(set(marked)):
+            held = marked[marked == key].index
             share = (frame.loc[held].groupby(columns, observed=True, dropna=False).size().reindex(base.index, fill_value=0) / base).dropna()
             if len(share) > 1 and share.max() - share.min() >= GAP and share.max() >= RATIO * share.min():
                 worst, best = share.idxmax(), share.idxmin()
-                out.append(
-                    f"{protection} keeps {share.max():.0%} of refused {group_label(worst)} out of every option, against {share.min():.0%} of refused "
-                    f"{group_label(best)} (by {name}; proved on the model read exactly)"
-                )
+                out.append(words.format(key=key, worst=f"{share.max():.0%}", w=group_label(worst), best=f"{share.min():.0%}", b=group_label(best), name=name))
     return out
 
 

@@ -25,7 +25,7 @@ SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 CSV_BLOCK_BYTES = 16 << 20  # a CSV block is parsed at once, and partitions are cut from it
 RESULT_COLUMNS = (
     *("position", "index", "source", "status", "refused", "cost", "actions", "options", "reasons", "fewer", "error"),
-    *("guarantee", "blocking", "settings_hash", "principal_reasons"),
+    *("guarantee", "blocking", "turns_on", "settings_hash", "principal_reasons"),
 )
 """The columns a batch adds to each person's input columns, which may not use these names."""
 

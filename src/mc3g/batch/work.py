@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..explain import ERROR, NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Recourse, explain_chunk
+from ..values import plain
 from .inputs import Partition
 
 PARTITION_FORMAT = "mc3g.batch.partition"
@@ -74,6 +75,7 @@ def _table(rows: Any, answers: list[Recourse], part: Partition, job: Job) -> Any
         "error": pa.array([" ".join(a.reasons) if a.status == ERROR else None for a in answers], pa.string()),
         "guarantee": pa.array(audited["guarantee"], pa.string()),
         "blocking": pa.array(audited["blocking"], pa.list_(pa.string())),
+        "turns_on": pa.array(audited["turns_on"], pa.list_(pa.string())),
         "settings_hash": pa.array([job.settings_hash] * part.rows, pa.string()),
         "principal_reasons": pa.array([json.dumps([r.to_dict() for r in a.principal]) for a in answers], pa.string()),
     }
@@ -84,8 +86,9 @@ def _table(rows: Any, answers: list[Recourse], part: Partition, job: Job) -> Any
 def audited_columns(answers: list[Recourse]) -> dict[str, list[Any]]:
     """The columns of the results the audit reads, one entry per answer: ``status``, ``refused``
     (None for an error), the best option's ``cost`` and ``actions``, ``guarantee``, ``blocking``,
-    ``fewer``: why a person with options has fewer than K (None otherwise; a person with none is
-    told why in ``reasons``), and every option as JSON (``options``: a recourse summary's plans)."""
+    ``turns_on`` (``feature = value`` each: :attr:`Recourse.turns_on`), ``fewer``: why a person
+    with options has fewer than K (None otherwise; a person with none is told why in ``reasons``),
+    and every option as JSON (``options``: a recourse summary's plans)."""
     best = [a.best for a in answers]
     return {
         "status": [a.status for a in answers],
@@ -94,6 +97,7 @@ def audited_columns(answers: list[Recourse]) -> dict[str, list[Any]]:
         "actions": [[d.feature for d in b.direct_actions] if b else [] for b in best],
         "guarantee": [a.run.guarantee for a in answers],
         "blocking": [blocking_keys(a) for a in answers],
+        "turns_on": [[f"{feature} = {plain(value)}" for feature, value in a.turns_on or ()] for a in answers],
         "fewer": [a.fewer or None if a.counterfactuals else None for a in answers],
         "options": [json.dumps([cf.to_dict() for cf in a.counterfactuals]) for a in answers],
     }

@@ -7,7 +7,10 @@ own table (:func:`mc3g.audit.group_table`) gives, for each grouping, the share o
 refused people with a proved "no option" (precluded), and :func:`mc3g.audit.preclusions` the
 protections that keep one group out more than another.  Beside them: the model's accuracy on
 the whole test split, the share it refuses, the share of refused people with an option and the
-mean cost of their best one, and the protections blocking the precluded most often.
+mean cost of their best one, and the protections blocking the precluded most often.  A model
+mc3g cannot read (``mlp``) proves no "no option": for it, the refused people left with none whom
+the model accepts with a protected characteristic alone changed (``turned``,
+:mod:`mc3g.explain.turning`), and the characteristics that do it most often.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..audit import Audit, group_label, group_table, precluded, preclusions
+from ..audit import Audit, characteristics, group_label, group_table, precluded, preclusions, turned
 from ..batch import audited_columns
 from ..datasets import load
 from ..explain import MC3G
@@ -45,7 +48,9 @@ class ModelRun:
     precluded_by: dict[str, dict[str, float]]  # grouping -> group -> share of its refused people precluded
     gaps: dict[str, float]  # grouping -> the largest precluded share less the smallest
     blocking: str  # the protections blocking the precluded most often, with their shares
-    warnings: tuple[str, ...]  # the audit's: a protection keeping one group out more than another
+    turned: int  # refused people with no option, not proved, whom a protected characteristic alone turns (asked of the model)
+    turning: str  # those characteristics most often, with their shares of the people turned
+    warnings: tuple[str, ...]  # the audit's: a protection keeping one group out, or a characteristic turning its refusals, more than another's
     seconds: float  # per person explained, the reading and fit left out
 
     def to_dict(self) -> dict[str, Any]:
@@ -84,11 +89,18 @@ def _figures(kind: str, accuracy: float, answers: list[Any], people: pd.DataFram
     audit = Audit("bench", len(frame), len(frame), "", tables, frame)
     refused = frame["refused"].fillna(False).astype(bool)
     none, proved = frame["status"] == "no_counterfactual", precluded(frame)
-    counts = Counter(p for keys in frame.loc[proved, "blocking"] for p in keys)
-    blocking = ", ".join(f"{p} {n / max(int(proved.sum()), 1):.0%}" for p, n in counts.most_common(TOP_BLOCKING))
+    blocking = _most(frame.loc[proved, "blocking"])
+    turning = turned(frame)
     shares = {g: {group_label(group): float(v) for group, v in t["precluded"].dropna().items()} for g, t in tables.items()}
     return ModelRun(
         kind, accuracy, len(frame), int(refused.sum()), int((frame["status"] == "refused").sum()), int(proved.sum()), int((none & ~proved).sum()),
         float(frame["cost"].dropna().mean()) if frame["cost"].notna().any() else float("nan"), shares,
-        {g: max(s.values()) - min(s.values()) if s else 0.0 for g, s in shares.items()}, blocking, tuple(preclusions(audit)), seconds,
+        {g: max(s.values()) - min(s.values()) if s else 0.0 for g, s in shares.items()}, blocking,
+        int(turning.sum()), _most(frame.loc[turning, "turns_on"].map(characteristics)), tuple(preclusions(audit)), seconds,
     )  # fmt: skip
+
+
+def _most(keys: pd.Series) -> str:
+    """The keys held most often among people's lists, each with the share of those people holding it."""
+    counts = Counter(key for held in keys for key in held)
+    return ", ".join(f"{key} {n / max(len(keys), 1):.0%}" for key, n in counts.most_common(TOP_BLOCKING))

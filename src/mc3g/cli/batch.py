@@ -36,7 +36,7 @@ from .explain import (
 )
 from .sources import SAVED_HELP, dataset_or_saved, given_option, saved_explainer
 
-REFUSALS = ("people", "errors", "refused", "recourse", "precluded", "refused_ratio")
+REFUSALS = ("people", "errors", "refused", "recourse", "precluded", "unproved", "turned", "refused_ratio")
 BURDEN = ("mean", "median", "p90", "burden_ratio", "fewer")  # a terminal shows the audit in two tables of these, then the actions
 SCHEDULER_HELP = "The address of an existing Dask scheduler (tcp://HOST:PORT); without it a LocalCluster starts on 127.0.0.1."
 
@@ -169,6 +169,10 @@ def _print_audit(result: Any) -> None:
             out.print("Blocking protections (share of the precluded, proved on the model read exactly):")
             for row in rows:
                 out.print(f"  {row['group']}: {row['blocking'] or '-'}", soft_wrap=True)
+        if any(row["turning"] for row in rows):
+            out.print("A protected characteristic alone turns the refusal (share of those turned, asked of the model):")
+            for row in rows:
+                out.print(f"  {row['group']}: {row['turning'] or '-'}", soft_wrap=True)
     if result.summary is not None:
         out.print(styled("\n", ("Recourse summary", "bold")), soft_wrap=True)
         for line in summary_lines(result.summary):

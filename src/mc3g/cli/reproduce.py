@@ -287,7 +287,9 @@ def bench_blackbox(
 def bench_exact(
     rows: int = typer.Option(30, "--rows", min=1, help="Refused adult test rows per black box."),
     k: list[int] = typer.Option([1, 3], "-k", "--k", min=1, help="Options per person; repeat for several."),
-    kinds: list[str] = typer.Option(["hgb", "xgb", "lr", "rf", "et"], "--model", help="Held-out black boxes: hgb, xgb, lr, rf, et. Repeat for several."),
+    kinds: list[str] = typer.Option(
+        ["hgb", "xgb", "lr", "rf", "et"], "--model", help="Held-out black boxes: hgb, xgb, lr, rf, et, and mlp (not read). Repeat for several."
+    ),
     markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:
@@ -347,31 +349,34 @@ def bench_reading(
 def bench_models(
     rows: int = typer.Option(300, "--rows", min=1, help="Adult test rows, the same people for every model."),
     k: int = typer.Option(3, "-k", "--k", min=1, help="Options per person."),
-    kinds: list[str] = typer.Option(["hgb", "xgb", "lr", "rf", "et"], "--model", help="Held-out black boxes: hgb, xgb, lr, rf, et. Repeat for several."),
+    kinds: list[str] = typer.Option(
+        ["hgb", "xgb", "lr", "rf", "et"], "--model", help="Held-out black boxes: hgb, xgb, lr, rf, et, and mlp (not read). Repeat for several."
+    ),
     by: str = typer.Option("sex,marital_status", "--by", help="The groupings whose precluded shares are compared, comma-separated."),
     markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:
-    """Candidate models compared on the same adult people, each read exactly (product profile):
-    accuracy, the share refused, the share of refused people with an option and its mean cost,
-    the share precluded (a proved "no option") by group and the largest gap, the protections
-    blocking them, and the audit's warnings."""
+    """Candidate models compared on the same adult people, each read exactly where it can be
+    (product profile): accuracy, the share refused, the share of refused people with an option
+    and its mean cost, the share precluded (a proved "no option") by group and the largest gap,
+    the protections blocking them, for a model not read the people with no option whom a
+    protected characteristic alone turns, and the audit's warnings."""
     from ..bench.models import models_benchmark
 
     groupings = [g.strip() for g in by.split(",") if g.strip()]
     columns = ("model", "accuracy", "people", "refused", "with option", "precluded (proved)", "none, not proved", "mean cost",
-               *(f"precluded by {g}" for g in groupings), "blocking most often", "s per person")  # fmt: skip
+               *(f"precluded by {g}" for g in groupings), "blocking most often", "turned by a protected characteristic alone", "s per person")  # fmt: skip
 
     def row(r: Any) -> tuple[str, ...]:
         by_group = [", ".join(f"{group} {share:.0%}" for group, share in r.precluded_by[g].items()) + f" (gap {r.gaps[g]:.0%})" for g in groupings]
         return (
             r.model, f"{r.accuracy:.3f}", str(r.people), str(r.refused), str(r.answered), str(r.precluded), str(r.not_proved), f"{r.mean_cost:.3f}",
-            *by_group, r.blocking or "-", f"{r.seconds:.2f}",
+            *by_group, r.blocking or "-", f"{r.turned} ({r.turning})" if r.turned else str(r.turned), f"{r.seconds:.2f}",
         )  # fmt: skip
 
     with spinner("explaining...") as status:
         results = models_benchmark(tuple(kinds), rows, k, groupings, progress=status)
-    print_results(results, columns, row, "Candidate models on the same people, each read exactly (adult, product profile)", as_json, markdown)
+    print_results(results, columns, row, "Candidate models on the same people, each read exactly where it can be (adult, product profile)", as_json, markdown)
     for r in results:
         for warning in r.warnings:
             typer.echo(f"{r.model}: warning: {warning}.", err=True)

@@ -33,7 +33,7 @@ JSON_VERSION = 2
 # each option's remoteness from past applicants, and the options left out as unlike them all (``unlike``);
 # 2.5: what an option had to clear beyond the model's decision (``run.robust``) and each option's
 # share of retrained models that accept it (``survival``)
-JSON_MINOR = 5
+JSON_MINOR = 6
 
 REFUSED = "refused"
 NOT_REFUSED = "not_refused"
@@ -230,7 +230,10 @@ class Recourse:
     the model's verdicts, never a protected feature: :mod:`.principal`), and :attr:`plainly`
     what the person is told, with no word of how the search went.  ``unlike`` counts the options
     found but left out as unlike every past applicant (under ``product``: each option's
-    ``remoteness`` says how unlike them it is).
+    ``remoteness`` says how unlike them it is).  ``turns_on``, where a model that cannot be read
+    was searched and no option found (not proved), are the protected characteristics that alone
+    turn its refusal, asked of it: (feature, value) pairs, ``()`` when none does; None where not
+    asked (:mod:`.turning`).  The lender reads it; the applicant never does.
     """
 
     instance: dict[str, Any]
@@ -244,6 +247,7 @@ class Recourse:
     blocking: tuple[tuple[tuple[str, str], ...], ...] | None = None
     principal: tuple[Reason, ...] = ()
     unlike: int = 0
+    turns_on: tuple[tuple[str, Any], ...] | None = None
 
     @classmethod
     def failed(cls, instance: dict[str, Any], error: Exception, run: RunRecord) -> Recourse:
@@ -331,6 +335,7 @@ class Recourse:
             "counterfactuals": [cf.to_dict() for cf in self.counterfactuals],
             "principal": [reason.to_dict() for reason in self.principal],
             "unlike": self.unlike,
+            "turns_on": None if self.turns_on is None else [{"feature": f, "value": plain(v)} for f, v in self.turns_on],
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -351,6 +356,7 @@ class Recourse:
             None if data.get("blocking") is None else tuple(tuple((p["feature"], p["protection"]) for p in unit) for unit in data["blocking"]),
             tuple(Reason.from_dict(r) for r in data.get("principal", ())),
             data.get("unlike", 0),
+            None if data.get("turns_on") is None else tuple((t["feature"], t["value"]) for t in data["turns_on"]),
         )
 
     @classmethod

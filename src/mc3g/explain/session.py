@@ -30,6 +30,7 @@ from .principal import SingleChange, principal_reasons, single_changes
 from .result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, Recourse, RunRecord
 from .robust import Holding, needed, passed_over, with_survival
 from .steps import Draft, order
+from .turning import TURNED, turns
 
 Row = dict[str, Any]
 Steps = Generator[Sequence[Row], list[bool], Recourse]
@@ -148,9 +149,11 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
             read = Confirmed(read.calls + also.calls, read.rows + also.rows)  # ties asked of the model count
         reasons = _no_option(engine, outcome, verdicts, wider) + ((what_opens(engine, opened),) if proved else ())
         reasons = ((passed_over(engine, passed),) + reasons[outcome.rules == READ :]) if passed else reasons
+        turned = None if verdicts is None else (yield from turns(engine, {**row, **instance}, verdicts))  # asked once the reasons count what was searched
+        reasons += (TURNED,) if turned else ()
         run = _record(engine, k, outcome, verdicts, wider, clock, read)
         blocked = None if opened is None else tuple(tuple((lift.feature, lift.name) for lift in unit) for unit in opened)
-        return Recourse(row, NO_COUNTERFACTUAL, reasons=reasons, decision=decision, run=run, refusing=refusing, blocking=blocked)
+        return Recourse(row, NO_COUNTERFACTUAL, reasons=reasons, decision=decision, run=run, refusing=refusing, blocking=blocked, turns_on=turned)
     if read is not None:
         counterfactuals = tuple(replace(cf, steps=tuple(_step(cf, draft, refused) for draft, refused in steps)) for cf, steps in judged)
     else:

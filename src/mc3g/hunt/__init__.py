@@ -18,8 +18,11 @@ The settings that bound it are :class:`mc3g.engine.HuntSettings`; the session th
 
 from .hunt import Hunt
 from .local import neighbours
-from .phases import ASKING, PHASES, STEPS, hunted
+from .phases import ASKING, PHASES, PROTECTED, STEPS, hunted
 from .verdicts import Asking, Row, Verdicts
 from .verified import BUDGET, FOUND, READ_ALL, Outcome, verified
 
-__all__ = ["ASKING", "BUDGET", "FOUND", "PHASES", "READ_ALL", "STEPS", "Asking", "Hunt", "Outcome", "Row", "Verdicts", "hunted", "neighbours", "verified"]
+__all__ = [
+    "ASKING", "BUDGET", "FOUND", "PHASES", "PROTECTED", "READ_ALL", "STEPS",
+    "Asking", "Hunt", "Outcome", "Row", "Verdicts", "hunted", "neighbours", "verified",
+]  # fmt: skip

@@ -336,7 +336,8 @@ def _holds_cheaper(row: Row, person: Row, options: Sequence[Assessment], rough: 
 
 PHASES: tuple[Phase, ...] = (GlobalRules(), LocalRules(), ToTheBudget(), LastDraw(), Sharpen(), Merge())
 STEPS = "steps"  # the options' steps, judged once the hunt has ended (:mod:`mc3g.explain.session`)
-ASKING = (FirstQuestion.name, *(phase.name for phase in PHASES), STEPS)
+PROTECTED = "protected"  # where no option was found: a protected characteristic alone (:mod:`mc3g.explain.turning`)
+ASKING = (FirstQuestion.name, *(phase.name for phase in PHASES), STEPS, PROTECTED)
 """The parts of a black box's search that ask the model, in the order they run: the names a
 run record's ``rounds_by_phase`` counts rounds under."""
 

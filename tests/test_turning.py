@@ -1,0 +1,73 @@
+"""A model that cannot be read leaves a person with no option, unproved: whether a protected
+characteristic alone turns its refusal is asked of it, and the lender reads the answer
+(mc3g.explain.turning, the audit's turned share and warnings)."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+
+import jsonschema
+import numpy as np
+import pandas as pd
+from sklearn.compose import ColumnTransformer
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import OneHotEncoder
+from sklearn.tree import DecisionTreeClassifier
+
+from mc3g import MC3G
+from mc3g.batch.work import audited_columns
+from mc3g.explain import Recourse
+from mc3g.explain.turning import TURNED, protected_changes
+from mc3g.schema import Feature, Schema
+from mc3g.serialization import json_schema
+
+RECOURSE = jsonschema.Draft202012Validator(json_schema("mc3g.recourse"))
+DOMAIN = {"x": list(range(9)), "c": ["a", "b", "c"], "d": ["p", "q", "r"], "e": ["u", "v"]}
+EVERY = pd.DataFrame(list(itertools.product(*DOMAIN.values())), columns=list(DOMAIN))
+FEATURES = (
+    Feature("x", "numeric", range=(0, 8), step=1, direction="increase", max_change=3),
+    Feature("c", "categorical", domain=("a", "b", "c")),
+    Feature("d", "categorical", domain=("p", "q", "r"), immutable=True, protected=True),
+    Feature("e", "categorical", domain=("u", "v"), protected=True),
+)
+
+
+def _explainer(read_model: str) -> MC3G:
+    """A tree that accepts only people with d = q and x of 4 or more, behind one-hot categories;
+    d is an immutable protected characteristic, e a protected one advice may change."""
+    frame = EVERY.sample(400, replace=True, random_state=0).reset_index(drop=True)
+    labels = np.where((frame["d"] == "q") & (frame["x"] >= 4), "yes", "no")
+    encode = ColumnTransformer([("c", OneHotEncoder(sparse_output=False), ["c", "d", "e"])], remainder="passthrough")
+    model = make_pipeline(encode, DecisionTreeClassifier(random_state=0)).fit(frame, labels)
+    schema = Schema("small", FEATURES, "label", ("no", "yes"), "no")
+    return MC3G(model, schema=schema, desired_class="yes", refine=0, read_model=read_model).fit(frame)
+
+
+def test_a_protected_characteristic_that_alone_turns_an_unproved_refusal_is_named_for_the_lender_only() -> None:
+    explainer = _explainer("never")
+    answer = explainer.explain({"x": 5, "c": "a", "d": "p", "e": "u"})
+    assert answer.status == "no_counterfactual" and answer.run.guarantee == "surrogate"
+    assert answer.turns_on == (("d", "q"),)  # d = r is refused too; e may change, so it is never asked
+    assert answer.reasons[-1] == TURNED  # said to be there, named only in the lender's record
+    assert not any("d" in sentence.split() for sentence in answer.plainly)  # the applicant is not told
+    assert answer.run.rounds_by_phase is not None and answer.run.rounds_by_phase["protected"] == 1
+    document = answer.to_dict()
+    RECOURSE.validate(document)
+    assert Recourse.from_dict(document).turns_on == answer.turns_on
+    assert audited_columns([answer])["turns_on"] == [["d = q"]]
+    low = explainer.explain({"x": 0, "c": "a", "d": "p", "e": "u"})  # x rises 3 at most: d = q alone is refused too
+    assert low.status == "no_counterfactual" and low.turns_on == () and TURNED not in low.reasons
+
+
+def test_only_values_the_protections_bar_are_asked_and_a_model_read_exactly_is_not_asked() -> None:
+    explainer = _explainer("never")
+    engine = explainer.engine_
+    assert protected_changes(engine, {"x": 5, "c": "a", "d": "p", "e": "u"}) == [("d", "q"), ("d", "r")]
+    aged = replace(engine.schema.feature("x"), protected=True)
+    engine.schema = Schema("small", (aged, *FEATURES[1:]), "label", ("no", "yes"), "no")
+    assert protected_changes(engine, {"x": 5, "c": "a", "d": "q", "e": "u"}) == [(("x", v)) for v in (0, 1, 2, 3, 4)] + [("d", "p"), ("d", "r")]
+    read = _explainer("auto").explain({"x": 5, "c": "a", "d": "p", "e": "u"})
+    assert read.status == "no_counterfactual" and read.run.guarantee == "exact" and read.turns_on is None
+    answered = explainer.explain({"x": 3, "c": "a", "d": "q", "e": "u"})
+    assert answered.status == "refused" and answered.turns_on is None
