@@ -18,7 +18,8 @@ from sklearn.tree import DecisionTreeClassifier
 from mc3g import MC3G
 from mc3g.batch.work import audited_columns
 from mc3g.explain import Recourse
-from mc3g.explain.turning import TURNED, protected_changes
+from mc3g.explain.turning import TURNED
+from mc3g.hunt import protected_changes
 from mc3g.schema import Feature, Schema
 from mc3g.serialization import json_schema
 
@@ -51,13 +52,21 @@ def test_a_protected_characteristic_that_alone_turns_an_unproved_refusal_is_name
     assert answer.turns_on == (("d", "q"),)  # d = r is refused too; e may change, so it is never asked
     assert answer.reasons[-1] == TURNED  # said to be there, named only in the lender's record
     assert not any("d" in sentence.split() for sentence in answer.plainly)  # the applicant is not told
-    assert answer.run.rounds_by_phase is not None and answer.run.rounds_by_phase["protected"] == 1
+    assert answer.run.wider_draws == 1 and "protected" not in (answer.run.rounds_by_phase or {})  # asked with the widest draw, held back
     document = answer.to_dict()
     RECOURSE.validate(document)
     assert Recourse.from_dict(document).turns_on == answer.turns_on
     assert audited_columns([answer])["turns_on"] == [["d = q"]]
     low = explainer.explain({"x": 0, "c": "a", "d": "p", "e": "u"})  # x rises 3 at most: d = q alone is refused too
     assert low.status == "no_counterfactual" and low.turns_on == () and TURNED not in low.reasons
+
+
+def test_with_no_wider_draw_the_protected_characteristics_are_asked_in_a_call_of_their_own() -> None:
+    explainer = _explainer("never")
+    narrow = MC3G(explainer.model, schema=explainer.schema, desired_class="yes", refine=0, read_model="never", hunt={"widest_draw": 1000})
+    answer = narrow.fit(EVERY).explain({"x": 5, "c": "a", "d": "p", "e": "u"})
+    assert answer.status == "no_counterfactual" and answer.turns_on == (("d", "q"),)
+    assert answer.run.wider_draws == 0 and answer.run.rounds_by_phase is not None and answer.run.rounds_by_phase["protected"] == 1
 
 
 def test_only_values_the_protections_bar_are_asked_and_a_model_read_exactly_is_not_asked() -> None:

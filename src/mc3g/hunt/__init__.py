@@ -11,6 +11,8 @@ each judged by the model in few rounds of questions (MC3G, Dasgupta et al., NeSy
   :class:`Outcome`: what a search found and why it stopped (:data:`FOUND`, :data:`BUDGET`,
   :data:`READ_ALL`).
 - :func:`neighbours`: rows drawn around a person, as DiCE random draws them.
+- :func:`protected_changes`: a protected characteristic alone set where the protections bar it
+  (:data:`PROTECTED`: the part that asks them, where no option was found).
 
 The settings that bound it are :class:`mc3g.engine.HuntSettings`; the session that drives it,
 :class:`mc3g.explain.Session`.
@@ -18,11 +20,12 @@ The settings that bound it are :class:`mc3g.engine.HuntSettings`; the session th
 
 from .hunt import Hunt
 from .local import neighbours
-from .phases import ASKING, PHASES, PROTECTED, STEPS, hunted
+from .phases import ASKING, PHASES, STEPS, hunted
+from .protected import PROTECTED, protected_changes
 from .verdicts import Asking, Row, Verdicts
 from .verified import BUDGET, FOUND, READ_ALL, Outcome, verified
 
 __all__ = [
     "ASKING", "BUDGET", "FOUND", "PHASES", "PROTECTED", "READ_ALL", "STEPS",
-    "Asking", "Hunt", "Outcome", "Row", "Verdicts", "hunted", "neighbours", "verified",
+    "Asking", "Hunt", "Outcome", "Row", "Verdicts", "hunted", "neighbours", "protected_changes", "verified",
 ]  # fmt: skip

@@ -130,10 +130,10 @@ class Hunt:
     def _along(self) -> Callable[[], list[tuple]] | None:
         return self.ride if self._riding else None
 
-    def ask_wider(self, rows: Sequence[tuple]) -> Asking:
-        """The rows of a draw made again, wider (counted in the run record: ``wider_draws``)."""
+    def ask_wider(self, rows: Sequence[tuple], spare: Sequence[tuple]) -> Asking:
+        """The rows of a draw made again, wider (counted: ``wider_draws``), ``spare`` ones held back."""
         self.wider_draws += 1
-        return (yield from self.ask([], rows))
+        return (yield from self.verdicts.ask([], rows, spare, spare=True, along=self._along()))
 
     def price_as_last_draw(self) -> None:
         """The rows accepted priced as after a last draw (``tuning.last_kept``, :class:`Accepted`)."""

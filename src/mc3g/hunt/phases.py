@@ -17,6 +17,7 @@ from ..search import Assessment, Problem
 from .boundary import Segment, corners, exchanges, given_up, scan, taken, under
 from .hunt import Hunt
 from .local import local_rules
+from .protected import PROTECTED, protected_changes
 from .verdicts import Asking, Row
 from .verified import STALLED, Outcome
 
@@ -139,7 +140,9 @@ class LastDraw:
     options (none at all, or another way out needs many numbers moved together), the draw goes
     on, four times as wide and four times again up to ``tuning.widest_draw`` rows of each kind,
     all in one call (rows cost far less than calls), its rows kept apart from the options known
-    (:meth:`Hunt.drawn`); the run record counts that round (``wider_draws``).  It runs before
+    (:meth:`Hunt.drawn`); the run record counts that round (``wider_draws``).  With no option
+    then, the rows asking whether a protected characteristic alone turns the refusal go in that
+    call, held back from the search (:mod:`.protected`; the answer asks them).  It runs before
     the sharpening, which then takes the options it found too: a row drawn makes changes no
     option needs, and its numbers go further than the model needs."""
 
@@ -161,8 +164,9 @@ class LastDraw:
             sizes.append(n)
             n *= 4
         rows = hunt.drawn(sizes, rng, apart, unique=True) if sizes else []
-        if rows:
-            yield from hunt.ask_wider(rows)
+        if rows:  # with no option yet, whether a protected characteristic alone turns the refusal goes along, held back
+            turning = [] if known else [hunt.verdicts.key(dict([change])) for change in protected_changes(hunt.engine, {**hunt.row, **hunt.instance})]
+            yield from hunt.ask_wider(rows, turning)
         return outcome
 
 
@@ -336,7 +340,6 @@ def _holds_cheaper(row: Row, person: Row, options: Sequence[Assessment], rough: 
 
 PHASES: tuple[Phase, ...] = (GlobalRules(), LocalRules(), ToTheBudget(), LastDraw(), Sharpen(), Merge())
 STEPS = "steps"  # the options' steps, judged once the hunt has ended (:mod:`mc3g.explain.session`)
-PROTECTED = "protected"  # where no option was found: a protected characteristic alone (:mod:`mc3g.explain.turning`)
 ASKING = (FirstQuestion.name, *(phase.name for phase in PHASES), STEPS, PROTECTED)
 """The parts of a black box's search that ask the model, in the order they run: the names a
 run record's ``rounds_by_phase`` counts rounds under."""
