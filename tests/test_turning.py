@@ -34,10 +34,10 @@ FEATURES = (
 )
 
 
-def _explainer(read_model: str) -> MC3G:
+def _explainer(read_model: str, frame: pd.DataFrame | None = None) -> MC3G:
     """A tree that accepts only people with d = q and x of 4 or more, behind one-hot categories;
     d is an immutable protected characteristic, e a protected one advice may change."""
-    frame = EVERY.sample(400, replace=True, random_state=0).reset_index(drop=True)
+    frame = EVERY.sample(400, replace=True, random_state=0).reset_index(drop=True) if frame is None else frame
     labels = np.where((frame["d"] == "q") & (frame["x"] >= 4), "yes", "no")
     encode = ColumnTransformer([("c", OneHotEncoder(sparse_output=False), ["c", "d", "e"])], remainder="passthrough")
     model = make_pipeline(encode, DecisionTreeClassifier(random_state=0)).fit(frame, labels)
@@ -67,6 +67,15 @@ def test_with_no_wider_draw_the_protected_characteristics_are_asked_in_a_call_of
     answer = narrow.fit(EVERY).explain({"x": 5, "c": "a", "d": "p", "e": "u"})
     assert answer.status == "no_counterfactual" and answer.turns_on == (("d", "q"),)
     assert answer.run.wider_draws == 0 and answer.run.rounds_by_phase is not None and answer.run.rounds_by_phase["protected"] == 1
+
+
+def test_a_category_never_seen_in_training_is_never_asked() -> None:
+    """d = r is in d's domain but in no training row: the model's encoder refuses it (an error
+    for the person, before mc3g asked only categories seen in training)."""
+    explainer = _explainer("never", EVERY[EVERY["d"] != "r"].reset_index(drop=True))
+    answer = explainer.explain({"x": 5, "c": "a", "d": "p", "e": "u"})
+    assert answer.status == "no_counterfactual" and answer.turns_on == (("d", "q"),)
+    assert protected_changes(explainer.engine_, {"x": 5, "c": "a", "d": "p", "e": "u"}) == [("d", "q")]
 
 
 def test_only_values_the_protections_bar_are_asked_and_a_model_read_exactly_is_not_asked() -> None:

@@ -19,8 +19,8 @@ SPREAD = 9  # values of a protected number asked: spread evenly over the distinc
 
 def protected_changes(engine: Engine, person: Mapping[str, Any]) -> list[tuple[str, Any]]:
     """Each change of one protected characteristic of the ``person``'s row (in play or not)
-    alone to a value the protections bar them from: every other category of its domain (never
-    an unknown one), and numbers spread over those seen in training."""
+    alone to a value the protections bar them from: every other category of its domain seen in
+    training (never an unknown one), and numbers spread over those seen in training."""
     out = []
     for feature in engine.schema.features:
         if not feature.protected or feature.name not in person:
@@ -29,8 +29,8 @@ def protected_changes(engine: Engine, person: Mapping[str, Any]) -> list[tuple[s
         if feature.is_numeric:
             seen = engine.observed.numbers.get(feature.name, np.zeros(0))
             values = [seen[i].item() for i in np.unique(np.linspace(0, len(seen) - 1, SPREAD).round().astype(int))] if len(seen) else []
-        else:
-            domain = feature.domain if feature.domain is not None else engine.observed.tokens.get(feature.name, ())
-            values = [v for v in domain if v not in feature.unknown]
+        else:  # the categories seen in training only, as the search's own: a model may know no other
+            seen = engine.observed.tokens.get(feature.name, [])
+            values = [v for v in seen if v not in feature.unknown and (feature.domain is None or v in feature.domain)]
         out += [(feature.name, value) for value in values if value != own and not allows(feature, own, value)]
     return out
