@@ -301,6 +301,27 @@ def test_a_proved_no_way_out_names_the_fewest_protections_whose_lifting_opens_on
     assert [[lift.key for lift in unit] for unit in opened or ()] == [["d:immutable"]]
 
 
+def test_where_no_single_protection_opens_a_way_out_the_fewest_two_are_found() -> None:
+    """A tree that accepts only c = b with d = q, both immutable: no set of one opens a way out
+    (the search tries every one at once first), so the fewest are searched for, and both are
+    named together."""
+    frame = EVERY.sample(400, replace=True, random_state=0).reset_index(drop=True)
+    labels = np.where((frame["c"] == "b") & (frame["d"] == "q"), "yes", "no")
+    encode = ColumnTransformer([("c", OneHotEncoder(sparse_output=False), ["c", "d"])], remainder="passthrough")
+    model = make_pipeline(encode, DecisionTreeClassifier(random_state=0)).fit(frame, labels)
+    features = (
+        Feature("x", "numeric", range=(0, 8), step=1),
+        Feature("y", "numeric", range=(0, 3), step=0.5),
+        Feature("c", "categorical", domain=("a", "b", "c"), immutable=True),
+        Feature("d", "categorical", domain=("p", "q"), immutable=True),
+    )
+    explainer = MC3G(model, schema=Schema("small", features, "label", ("no", "yes"), "no"), desired_class="yes", refine=0).fit(frame)
+    person = {"x": 5, "y": 1.0, "c": "a", "d": "p"}
+    answer = explainer.explain(person)
+    assert answer.status == "no_counterfactual" and answer.blocking == ((("c", "immutable"), ("d", "immutable")),)
+    _fewest_lifts_as_brute_force(explainer, person, answer.blocking, model, "yes", inside_property=False)
+
+
 def _only_where_d_is_q() -> tuple[pd.DataFrame, Any, tuple[Feature, ...]]:
     """A tree that accepts only people with d = q (and x high), its training rows, and features
     where d is immutable and x only rises."""

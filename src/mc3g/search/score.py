@@ -88,7 +88,8 @@ class Score:
     def _steps(self) -> tuple[np.ndarray, ...]:
         """The trees as one table a state walks down, a level at a time: each node's feature
         (0 at a leaf), where its pattern starts in all patterns laid end to end, and its
-        children (a leaf its own), with the depth of the deepest leaf."""
+        children (a leaf its own), with the depth of the deepest leaf, and 1 at each inner node
+        (0 at a leaf, which reads the table's first entry whatever the state)."""
         trees = self.trees
         assert trees is not None
         inner = trees.feature >= 0
@@ -107,15 +108,16 @@ class Score:
         while len(level := level[inner[level]]):
             depth, level = depth + 1, np.concatenate([trees.yes[level], trees.no[level]])
         table = np.concatenate(flat) if flat else np.zeros(1, dtype=bool)
-        return np.where(inner, trees.feature, 0), start, np.where(inner, trees.yes, here), np.where(inner, trees.no, here), table, np.array(depth)
+        yes, no = np.where(inner, trees.yes, here), np.where(inner, trees.no, here)
+        return np.where(inner, trees.feature, 0), start, yes, no, table, np.array(depth), inner.astype(np.intp)
 
     def _leaves(self, grid: np.ndarray) -> np.ndarray:
         """The leaf each tree reaches for each state (a row per state, a column per tree)."""
-        feature, start, yes, no, table, depth = self._steps
+        feature, start, yes, no, table, depth, inner = self._steps
         node = np.tile(self.trees.roots, (len(grid), 1))  # type: ignore[union-attr]
         rows = np.arange(len(grid))[:, None]
-        for _ in range(int(depth)):
-            node = np.where(table[start[node] + grid[rows, feature[node]]], yes[node], no[node])
+        for _ in range(int(depth)):  # a leaf reached stays: its own children; its lookup kept within the table
+            node = np.where(table[start[node] + grid[rows, feature[node]] * inner[node]], yes[node], no[node])
         return node
 
     def ceiling(self) -> float:
