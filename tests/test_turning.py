@@ -89,3 +89,15 @@ def test_only_values_the_protections_bar_are_asked_and_a_model_read_exactly_is_n
     assert read.status == "no_counterfactual" and read.run.guarantee == "exact" and read.turns_on is None
     answered = explainer.explain({"x": 3, "c": "a", "d": "q", "e": "u"})
     assert answered.status == "refused" and answered.turns_on is None
+
+
+def test_bench_advice_counts_an_unproved_no_option_as_no_proof() -> None:
+    """The reason a person turned by a protected characteristic is given says "not proved": the
+    lender's checklist counted it as a proof on the model (a Taiwan MLP's 14 people with none)."""
+    from mc3g.bench.advice import _fewer
+
+    answer = _explainer("never").explain({"x": 5, "c": "a", "d": "p", "e": "u"})
+    assert TURNED in answer.reasons
+    assert "none: proved on the model" not in _fewer([answer], 3)
+    proved = _explainer("auto").explain({"x": 5, "c": "a", "d": "p", "e": "u"})
+    assert list(_fewer([proved], 3)) == ["none: proved on the model"]

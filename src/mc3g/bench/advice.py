@@ -169,7 +169,7 @@ def _fewer(answers: list[Recourse], k: int) -> Counter[str]:
             out[f"{lead}: not said"] += 1
         elif answer.unlike:
             out[f"{lead}: unlike every past applicant"] += 1
-        elif "proved" in said or "accepts no state" in said:
+        elif answer.run.guarantee == "exact" and ("proved" in said or "accepts no state" in said):  # a surrogate's reasons say "not proved"
             out[f"{lead}: proved on the model"] += 1
         elif "it stopped" in said:
             out[f"{lead}: the search stopped at a bound"] += 1
