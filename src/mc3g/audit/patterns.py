@@ -37,11 +37,6 @@ MOST_RULES = 10  # rules a summary holds at most
 MOST_VALUES = 24  # a category with more values than this is not a segment's condition (a name, an identifier)
 BANDS = 4  # a number's segments: its quartiles among the refused
 MOST_SINGLES = 48  # single conditions paired, the most frequent: 1,177 segments at most, whatever the columns
-RESULT_COLUMNS = frozenset(
-    {"position", "index", "source", "status", "refused", "cost", "actions", "options", "reasons", "fewer", "error", "guarantee", "blocking", "turns_on"}
-    | {"settings_hash", "principal_reasons"}
-)
-"""The columns of a batch's results that are not the people's own (:mod:`mc3g.batch`)."""
 
 Condition = tuple[str, str, Any]  # a column, "==" or "in" (a number's band: its [low, high) edges), the value
 Action = frozenset[tuple[str, str]]  # each move: the feature in words, and "raise", "lower", "wait" or "to VALUE"

@@ -40,9 +40,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..batch import partition_files, read_manifest
+from ..batch import RESULT_COLUMNS, partition_files, read_manifest
 from ..exceptions import InputError, ResultsFileError
-from .patterns import RESULT_COLUMNS, Summary, recourse_summary, weakest_subgroups
+from .patterns import Summary, recourse_summary, weakest_subgroups
 
 REFUSED_WITH_OPTION = "refused"
 NO_OPTION = "no_counterfactual"
@@ -109,7 +109,7 @@ def read_people(folder: str | Path, columns: Sequence[str]) -> tuple[pd.DataFram
     files = partition_files(folder)
     manifest = read_manifest(folder)
     needed = ["position", "status", "refused", "cost", "actions", "settings_hash"]
-    later = ["guarantee", "blocking", "fewer", "options", "turns_on"]  # results written before mc3g read models exactly (or said why fewer...) lack them
+    later = ["guarantee", "blocking", "fewer", "options", "turns_on"]  # results written before mc3g wrote them lack them
     if not files:
         raise InputError(f"{folder} holds no partition yet: run mc3g batch first")
     import pyarrow as pa

@@ -165,7 +165,7 @@ class LastDraw:
             n *= 4
         rows = hunt.drawn(sizes, rng, apart, unique=True) if sizes else []
         if rows:  # with no option yet, whether a protected characteristic alone turns the refusal goes along, held back
-            turning = [] if known else [hunt.verdicts.key(dict([change])) for change in protected_changes(hunt.engine, {**hunt.row, **hunt.instance})]
+            turning = [] if known else [hunt.verdicts.key({name: value}) for name, value in protected_changes(hunt.engine, {**hunt.row, **hunt.instance})]
             yield from hunt.ask_wider(rows, turning)
         return outcome
 

@@ -163,7 +163,8 @@ def _solved(solving: Solving, problem: Problem, lifts: Sequence[Lift], opens: Op
     by_key = {lift.key: lift for lift in lifts}
     found, settled, conflicts = yield from _singles(solving, problem, by_key, opens, conflicts)
     if found or not settled:  # sets of one (of none, for a person who was not refused everywhere), or the conflicts ran out
-        return [unit for unit in found if len(unit) == min(map(len, found))] or None, settled
+        least = min(map(len, found), default=0)
+        return [unit for unit in found if len(unit) == least] or None, settled
     _configure(ctl, "opt", "-1", "no")
     for _ in range(MOST_TRIES):
         if conflicts <= 0:
