@@ -28,6 +28,7 @@ from sklearn.svm import SVC
 from mc3g import MC3G
 from mc3g.exceptions import InputError
 from mc3g.glassbox import Encoded, Opaque
+from mc3g.hunt.local import Drawn, Moves
 from mc3g.models import ChangedRows, typed_frame
 
 DTYPES = {"x": np.dtype("int64"), "y": np.dtype("float64"), "c": np.dtype("O"), "d": np.dtype("O")}
@@ -80,7 +81,10 @@ def pipelines(draw):
         return tuple((name, pools[name][rng.integers(len(pools[name]))]) for name in sorted(rng.choice(list(SEEN), rng.integers(0, 4), replace=False)))
 
     changes = [[change() for _ in range(40)] for _ in bases]
-    return model, frame, ChangedRows(zip(bases, changes))
+    moves = Moves({name: pools[name] for name in sorted(rng.choice(list(SEEN), rng.integers(1, 5), replace=False))})
+    codes = np.stack([rng.integers(0, len(pool) + 1, size=40) * (rng.random(40) < 0.5) for pool in moves.pools], axis=1)
+    drawn = Drawn(codes, moves)  # a draw's rows kept as codes, read whole
+    return model, frame, ChangedRows([*zip(bases, changes), (bases[0], drawn), (bases[1], changes[0][:5])])
 
 
 def _encoded(model, frame: pd.DataFrame) -> Encoded:

@@ -1296,7 +1296,7 @@ def test_rounds_drawn_together_are_the_rounds_drawn_one_after_another_each_row_o
     _, hunts = _xy_hunts(model)
     hunt, person = hunts(), {"x": 0, "y": 3}
     together, apart = rng_for(person, 1), rng_for(person, 1)
-    drawn = hunt.drawn([300, 1200], together, unique=True)
+    drawn = list(hunt.wide([300, 1200], together, []))
     one_by_one = hunt.drawn([300], apart) + hunt.drawn([1200], apart)
     assert drawn == list(dict.fromkeys(one_by_one)) and len(drawn) < len(one_by_one)
     assert hunt.drawn([50], together) == hunt.drawn([50], apart)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import InputError
-from ..models import ChangedRows, typed_frame
+from ..models import ChangedRows, Coded, typed_frame
 from .inputs import Inputs, column_wise
 from .opaque import Opaque
 
@@ -85,7 +85,9 @@ class Encoded:
     def _matrix(self, rows: ChangedRows) -> np.ndarray | None:
         parts = rows.parts
         heads = [(name, base[name]) for base, _ in parts for name in self.names]  # each person's values
-        pairs = heads + list(chain.from_iterable(chain.from_iterable(changes for _, changes in parts)))  # rows come in tens of thousands
+        pools = [pair for _, changes in parts if isinstance(changes, Coded) for pool in changes.pools for pair in pool]
+        listed = [changes for _, changes in parts if not isinstance(changes, Coded)]
+        pairs = heads + pools + list(chain.from_iterable(chain.from_iterable(listed)))  # rows come in tens of thousands
         try:
             ids = self._numbered(pairs)
         except Opaque:
@@ -103,15 +105,41 @@ class Encoded:
     def _places(self, parts: list, ids: np.ndarray) -> np.ndarray:
         """Each row's value of each feature, as its row in the feature's block: the person's
         values (the first pairs ``ids`` numbers, a person's features in order) with the row's
-        changes laid over them."""
-        width = len(self.names)
-        heads = self._place[ids[: len(parts) * width]].reshape(len(parts), width)
-        places = heads[np.repeat(np.arange(len(parts)), [len(changes) for _, changes in parts])]
-        changed = ids[len(parts) * width :]
-        where = np.repeat(np.arange(len(places)), list(map(len, chain.from_iterable(changes for _, changes in parts))))
+        changes laid over them; then come the pools of the rows given as codes (:class:`Coded`),
+        then every other row's changes."""
+        width, n = len(self.names), len(parts)
+        heads = self._place[ids[: n * width]].reshape(n, width)
+        start, out = n * width, [None] * n
+        for p, (_, changes) in enumerate(parts):
+            if isinstance(changes, Coded):
+                size = sum(map(len, changes.pools))
+                out[p] = self._coded_places(heads[p], changes, ids[start : start + size])
+                start += size
+        listed = [p for p, (_, changes) in enumerate(parts) if not isinstance(changes, Coded)]
+        counts = [len(parts[p][1]) for p in listed]
+        places = heads[np.repeat(np.asarray(listed, dtype=np.int64), counts)]
+        changed = ids[start:]
+        where = np.repeat(np.arange(len(places)), list(map(len, chain.from_iterable(parts[p][1] for p in listed))))
         features = self._feature[changed]
         read = features >= 0
         places[where[read], features[read]] = self._place[changed[read]]
+        for p, block in zip(listed, np.split(places, np.cumsum(counts)[:-1]) if listed else []):
+            out[p] = block
+        return np.concatenate(out) if out else np.empty((0, width), dtype=np.int64)
+
+    def _coded_places(self, head: np.ndarray, rows: Coded, pool: np.ndarray) -> np.ndarray:
+        """:meth:`_places` of rows given as codes: the person's ``head`` with each code's value laid
+        over, a column at a time (``pool``: the numbers of the rows' pools' pairs, in turn)."""
+        places = np.repeat(head[None, :], len(rows), axis=0)
+        first = 0
+        for j, pairs in enumerate(rows.pools):
+            f = self._feature[pool[first]] if pairs else -1
+            if f >= 0:
+                lookup = np.concatenate([[0], self._place[pool[first : first + len(pairs)]]])
+                codes = rows.codes[:, j]
+                moved = codes > 0
+                places[moved, f] = lookup[codes[moved]]
+            first += len(pairs)
         return places
 
     def check(self, rows: ChangedRows) -> None:

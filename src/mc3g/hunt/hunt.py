@@ -45,8 +45,8 @@ from ..engine import Engine
 from ..search import Assessment, Problem, StateStream, change_size, numeric_bounds
 from .accepted import Accepted
 from .boundary import Segment, grid_step, together
-from .local import Moves, changes_of, drawn_codes, first_of_each, moves, neighbours, rng_for
-from .verdicts import Asking, Changes, Row, Verdicts
+from .local import Drawn, Moves, changes_of, drawn_rounds, moves, neighbours, rng_for
+from .verdicts import Asking, Row, Verdicts
 from .verified import EPSILON, EXHAUSTED, FOUND, Outcome, verified
 
 Start = tuple[Problem, StateStream, list[Assessment]]  # a search's problem, stream and the states read already
@@ -130,9 +130,11 @@ class Hunt:
     def _along(self) -> Callable[[], list[tuple]] | None:
         return self.ride if self._riding else None
 
-    def ask_wider(self, rows: Sequence[tuple], spare: Sequence[tuple]) -> Asking:
+    def ask_wider(self, rows: Drawn | Sequence[tuple], spare: Sequence[tuple]) -> Asking:
         """The rows of a draw made again, wider (counted: ``wider_draws``), ``spare`` ones held back."""
         self.wider_draws += 1
+        if isinstance(rows, Drawn):
+            return (yield from self.verdicts.ask_drawn(rows, spare, along=self._along()))
         return (yield from self.verdicts.ask([], rows, spare, spare=True, along=self._along()))
 
     def price_as_last_draw(self) -> None:
@@ -203,22 +205,27 @@ class Hunt:
         """What the person's rows are drawn from (:func:`~.local.moves`), found once for all draws."""
         return Moves(moves(self.engine, self.row))
 
-    def drawn(self, sizes: Sequence[int], rng: np.random.Generator, apart: Sequence[frozenset[str]] = (), unique: bool = False) -> list[tuple]:
+    def drawn(self, sizes: Sequence[int], rng: np.random.Generator) -> list[tuple]:
         """For each of ``sizes`` in turn, as many rows drawn around the person as DiCE random draws
         them, and as many again that may change every feature, as DiCE random's rows may
-        (:func:`~.local.neighbours`): their keys (with ``unique``, each row once, where first
-        drawn, found on the drawn arrays: the rows asked are the same).  A row whose changes hold
-        one of the action sets ``apart`` (the options known, under ``distinct``) leaves that
-        set's changes out: as drawn it could only add actions to an option, left out it may be
-        another."""
-        e, choices = self.engine, self.choices
-        codes = np.concatenate([drawn_codes(e, n, rng, most, choices, self.must) for n in sizes for most in (None, len(e.varied))])
-        rows = changes_of(codes[first_of_each(codes, choices)] if unique else codes, choices)
-        if apart:
-            rows = [_apart(c, apart, self.must) for c in rows]
+        (:func:`~.local.neighbours`): their keys."""
+        rows = changes_of(drawn_rounds(self.engine, sizes, rng, self.choices, self.must), self.choices)
         if not self.verdicts.may_force(self.choices.names):
             return rows  # nothing a row changes forces more: its changes are its key
         return [self.verdicts.made_key(c) for c in rows]
+
+    def wide(self, sizes: Sequence[int], rng: np.random.Generator, apart: Sequence[frozenset[str]]) -> Drawn | list[tuple]:
+        """The rows :meth:`drawn` draws, each once, where first drawn (found on the codes: the
+        rows asked are the same), kept as codes (:class:`~.local.Drawn`, asked by
+        :meth:`Verdicts.ask_drawn`: a wide draw's rows are tens of thousands) where nothing a
+        row changes forces more, else their keys.  A row whose changes hold one of the action
+        sets ``apart`` (the options known, under ``distinct``) leaves that set's changes out:
+        as drawn it could only add actions to an option, left out it may be another."""
+        drawn = Drawn(drawn_rounds(self.engine, sizes, rng, self.choices, self.must), self.choices).once()
+        drawn = drawn.apart(apart, self.must) if apart else drawn
+        if not self.verdicts.may_force(self.choices.names):
+            return drawn
+        return [self.verdicts.made_key(c) for c in drawn]
 
     # -- rows asked along with other calls ----------------------------------------------------------
     def ride(self) -> list[tuple]:
@@ -389,12 +396,3 @@ class Hunt:
             outcome.engine, outcome.problem, outcome.per_atom, tuple(a for _, a in chosen), stopped, outcome.rules, outcome.local_rounds,
             tuple(p for p, _ in chosen), outside,
         )  # fmt: skip
-
-
-def _apart(changes: Changes, sets: Sequence[frozenset[str]], must: Sequence[str]) -> Changes:
-    """``changes`` without those of each set of ``sets`` they hold, but the features that must
-    change (a row that leaves one can be no option)."""
-    names, kept = {name for name, _ in changes}, set(must)
-    while held := [s for s in sets if s <= names and not s <= kept]:
-        names -= held[0] - kept
-    return tuple(pair for pair in changes if pair[0] in names)

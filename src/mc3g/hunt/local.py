@@ -12,13 +12,13 @@ within its bounds.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..foldse import described
-from ..models import ChangedRows
+from ..models import ChangedRows, Coded
 from ..rules import Column, RuleSet, Table, token
 from ..search import numeric_bounds
 from .verdicts import Changes
@@ -65,9 +65,37 @@ class Moves:
         self.names = list(choices)  # the order the draws' arrays take the features in
         self.sizes = np.array([len(pool) for pool in choices.values()], dtype=np.int64)
         self.by_name = sorted(range(len(self.names)), key=self.names.__getitem__)
-        named = [self.names[j] for j in self.by_name]
-        self.starts = np.cumsum([0, *(len(choices[name]) for name in named)])[:-1]  # each feature's first pair, in name order
-        self.pairs = np.fromiter(((name, value) for name in named for value in choices[name]), dtype=object, count=int(self.sizes.sum()))
+        self.named = [self.names[j] for j in self.by_name]  # the order of a draw's columns
+        self.starts = np.cumsum([0, *(len(choices[name]) for name in self.named)])[:-1]  # each feature's first pair, in name order
+        self.pairs = np.fromiter(((name, value) for name in self.named for value in choices[name]), dtype=object, count=int(self.sizes.sum()))
+        self.pools = [self.pairs[start : start + size].tolist() for start, size in zip(self.starts, self.sizes[self.by_name])]  # by column of a draw
+        self._codes: dict[tuple[str, Any], tuple[int, int]] | None = None
+
+    def packed(self, codes: np.ndarray) -> np.ndarray:
+        """Rows of ``codes`` (:func:`drawn_codes`) packed into as few integers each as hold them
+        without loss: equal rows, equal integers."""
+        words, word, room = [], np.zeros(len(codes), dtype=np.int64), 1
+        for j, size in enumerate(self.sizes[self.by_name].tolist()):
+            if room * (size + 1) >= 2**62:
+                words.append(word)
+                word, room = np.zeros(len(codes), dtype=np.int64), 1
+            word, room = word * (size + 1) + codes[:, j], room * (size + 1)
+        return np.stack([*words, word], axis=1)
+
+    def codes_of(self, keys: Sequence[Changes]) -> tuple[np.ndarray, np.ndarray]:
+        """The rows ``keys`` (pairs of a feature and a value) as codes, and which of them are
+        rows a draw can hold: every pair among the moves."""
+        if self._codes is None:
+            self._codes = {pair: (j, c + 1) for j, pool in enumerate(self.pools) for c, pair in enumerate(pool)}
+        codes, fits = np.zeros((len(keys), len(self.names)), dtype=np.int64), np.ones(len(keys), dtype=bool)
+        for i, key in enumerate(keys):
+            for pair in key:
+                at = self._codes.get(pair)
+                if at is None:
+                    fits[i] = False
+                    break
+                codes[i, at[0]] = at[1]
+        return codes, fits
 
 
 def neighbours(
@@ -119,6 +147,12 @@ def drawn_codes(engine: Any, n: int, rng: np.random.Generator, most: int | None,
     return np.where(changed, pick + 1, 0)[:, choices.by_name]
 
 
+def drawn_rounds(engine: Any, sizes: Sequence[int], rng: np.random.Generator, choices: Moves, always: Sequence[str] = ()) -> np.ndarray:
+    """:func:`drawn_codes` for each of ``sizes`` in turn: as many rows as DiCE random draws them,
+    and as many again that may change every feature, as DiCE random's rows may."""
+    return np.concatenate([drawn_codes(engine, n, rng, most, choices, always) for n in sizes for most in (None, len(engine.varied))])
+
+
 def changes_of(codes: np.ndarray, choices: Moves) -> list[Changes]:
     """Each row of ``codes`` (:func:`drawn_codes`) as its pairs of a feature and its new value."""
     rows, columns = np.nonzero(codes)
@@ -129,20 +163,85 @@ def changes_of(codes: np.ndarray, choices: Moves) -> list[Changes]:
 
 def first_of_each(codes: np.ndarray, choices: Moves) -> np.ndarray:
     """The index of each distinct row of ``codes`` (:func:`drawn_codes`) where it first comes, in
-    order.  The columns are packed into as few integers as hold them without
-    loss (``np.unique`` by rows sorts about twenty times slower), the rows sorted by them, stably."""
-    words, word, room = [], np.zeros(len(codes), dtype=np.int64), 1
-    for j, size in enumerate(choices.sizes[choices.by_name].tolist()):
-        if room * (size + 1) >= 2**62:
-            words.append(word)
-            word, room = np.zeros(len(codes), dtype=np.int64), 1
-        word, room = word * (size + 1) + codes[:, j], room * (size + 1)
-    packed = np.stack([*words, word], axis=1)
+    order, found on the rows packed (:meth:`Moves.packed`: ``np.unique`` by rows sorts about
+    twenty times slower), sorted by them, stably."""
+    packed = choices.packed(codes)
     order = np.lexsort(packed.T[::-1])
     ranked = packed[order]
     firsts = np.ones(len(order), dtype=bool)
     firsts[1:] = (ranked[1:] != ranked[:-1]).any(axis=1)
     return np.sort(order[firsts])
+
+
+class Drawn(Coded):
+    """Rows drawn around a person (:func:`drawn_codes`), kept as their codes (:class:`Coded`, the
+    pools ``choices``' moves): a wide draw holds tens of thousands of rows, nearly all refused
+    and never read again, and as tuples they cost more than the model's own call (issue 51)."""
+
+    def __init__(self, codes: np.ndarray, choices: Moves, once: bool = False) -> None:
+        self.codes, self.choices, self.pools = codes, choices, choices.pools
+        self._once = once  # each row is known to come once
+        self._changes: list[Changes] | None = None
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.changes()[index]
+
+    def __iter__(self) -> Iterator[Changes]:
+        return iter(self.changes())
+
+    def changes(self) -> list[Changes]:
+        """Every row as its pairs of a feature and its new value, in name order (built once)."""
+        if self._changes is None:
+            self._changes = changes_of(self.codes, self.choices)
+        return self._changes
+
+    def where(self, rows: np.ndarray) -> Drawn:
+        """The rows ``rows`` selects (a mask), in order."""
+        return Drawn(self.codes[rows], self.choices, self._once)
+
+    def once(self) -> Drawn:
+        """Each row once, where it first comes."""
+        return self if self._once else Drawn(self.codes[first_of_each(self.codes, self.choices)], self.choices, True)
+
+    def apart(self, sets: Sequence[frozenset[str]], must: Sequence[str]) -> Drawn:
+        """Each row without the changes of each of ``sets`` it holds, in turn, but those of the
+        features that must change (a row that leaves one can be no option), then each row
+        once, where it first comes."""
+        codes, column = self.codes.copy(), {name: j for j, name in enumerate(self.choices.named)}
+        for s in sets:
+            if s <= set(must) or not s <= column.keys():
+                continue  # left whole, or never held: a feature the draws cannot change
+            held = (codes[:, [column[n] for n in s]] != 0).all(axis=1)
+            for name in s - set(must):
+                codes[held, column[name]] = 0
+        return Drawn(codes, self.choices).once()
+
+    def index_of(self, keys: Sequence[Changes]) -> np.ndarray:
+        """Each of ``keys``' row among these (its first), -1 where none is it."""
+        out = np.full(len(keys), -1, dtype=np.int64)
+        codes, fits = self.choices.codes_of(keys)
+        if not fits.any() or not len(self.codes):
+            return out
+        mine, theirs = self.choices.packed(self.codes), self.choices.packed(codes[fits])
+        if mine.shape[1] == 1:  # one integer a row, as most draws pack: sorted once, searched at once
+            order = np.argsort(mine[:, 0], kind="stable")
+            ranked = mine[order, 0]
+            at = np.minimum(np.searchsorted(ranked, theirs[:, 0]), len(ranked) - 1)
+            found = np.where(ranked[at] == theirs[:, 0], order[at], -1)
+        else:
+            first: dict[tuple[int, ...], int] = {}
+            for i, row in enumerate(map(tuple, mine.tolist())):
+                first.setdefault(row, i)
+            found = np.array([first.get(tuple(row), -1) for row in theirs.tolist()], dtype=np.int64)
+        out[fits] = found
+        return out
+
+    def counts(self) -> np.ndarray:
+        """How many features each row changes."""
+        return np.count_nonzero(self.codes, axis=1)
 
 
 def local_rules(engine: Any, row: Mapping[str, Any], changes: Sequence[Changes], refusals: Sequence[bool]) -> RuleSet:

@@ -163,8 +163,8 @@ class LastDraw:
         while n <= hunt.tuning.widest_draw:  # each four times as wide, drawn on: one call holds them all
             sizes.append(n)
             n *= 4
-        rows = hunt.drawn(sizes, rng, apart, unique=True) if sizes else []
-        if rows:  # with no option yet, whether a protected characteristic alone turns the refusal goes along, held back
+        rows = hunt.wide(sizes, rng, apart) if sizes else []
+        if len(rows):  # with no option yet, whether a protected characteristic alone turns the refusal goes along, held back
             turning = [] if known else [hunt.verdicts.key({name: value}) for name, value in protected_changes(hunt.engine, {**hunt.row, **hunt.instance})]
             yield from hunt.ask_wider(rows, turning)
         return outcome

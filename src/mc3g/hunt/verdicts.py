@@ -5,10 +5,15 @@ never about a change without what the causal rules force once it is made."""
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from ..models import ChangedRows
 from ..search import Consequences, Problem, State
+
+if TYPE_CHECKING:
+    from .local import Drawn
 
 Row = dict[str, Any]
 Changes = tuple[tuple[str, Any], ...]
@@ -49,6 +54,7 @@ class Verdicts:
         self._keys: dict[tuple, tuple] = {}  # by the changes given, in their order: the row's key
         self._made_sets: dict[tuple, frozenset[str]] = {}  # :meth:`made_set`
         self._shown: list[tuple] = []  # the rows accepted, in the order the search saw them (:meth:`accepted`)
+        self._drawn: list[Drawn] = []  # rows of a wide draw refused, of two changes or more, as codes till read (:meth:`ask_drawn`)
 
     @property
     def phase(self) -> str:
@@ -150,10 +156,13 @@ class Verdicts:
 
     def verdict(self, key: tuple) -> bool | None:
         """Whether the model accepts the row ``key`` (None: not judged, or held back, asked ahead)."""
+        if self._drawn and len(key) > 1 and key not in self._accepted:
+            self._settle()
         return None if key in self._ahead else self._accepted.get(key)
 
     def calls(self, keys: Sequence[tuple]) -> bool:
         """Whether asking about the rows ``keys`` takes a call: the model has not judged one of them."""
+        self._settle_for(keys)
         return any(key not in self._accepted for key in keys)
 
     def ask(
@@ -175,6 +184,7 @@ class Verdicts:
         ahead of its reading: never released (:meth:`release`), they count only where a search
         reaches them, so reading ahead changes no answer."""
         keys, extra = list(keys), list(free)
+        self._settle_for([*keys, *extra, *ahead])
         accepted, held_back = self._accepted, self._ahead
         now = dict.fromkeys(keys)
         now.update(dict.fromkeys(extra))
@@ -183,8 +193,9 @@ class Verdicts:
         later = [k for k in dict.fromkeys(ahead) if k not in now and k not in accepted]  # asked ahead now, held back
         rows = new + later  # those the model has not judged, in the order given
         if rows and along is not None:
-            asked = set(rows)
-            riding = [k for k in dict.fromkeys(along()) if k not in asked and (k not in accepted or k in held_back)]
+            asked, offered = set(rows), list(dict.fromkeys(along()))
+            self._settle_for(offered)
+            riding = [k for k in offered if k not in asked and (k not in accepted or k in held_back)]
             self._along.update(riding)
             showing = set(shown)
             shown += [k for k in riding if k in held_back and k not in showing]
@@ -200,6 +211,65 @@ class Verdicts:
                 self._spare.update(later)
         self._seen(keys, new + shown)
         return [accepted[k] for k in keys + extra]
+
+    def ask_drawn(self, drawn: Drawn, spare: Sequence[tuple], along: Callable[[], list[tuple]] | None = None) -> Asking:
+        """:meth:`ask` for the rows of a wide draw, asked for free, and ``spare`` rows asked ahead
+        and never released, with the same call and the same verdicts, the draw's rows kept as
+        codes: the model reads them whole (:class:`~mc3g.models.ChangedRows` holds them as
+        drawn), those it accepts and those of one change become keys, and the rest stay codes
+        until a search reads a row of two changes or more (:meth:`_settle`).  A person left with
+        no option draws tens of thousands of rows, nearly all refused, that nothing reads again:
+        as keys they cost more than the model's call (issue 51)."""
+        self._settle()  # an earlier draw's rows: one draw is kept as codes at a time
+        drawn = drawn.once()
+        accepted, held_back = self._accepted, self._ahead
+        judged = list(accepted)
+        at = drawn.index_of(judged)
+        fresh = np.ones(len(drawn), dtype=bool)
+        fresh[at[at >= 0]] = False
+        block = drawn.where(fresh)  # the rows the model has not judged, in the order drawn
+        shown = [judged[i] for i in np.argsort(at, kind="stable").tolist() if at[i] >= 0 and judged[i] in held_back]
+        offered = list(dict.fromkeys(spare))
+        later = [k for k, i in zip(offered, drawn.index_of(offered).tolist()) if i < 0 and k not in accepted]
+        riding: list[tuple] = []
+        if (len(block) or later) and along is not None:
+            asked, offered = set(later), list(dict.fromkeys(along()))
+            offered = [k for k, i in zip(offered, block.index_of(offered).tolist()) if i < 0 and k not in asked]
+            riding = [k for k in offered if k not in accepted or k in held_back]
+            self._along.update(riding)
+            showing = set(shown)
+            shown += [k for k in riding if k in held_back and k not in showing]
+            riding = [k for k in riding if k not in accepted]
+        if not len(block) and not later + riding:
+            self._seen([], shown)
+            return
+        rest = later + riding
+        self.asked += len(block) + len(rest)
+        self.by_phase[self.phase] = self.by_phase.get(self.phase, 0) + 1
+        refusals = yield from self.away(ChangedRows([(self.row, block), (self.row, rest)]))
+        oks = ~np.asarray(refusals[: len(block)], dtype=bool)
+        keep = oks | (block.counts() == 1)
+        read = block.where(keep).changes()
+        accepted.update(zip(read, oks[keep].tolist()))
+        if not keep.all():
+            self._drawn.append(block.where(~keep))
+        accepted.update(zip(rest, (not refused for refused in refusals[len(block) :])))
+        held_back.update(dict.fromkeys(later))
+        self._spare.update(later)
+        self.free += int(np.count_nonzero(block.counts()))  # as :meth:`_seen` counts them: the person's own row is none
+        self._shown += [k for k, ok in zip(read, oks[keep].tolist()) if ok and k]
+        self._seen([], riding + shown)
+
+    def _settle_for(self, keys: Iterable[tuple]) -> None:
+        """Every row kept as codes made a key, where one of ``keys`` may be one of them."""
+        if self._drawn and any(len(k) > 1 and k not in self._accepted for k in keys):
+            self._settle()
+
+    def _settle(self) -> None:
+        """Every row kept as codes (:meth:`ask_drawn`) made a key, refused, with the others."""
+        for drawn in self._drawn:
+            self._accepted.update(dict.fromkeys(drawn.changes(), False))
+        self._drawn = []
 
     def _seen(self, keys: list[tuple], seen: list[tuple]) -> None:
         """Count the rows the search now sees: judged when asked as ``keys``, else free.  A row
@@ -227,6 +297,8 @@ class Verdicts:
     def judged_rows(self, sizes: Collection[int]) -> Iterator[tuple[tuple, bool]]:
         """Every row judged that the search has seen (as its changes) making as many changes as
         one of ``sizes``, and whether the model accepted it."""
+        if any(size > 1 for size in sizes):
+            self._settle()
         return ((key, ok) for key, ok in self._accepted.items() if len(key) in sizes and key not in self._ahead)
 
     def judged_alone(self) -> list[tuple[str, Any, bool]]:
@@ -254,5 +326,6 @@ class Verdicts:
     def labelled(self) -> tuple[list[tuple], list[bool]]:
         """Every row judged (as its changes, a key) and whether the model refused it, but those
         asked along: the points of one feature's sections would weigh rules learned from them."""
+        self._settle()
         rows = [(k, v) for k, v in self._accepted.items() if k not in self._along and k not in self._ahead]
         return [k for k, _ in rows], [not v for _, v in rows]

@@ -5,7 +5,8 @@
   service say it; :class:`OnnxModel`: an ONNX graph as a classifier; :func:`model_source`: the
   file and SHA-256 of the bytes a model was read from.
 - :class:`BlackBox`: the one place mc3g calls a model's ``predict``, and checks the answer;
-  :class:`ChangedRows`: rows that are a base row with a few changes each; :func:`typed_frame`:
+  :class:`ChangedRows`: rows that are a base row with a few changes each (:class:`Coded`: such
+  changes given as codes, as a search draws them by the thousand); :func:`typed_frame`:
   rows built as the model saw its training data; :func:`label_text`: a label as text, however
   the model typed it (`labels.py`).
 - :class:`Robustness`: what an option must clear beyond the model's decision (a margin on its
@@ -14,12 +15,12 @@
 Importing this package loads neither skops nor ONNX Runtime: reading such a file does.
 """
 
-from .blackbox import BlackBox, ChangedRows, typed_frame
+from .blackbox import BlackBox, ChangedRows, Coded, typed_frame
 from .files import ModelFile, ModelSource, OnnxModel, load_model, model_source
 from .labels import label_text
 from .robust import Robustness, retrained_models
 
 __all__ = [
-    "BlackBox", "ChangedRows", "ModelFile", "ModelSource", "OnnxModel", "Robustness",
+    "BlackBox", "ChangedRows", "Coded", "ModelFile", "ModelSource", "OnnxModel", "Robustness",
     "label_text", "load_model", "model_source", "retrained_models", "typed_frame",
 ]  # fmt: skip

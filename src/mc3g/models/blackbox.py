@@ -145,6 +145,17 @@ class BlackBox:
             )
 
 
+class Coded(Sequence[tuple[tuple[str, Any], ...]]):
+    """Rows around a person given as codes, each read as its changes (pairs of a column and its
+    new value, in the pools' order) only where something reads it so: ``codes`` holds a row
+    each and a column each of ``pools`` (0: the person's value; c: the c-th pair of that
+    column's pool).  A model that reads arrays takes the codes whole
+    (:class:`~mc3g.glassbox.Encoded`); :class:`ChangedRows` holds them as a part like any other."""
+
+    codes: np.ndarray
+    pools: list[list[tuple[str, Any]]]
+
+
 class ChangedRows(Sequence[dict[str, Any]]):
     """Rows that are each a base row with a few changes (pairs of a column and its new value):
     how a search asks about thousands of rows around one person.  A frame of them is built
