@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ..foldse import described
 from ..models import ChangedRows, Coded
@@ -130,17 +131,17 @@ def drawn_codes(engine: Any, n: int, rng: np.random.Generator, most: int | None,
         return np.zeros((0, width), dtype=np.int64)
     most = engine.settings.hunt.most_changed if most is None else most
     always_at = [j for j, name in enumerate(choices.names) if name in always]
-    counts, keys, picks = [], [], []
+    counts, draws = [], []
     for _ in range(0, n, BLOCK):
         # A whole block at once (the rows past n unused): how many features each row changes, a
-        # random key of each feature per row (those of its smallest keys change), and a value of
-        # each feature's pool.  Drawn block by block, laid out for all rows at once.
+        # random key of each feature per row (those of its smallest keys change), then a value
+        # of each feature's pool (the keys and the values in one call: the same numbers as two
+        # calls one after the other).  Drawn block by block, laid out for all rows at once.
         counts.append(rng.integers(1, most + 1, size=BLOCK))
-        keys.append(rng.random((BLOCK, width)))
-        picks.append(rng.random((BLOCK, width)))
+        draws.append(rng.random((2, BLOCK, width)))
     count = np.minimum(np.concatenate(counts)[:n], width)
-    key = np.concatenate(keys)[:n]
-    pick = np.minimum((np.concatenate(picks)[:n] * choices.sizes).astype(np.int64), choices.sizes - 1)
+    key, picked = (np.concatenate(part)[:n] for part in zip(*draws))
+    pick = np.minimum((picked * choices.sizes).astype(np.int64), choices.sizes - 1)
     # Which features each row changes (those ``always`` too), in name order: its pairs come out sorted.
     changed = key <= np.take_along_axis(np.sort(key, axis=1), count[:, None] - 1, axis=1)
     changed[:, always_at] = True
@@ -163,14 +164,11 @@ def changes_of(codes: np.ndarray, choices: Moves) -> list[Changes]:
 
 def first_of_each(codes: np.ndarray, choices: Moves) -> np.ndarray:
     """The index of each distinct row of ``codes`` (:func:`drawn_codes`) where it first comes, in
-    order, found on the rows packed (:meth:`Moves.packed`: ``np.unique`` by rows sorts about
-    twenty times slower), sorted by them, stably."""
+    order, found by hashing the rows packed (:meth:`Moves.packed`): ``np.unique`` by rows sorts
+    about twenty times slower, and sorting the packed rows three times slower than hashing them."""
     packed = choices.packed(codes)
-    order = np.lexsort(packed.T[::-1])
-    ranked = packed[order]
-    firsts = np.ones(len(order), dtype=bool)
-    firsts[1:] = (ranked[1:] != ranked[:-1]).any(axis=1)
-    return np.sort(order[firsts])
+    table = pd.Series(packed[:, 0]) if packed.shape[1] == 1 else pd.DataFrame(packed)
+    return np.flatnonzero(~table.duplicated().to_numpy())
 
 
 class Drawn(Coded):
