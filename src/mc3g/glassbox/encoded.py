@@ -246,11 +246,15 @@ class _Nonzeros:
         for r, (f, _) in enumerate(self.runs):
             at = places[:, f] if f >= 0 else 0
             counts[:, r], starts[:, r] = self.counts[r][at], self.starts[r][at]
-        flat = counts.ravel()
-        ends = np.cumsum(flat)
-        taken = np.repeat(starts.ravel() - (ends - flat), flat) + np.arange(ends[-1] if len(ends) else 0)
-        indptr = np.concatenate([[0], np.cumsum(counts.sum(axis=1))])
-        return kind((self.data[taken], self.indices[taken], indptr), shape=(len(places), self.width))
+        if len(places) and counts.min() == counts.max() == 1:  # one nonzero a run, as one-hot codes and numbers mostly are
+            taken, indptr = starts.ravel(), np.arange(0, counts.size + 1, len(self.runs))
+        else:
+            flat = counts.ravel()
+            ends = np.cumsum(flat)
+            taken = np.repeat(starts.ravel() - (ends - flat), flat) + np.arange(ends[-1] if len(ends) else 0)
+            indptr = np.concatenate([[0], np.cumsum(counts.sum(axis=1))])
+        index = np.int32 if len(taken) < 2**31 else np.int64  # scipy's own choice: no copy made to match the indices
+        return kind((self.data[taken], self.indices[taken].astype(index, copy=False), indptr.astype(index)), shape=(len(places), self.width))
 
 
 _NAN = object()  # the key of every value not equal to itself
