@@ -22,7 +22,10 @@ from ..foldse import described
 from ..models import ChangedRows, Coded
 from ..rules import Column, RuleSet, Table, token
 from ..search import numeric_bounds
-from .verdicts import Changes
+
+Changes = tuple[tuple[str, Any], ...]
+"""A row's changes from the person, pairs of a feature and its value in name order: its key
+(with what the causal rules force) and how rows drawn around the person come."""
 
 BLOCK = 256
 """Rows drawn at once, in whole blocks: a draw of n rows is the first n of any larger draw from the

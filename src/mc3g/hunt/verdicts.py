@@ -5,20 +5,15 @@ never about a change without what the causal rules force once it is made."""
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ..models import ChangedRows
 from ..search import Consequences, Problem, State
-
-if TYPE_CHECKING:
-    from .local import Drawn
+from .local import Changes, Drawn
 
 Row = dict[str, Any]
-Changes = tuple[tuple[str, Any], ...]
-"""A row's changes from the person, pairs of a feature and its value in name order: its key
-(with what the causal rules force) and how rows drawn around the person come."""
 Asking = Generator[Sequence[Row], list[bool], Any]
 
 
