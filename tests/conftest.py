@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -135,3 +136,22 @@ def client(loan: Any) -> Iterator[Any]:
 
     with live_server(create_app(loan)) as url, httpx.Client(base_url=url, timeout=30) as c:
         yield c
+
+
+class Stalling:
+    """A classifier whose first call for probabilities once ``stalled`` (after fitting) hangs in
+    Python for 10 s, whatever a baseline's own loops do: long past a timeout, and over by itself
+    if the timeout fails."""
+
+    def __init__(self, model: Any) -> None:
+        self.model, self.classes_, self.stalled = model, model.classes_, False
+
+    def predict(self, X: Any) -> Any:
+        return self.model.predict(X)
+
+    def predict_proba(self, X: Any) -> Any:
+        until = time.monotonic() + 10
+        while self.stalled and time.monotonic() < until:
+            time.sleep(0.01)
+        self.stalled = False
+        return self.model.predict_proba(X)

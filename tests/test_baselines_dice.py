@@ -16,6 +16,8 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 dice_ml = pytest.importorskip("dice_ml")
 
+from conftest import Stalling  # noqa: E402
+
 from mc3g.baselines.dice import DiceExplainer  # noqa: E402
 from mc3g.exceptions import InputError  # noqa: E402
 from mc3g.explain.result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Recourse  # noqa: E402
@@ -166,30 +168,11 @@ def test_no_counterfactual_gives_a_reason(setup) -> None:
     assert answer.instance == {c: row[c] for c in X.columns}
 
 
-class _Stalling:
-    """A classifier whose first call for probabilities once ``stalled`` (after fitting) hangs in
-    Python for 10 s, whatever DiCE's own loops do: long past the timeout, and over by itself
-    if the timeout fails."""
-
-    def __init__(self, model: Pipeline) -> None:
-        self.model, self.classes_, self.stalled = model, model.classes_, False
-
-    def predict(self, X: pd.DataFrame) -> np.ndarray:
-        return self.model.predict(X)
-
-    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
-        until = time.monotonic() + 10
-        while self.stalled and time.monotonic() < until:
-            time.sleep(0.01)
-        self.stalled = False
-        return self.model.predict_proba(X)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("method", METHODS)
 def test_timeout_stops_a_hanging_call(setup, method: str) -> None:
     model, X, refused = setup
-    stalling = _Stalling(model)
+    stalling = Stalling(model)
     explainer = _dice(stalling, X, method, timeout=1.0)
     stalling.stalled = True
     start = time.monotonic()

@@ -359,7 +359,7 @@ def test_a_greedy_descent_from_an_option_drops_and_moves_back_what_the_model_doe
     option: from raising a to 9 and b to 4 where the model wants a at 5 or more (and b below 9),
     one feature at a time it drops b and moves a back to 5 (each on the 16 points between the
     person's value and the action's), and ends at the price of raising a to 5 alone."""
-    from mc3g.bench.blackbox import greedy_descent
+    from mc3g.bench.descent import greedy_descent
 
     model = lambda f: np.where((f["a"] >= 5) & (f["b"] < 9), "yes", "no")  # noqa: E731
     train = pd.DataFrame({"a": np.tile(np.arange(10), 10), "b": np.repeat(np.arange(10), 10)})
@@ -378,7 +378,7 @@ def test_the_greedy_count_takes_later_options_too_but_not_a_descent_onto_another
     counts as nothing found."""
     from types import SimpleNamespace
 
-    from mc3g.bench.blackbox import _greedy_cheaper
+    from mc3g.bench.descent import greedy_cheaper
 
     model = lambda f: np.where((f["a"] >= 5) | (f["b"] >= 5), "yes", "no")  # noqa: E731
     train = pd.DataFrame({"a": np.tile(np.arange(10), 10), "b": np.repeat(np.arange(10), 10)})
@@ -386,4 +386,4 @@ def test_the_greedy_count_takes_later_options_too_but_not_a_descent_onto_another
     person = {"a": 0, "b": 0}
     a5, a6, b8 = (explainer.whatif(person, changes) for changes in ({"a": 5}, {"a": 6}, {"b": 8}))
     answers = [SimpleNamespace(counterfactuals=[a5, b8]), SimpleNamespace(counterfactuals=[a5, a6])]
-    assert _greedy_cheaper(explainer, pd.DataFrame([person, person]), answers) == (0, 1, 2)  # type: ignore[arg-type]
+    assert greedy_cheaper(explainer, pd.DataFrame([person, person]), answers) == (0, 1, 2)  # type: ignore[arg-type]

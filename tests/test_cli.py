@@ -298,9 +298,14 @@ def test_bench_portfolio_summarises_each_data_set_exactly_and_finds_the_planted_
 @pytest.mark.slow
 def test_bench_blackbox_compares_mc3g_and_dice_on_the_same_rows() -> None:
     pytest.importorskip("dice_ml")
-    result = runner.invoke(app, ["bench", "blackbox", "--rows", "3", "--data", "german", "--model", "lr", "--json"])
+    pytest.importorskip("cfnow")
+    result = runner.invoke(app, ["bench", "blackbox", "--rows", "3", "--data", "german", "--model", "lr", "--cfnow-rows", "2", "--cfnow-tuning", "1", "--json"])
     assert result.exit_code == 0, result.output
     (row,) = json.loads(result.stdout)
+    # CFNOW's greedy search on the first two rows, interleaved: its seconds against MC3G's on the same rows
+    cfnow = row["cfnow"]
+    assert cfnow["rows"] == 2 and 0 <= cfnow["answered"] <= 2 and cfnow["calls"] >= 1 and 0 < cfnow["greedy_seconds"] <= cfnow["seconds"]
+    assert cfnow["ratio"] == pytest.approx(cfnow["greedy_seconds"] / cfnow["mc3g_seconds"]) and cfnow["mc3g_seconds"] > 0
     assert (row["dataset"], row["model"], row["profile"], row["rows"]) == ("german", "LogisticRegression", "product", 3)
     assert row["mc3g_validity"] == 100.0 and row["mc3g_consistency"] == 100.0 and row["missed"] == 0
     assert row["ratio"] > 0 and row["mc3g_pooled_seconds"] > 0 and row["fidelity"] is not None
@@ -322,10 +327,10 @@ def test_bench_blackbox_compares_mc3g_and_dice_on_the_same_rows() -> None:
 def test_bench_blackbox_runs_on_black_boxes_held_out_of_the_tuning(kind: str, model: str) -> None:
     """The settings were chosen by measuring five black boxes; these four check them."""
     pytest.importorskip("dice_ml")
-    result = runner.invoke(app, ["bench", "blackbox", "--rows", "2", "--data", "german", "--model", kind, "--json"])
+    result = runner.invoke(app, ["bench", "blackbox", "--rows", "2", "--data", "german", "--model", kind, "--cfnow-rows", "0", "--json"])
     assert result.exit_code == 0, result.output
     (row,) = json.loads(result.stdout)
-    assert row["model"] == model and row["mc3g_validity"] == 100.0 and row["mc3g_consistency"] == 100.0 and row["missed"] == 0
+    assert row["model"] == model and row["mc3g_validity"] == 100.0 and row["mc3g_consistency"] == 100.0 and row["missed"] == 0 and row["cfnow"] is None
 
 
 @pytest.mark.slow

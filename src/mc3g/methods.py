@@ -1,11 +1,11 @@
 """One interface for every counterfactual method, and the registry that names them.
 
-MC3G and the baselines it is compared with (DiCE, Wachter et al., the nearest counterfactual
-without causal knowledge) are built the same way — ``factory(model, causal, **options)`` — fitted
-on training rows and asked about people; every one answers with :class:`Recourse` objects, so a
-benchmark, the CLI or a service loops over methods without knowing which is which.  Factories are
-named by import path and loaded on first use: a baseline's heavy dependency (``dice-ml``) is
-imported only when that baseline is asked for.  This module stands above :mod:`mc3g.explain` and
+MC3G and the baselines it is compared with (DiCE, CFNOW, Wachter et al., the nearest
+counterfactual without causal knowledge) are built the same way — ``factory(model, causal,
+**options)`` — fitted on training rows and asked about people; every one answers with
+:class:`Recourse` objects, so a benchmark, the CLI or a service loops over methods without knowing
+which is which.  Factories are named by import path and loaded on first use: a baseline's heavy
+dependency (``dice-ml``, ``cfnow``) is imported only when that baseline is asked for.  This module stands above :mod:`mc3g.explain` and
 :mod:`mc3g.baselines`, whose classes it names; neither of them imports it.
 """
 
@@ -37,6 +37,7 @@ REGISTRY: dict[str, str] = {
     # Baselines without causal knowledge (they take ``causal`` and ignore it):
     "nearest_noncausal": "mc3g.baselines.nearest:nearest_noncausal",  # MC3G's options, mode fixed to "none"
     "dice": "mc3g.baselines.dice:DiceExplainer",  # k, features_to_vary, desired_class, method, continuous, permitted_range, seed, timeout
+    "cfnow": "mc3g.baselines.cfnow:CfnowExplainer",  # k, features_to_vary, desired_class, strategy, continuous, tuning_seconds, seed, timeout
     "wachter": "mc3g.baselines.wachter:WachterExplainer",  # k, features_to_vary, desired_class, mad_weighted, max_iter, seed
 }
 

@@ -12,11 +12,16 @@ objective, which differs from method to method).
 
 from __future__ import annotations
 
+import contextlib
+import random
+import signal
+import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..exceptions import InputError
@@ -24,6 +29,54 @@ from ..explain import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Counterfactual, D
 from ..models import typed_frame
 from ..rules import token
 from ..search import spread
+
+
+class Timeout(BaseException):
+    """Raised by :func:`deadline`'s SIGALRM handler; a BaseException, so a baseline's own code
+    cannot swallow it."""
+
+
+@contextlib.contextmanager
+def deadline(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`Timeout` in the block after ``seconds`` (Unix only: SIGALRM, main thread).
+
+    The signal interrupts Python code between bytecodes, so a baseline's loop really stops; a
+    single long C call (one ``predict_proba``) finishes first.
+    """
+    if seconds is None:
+        yield
+        return
+    if seconds <= 0:
+        raise InputError(f"timeout must be > 0 seconds, not {seconds}")
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        raise RuntimeError("a baseline's timeout needs SIGALRM on the main thread (Unix); pass timeout=None here")
+
+    def _raise(signum: int, frame: object) -> None:
+        raise Timeout
+
+    previous = signal.signal(signal.SIGALRM, _raise)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        finally:  # the one-shot timer may fire just above; the handler is restored all the same
+            signal.signal(signal.SIGALRM, previous)
+
+
+@contextlib.contextmanager
+def seeded(seed: int) -> Iterator[None]:
+    """Seed Python's and numpy's global generators for one call of a baseline that draws from
+    them (DiCE's genetic method and CFNOW's random strategies take no seed), then restore them."""
+    py_state, np_state = random.getstate(), np.random.get_state()
+    random.seed(seed)
+    np.random.seed(seed)
+    try:
+        yield
+    finally:
+        random.setstate(py_state)
+        np.random.set_state(np_state)
 
 
 class Baseline(ABC):
@@ -76,6 +129,15 @@ class Baseline(ABC):
         """The columns priced as numbers (the others as categories)."""
         return [c for c in X.columns if pd.api.types.is_numeric_dtype(X[c]) and not pd.api.types.is_bool_dtype(X[c])]
 
+    def _told_numeric(self, X: pd.DataFrame, told: Sequence[str] | None) -> tuple[str, ...]:
+        """The columns a baseline is told are numbers (its ``continuous``, each a column of
+        ``X``), by default the numeric-dtype ones."""
+        numeric = Baseline._numeric(self, X) if told is None else list(told)
+        unknown = sorted(set(numeric) - set(X.columns))
+        if unknown:
+            raise InputError(f"continuous names columns not in X_train: {unknown}")
+        return tuple(numeric)
+
     # -- explaining ----------------------------------------------------------------------------
     def explain(self, rows: pd.DataFrame | pd.Series | Mapping[str, Any], k: int | None = None) -> Recourse | list[Recourse]:
         """One row (a Series or mapping) gives one :class:`Recourse`, a DataFrame a list in row order."""
@@ -101,7 +163,8 @@ class Baseline(ABC):
             return Recourse(instance, NOT_REFUSED, reasons=(f"the model already predicts {desired!r} for this row.",), run=run)
         start = time.perf_counter()
         found, reason = self._search(pd.Series(instance, name=getattr(row, "name", None)), desired, k)
-        run = RunRecord(method=self.name, norm="l1", scaling="std", k=k, search_seconds=time.perf_counter() - start)
+        phases = found.attrs.get("seconds_by_phase")  # a baseline that times its own parts says so on the frame
+        run = RunRecord(method=self.name, norm="l1", scaling="std", k=k, search_seconds=time.perf_counter() - start, seconds_by_phase=phases)
         if found.empty:
             return Recourse(instance, NO_COUNTERFACTUAL, reasons=(reason,), run=run)
         counterfactuals = sorted((self._counterfactual(instance, values) for values in found.to_dict("records")), key=lambda cf: cf.cost)
@@ -118,7 +181,8 @@ class Baseline(ABC):
     @abstractmethod
     def _search(self, row: pd.Series, desired: Any, k: int) -> tuple[pd.DataFrame, str]:
         """Up to ``k`` rows the model gives ``desired`` (training columns and dtypes), and the
-        reason when there are none."""
+        reason when there are none; the frame's ``attrs["seconds_by_phase"]``, where set, the
+        search's time by its parts (the run record's)."""
 
     def _counterfactual(self, instance: dict[str, Any], values: dict[str, Any]) -> Counterfactual:
         """Every changed feature is a direct action, priced as MC3G's L1 term (std units, categories 1)."""

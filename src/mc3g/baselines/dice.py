@@ -21,9 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import random
-import signal
-import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal
@@ -32,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InputError
-from ._base import Baseline
+from ._base import Baseline, Timeout, deadline, seeded
 
 Method = Literal["random", "genetic"]
 METHODS: tuple[str, ...] = ("random", "genetic")
@@ -42,52 +39,6 @@ _NO_CF_MESSAGE = "No counterfactuals found"
 INSTALL = "pip install 'mc3g[bench]' && pip install --no-deps 'dice-ml>=0.12,<0.13'"
 """How DiCE is installed: dice-ml apart and without its dependencies, which name the CUDA build of
 xgboost (the extra brings the rest, xgboost as its CPU-only wheel)."""
-
-
-class _Timeout(BaseException):
-    """Raised by the SIGALRM handler; a BaseException so that DiCE's code cannot swallow it."""
-
-
-@contextlib.contextmanager
-def _deadline(seconds: float | None) -> Iterator[None]:
-    """Raise :class:`_Timeout` in the block after ``seconds`` (Unix only: SIGALRM, main thread).
-
-    The signal interrupts Python code between bytecodes, so a DiCE loop really stops; a single
-    long C call (one ``predict_proba``) finishes first.
-    """
-    if seconds is None:
-        yield
-        return
-    if seconds <= 0:
-        raise InputError(f"timeout must be > 0 seconds, not {seconds}")
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        raise RuntimeError("a DiCE timeout needs SIGALRM on the main thread (Unix); pass timeout=None here")
-
-    def _raise(signum: int, frame: object) -> None:
-        raise _Timeout
-
-    previous = signal.signal(signal.SIGALRM, _raise)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        try:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-        finally:  # the one-shot timer may fire just above; the handler is restored all the same
-            signal.signal(signal.SIGALRM, previous)
-
-
-@contextlib.contextmanager
-def _seeded(seed: int) -> Iterator[None]:
-    """Seed Python's and numpy's global generators for one DiCE call, then restore them."""
-    py_state, np_state = random.getstate(), np.random.get_state()
-    random.seed(seed)
-    np.random.seed(seed)
-    try:
-        yield
-    finally:
-        random.setstate(py_state)
-        np.random.set_state(np_state)
 
 
 @contextlib.contextmanager
@@ -205,17 +156,13 @@ class DiceExplainer(Baseline):
 
         if self.method not in METHODS:
             raise InputError(f"method must be one of {METHODS}, not {self.method!r}")
-        continuous = super()._numeric(X) if self.continuous is None else list(self.continuous)
-        unknown = sorted(set(continuous) - set(X.columns))
-        if unknown:
-            raise InputError(f"continuous names columns not in X_train: {unknown}")
+        self.continuous_ = continuous = self._told_numeric(X, self.continuous)
         if _OUTCOME in X.columns:
             raise InputError(f"X_train may not have a column named {_OUTCOME!r}")
-        self.continuous_ = tuple(continuous)
         self._restore = _Restorer(X, continuous)
         codes = pd.Series(self.model.predict(X)).map({c: i for i, c in enumerate(self.classes_)}).to_numpy(dtype=np.int64)
         frame = X.reset_index(drop=True).assign(**{_OUTCOME: codes})
-        data = dice_ml.Data(dataframe=frame, continuous_features=continuous, outcome_name=_OUTCOME)
+        data = dice_ml.Data(dataframe=frame, continuous_features=list(continuous), outcome_name=_OUTCOME)
         wrapped = dice_ml.Model(model=_TypedModel(self.model, self._restore), backend="sklearn")
         self.dice_ = dice_ml.Dice(data, wrapped, method=self.method)
 
@@ -227,7 +174,7 @@ class DiceExplainer(Baseline):
         vary = "all" if len(self.vary_) == len(self.dtypes_) else self.vary_
         none = pd.DataFrame(columns=list(self.dtypes_))
         try:
-            with _deadline(self.timeout), _seeded(self.seed), _quiet():
+            with deadline(self.timeout), seeded(self.seed), _quiet():
                 result = self.dice_.generate_counterfactuals(
                     query,
                     total_CFs=k,
@@ -236,7 +183,7 @@ class DiceExplainer(Baseline):
                     permitted_range=self.permitted_range,
                     **kwargs,
                 )
-        except _Timeout:
+        except Timeout:
             return none, f"DiCE ({self.method}) gave up after the timeout of {self.timeout} s."
         except UserConfigValidationException as exc:
             if _NO_CF_MESSAGE not in str(exc):

@@ -1,21 +1,23 @@
-"""MC3G against DiCE random on black boxes of every kind (``mc3g bench blackbox``).
+"""MC3G against DiCE random and CFNOW on black boxes of every kind (``mc3g bench blackbox``).
 
 For each data set (adult on the paper's split, German on UCI's) and each black box, the first
 ``rows`` test rows the model refuses are explained by MC3G and by DiCE random with K options, on
-the same rows, interleaved row by row (MC3G, then DiCE, then the next row), one row per call;
-then MC3G explains all the rows in one call (its questions to the model pooled).  Every answer
-of both is judged again with the model's own ``predict`` and checked with the independent checker
+the same rows, interleaved row by row (MC3G, then DiCE, then CFNOW's greedy search on the first
+rows, :mod:`.peers`, then the next row), one row per call; then MC3G explains all the rows in
+one call (its questions to the model pooled).  Every answer of each is judged again with the
+model's own ``predict`` and checked with the independent checker
 (:func:`mc3g.explain.violations`) against the causal knowledge and the data's own metadata.
 
 The cost compared is Table 1's L1 of the direct actions (numbers in training standard
 deviations, a category 1; MC3G's caused changes are free): per row, MC3G's cheapest option
 against DiCE's cheapest valid and consistent one, on the rows where both have one.  A greedy
-search, as cfnow's, is also started from each of MC3G's options (:func:`greedy_descent`): the
-rows whose cheapest option it takes to a cheaper state (the model accepting it, the knowledge
-allowing it, priced as MC3G prices), and the later options it takes to a cheaper state that is
-none of the answer's, are answers a local search would have improved.
+descent, as CFNOW's local search goes, is also started from each of MC3G's options
+(:func:`~.descent.greedy_descent`): the rows whose cheapest option it takes to a cheaper state
+(the model accepting it, the knowledge allowing it, priced as MC3G prices), and the later
+options it takes to a cheaper state that is none of the answer's, are answers a local search
+would have improved.
 
-Both ask the model through a counter, so the run also says how many ``predict`` calls each makes
+Each asks the model through a counter, so the run also says how many ``predict`` calls each makes
 per query, and what one call of one row costs (and each row more, as ``hunt="measured"`` times
 it): a verified search pays at least that per call, which bounds the ratio MC3G could reach
 even if its own work cost nothing.  MC3G's run records
@@ -31,7 +33,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -41,13 +43,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..causal import CausalModel
 from ..datasets import load
-from ..exceptions import InputError
-from ..explain import ASKING, MC3G, Counterfactual, Recourse, WhatIf, violations
+from ..explain import ASKING, MC3G, Recourse, violations
 from ..methods import explainer
 from ..models import BlackBox
 from ..profiles import Profile
 from ..reference import knowledge
 from ..search import spread
+from .descent import greedy_cheaper
+from .peers import Cfnow, CfnowAsked, CfnowRun
 from .table1 import SETTINGS, SURROGATE_TAIL, Labelled, black_box, direct_cost
 
 KINDS = ("gbm", "rf", "lr", "mlp", "xgb")
@@ -100,6 +103,7 @@ class BlackBoxRun:
     rounds_by_phase: dict[str, float]  # MC3G's rounds per person by the part of the search that asked them (run records), the mean
     ms_by_phase: dict[str, float]  # MC3G's own work per person by the part of the search it went to (run records), the mean, in ms
     hunt: dict[str, Any]  # MC3G's black-box search settings that differ from the defaults (``--hunt measured``: priced at fit)
+    cfnow: CfnowRun | None  # CFNOW's greedy search on the first rows (:mod:`.peers`); None where it did not run
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -113,26 +117,30 @@ def blackbox_benchmark(
     profile: str = Profile.PRODUCT,
     progress: Callable[[str], None] | None = None,
     hunt: str | Mapping[str, Any] | None = None,
+    cfnow: Cfnow = Cfnow(),
 ) -> list[BlackBoxRun]:
     """One :class:`BlackBoxRun` per data set and black box, with one thread per native thread
     pool: scikit-learn's OpenMP threads spin on a busy 2-core machine (one histogram-boosting
     ``predict`` took 240 ms instead of 6 ms), and DiCE and MC3G must run alike.  ``hunt`` is
-    MC3G's (``"measured"``: its rounds sized by what the model charges for rows; or some of its settings)."""
+    MC3G's (``"measured"``: its rounds sized by what the model charges for rows; or some of its
+    settings); ``cfnow`` how CFNOW's greedy search runs beside them (:mod:`.peers`)."""
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1):
-        return [_run(name, kind, rows, k, profile, progress, hunt) for name in datasets for kind in kinds]
+        return [_run(name, kind, rows, k, profile, progress, hunt, cfnow) for name in datasets for kind in kinds]
 
 
-def _run(name: str, kind: str, n_rows: int, k: int, profile: str, progress: Callable[[str], None] | None, hunt: str | Mapping[str, Any] | None) -> BlackBoxRun:
-    fitted = _fit(name, kind, n_rows, k, profile, hunt)
+def _run(
+    name: str, kind: str, n_rows: int, k: int, profile: str, progress: Callable[[str], None] | None, hunt: str | Mapping[str, Any] | None, cfnow: Cfnow
+) -> BlackBoxRun:
+    fitted = _fit(name, kind, n_rows, k, profile, hunt, cfnow)
     return _judged(fitted, _asked(fitted, progress))
 
 
 @dataclass(frozen=True)
 class _Fitted:
-    """One data set's black box, MC3G and DiCE random fitted on it (each asking it through its
-    own counter), the refused test rows both explain, and the judge of their answers."""
+    """One data set's black box, MC3G, DiCE random and CFNOW fitted on it (each asking it through
+    its own counter), the refused test rows they explain, and the judge of their answers."""
 
     name: str
     kind: str
@@ -145,9 +153,10 @@ class _Fitted:
     fit_seconds: float  # MC3G's
     refused: pd.DataFrame
     judge: _Judge
+    cfnow: CfnowAsked | None
 
 
-def _fit(name: str, kind: str, n_rows: int, k: int, profile: str, hunt: str | Mapping[str, Any] | None = None) -> _Fitted:
+def _fit(name: str, kind: str, n_rows: int, k: int, profile: str, hunt: str | Mapping[str, Any] | None = None, cfnow: Cfnow = Cfnow(rows=0)) -> _Fitted:
     dataset, split = SETTINGS[name]
     ds = load(dataset, split=split)
     X_train, X_test = ds.train.drop(columns=[ds.schema.label]), ds.test.drop(columns=[ds.schema.label])
@@ -163,7 +172,8 @@ def _fit(name: str, kind: str, n_rows: int, k: int, profile: str, hunt: str | Ma
     dice = explainer("dice", theirs, causal, k=k, method="random", timeout=60, continuous=numeric, features_to_vary=vary).fit(X_train)
     refused = X_test[model.predict(X_test).astype(str) == ds.schema.unfavourable].iloc[:n_rows]
     judge = _Judge(model, X_train.dtypes, ds.schema.unfavourable, causal, schema, {c: spread(X_train[c]) for c in numeric})
-    return _Fitted(name, kind, profile, model, mc3g, dice, ours_box, their_box, fit_seconds, refused, judge)
+    peer = CfnowAsked(cfnow, *counted(model), k, vary, numeric, X_train) if cfnow.rows else None
+    return _Fitted(name, kind, profile, model, mc3g, dice, ours_box, their_box, fit_seconds, refused, judge, peer)
 
 
 @dataclass(frozen=True)
@@ -185,8 +195,8 @@ class _Answers:
 
 
 def _asked(fitted: _Fitted, progress: Callable[[str], None] | None) -> _Answers:
-    """MC3G then DiCE on each row in turn; then MC3G on every row in one call, whose answers must
-    be those it gave one row at a time."""
+    """MC3G then DiCE (then CFNOW, on its rows) on each row in turn; then MC3G on every row in one
+    call, whose answers must be those it gave one row at a time."""
     refused, ours_box, their_box = fitted.refused, fitted.ours_box, fitted.their_box
     ours, theirs, t_ours, t_theirs, cpu_ours = [], [], [], [], []
     ours_box.calls = their_box.calls = 0
@@ -200,6 +210,8 @@ def _asked(fitted: _Fitted, progress: Callable[[str], None] | None) -> _Answers:
         start = time.perf_counter()
         theirs.append(fitted.dice.explain(row))
         t_theirs.append(time.perf_counter() - start)
+        if fitted.cfnow is not None:
+            fitted.cfnow.ask(i, row)
     calls = (ours_box.calls / max(len(refused), 1), their_box.calls / max(len(refused), 1))
     call_seconds, row_seconds = BlackBox.of(fitted.model, refused).cost(refused, repeats=21) if len(refused) else (math.nan, math.nan)
     start = time.perf_counter()
@@ -231,7 +243,7 @@ def _judged(fitted: _Fitted, answers: _Answers) -> BlackBoxRun:
         sum(bool(a.counterfactuals) for a in ours), sum(bool(a.counterfactuals) for a in theirs),
         sum(d is not None for d in good_dice), sum(d is not None and m is None for m, d in zip(best_mine, good_dice)),
         sum(m - d > 1e-9 for m, d in both),
-        *_greedy_cheaper(mc3g, refused, ours),
+        *greedy_cheaper(mc3g, refused, ours),
         _share([o[1] for r in mine for o in r]), _share([o[1] for r in dices for o in r]),
         _share([o[2] for r in mine for o in r]), _share([o[2] for r in dices for o in r]),
         len(both), float(np.mean([m for m, _ in both])) if both else None, float(np.mean([d for _, d in both])) if both else None,
@@ -243,69 +255,8 @@ def _judged(fitted: _Fitted, answers: _Answers) -> BlackBoxRun:
         _median_ms([a.run.search_seconds or 0.0 for a in ours]), _median_ms(answers.cpu_ours),
         call_seconds, answers.row_seconds, float(np.mean(t_theirs)) / (calls[0] * call_seconds) if calls[0] else math.nan,
         _by_phase([a.run.rounds_by_phase for a in ours]), _by_phase([a.run.seconds_by_phase for a in ours], 1000), mc3g.hunt_.changed(),
+        None if fitted.cfnow is None else fitted.cfnow.run(mine, [judge(row, a) for (_, row), a in zip(refused.iterrows(), fitted.cfnow.answers)], t_ours),
     )  # fmt: skip
-
-
-GREEDY_POINTS = 16  # the points a greedy step tries for a numeric action, evenly spaced from the person's value to the action's
-
-
-def greedy_descent(mc3g: MC3G, row: pd.Series, option: Counterfactual | WhatIf, others: Sequence[Counterfactual] = ()) -> float:
-    """The cost a greedy search reaches from ``option`` (an answer's, or a what-if's), one
-    feature at a time, as cfnow's local search goes: each step tries each direct action dropped
-    or, for a number, moved back to one of ``GREEDY_POINTS`` evenly spaced points towards the
-    person's value (on the feature's step), what follows found again (:meth:`MC3G.whatif`), and
-    takes the cheapest the knowledge allows and the model accepts, until no move is cheaper.
-    A move onto one of ``others`` (the answer's other options) is none: from a later option, a
-    search that reaches an earlier one has found nothing the answer lacks.  Every step is one
-    call of the model."""
-    schema, person = mc3g.engine_.schema, dict(row.items())
-    must = {f.name for f in schema.features if f.must_change}
-    known = [other.values for other in others]
-    actions, cost = {a.feature: a.after for a in option.direct_actions}, option.cost
-    while True:
-        moves = [moved for name, value in actions.items() for moved in _moves(schema.feature(name), person[name], value, actions)]
-        tried = [changes for changes in moves if must <= changes.keys()]
-        reached = [w for w in (_what_if(mc3g, person, changes) for changes in tried) if w is not None and w.cost < cost - 1e-9 and w.values not in known]
-        accepted = [w for w, refused in zip(reached, mc3g.refuses_rows([w.values for w in reached]) if reached else []) if not refused]
-        if not accepted:
-            return cost
-        best = min(accepted, key=lambda w: w.cost)
-        actions, cost = {a.feature: a.after for a in best.direct_actions}, best.cost
-
-
-def _greedy_cheaper(mc3g: MC3G, refused: pd.DataFrame, answers: list[Recourse]) -> tuple[int, int, int]:
-    """The rows where a greedy descent from the answer's cheapest option reaches a cheaper one,
-    the other options from which one reaches a cheaper state that is none of the answer's (a
-    better K-th option: under ``distinct``, dropping an option's actions keeps it distinct from
-    those before it), and how many other options there are."""
-    first = later = 0
-    for (_, row), answer in zip(refused.iterrows(), answers):
-        options = answer.counterfactuals
-        for i, option in enumerate(options):
-            if greedy_descent(mc3g, row, option, [o for o in options if o is not option]) < option.cost - 1e-9:
-                first, later = first + (i == 0), later + (i > 0)
-    return first, later, sum(max(len(a.counterfactuals) - 1, 0) for a in answers)
-
-
-def _moves(feature: Any, before: Any, after: Any, actions: dict[str, Any]) -> list[dict[str, Any]]:
-    """``actions`` with the action on ``feature`` dropped, or moved back towards ``before``."""
-    dropped = {n: v for n, v in actions.items() if n != feature.name}
-    points: list[Any] = []
-    if feature.is_numeric:
-        step = feature.step or 0
-        spaced = np.linspace(float(before), float(after), GREEDY_POINTS + 1)[1:-1]
-        on_grid = [float(before) + step * round((p - float(before)) / step) for p in spaced] if step else list(spaced)
-        points = [int(p) if float(p).is_integer() else p for p in dict.fromkeys(on_grid) if p not in (before, after)]
-    return ([dropped] if dropped else []) + [{**actions, feature.name: p} for p in points]
-
-
-def _what_if(mc3g: MC3G, person: dict[str, Any], changes: dict[str, Any]) -> WhatIf | None:
-    """The what-if of ``changes``, or None where the knowledge forbids it."""
-    try:
-        w = mc3g.whatif(person, changes)
-    except InputError:
-        return None
-    return None if w.broken or w.cost is None else w
 
 
 def counted(model: Any) -> tuple[Any, Counted]:

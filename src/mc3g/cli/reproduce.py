@@ -11,6 +11,7 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 
+from ..bench.peers import CFNOW_ROWS, CFNOW_TUNING
 from ..profiles import Profile
 from .app import MODE_HELP, PROFILE_HELP, app, bench_app, err, out, print_results, reproduce_app, spinner
 
@@ -243,14 +244,17 @@ def bench_blackbox(
         "--hunt",
         help="measured: MC3G's rounds sized by what the model charges for rows, timed at fit. Or settings of MC3G's search, NAME=VALUE separated by commas.",
     ),
+    cfnow_rows: int = typer.Option(CFNOW_ROWS, "--cfnow-rows", min=0, help="The first rows of each box CFNOW's greedy search explains too (0: none)."),
+    cfnow_tuning: int = typer.Option(CFNOW_TUNING, "--cfnow-tuning", min=1, help="Seconds CFNOW may tune what its greedy search found (its limit_seconds)."),
     markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:
-    """MC3G against DiCE random on the same refused rows of each black box, interleaved row by
-    row: rows answered, validity, consistency, cheapest L1, seconds per query, the surrogate's
-    fidelity before and after refinement, the model calls each makes per query, and MC3G's own
-    work per person (its search less the model's calls)."""
+    """MC3G against DiCE random and CFNOW's greedy search on the same refused rows of each black
+    box, interleaved row by row: rows answered, validity, consistency, cheapest L1, seconds per
+    query, the surrogate's fidelity before and after refinement, the model calls each makes per
+    query, and MC3G's own work per person (its search less the model's calls)."""
     from ..bench.blackbox import blackbox_benchmark
+    from ..bench.peers import Cfnow
     from .explain import hunt_given
 
     columns = ("data", "model", "fidelity", "near", "rows", "answered MC3G / DiCE", "DiCE good, MC3G missed", "MC3G dearer",
@@ -258,7 +262,8 @@ def bench_blackbox(
                "s per query MC3G / pooled / DiCE",
                "ratio (median)", "calls per query MC3G / DiCE", "rounds per person median / most", "rows per round", "own work ms median / CPU",
                "one call ms / row µs", "ratio if MC3G's work were free", "rounds per person by phase", "own work ms per person by phase",
-               "search settings changed")  # fmt: skip
+               "search settings changed", "CFNOW rows: answered / valid % / consistent %", "L1 MC3G / CFNOW (rows)",
+               "s per query MC3G / CFNOW greedy / CFNOW whole", "CFNOW greedy ÷ MC3G", "calls per query CFNOW")  # fmt: skip
 
     def row(r: Any) -> tuple[str, ...]:
         pct = lambda v: "-" if v is None else f"{v:.0f}"  # noqa: E731
@@ -275,12 +280,25 @@ def bench_blackbox(
             f"{1000 * r.call_seconds:.1f} / {1e6 * r.row_seconds:.1f}", f"{r.bound:.1f}×",
             ", ".join(f"{name} {mean:.2f}" for name, mean in r.rounds_by_phase.items()),
             ", ".join(f"{name} {ms:.0f}" for name, ms in r.ms_by_phase.items()), ", ".join(f"{n} {v}" for n, v in r.hunt.items()) or "-",
+            *_cfnow_cells(r.cfnow, pct),
         )  # fmt: skip
 
     with spinner("explaining...") as status:
-        results = blackbox_benchmark(tuple(datasets), tuple(kinds), rows, k, profile, progress=status, hunt=hunt_given(hunt))
+        peer = Cfnow(cfnow_rows, cfnow_tuning)
+        results = blackbox_benchmark(tuple(datasets), tuple(kinds), rows, k, profile, progress=status, hunt=hunt_given(hunt), cfnow=peer)
     title = f"MC3G and DiCE random on black boxes ({profile} profile, K = {k}{f', hunt {hunt}' if hunt else ''})"
     print_results(results, columns, row, title, as_json, markdown)
+
+
+def _cfnow_cells(c: Any, pct: Any) -> tuple[str, ...]:
+    """The CFNOW columns of ``mc3g bench blackbox``'s table (dashes where it did not run)."""
+    if c is None:
+        return ("-",) * 5
+    l1 = "-" if c.mc3g_l1 is None else f"{c.mc3g_l1:.2f} / {c.l1:.2f} ({c.both})"
+    return (
+        f"{c.rows}: {c.answered} / {pct(c.validity)} / {pct(c.consistency)}", l1,
+        f"{c.mc3g_seconds:.3f} / {c.greedy_seconds:.3f} / {c.seconds:.3f}", f"{c.ratio:.1f}×", f"{c.calls:.1f}",
+    )  # fmt: skip
 
 
 @bench_app.command("exact")
