@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -226,19 +227,29 @@ class Drawn(Coded):
         codes, fits = self.choices.codes_of(keys)
         if not fits.any() or not len(self.codes):
             return out
-        mine, theirs = self.choices.packed(self.codes), self.choices.packed(codes[fits])
-        if mine.shape[1] == 1:  # one integer a row, as most draws pack: sorted once, searched at once
-            order = np.argsort(mine[:, 0], kind="stable")
-            ranked = mine[order, 0]
+        theirs = self.choices.packed(codes[fits])
+        order, ranked, first = self._sought
+        if ranked is not None:
             at = np.minimum(np.searchsorted(ranked, theirs[:, 0]), len(ranked) - 1)
             found = np.where(ranked[at] == theirs[:, 0], order[at], -1)
         else:
-            first: dict[tuple[int, ...], int] = {}
-            for i, row in enumerate(map(tuple, mine.tolist())):
-                first.setdefault(row, i)
             found = np.array([first.get(tuple(row), -1) for row in theirs.tolist()], dtype=np.int64)
         out[fits] = found
         return out
+
+    @cached_property
+    def _sought(self) -> tuple[np.ndarray, np.ndarray | None, dict[tuple[int, ...], int]]:
+        """How :meth:`index_of` finds a row, made once for a draw it searches several times: where
+        one integer a row packs the rows (as most draws pack), their order and those integers
+        sorted; else each packed row's first place."""
+        mine = self.choices.packed(self.codes)
+        if mine.shape[1] == 1:
+            order = np.argsort(mine[:, 0], kind="stable")
+            return order, mine[order, 0], {}
+        first: dict[tuple[int, ...], int] = {}
+        for i, row in enumerate(map(tuple, mine.tolist())):
+            first.setdefault(row, i)
+        return np.zeros(0, dtype=np.int64), None, first
 
     def counts(self) -> np.ndarray:
         """How many features each row changes."""

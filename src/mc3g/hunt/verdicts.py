@@ -229,7 +229,7 @@ class Verdicts:
         riding: list[tuple] = []
         if (len(block) or later) and along is not None:
             asked, offered = set(later), list(dict.fromkeys(along()))
-            offered = [k for k, i in zip(offered, block.index_of(offered).tolist()) if i < 0 and k not in asked]
+            offered = [k for k, i in zip(offered, drawn.index_of(offered).tolist()) if (i < 0 or not fresh[i]) and k not in asked]  # none of the block
             riding = [k for k in offered if k not in accepted or k in held_back]
             self._along.update(riding)
             showing = set(shown)
