@@ -198,3 +198,33 @@ def test_a_model_read_exactly_is_confirmed_with_arrays_and_its_time_is_not_the_s
     answer = explainer.explain(person)
     assert answer.run.guarantee == "exact" and answer.run.model_rounds == len(built) == 1
     assert answer.run.search_seconds < 0.2  # the call waited 0.2 s
+
+
+def test_a_probe_runs_the_transformer_of_its_feature_alone_once_it_gave_the_whole_preprocessing_s_columns() -> None:
+    """One ColumnTransformer of named columns: a number's probe runs its scaler alone, the other
+    input columns the baseline's, once the first probe of that scaler was set against the whole
+    preprocessing's; a part whose probe differs from it is never taken alone again."""
+    frame, labels = _frame(3)
+    steps = [("categories", OneHotEncoder(handle_unknown="ignore"), ["c", "d"]), ("numbers", StandardScaler(), ["x", "y"])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = make_pipeline(ColumnTransformer(steps), MLPClassifier((4,), max_iter=200, random_state=0)).fit(frame, labels)
+    inputs = _encoded(model, frame).inputs
+    pairs = [("x", 30), ("y", -3.25), ("x", 4), ("c", "z")]
+    whole = model[:-1].transform(typed_frame([{**inputs.baseline, name: v} for name, v in pairs], DTYPES))
+    assert np.array_equal(inputs.at(pairs), whole) and inputs._own is not None and set(inputs._own.checked.values()) == {True}
+    scaler = model[0].named_transformers_["numbers"]
+    inputs._own.parts[1] = (_Shifted(scaler), *inputs._own.parts[1][1:])  # its probes alone no longer the preprocessing's
+    inputs._own.checked.clear()
+    assert np.array_equal(inputs.at(pairs[:2]), whole[:2]) and inputs._own.checked == {1: False}
+    assert np.array_equal(inputs.at(pairs[:2]), whole[:2])  # the whole preprocessing from now on
+
+
+class _Shifted:
+    """A transformer's output moved by one."""
+
+    def __init__(self, transformer) -> None:
+        self.transformer = transformer
+
+    def transform(self, X):
+        return self.transformer.transform(X) + 1.0
