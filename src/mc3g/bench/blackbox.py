@@ -299,9 +299,14 @@ class Counted(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
         self.calls += 1
-        if not hasattr(self.model, "predict_proba"):  # an SVM without Platt scaling: its decision, as certain
+        if hasattr(self.model, "predict_proba"):
+            return self.model.predict_proba(X)
+        if not hasattr(self.model, "decision_function"):  # its decision, as certain
             return (np.asarray(self.model.predict(X))[:, None] == self.classes_).astype(float)
-        return self.model.predict_proba(X)
+        # An SVM without Platt scaling: its decision function through a sigmoid, which is 1/2
+        # where the decision turns, so a peer that climbs the probability (CFNOW) has a slope.
+        score = 1.0 / (1.0 + np.exp(-np.asarray(self.model.decision_function(X), dtype=np.float64)))
+        return np.stack([1.0 - score, score], axis=1)
 
 
 def _by_phase(measured: list[dict[str, Any] | None], scale: float = 1.0) -> dict[str, float]:
