@@ -65,7 +65,6 @@ class _Vectors:
     def __init__(self, X: pd.DataFrame, numeric: Sequence[str]) -> None:
         self.columns = list(X.columns)
         self.dtypes = X.dtypes.to_dict()
-        self.numeric = [c for c in self.columns if c in set(numeric)]
         self.domains = {c: list(pd.unique(X[c].dropna())) for c in self.columns if c not in set(numeric)}
         names = [c.replace("_", "") or "feature" for c in self.columns]
         if len(set(names)) < len(names):
