@@ -24,6 +24,7 @@ from ..methods import explainer
 
 CFNOW_ROWS = 10  # the rows of each box CFNOW explains, the first ones
 CFNOW_TUNING = 2  # the seconds its tuning may take (CFNOW's default is 120; its examples use 10): its greedy part is what is compared
+CFNOW_TIMEOUT = 60  # seconds a query may take in all, as DiCE's
 
 Judged = list[tuple[float, bool, bool]]  # each option of an answer: its L1 cost, the model accepts it, it breaks no knowledge or metadata
 
@@ -43,7 +44,7 @@ class CfnowRun:
     accepts and the knowledge allows, the mean cheapest L1 of MC3G's and its good answers on the
     rows where both have one (``both``), MC3G's seconds a query on those rows, CFNOW's greedy
     search's and its whole query's (its own clock, and ours), ``ratio`` its greedy seconds over
-    MC3G's (at least 1: MC3G is no slower), and its model calls a query."""
+    MC3G's (1 or more where MC3G is no slower), and its model calls a query."""
 
     rows: int
     answered: int
@@ -64,7 +65,7 @@ class CfnowAsked:
 
     def __init__(self, settings: Cfnow, model: Any, box: Any, k: int, vary: Sequence[str], numeric: Sequence[str], X_train: pd.DataFrame) -> None:
         self.settings, self.box = settings, box
-        options = {"k": k, "features_to_vary": list(vary), "continuous": list(numeric), "tuning_seconds": settings.tuning_seconds, "timeout": 60}
+        options = {"k": k, "features_to_vary": list(vary), "continuous": list(numeric), "tuning_seconds": settings.tuning_seconds, "timeout": CFNOW_TIMEOUT}
         self.explainer = explainer("cfnow", model, None, **options).fit(X_train)
         self.answers: list[Recourse] = []
         self.seconds: list[float] = []
