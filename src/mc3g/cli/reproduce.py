@@ -286,7 +286,7 @@ def bench_blackbox(
     with spinner("explaining...") as status:
         peer = Cfnow(cfnow_rows, cfnow_tuning)
         results = blackbox_benchmark(tuple(datasets), tuple(kinds), rows, k, profile, progress=status, hunt=hunt_given(hunt), cfnow=peer)
-    title = f"MC3G and DiCE random on black boxes ({profile} profile, K = {k}{f', hunt {hunt}' if hunt else ''})"
+    title = f"MC3G, DiCE random and CFNOW on black boxes ({profile} profile, K = {k}{f', hunt {hunt}' if hunt else ''})"
     print_results(results, columns, row, title, as_json, markdown)
 
 
