@@ -17,7 +17,8 @@ from mc3g.exceptions import UnknownNameError
 from mc3g.explain.result import NO_COUNTERFACTUAL, NOT_REFUSED, REFUSED, Recourse
 from mc3g.methods import REGISTRY, Explainer, explainer
 
-NEEDS = {"dice": "dice_ml"}  # explainers whose optional dependency may be missing
+NEEDS = {"dice": "dice_ml", "cfnow": "cfnow"}  # explainers whose optional dependency may be missing
+OPTIONS = {"cfnow": {"tuning_seconds": 1}}  # CFNOW tunes for 120 s a query by default (eight minutes for these five)
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +42,7 @@ def test_every_explainer_answers_recourse_for_a_row_and_a_frame(setup, name) -> 
     if name in NEEDS:
         pytest.importorskip(NEEDS[name])
     model, X = setup
-    chosen = explainer(name, model, None, k=2, desired_class="approved")
+    chosen = explainer(name, model, None, k=2, desired_class="approved", **OPTIONS.get(name, {}))
     assert isinstance(chosen, Explainer)
     assert chosen.fit(X) is chosen
     predicted = model.predict(X)
