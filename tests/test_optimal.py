@@ -189,6 +189,24 @@ def test_first_answers_on_six_features_are_the_domain_s_least(kind: str) -> None
     assert run.false_none == 0 and run.first_optimal >= SIX_FIRST[kind]
 
 
+def test_the_last_draw_is_made_where_the_sharpening_leaves_fewer_than_k() -> None:
+    """Issue 51: 13 people got fewer than K options while another existed.  This one knew three
+    at the last draw, so none was made; sectioning then made {income, score} cheaper than the
+    two others, which make its actions and more, and it ended with two.  The third is the
+    domain's third, found by the last draw made after the merge."""
+    from mc3g.bench.oracle import domain_options, fitted
+
+    case = CASES["six"]
+    model = fitted(case, "svm", SIX_TRAIN)
+    person = {"income": 1, "savings": 4, "score": 3, "debt": "no", "job": "self", "region": "w"}
+    explainer = MC3G(model, case.knowledge, desired_class="yes", k=3, read_model="never").fit(SIX_TRAIN)
+    answer = explainer.explain(person)
+    every = case.every()
+    truth = domain_options(explainer, person, 3, every[model.predict(every) == "yes"], case.domain)
+    assert len(truth) == 3 and [cf.cost for cf in answer.counterfactuals] == pytest.approx(truth)
+    assert not answer.fewer
+
+
 def test_two_numbers_both_at_the_top_of_their_range_are_asked_together() -> None:
     """Issue 51's box accepts income and savings both at 12 (their top), else a band far from
     this person or a score they cannot reach cheaply: no rule, single change or draw reached the

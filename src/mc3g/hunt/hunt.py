@@ -3,25 +3,8 @@
 MC3G (Dasgupta et al., NeSy 2025) searches FOLD-SE rules of the model's predictions and checks
 every state with the model.  Where the rules imitate the model well near the person, the first
 states read are the answer.  Where they do not, the search does more, in named phases
-(:mod:`.phases`, which runs them in this order), each bounded by the search settings'
-:class:`~mc3g.engine.HuntSettings`:
-
-1. **The first question** asks whether the model refuses the person, with what the search will
-   want next if it does: the first states, or the rows local rules learn from, and every single
-   change of the person (:mod:`.boundary`).
-2. **Global rules**: the surrogate's states in exact cost order, judged by the model, widened
-   while the candidates run out (:meth:`Hunt.search`).
-3. **Local rules**: where the surrogate does not refuse the person, or the model keeps rejecting
-   what it lets through, rules learned near the person from the model's verdicts (:mod:`.local`).
-4. **To the budget**: the surrogate (or no rules) again, up to the budget, where neither did.
-5. **Last draw**: the rows asked ahead seen; a person left with fewer than K options gets rows
-   drawn around them, one left with none the draw again, wider, up to a bound.
-6. **Sharpen**: the options' numeric actions (those of the states found and of the rows
-   accepted, the last draw's among them) sectioned back to the model's own boundary, each
-   option judged without each subset of its actions (and, with ``search_boundaries``, the
-   search run again with the boundaries).
-7. **Merge**: every row the model accepted counts (:mod:`.accepted`), merged again while the
-   options' steps add one; their numbers polished, then their actions traded.
+(:mod:`.phases`: the first question, global rules, local rules, to the budget, the last draw,
+sharpen, merge, each bounded by the search settings' :class:`~mc3g.engine.HuntSettings`).
 
 Each phase takes the last :class:`~.verified.Outcome` and returns a new one.  The model is never
 asked twice about the same values, and every row it is asked about is the state the person's
@@ -80,6 +63,7 @@ class Hunt:
         self.accepted = Accepted(engine, row, k, verdicts)
         self._steps: dict[tuple, list[Row]] = {}  # the options' steps, by their changes
         self.wider_draws = 0  # draws made again, wider, because the person had no option at all
+        self.last_drawn = False  # whether the last draw was made (:meth:`draw_last`)
         self._draw: tuple[list[tuple], np.random.Generator] | None = None  # :meth:`last_draw`
 
     def search(self, engine: Engine, instance: Mapping[str, Any], escape: list, patience: int | None, rules: str, start: Start | None = None) -> Asking:
@@ -136,6 +120,13 @@ class Hunt:
         if isinstance(rows, Drawn):
             return (yield from self.verdicts.ask_drawn(rows, spare, along=self._along()))
         return (yield from self.verdicts.ask([], rows, spare, spare=True, along=self._along()))
+
+    def draw_last(self) -> tuple[list[tuple], np.random.Generator]:
+        """The last draw's rows (:meth:`last_draw`), now made (``last_drawn``): the rows accepted
+        priced as after it (:meth:`price_as_last_draw`)."""
+        self.last_drawn = True
+        self.price_as_last_draw()
+        return self.last_draw()
 
     def price_as_last_draw(self) -> None:
         """The rows accepted priced as after a last draw (``tuning.last_kept``, :class:`Accepted`)."""
@@ -394,5 +385,5 @@ class Hunt:
         stopped = FOUND if len(chosen) == self.k else outcome.stopped
         return Outcome(
             outcome.engine, outcome.problem, outcome.per_atom, tuple(a for _, a in chosen), stopped, outcome.rules, outcome.local_rounds,
-            tuple(p for p, _ in chosen), outside,
+            tuple(p for p, _ in chosen), outside, tuple(searched),
         )  # fmt: skip

@@ -1,6 +1,15 @@
 """The phases of a black box's search for one person, in the order they run (:data:`PHASES`,
 run by :func:`hunted` after the first question).
 
+1. The first question: whether the model refuses the person, with what the search wants next.
+2. Global rules: the surrogate's states in exact cost order, judged by the model.
+3. Local rules: rules learned near the person from the model's verdicts, where those fail.
+4. To the budget: the surrogate (or no rules) again, up to the budget, where neither found enough.
+5. Last draw: rows drawn around a person left with fewer than K options, wider for one with none.
+6. Sharpen: the options' numbers sectioned back to the model's boundary, each option pared.
+7. Merge: every row the model accepted counts; the options' numbers polished, actions traded.
+8. Redrawn: where the merge leaves fewer than K and no last draw was made, 5 to 7 again.
+
 Each phase has one job over the person's :class:`~.hunt.Hunt` (its verdicts, the rows accepted,
 the bound they set): it takes the last :class:`~.verified.Outcome` (None before any search) and
 returns a new one, or the same one when it has nothing to do.  A test can run one alone.
@@ -152,8 +161,7 @@ class LastDraw:
         hunt.seen_ahead(outcome)
         if not hunt.local or len(hunt.options(outcome)) >= hunt.k:
             return outcome
-        rows, rng = hunt.last_draw()
-        hunt.price_as_last_draw()
+        rows, rng = hunt.draw_last()
         yield from hunt.ask([], rows)
         known = hunt.options(outcome)
         if len(known) >= hunt.k:
@@ -338,9 +346,28 @@ def _holds_cheaper(row: Row, person: Row, options: Sequence[Assessment], rough: 
     return bool(held) and rough(row) >= min(held)
 
 
-PHASES: tuple[Phase, ...] = (GlobalRules(), LocalRules(), ToTheBudget(), LastDraw(), Sharpen(), Merge())
+class Redrawn:
+    """Where the merge leaves fewer than K options and the last draw was not made (it knew K
+    then, and the sharpening made one of them cheaper than another that makes all its actions
+    and more: under ``distinct`` the dearer is no option), the last draw made now, and what it
+    finds sharpened and merged as before, each counted under its own phase (issue 51: a person
+    left with fewer than K options while another existed)."""
+
+    name = LastDraw.name
+
+    def run(self, hunt: Hunt, outcome: Outcome) -> Asking:
+        if len(outcome.found) >= hunt.k or hunt.last_drawn or not hunt.local:
+            return outcome
+        again = replace(outcome, found=outcome.searched, priced_in=(), outside=(), searched=())
+        for phase in (LastDraw(), Sharpen(), Merge()):
+            hunt.enter(phase.name)
+            again = yield from phase.run(hunt, again)
+        return again
+
+
+PHASES: tuple[Phase, ...] = (GlobalRules(), LocalRules(), ToTheBudget(), LastDraw(), Sharpen(), Merge(), Redrawn())
 STEPS = "steps"  # the options' steps, judged once the hunt has ended (:mod:`mc3g.explain.session`)
-ASKING = (FirstQuestion.name, *(phase.name for phase in PHASES), STEPS, PROTECTED)
+ASKING = tuple(dict.fromkeys((FirstQuestion.name, *(phase.name for phase in PHASES), STEPS, PROTECTED)))
 """The parts of a black box's search that ask the model, in the order they run: the names a
 run record's ``rounds_by_phase`` counts rounds under."""
 

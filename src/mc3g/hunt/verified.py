@@ -27,8 +27,8 @@ class Outcome:
     values per atom), the states found, why it stopped, which rules it searched (``global``,
     ``local``, ``given`` for plain rules, or ``none``: the model alone) and how many local rule
     sets it learned; after the merge, the problem each state found is priced in
-    (``priced_in``), and ``outside``, the problems that priced the rows the model accepted
-    outside the search."""
+    (``priced_in``), ``outside``, the problems that priced the rows the model accepted
+    outside the search, and ``searched``, the states the search itself found in ``problem``."""
 
     engine: Engine
     problem: Problem
@@ -39,6 +39,7 @@ class Outcome:
     local_rounds: int = 0
     priced_in: tuple[Problem, ...] = ()
     outside: tuple[Problem, ...] = ()
+    searched: tuple[Assessment, ...] = ()
 
 
 class _Reading:
