@@ -233,15 +233,18 @@ def under(engine: Any, row: Mapping[str, Any], rows: list[dict[str, Any]], bound
 
 
 def taken(engine: Any, row: Mapping[str, Any], problem: Problem, state: Assessment) -> list[dict[str, Any]]:
-    """The option ``state`` with a category's change it does not make made too: with a number
-    then moved back (:func:`under`), a category may cost less than steps of numbers (issue 51's
-    brute force: income 1 → 7 where income 3 and full-time cost less)."""
+    """The option ``state`` with a category's change it does not make made too, also in place
+    of each other action of it: with a number then moved back (:func:`under`), a category may
+    cost less than steps of numbers (issue 51's brute force: income 1 → 7 where income 3 and
+    full-time cost less; income 11 → 12 with score 11, where full-time with score 8 costs less)."""
     changes = problem.chosen(state)
+    bases = {None: changes} | {given: {n: v for n, v in changes.items() if n != given} for given in (state.direct if len(state.direct) > 1 else ())}
     rows = []
     for name in engine.varied:
         feature, original = engine.schema.feature(name), str(row[name])
         if not feature.is_numeric:
-            rows += [{**changes, name: v} for v in engine.observed.tokens[name] if v not in (original, changes.get(name)) and feature.may_move(original, v)]
+            made = [v for v in engine.observed.tokens[name] if v not in (original, changes.get(name)) and feature.may_move(original, v)]
+            rows += [{**base, name: v} for given, base in bases.items() if given != name for v in made]
     return rows
 
 
