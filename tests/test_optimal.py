@@ -221,6 +221,31 @@ def test_a_category_is_taken_in_place_of_an_action() -> None:
     assert {n: v for n, v in option.values.items() if v != person[n]} == {"score": 8, "job": "full"}
 
 
+@pytest.mark.parametrize(
+    ("kind", "person", "option"),
+    [  # the option the trades now reach, where the merge left a dearer one
+        # full-time taken too, the income moved back from 7 to 3: dearer than the third option, so not moved back before
+        ("logistic", {"income": 1, "savings": 4, "score": 3, "debt": "no", "job": "self", "region": "w"}, {"income": 3, "score": 12, "job": "full"}),
+        # full-time in place of no debt, asked when two options were known (before, only with three)
+        ("boosting", {"income": 1, "savings": 2, "score": 2, "debt": "high", "job": "self", "region": "e"}, {"income": 6, "score": 12, "job": "full"}),
+    ],
+)
+def test_trades_are_brought_under_the_option_they_could_replace(kind: str, person: dict, option: dict) -> None:
+    """Issue 51's later options (six features, K = 3): a trade that makes every action of an
+    option and more is brought under that option's cost, and trades are asked with fewer than K
+    options known; the answer's options are then the domain's, each at its place."""
+    from mc3g.bench.oracle import domain_options, fitted
+
+    case = CASES["six"]
+    model = fitted(case, kind, SIX_TRAIN)
+    explainer = MC3G(model, case.knowledge, desired_class="yes", k=3, read_model="never").fit(SIX_TRAIN)
+    answer = explainer.explain(person)
+    every = case.every()
+    truth = domain_options(explainer, person, 3, every[model.predict(every) == "yes"], case.domain)
+    assert [cf.cost for cf in answer.counterfactuals] == pytest.approx(truth)
+    assert option in [{n: v for n, v in cf.values.items() if v != person[n]} for cf in answer.counterfactuals]
+
+
 def test_two_numbers_both_at_the_top_of_their_range_are_asked_together() -> None:
     """Issue 51's box accepts income and savings both at 12 (their top), else a band far from
     this person or a score they cannot reach cheaply: no rule, single change or draw reached the

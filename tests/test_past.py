@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from mc3g import MC3G
+from mc3g.causal import CausalModel
 from mc3g.schema import Feature
 from mc3g.search import PastApplicants
 
@@ -39,13 +40,28 @@ def test_an_unusual_person_is_measured_against_their_own_distance() -> None:
 
 def test_under_product_an_option_unlike_every_past_applicant_is_not_offered_and_the_person_is_told(tmp_path) -> None:
     person = {"income": 2.0, "savings": 2.0}
-    product = MC3G(_lender, desired_class="approved", refine=0).fit(LINE)
+    still = CausalModel(features={"savings": {"immutable": True}})  # income alone: every way out is off the line
+    product = MC3G(_lender, still, desired_class="approved", refine=0).fit(LINE)
     answer = product.explain(person)
     assert answer.status == "no_counterfactual" and answer.unlike == 1
     assert answer.plainly == ("The only ways out found are unlike anything past applicants have done, so none is offered.",)
     assert "left out: farther from every past applicant than 99% of past applicants lie from theirs" in answer.reasons[0]
-    paper = MC3G(_lender, desired_class="approved", refine=0, profile="paper").fit(LINE).explain(person)
+    paper = MC3G(_lender, still, desired_class="approved", refine=0, profile="paper").fit(LINE).explain(person)
     assert paper.counterfactuals and paper.best.values["income"] == 9 and paper.best.remoteness > 1  # offered, with its figure
     product.save(tmp_path / "explainer.json")
     loaded = MC3G.load(tmp_path / "explainer.json", model=_lender)
     assert loaded.explain(person).unlike == 1  # the past applicants travel with a saved explainer
+
+
+def test_a_cheaper_option_unlike_every_past_applicant_takes_no_place_from_one_like_them() -> None:
+    """Past applicants' y lies within 1 of their x; the model accepts x from 10 whatever y.
+    x = 10 alone is the cheapest way out and unlike every past applicant: it is passed over
+    (counted), and the answer is the cheapest like them, y raised too (before, x = 10 alone took
+    the one place of K = 1 and was then left out: no option at all)."""
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 21, 300)
+    train = pd.DataFrame({"x": x, "y": np.clip(x + rng.integers(-1, 2, 300), 0, 20)})
+    answer = MC3G(lambda f: np.where(f["x"] >= 10, "yes", "no"), desired_class="yes", k=1).fit(train).explain({"x": 0, "y": 0})
+    (option,) = answer
+    assert option.values["x"] == 10 and option.values["y"] > 0 and option.remoteness <= 1
+    assert answer.unlike == 1 and not answer.fewer  # counted; with its K options the answer says no more

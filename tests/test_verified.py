@@ -28,6 +28,10 @@ from mc3g.rules import Literal
 from mc3g.search import ActionSets
 
 RNG = np.random.default_rng(0)
+EVERY_STATE = {"profile": "paper", "distinct": True}
+"""For the hunt's mechanics on rows no past applicant is near (columns equal in every training
+row): every state offered, as the paper does, with options that truly differ, as the product's;
+under ``product`` those rows are passed over as unlike every past applicant."""
 TRAIN = pd.DataFrame({"x": RNG.integers(0, 21, 300), "y": RNG.integers(0, 11, 300), "c": RNG.choice(["a", "b", "c"], 300)})
 
 
@@ -572,7 +576,7 @@ def test_an_option_among_the_rows_accepted_is_judged_without_each_subset_of_its_
 
     model = lambda f: np.where(f["a"] >= 5, "yes", "no")  # noqa: E731
     train = pd.DataFrame({n: np.tile(np.arange(10), 10) for n in "abcz"})
-    engine = MC3G(model, desired_class="yes", k=1, refine=0).fit(train).engine_
+    engine = MC3G(model, desired_class="yes", **EVERY_STATE, k=1, refine=0).fit(train).engine_
     hunt = _hunt(engine, {n: 0 for n in "abcz"})
     _driven(_asked(hunt.verdicts, [], [{"a": 5, "b": 9, "c": 9, "z": 9}]), model)
     hunt.update_chosen()
@@ -597,7 +601,7 @@ def test_an_option_of_more_actions_than_pared_all_is_judged_without_each_one() -
     rows: the option is judged without each one of its actions alone."""
     model = lambda f: np.where(f["a"] >= 5, "yes", "no")  # noqa: E731
     train = pd.DataFrame({n: np.tile(np.arange(10), 10) for n in "abcz"})
-    engine = MC3G(model, desired_class="yes", k=1, refine=0, hunt={"pared_all": 3}).fit(train).engine_
+    engine = MC3G(model, desired_class="yes", **EVERY_STATE, k=1, refine=0, hunt={"pared_all": 3}).fit(train).engine_
     hunt = _hunt(engine, {n: 0 for n in "abcz"})
     _driven(_asked(hunt.verdicts, [], [{"a": 5, "b": 9, "c": 9, "z": 9}]), model)
     hunt.update_chosen()
@@ -612,7 +616,7 @@ def test_an_option_pared_has_each_number_it_keeps_moved_back_in_the_same_round()
     is a at 5 and b at 3 (before: b at 9), from one round of sharpening."""
     model = lambda f: np.where((f["a"] >= 5) & (f["b"] >= 3), "yes", "no")  # noqa: E731
     train = pd.DataFrame({n: np.tile(np.arange(10), 10) for n in "abz"})
-    engine = MC3G(model, desired_class="yes", k=1, refine=0).fit(train).engine_
+    engine = MC3G(model, desired_class="yes", **EVERY_STATE, k=1, refine=0).fit(train).engine_
     hunt = _hunt(engine, {n: 0 for n in "abz"})
     _driven(_asked(hunt.verdicts, [], [{"a": 5, "b": 9, "z": 9}]), model)
     hunt.update_chosen()
@@ -663,7 +667,7 @@ def test_an_option_no_sectioning_round_took_is_pared_and_moved_back_in_the_merge
 
     model = lambda f: np.where((f["a"] >= 5) & (f["b"] >= 3), "yes", "no")  # noqa: E731
     train = pd.DataFrame({n: np.tile(np.arange(10), 10) for n in "abz"})
-    engine = MC3G(model, desired_class="yes", k=1, refine=0).fit(train).engine_
+    engine = MC3G(model, desired_class="yes", **EVERY_STATE, k=1, refine=0).fit(train).engine_
     first_change = lambda problem, a: [dict(list(problem.changes(a.state).items())[:1])]  # noqa: E731
     hunt = _hunt(engine, {n: 0 for n in "abz"}, steps=first_change)
     _driven(_asked(hunt.verdicts, [], [{"a": 5, "b": 9, "z": 9}]), model)
@@ -710,7 +714,7 @@ def test_fewer_than_k_options_among_the_rows_priced_first_price_more() -> None:
     names = "abcdefghz"
     rng = np.random.default_rng(0)
     train = pd.DataFrame({n: rng.integers(0, 10, 400) for n in names})
-    engine = MC3G(model, desired_class="yes", k=2, refine=0).fit(train).engine_
+    engine = MC3G(model, desired_class="yes", **EVERY_STATE, k=2, refine=0).fit(train).engine_
     hunt = _hunt(engine, dict.fromkeys(names, 0), k=2)
     crowd = [{"a": 3, p: u, q: v} for p, q in combinations("bcdefgh", 2) for u in (1, 2) for v in (1, 2)]
     _driven(_asked(hunt.verdicts, [], [{"a": 3}, *crowd, {"z": 9}]), model)
@@ -1261,7 +1265,7 @@ def test_an_option_found_while_the_options_are_sectioned_is_sectioned_in_the_rou
 
     model = lambda f: np.where((f["a"] >= 300) & (f["b"] >= 300), "yes", "no")  # noqa: E731
     train = pd.DataFrame({n: np.arange(0, 1001, 10).repeat(3) for n in "abz"})
-    engine = MC3G(model, desired_class="yes", k=1, refine=0, hunt={"section_points": 16}).fit(train).engine_
+    engine = MC3G(model, desired_class="yes", **EVERY_STATE, k=1, refine=0, hunt={"section_points": 16}).fit(train).engine_
     hunt = _hunt(engine, dict.fromkeys("abz", 0))
     _driven(_asked(hunt.verdicts, [], [{"a": 900, "b": 700, "z": 100}]), model)
     nothing = Outcome(engine, engine.problem(hunt.instance, 1), 1, (), "exhausted", "none")
@@ -1278,7 +1282,7 @@ def test_a_row_not_yet_judged_is_asked_at_the_merge_only_where_it_could_beat_the
     where no call follows, only so)."""
     model = lambda f: np.where(f["a"] >= 3, "yes", "no")  # noqa: E731
     train = pd.DataFrame({n: np.tile(np.arange(10), 10) for n in "ab"})
-    engine = MC3G(model, desired_class="yes", k=1, refine=0).fit(train).engine_
+    engine = MC3G(model, desired_class="yes", **EVERY_STATE, k=1, refine=0).fit(train).engine_
     hunt = _hunt(engine, {n: 0 for n in "ab"})
     _driven(_asked(hunt.verdicts, [], [{"a": 5}]), model)
     ((_, option),), _ = hunt.accepted.options()

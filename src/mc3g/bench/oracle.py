@@ -7,8 +7,8 @@ judges every state, each accepted state the knowledge allows is priced as mc3g p
 answer is set against the domain's own K least-cost options (distinct action sets under the
 ``product`` profile, the default).  Counted per model and K: first answers that are the domain's
 least (or a true "no option"), later options no dearer than the domain's at their place, people
-given fewer options than the domain holds (options left out as unlike every past applicant
-aside), and false "no option"; an answer cheaper than the domain's least, or one the model
+given fewer options than the domain holds, and false "no option" (the domain's options, as the
+answers', none unlike every past applicant under ``product``); an answer cheaper than the domain's least, or one the model
 refuses, is an error and stops the run.
 
 Two domains, each with causal knowledge: three features (two numbers and a category, 693
@@ -126,11 +126,14 @@ def fitted(case: Case, kind: str, train: pd.DataFrame) -> Any:
 def domain_options(explainer: MC3G, person: Mapping[str, Any], k: int, accepted: pd.DataFrame, domain: Domain) -> list[float]:
     """The costs of the ``k`` least-cost options among ``accepted`` (rows of ``domain`` the model
     accepts) that the knowledge allows, priced with every changeable feature in play and no
-    decision rule, of distinct action sets where the explainer's settings say so: the person's
-    own value kept where a feature may not change, a row with a value no advice may reach left out."""
+    decision rule, of distinct action sets where the explainer's settings say so, none unlike
+    every past applicant where its profile leaves those out (as the answers': docs/semantics.md):
+    the person's own value kept where a feature may not change, a row with a value no advice may
+    reach left out."""
     engine = explainer.engine_.open()
     numbers = {n: list(values) for n, values in domain.items() if isinstance(values, range)}
-    problem = engine.problem(engine.instance(dict(person)), 1, [], numbers, observed=False)
+    instance = engine.instance(dict(person))
+    problem = engine.problem(instance, 1, [], numbers, observed=False)
     still = [n for n in domain if n not in problem.names]
     if still:
         accepted = accepted[(accepted[still] == pd.Series({n: person[n] for n in still})).all(axis=1)]
@@ -139,10 +142,17 @@ def domain_options(explainer: MC3G, person: Mapping[str, Any], k: int, accepted:
         state = tuple(problem.space[n].position(v) for n, v in zip(problem.names, row))
         if None not in state and (a := problem.assess(state)) is not None:  # type: ignore[arg-type]
             states.append(a)
-    kept, sets = [], ActionSets()
+    kept, sets, distinct = [], ActionSets(), engine.settings.distinct
+    past = engine.observed.past if engine.settings.profile.typical else None
     for a in sorted(states, key=lambda a: round(a.cost, 9)):
-        if len(kept) < k and (not engine.settings.distinct or sets.admit(a)):
-            kept.append(a.cost)
+        if len(kept) == k:
+            break
+        if distinct and not sets.open(a):
+            continue
+        if past is not None and past.remoteness({**person, **instance}, [{**person, **problem.describe(a.state)}])[0] > 1:
+            continue
+        sets.admit(a)
+        kept.append(a.cost)
     return kept
 
 
@@ -158,7 +168,7 @@ class OracleRun:
     worst_first: float | None  # the most a first answer costs over the domain's least, as a share of it
     later: int  # options after each person's first
     later_optimal: int  # of those, no dearer than the domain's option at their place
-    short: int  # people given fewer options than the domain holds, none among them (options unlike every past applicant aside)
+    short: int  # people given fewer options than the domain holds, none among them
     false_none: int  # "no option" where the domain holds one
     true_none: int  # "no option" where the domain holds none
     own_ms: float  # the search's own work per person, median (run record: the model's calls left out)
@@ -208,7 +218,7 @@ def _counted(name: str, kind: str, k: int, model: Any, answers: list[Recourse], 
         if costs and (model.predict(pd.DataFrame([{**answer.instance, **cf.values} for cf in answer.counterfactuals])) != "yes").any():
             raise AssertionError(f"{name}, {kind}: an option the model refuses")
         if not costs:
-            false_none += bool(truth) and not answer.unlike
+            false_none += bool(truth)
             true_none += not truth
             first += not truth
         else:
@@ -216,7 +226,7 @@ def _counted(name: str, kind: str, k: int, model: Any, answers: list[Recourse], 
             gaps.append((costs[0] - truth[0]) / truth[0] if truth[0] > 0 else 0.0)
         later += max(len(costs) - 1, 0)
         later_optimal += sum(c <= t + EPSILON for c, t in list(zip(costs, truth))[1:])
-        short += len(costs) < len(truth) and not answer.unlike
+        short += len(costs) < len(truth)
     own = [1000 * (a.run.search_seconds or 0.0) for a in answers]
     return OracleRun(
         name, kind, k, len(answers), states, accepted / states, first, max(gaps, default=None), later, later_optimal, short, false_none, true_none,

@@ -140,7 +140,7 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
     session.problem, session.outside = outcome.problem, outcome.outside
     decision, refusing = tuple(engine.words.rule(r) for r in firing), tuple(firing)
     passed = read.passed_over if read is not None else holding.passed_over
-    if not outcome.found:
+    if not outcome.found and not outcome.unlike:  # none found (the hunt's passed over as unlike every past applicant are said below)
         proved = outcome.rules == READ and outcome.stopped != READ_ALL and not passed
         opened = None
         if proved:
@@ -158,15 +158,16 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
         counterfactuals = tuple(replace(cf, steps=tuple(_step(cf, draft, refused) for draft, refused in steps)) for cf, steps in judged)
     else:
         counterfactuals = yield from _with_steps(engine, row, outcome, hunt)
-    found = len(counterfactuals)
+    found = len(counterfactuals) + outcome.unlike  # the hunt passed over those unlike every past applicant
     counterfactuals, unlike = _typical(engine, {**row, **instance}, with_survival(engine, counterfactuals))
+    unlike += outcome.unlike
     if not counterfactuals:  # every option found is unlike every past applicant
         run = _record(engine, k, outcome, verdicts, wider, clock, read)
         return Recourse(row, NO_COUNTERFACTUAL, reasons=(_unlike(unlike, found, k),), decision=decision, run=run, refusing=refusing, unlike=unlike)
     fewer = _fewer(engine, outcome, verdicts, wider, found, k)
     if fewer and passed:
         fewer += " " + passed_over(engine, passed)
-    if unlike:
+    if unlike and len(counterfactuals) < k:  # with K, those passed over are only counted (``unlike``)
         fewer = (fewer.rstrip(".") + "; " if fewer else f"Only {len(counterfactuals)} of the {k} options asked for: ") + _unlike(unlike, found, k)
     principal = principal_reasons(engine, {**row, **instance}, _judged_alone(engine, instance, outcome.problem, verdicts), counterfactuals)
     run = _record(engine, k, outcome, verdicts, wider, clock, read)

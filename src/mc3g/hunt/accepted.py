@@ -30,8 +30,12 @@ Pool = list[tuple[Fraction, int, tuple[int, ...], Problem, Assessment]]  # exact
 class Accepted:
     """The rows ``verdicts`` holds accepted for the person ``row``, priced once each."""
 
-    def __init__(self, engine: Engine, row: Row, k: int, verdicts: Verdicts) -> None:
+    def __init__(self, engine: Engine, row: Row, k: int, verdicts: Verdicts, person: Row | None = None) -> None:
         self.engine, self.row, self.k, self.verdicts = engine, row, k, verdicts
+        self.person = row if person is None else person  # as past applicants are compared with (:meth:`_unlike`)
+        self._past = engine.observed.past if engine.settings.profile.typical else None
+        self._far: dict[tuple, bool] = {}  # by row: :meth:`_unlike`
+        self.unlike = 0  # the options the last choice passed over as unlike every past applicant (:meth:`choose`)
         self.distinct = engine.settings.distinct
         self.tuning = engine.settings.hunt
         self.kept = self.tuning.kept  # ``last_kept`` after a last draw
@@ -44,7 +48,7 @@ class Accepted:
         self._fewer = 0  # the rows found reached by fewer changes that :meth:`_ranked` has taken
         self._keys: dict[tuple[int, tuple], tuple[Problem, tuple]] = {}  # by problem and state: :meth:`_key_of`
 
-    def priced(self, kept: int) -> list[tuple[Problem, Assessment]]:
+    def priced(self, kept: int, typical: bool = False) -> list[tuple[Problem, Assessment]]:
         """The rows the model accepted that the knowledge allows, priced: the ``kept`` cheapest
         by their L1 of the changes made (:meth:`_rough_of`, never below the price), at most
         ``per_set`` of each set of changes made, and then of direct actions (K if more, where
@@ -53,16 +57,22 @@ class Accepted:
         time, until enough are found: a row the knowledge forbids takes no place.  Each row is
         priced once."""
         most = self.tuning.per_set if self.distinct else max(self.tuning.per_set, self.k)
+        free = self._unlike if typical and self._past is not None else None  # rows unlike every past applicant take no place
         accepted = few_of_each_set(self._ranked(), most, self.verdicts.made_set)
         allowed: list[tuple[Problem, Assessment]] = []
+        far: list[tuple[Problem, Assessment]] = []
         chosen: list[tuple[Problem, Assessment]] = []
         while chunk := list(islice(accepted, kept)):
             self._price([key for key in chunk if key not in self._priced])
-            allowed += [pa for key in chunk if (pa := self._priced[key]) is not None]
+            if free is not None:
+                self._measure([key for key in chunk if self._priced[key] is not None])
+            for key in chunk:
+                if (pa := self._priced[key]) is not None:
+                    (far if free is not None and free(key) else allowed).append(pa)
             chosen = list(islice(few_of_each_set(allowed, most, lambda pa: frozenset(pa[1].direct)), kept))
             if len(chosen) == kept:
                 break
-        return chosen
+        return chosen + far  # those unlike every past applicant for :meth:`choose` to pass over (and count)
 
     def _ranked(self) -> list[tuple]:
         """The rows accepted (keys) by :meth:`_rough_of`, ties in the order the search saw them.
@@ -114,18 +124,20 @@ class Accepted:
         bound = options[-1].cost if len(options) == self.k else math.inf
         return [key for key in keys if (pa := self._priced[key]) is not None and pa[1].cost < bound - EPSILON]
 
-    def options(self, problem: Problem | None = None, found: Sequence[Assessment] = ()) -> tuple[list[tuple[Problem, Assessment]], tuple[Problem, ...]]:
+    def options(
+        self, problem: Problem | None = None, found: Sequence[Assessment] = (), typical: bool = False
+    ) -> tuple[list[tuple[Problem, Assessment]], tuple[Problem, ...]]:
         """The K options among the states ``found`` in ``problem`` and the rows accepted
         (:meth:`choose`), and the problems that priced the latter.  Rows are priced ``kept`` at
         a time (:meth:`priced`); where those give fewer than K options and more are left, up to
         ``tuning.last_kept``: the rows ranked first may all add actions to one option (a
         capital gain the model accepts with anything), or be its points sectioned, and crowd
         out the rows of another."""
-        rows = self.priced(self.kept)
-        chosen = self.choose(_pool(problem, found, rows))
+        rows = self.priced(self.kept, typical)
+        chosen = self.choose(_pool(problem, found, rows), typical)
         if len(chosen) < self.k and len(rows) == self.kept < self.tuning.last_kept:
-            rows = self.priced(self.tuning.last_kept)
-            chosen = self.choose(_pool(problem, found, rows))
+            rows = self.priced(self.tuning.last_kept, typical)
+            chosen = self.choose(_pool(problem, found, rows), typical)
         return chosen, tuple({id(p): p for p, _ in rows}.values())
 
     def _term(self, change: tuple[str, Any]) -> float:
@@ -141,17 +153,46 @@ class Accepted:
         self._terms[change] = term
         return term
 
-    def choose(self, pool: Pool) -> list[tuple[Problem, Assessment]]:
+    def choose(self, pool: Pool, typical: bool = False) -> list[tuple[Problem, Assessment]]:
         """The k least-cost of ``pool``, each row once, with distinct action sets under
-        ``distinct`` (found states first among equals)."""
+        ``distinct`` (found states first among equals), none unlike every past applicant where
+        the profile leaves those out: passed over (counted, :attr:`unlike`), they take no place
+        (a German applicant's one plausible option was crowded out by three cheaper others)."""
         pool.sort(key=lambda t: t[:3])
-        options = ActionSets() if self.distinct else None
+        options, far = (ActionSets(), ActionSets()) if self.distinct else (None, None)
         chosen: dict[tuple, tuple[Problem, Assessment]] = {}
+        passed: set[tuple] = set()
         for _, _, _, problem, a in pool:
             key = self._key_of(problem, a)
-            if len(chosen) < self.k and key not in chosen and (options is None or options.admit(a)):
+            if len(chosen) == self.k:
+                break
+            if key in chosen or (options is not None and not options.open(a)):
+                continue
+            if typical and self._unlike(key):
+                if far is None or far.admit(a):
+                    passed.add(key)
+            elif options is None or options.admit(a):
                 chosen[key] = (problem, a)
+        self.unlike = len(passed)
         return list(chosen.values())
+
+    def _unlike(self, key: tuple) -> bool:
+        """Whether the row ``key`` (its changes) is unlike every past applicant
+        (:mod:`mc3g.search.past`: its remoteness above 1) where the profile leaves such options
+        out; found once a row (:meth:`_measure`)."""
+        if self._past is None:
+            return False
+        if key not in self._far:
+            self._measure([key])
+        return self._far[key]
+
+    def _measure(self, keys: Sequence[tuple]) -> None:
+        """Find, in one pass over the past applicants, whether each row of ``keys`` not measured
+        yet is unlike them all."""
+        new = [key for key in keys if key not in self._far]
+        if new and self._past is not None:
+            far = self._past.remoteness(self.person, [{**self.row, **dict(key)} for key in new]) > 1
+            self._far.update(zip(new, far.tolist()))
 
     def _key_of(self, problem: Problem, a: Assessment) -> tuple:
         """The row of state ``a`` as the verdicts know it, kept: the pool is chosen from often."""

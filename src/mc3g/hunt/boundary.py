@@ -204,16 +204,18 @@ ON = 8
 """Grid steps a number is moved on for an action given up (:func:`given_up`), at most."""
 
 
-def under(engine: Any, row: Mapping[str, Any], rows: list[dict[str, Any]], bound: float, rough: Callable[[Mapping[str, Any]], float]) -> list[dict[str, Any]]:
-    """Each of ``rows`` where it costs less than ``bound`` by ``rough`` (a row's L1 of its
+def under(
+    engine: Any, row: Mapping[str, Any], rows: list[dict[str, Any]], bound: Callable[[Mapping[str, Any]], float], rough: Callable[[Mapping[str, Any]], float]
+) -> list[dict[str, Any]]:
+    """Each of ``rows`` where it costs less than its ``bound`` by ``rough`` (a row's L1 of its
     changes, never below its price), else with one of its numbers moved back towards the person's value by the fewest
     grid steps that bring it under: an action given up for a number moved on may cost a little
     more than the option, and a step back of a third number less (issue 51's near ties of
     three numbers: income 7 → 8 with score 11, where savings 4 → 5 with score 10 costs less)."""
     out = []
     for r in rows:
-        cost = rough(r)
-        if cost < bound:
+        cost, most = rough(r), bound(r)
+        if cost < most:
             out.append(r)
             continue
         for name, value in r.items():
@@ -226,7 +228,7 @@ def under(engine: Any, row: Mapping[str, Any], rows: list[dict[str, Any]], bound
             per_step = cost - rough({**r, name: grid_value(first, step)}) if first != at else 0.0
             if per_step <= 0:
                 continue
-            moved = first + toward * math.floor((cost - bound) / per_step)
+            moved = first + toward * math.floor((cost - most) / per_step)
             if (moved - units(origin, step)) * toward < 0:
                 out.append({**r, name: grid_value(moved, step)})
     return out

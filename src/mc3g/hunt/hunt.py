@@ -60,7 +60,7 @@ class Hunt:
         self._riding = False  # whether each call carries the rows :meth:`ride` gives: from :meth:`begin` on
         self._claimed: set[tuple] = set()  # the options sectioned or pared already (their keys): :meth:`claim`
         self.sectioned: list[list[Segment]] = []  # the options' segments being sectioned, by option (:meth:`together`)
-        self.accepted = Accepted(engine, row, k, verdicts)
+        self.accepted = Accepted(engine, row, k, verdicts, {**row, **instance})
         self._steps: dict[tuple, list[Row]] = {}  # the options' steps, by their changes
         self.wider_draws = 0  # draws made again, wider, because the person had no option at all
         self.last_drawn = False  # whether the last draw was made (:meth:`draw_last`)
@@ -156,7 +156,7 @@ class Hunt:
 
     def options(self, outcome: Outcome) -> list[tuple[Problem, Assessment]]:
         """The options the search's states and the rows accepted so far give together."""
-        return self.accepted.options(outcome.problem, outcome.found)[0]
+        return self.accepted.options(outcome.problem, outcome.found, typical=True)[0]
 
     def seen_ahead(self, outcome: Outcome) -> None:
         """Every row asked ahead that no phase reached, seen once the search proper has ended.
@@ -381,9 +381,9 @@ class Hunt:
         model accepted (single changes, rows drawn around the person, points sectioned, steps),
         priced under the causal knowledge as it stands: the K least-cost of them (distinct action
         sets under ``distinct``)."""
-        chosen, outside = self.accepted.options(outcome.problem, searched)
+        chosen, outside = self.accepted.options(outcome.problem, searched, typical=True)
         stopped = FOUND if len(chosen) == self.k else outcome.stopped
         return Outcome(
             outcome.engine, outcome.problem, outcome.per_atom, tuple(a for _, a in chosen), stopped, outcome.rules, outcome.local_rounds,
-            tuple(p for p, _ in chosen), outside, tuple(searched),
+            tuple(p for p, _ in chosen), outside, tuple(searched), self.accepted.unlike,
         )  # fmt: skip

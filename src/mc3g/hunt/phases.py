@@ -1,14 +1,11 @@
 """The phases of a black box's search for one person, in the order they run (:data:`PHASES`,
 run by :func:`hunted` after the first question).
 
-1. The first question: whether the model refuses the person, with what the search wants next.
-2. Global rules: the surrogate's states in exact cost order, judged by the model.
-3. Local rules: rules learned near the person from the model's verdicts, where those fail.
-4. To the budget: the surrogate (or no rules) again, up to the budget, where neither found enough.
-5. Last draw: rows drawn around a person left with fewer than K options, wider for one with none.
-6. Sharpen: the options' numbers sectioned back to the model's boundary, each option pared.
-7. Merge: every row the model accepted counts; the options' numbers polished, actions traded.
-8. Redrawn: where the merge leaves fewer than K and no last draw was made, 5 to 7 again.
+The first question, then: global rules (the surrogate's states in exact cost order), local
+rules (learned near the person, where those fail), to the budget, the last draw (rows drawn
+around a person with fewer than K options), sharpen (the options' numbers sectioned back to the
+boundary, each pared), merge (every row accepted counts; numbers polished, actions traded), and
+where the merge leaves fewer than K with no last draw made, those three again (``Redrawn``).
 
 Each phase has one job over the person's :class:`~.hunt.Hunt` (its verdicts, the rows accepted,
 the bound they set): it takes the last :class:`~.verified.Outcome` (None before any search) and
@@ -17,7 +14,8 @@ returns a new one, or the same one when it has nothing to do.  A test can run on
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -299,18 +297,19 @@ class Merge:
         while True:
             merged = hunt.merged(merged, outcome.found)
             options = list(zip(merged.priced_in, merged.found))
+            near = _with_unlike(hunt, outcome, options)
             rows = [hunt.verdicts.key(row) for row in hunt.unjudged_steps(options)]
             rows = rows or hunt.accepted.cheaper([key for key in hunt.together() if hunt.verdicts.verdict(key) is None], merged.found)
             if hunt.sharp and not rows and polished < hunt.tuning.polish:  # the options' own numbers moved back and exchanged: a call of their own
-                rows = [key for p, a in options for key in map(hunt.verdicts.key, hunt.moved_back(p, a)) if hunt.verdicts.verdict(key) is None]
-                rows += self._exchanged(hunt, options, merged.found)
+                rows = [key for p, a in near for key in map(hunt.verdicts.key, hunt.moved_back(p, a)) if hunt.verdicts.verdict(key) is None]
+                rows += self._exchanged(hunt, near, merged.found)
                 polished += 1
             if hunt.sharp and not rows and not traded:  # then their actions traded, and what that finds polished again
-                rows, traded, polished = self._traded(hunt, options, merged.found), True, 0
+                rows, traded, polished = self._traded(hunt, near, merged.found), True, 0
             if not rows:
                 return merged
             if hunt.sharp:  # the options no sectioning round took ride along, pared and their numbers moved back
-                rows += [hunt.verdicts.key(row) for p, a in hunt.claim(options) for row in hunt.pared(p, a) + hunt.moved_back(p, a)]
+                rows += [hunt.verdicts.key(row) for p, a in hunt.claim(near) for row in hunt.pared(p, a) + hunt.moved_back(p, a)]
             yield from hunt.ask([], rows)
 
     @staticmethod
@@ -321,16 +320,32 @@ class Merge:
 
     @staticmethod
     def _traded(hunt: Hunt, options: list[tuple[Problem, Assessment]], found: Sequence[Assessment]) -> list[tuple]:
-        """With K options, their actions traded (:func:`~.boundary.given_up`,
-        :func:`~.boundary.taken`), brought under the K-th's cost (:func:`~.boundary.under`), not
-        judged yet, that could beat it.  A trade that makes every action of a cheaper option and
-        more is left out: it can be no option, and ranked among the rows accepted it would crowd
-        out those that can (a German applicant's third option was lost so)."""
-        if len(found) < hunt.k:
+        """The options' actions traded (:func:`~.boundary.given_up`, :func:`~.boundary.taken`),
+        each brought under the cost it must beat (:func:`~.boundary.under`): the K-th option's
+        (none while fewer are known), or where it makes every action of a cheaper option and
+        more, that option's (as it is, it can be no option, and ranked among the rows accepted
+        it would crowd out those that can: a German applicant's third option was lost so);
+        those not judged yet that could beat it (issue 51: with two options of three, savings
+        10 in place of income 4 with score 12 was not asked; full-time with income moved back
+        from 7 to 3, costing more than the third option and less than the first, neither)."""
+        if not found:
             return []
         e, person, rough = hunt.engine, hunt.row, hunt.accepted.rough
-        traded = under(e, person, [row for p, a in options for row in given_up(e, person, p, a) + taken(e, person, p, a)], found[-1].cost, rough)
-        return _unjudged_cheaper(hunt, [row for row in traded if not _holds_cheaper(row, person, found, rough)], found)
+        kth = found[-1].cost if len(found) == hunt.k else math.inf
+        rows = [row for p, a in options for row in given_up(e, person, p, a) + taken(e, person, p, a)]
+        traded = under(e, person, rows, lambda row: min(kth, _held(row, person, found)), rough)
+        return _unjudged_cheaper(hunt, [row for row in traded if rough(row) < _held(row, person, found)], found)
+
+
+def _with_unlike(hunt: Hunt, outcome: Outcome, options: list[tuple[Problem, Assessment]]) -> list[tuple[Problem, Assessment]]:
+    """``options`` (the answer's) and, where the last choice passed over some unlike every past
+    applicant, the K least-cost whatever their remoteness: the merge polishes and trades from
+    both, as the search sections them all (an option unlike them all, its numbers moved back,
+    may be like them)."""
+    if not hunt.accepted.unlike:
+        return options
+    mine = {id(a) for _, a in options}
+    return options + [(p, a) for p, a in hunt.accepted.options(outcome.problem, outcome.found)[0] if id(a) not in mine]
 
 
 def _unjudged_cheaper(hunt: Hunt, rows: list[Row], found: Sequence[Assessment]) -> list[tuple]:
@@ -339,11 +354,11 @@ def _unjudged_cheaper(hunt: Hunt, rows: list[Row], found: Sequence[Assessment]) 
     return hunt.accepted.cheaper([key for key in keys if hunt.verdicts.verdict(key) is None], found)
 
 
-def _holds_cheaper(row: Row, person: Row, options: Sequence[Assessment], rough: Callable[[Row], float]) -> bool:
-    """Whether ``row`` makes every action of one of ``options`` and costs no less (by ``rough``)."""
+def _held(row: Row, person: Row, options: Sequence[Assessment]) -> float:
+    """The least cost of ``options`` whose every action ``row`` makes (infinite for none): the
+    row can be an option only below it."""
     made = {name for name, value in row.items() if value != person[name]}
-    held = [a.cost for a in options if a.direct and made.issuperset(a.direct)]
-    return bool(held) and rough(row) >= min(held)
+    return min((a.cost for a in options if a.direct and made.issuperset(a.direct)), default=math.inf)
 
 
 class Redrawn:
@@ -358,7 +373,7 @@ class Redrawn:
     def run(self, hunt: Hunt, outcome: Outcome) -> Asking:
         if len(outcome.found) >= hunt.k or hunt.last_drawn or not hunt.local:
             return outcome
-        again = replace(outcome, found=outcome.searched, priced_in=(), outside=(), searched=())
+        again = replace(outcome, found=outcome.searched, priced_in=(), outside=(), searched=(), unlike=0)
         for phase in (LastDraw(), Sharpen(), Merge()):
             hunt.enter(phase.name)
             again = yield from phase.run(hunt, again)

@@ -28,7 +28,8 @@ class Outcome:
     ``local``, ``given`` for plain rules, or ``none``: the model alone) and how many local rule
     sets it learned; after the merge, the problem each state found is priced in
     (``priced_in``), ``outside``, the problems that priced the rows the model accepted
-    outside the search, and ``searched``, the states the search itself found in ``problem``."""
+    outside the search, ``searched``, the states the search itself found in ``problem``, and
+    ``unlike``, the options passed over as unlike every past applicant."""
 
     engine: Engine
     problem: Problem
@@ -40,6 +41,7 @@ class Outcome:
     priced_in: tuple[Problem, ...] = ()
     outside: tuple[Problem, ...] = ()
     searched: tuple[Assessment, ...] = ()
+    unlike: int = 0
 
 
 class _Reading:
