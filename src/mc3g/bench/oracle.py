@@ -8,8 +8,8 @@ answer is set against the domain's own K least-cost options (distinct action set
 ``product`` profile, the default).  Counted per model and K: first answers that are the domain's
 least (or a true "no option"), later options no dearer than the domain's at their place, people
 given fewer options than the domain holds, and false "no option" (the domain's options, as the
-answers', none unlike every past applicant under ``product``); an answer cheaper than the domain's least, or one the model
-refuses, is an error and stops the run.
+answers', none unlike every past applicant under ``product``); an answer cheaper than the
+domain's least, or one the model refuses, is an error and stops the run.
 
 Two domains, each with causal knowledge: three features (two numbers and a category, 693
 states; choosing category ``a`` lifts ``y`` to 6 at least), and six (three numbers, three

@@ -55,7 +55,9 @@ class Accepted:
         options need not be distinct): one set's near-copies would crowd out the other sets,
         and only its cheapest can be options.  They are priced in that order, ``kept`` at a
         time, until enough are found: a row the knowledge forbids takes no place.  Each row is
-        priced once."""
+        priced once.  With ``typical``, a row unlike every past applicant (where the profile
+        leaves such options out) takes no place either, and those read are returned after the
+        others, for :meth:`choose` to pass over and count."""
         most = self.tuning.per_set if self.distinct else max(self.tuning.per_set, self.k)
         free = self._unlike if typical and self._past is not None else None  # rows unlike every past applicant take no place
         accepted = few_of_each_set(self._ranked(), most, self.verdicts.made_set)
@@ -132,7 +134,9 @@ class Accepted:
         a time (:meth:`priced`); where those give fewer than K options and more are left, up to
         ``tuning.last_kept``: the rows ranked first may all add actions to one option (a
         capital gain the model accepts with anything), or be its points sectioned, and crowd
-        out the rows of another."""
+        out the rows of another.  With ``typical`` (the answer's options, and whether the person
+        has K), none unlike every past applicant where the profile leaves those out; without
+        (the options the search goes on from), whatever their remoteness."""
         rows = self.priced(self.kept, typical)
         chosen = self.choose(_pool(problem, found, rows), typical)
         if len(chosen) < self.k and len(rows) == self.kept < self.tuning.last_kept:

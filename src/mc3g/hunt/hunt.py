@@ -155,7 +155,8 @@ class Hunt:
         return math.inf if (kth := self.kth) is None else kth.cost
 
     def options(self, outcome: Outcome) -> list[tuple[Problem, Assessment]]:
-        """The options the search's states and the rows accepted so far give together."""
+        """The options the search's states and the rows accepted so far give together, none
+        unlike every past applicant where the profile leaves those out."""
         return self.accepted.options(outcome.problem, outcome.found, typical=True)[0]
 
     def seen_ahead(self, outcome: Outcome) -> None:
@@ -380,7 +381,8 @@ class Hunt:
         """The states ``searched`` in the outcome's problem together with every other row the
         model accepted (single changes, rows drawn around the person, points sectioned, steps),
         priced under the causal knowledge as it stands: the K least-cost of them (distinct action
-        sets under ``distinct``)."""
+        sets under ``distinct``, none unlike every past applicant where the profile leaves those
+        out: ``unlike`` counts those passed over)."""
         chosen, outside = self.accepted.options(outcome.problem, searched, typical=True)
         stopped = FOUND if len(chosen) == self.k else outcome.stopped
         return Outcome(

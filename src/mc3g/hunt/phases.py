@@ -296,9 +296,8 @@ class Merge:
         merged, polished, traded = outcome, 0, False
         while True:
             merged = hunt.merged(merged, outcome.found)
-            options = list(zip(merged.priced_in, merged.found))
-            near = _with_unlike(hunt, outcome, options)
-            rows = [hunt.verdicts.key(row) for row in hunt.unjudged_steps(options)]
+            near = _with_unlike(hunt, outcome, merged)  # the answer's options first
+            rows = [hunt.verdicts.key(row) for row in hunt.unjudged_steps(near[: len(merged.found)])]
             rows = rows or hunt.accepted.cheaper([key for key in hunt.together() if hunt.verdicts.verdict(key) is None], merged.found)
             if hunt.sharp and not rows and polished < hunt.tuning.polish:  # the options' own numbers moved back and exchanged: a call of their own
                 rows = [key for p, a in near for key in map(hunt.verdicts.key, hunt.moved_back(p, a)) if hunt.verdicts.verdict(key) is None]
@@ -337,12 +336,13 @@ class Merge:
         return _unjudged_cheaper(hunt, [row for row in traded if rough(row) < _held(row, person, found)], found)
 
 
-def _with_unlike(hunt: Hunt, outcome: Outcome, options: list[tuple[Problem, Assessment]]) -> list[tuple[Problem, Assessment]]:
-    """``options`` (the answer's) and, where the last choice passed over some unlike every past
-    applicant, the K least-cost whatever their remoteness: the merge polishes and trades from
-    both, as the search sections them all (an option unlike them all, its numbers moved back,
-    may be like them)."""
-    if not hunt.accepted.unlike:
+def _with_unlike(hunt: Hunt, outcome: Outcome, merged: Outcome) -> list[tuple[Problem, Assessment]]:
+    """The options ``merged`` holds (the answer's) and, where it passed over some unlike every
+    past applicant, the K least-cost of ``outcome``'s states and the rows accepted whatever
+    their remoteness: the merge polishes and trades from both, as the search sections them all
+    (an option unlike them all, its numbers moved back, may be like them)."""
+    options = list(zip(merged.priced_in, merged.found))
+    if not merged.unlike:
         return options
     mine = {id(a) for _, a in options}
     return options + [(p, a) for p, a in hunt.accepted.options(outcome.problem, outcome.found)[0] if id(a) not in mine]
