@@ -149,7 +149,7 @@ def domain_options(explainer: MC3G, person: Mapping[str, Any], k: int, accepted:
             break
         if distinct and not sets.open(a):
             continue
-        if past is not None and past.remoteness({**person, **instance}, [{**person, **problem.describe(a.state)}])[0] > 1:
+        if past is not None and past.unlike({**person, **instance}, [{**person, **problem.describe(a.state)}])[0]:
             continue
         sets.admit(a)
         kept.append(a.cost)

@@ -208,7 +208,7 @@ def _typical(engine: Engine, person: Mapping[str, Any], options: tuple[Counterfa
     measured = tuple(replace(cf, remoteness=float(r)) for cf, r in zip(options, far))
     if not engine.settings.profile.typical:
         return measured, 0
-    kept = tuple(cf for cf in measured if cf.remoteness is not None and cf.remoteness <= 1)
+    kept = tuple(cf for cf in measured if cf.remoteness is not None and cf.remoteness <= past.farthest)
     return kept, len(measured) - len(kept)
 
 

@@ -40,6 +40,7 @@ class PastApplicants:
     rows: np.ndarray
     typical: float
     quantile: ClassVar[float] = QUANTILE
+    farthest: ClassVar[float] = 1.0  # the remoteness past which a state is unlike every past applicant
 
     @classmethod
     def of(cls, train: pd.DataFrame, features: Sequence[Feature], spreads: Mapping[str, float], seed: int = 0) -> PastApplicants | None:
@@ -64,6 +65,10 @@ class PastApplicants:
             return np.zeros(0)
         own = float(self._nearest(self._encoded([person]))[0])
         return self._nearest(self._encoded(states)) / max(self.typical, own, 1e-12)
+
+    def unlike(self, person: Mapping[str, Any], states: Sequence[Mapping[str, Any]]) -> np.ndarray:
+        """Whether each state is unlike every past applicant: its :meth:`remoteness` above :attr:`farthest`."""
+        return self.remoteness(person, states) > self.farthest
 
     def _encoded(self, rows: Sequence[Mapping[str, Any]]) -> np.ndarray:
         out = np.empty((len(rows), len(self.columns)))
