@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from sklearn.tree import DecisionTreeClassifier
 
 from mc3g import MC3G
 from mc3g.causal import CausalModel
@@ -65,3 +66,20 @@ def test_a_cheaper_option_unlike_every_past_applicant_takes_no_place_from_one_li
     (option,) = answer
     assert option.values["x"] == 10 and option.values["y"] > 0 and option.remoteness <= 1
     assert answer.unlike == 1 and not answer.fewer  # counted; with its K options the answer says no more
+
+
+def test_against_a_model_read_exactly_a_cheaper_option_unlike_every_past_applicant_takes_no_place() -> None:
+    """The same against a decision tree read exactly, which accepts x or y from 10: x = 10 alone
+    and y = 10 alone are the cheapest ways out and unlike every past applicant, passed over as
+    the reading meets them (counted); the option is both raised, like them (before, the cheapest
+    state was chosen and then left out: no option, and nothing proved)."""
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 21, 300)
+    train = pd.DataFrame({"x": x, "y": np.clip(x + rng.integers(-1, 2, 300), 0, 20)})
+    tree = DecisionTreeClassifier(max_depth=3).fit(train, np.where((train["x"] >= 10) | (train["y"] >= 10), "yes", "no"))
+    answer = MC3G(tree, desired_class="yes", k=1).fit(train).explain({"x": 0, "y": 0})
+    assert answer.run.guarantee == "exact" and answer.run.rules == "model"  # read exactly, not searched through imitating rules
+    assert answer.best.values == {"x": 10, "y": 10} and answer.best.remoteness <= 1
+    assert answer.unlike == 2 and not answer.fewer
+    paper = MC3G(tree, desired_class="yes", k=2, profile="paper").fit(train).explain({"x": 0, "y": 0})
+    assert sorted(tuple(option.values.values()) for option in paper) == [(0, 10), (10, 0)] and paper.unlike == 0  # the paper's settings keep them

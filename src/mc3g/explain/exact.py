@@ -105,10 +105,12 @@ def searched(engine: Engine, row: Row, k: int, instance: Mapping[str, Any], draf
             return None, [], asked.confirmed()
     problem = engine.read_problem(instance, k)  # only for a person refused: a portfolio's accepted cost nothing more
     assert problem.score is not None
+    chosen = _Chosen(engine, row, {**row, **instance}, k, asked)
     if problem.score.refuses_every_state():  # each tree at its best leaf, no state reaches the decision: proved without a solve
-        options, stopped = [], EXHAUSTED
+        stopped = EXHAUSTED
     else:
-        options, stopped = yield from (_completed if problem.score.spanned else _options)(engine, problem, k, row, asked)
+        stopped = yield from (_completed if problem.score.spanned else _options)(engine, problem, chosen)
+    options = chosen.kept
     drafted = [drafts_of(held, a) for a, held in options]
     steps = [draft for _, drafts in drafted for draft in drafts]
     lead = [] if asked.calls else [{}]  # the person, unless asked already
@@ -120,45 +122,97 @@ def searched(engine: Engine, row: Row, k: int, instance: Mapping[str, Any], draf
     ends = list(itertools.accumulate(len(drafts) for _, drafts in drafted))
     judged = [(option, list(zip(drafts, said[end - len(drafts) : end]))) for (option, drafts), end in zip(drafted, ends)]
     found, priced_in = tuple(a for a, _ in options), tuple(held for _, held in options)
-    outcome = Outcome(engine, problem, k, found, stopped, READ, priced_in=priced_in)
+    outcome = Outcome(engine, problem, k, found, stopped, READ, priced_in=priced_in, unlike=chosen.unlike)
     return outcome, judged, asked.confirmed()
 
 
 Option = tuple[Assessment, Problem]  # a state found, and the problem it is priced in
 
 
-def _options(engine: Engine, problem: Problem, k: int, row: Row, asked: _Asked) -> Generator[Sequence[Row], list[bool], tuple[list[Option], str]]:
-    """The K least-cost states the model accepts (distinct action sets when the settings say
-    so), in exact cost order, and why the reading stopped; a state whose margin is within
-    rounding of the decision is asked of the model, with the others of its batch."""
-    budget, distinct = engine.settings.max_states, engine.settings.distinct
-    stream, options = StateStream(problem, budget), ActionSets() if distinct else None
-    kept: list[Option] = []
+class _Chosen:
+    """The options kept, in exact cost order, up to K: the states the model accepts and that
+    hold, with distinct action sets under ``distinct``, and none unlike every past applicant
+    where the profile leaves those out (:class:`~mc3g.search.PastApplicants`).  Those are passed
+    over as the reading meets them, counted once an action set (:attr:`unlike`), and take no
+    place: chosen first and left out after, cheaper implausible states crowded out the K
+    plausible ones behind them, as they did a black box's."""
+
+    def __init__(self, engine: Engine, row: Row, person: Mapping[str, Any], k: int, asked: _Asked) -> None:
+        self.row, self.person, self.k, self.asked = row, person, k, asked
+        distinct = engine.settings.distinct
+        self.options, self._far = (ActionSets(), ActionSets()) if distinct else (None, None)
+        self._past = engine.observed.past if engine.settings.profile.typical else None
+        self.kept: list[Option] = []
+        self.unlike = 0  # options passed over as unlike every past applicant
+
+    @property
+    def full(self) -> bool:
+        return len(self.kept) >= self.k
+
+    def open(self, state: Assessment) -> bool:
+        """Whether ``state`` may still become an option (:meth:`ActionSets.open`)."""
+        return self.options is None or self.options.open(state)
+
+    def take(self, stream: StateStream, batch: list[Option]) -> Asking:
+        """Keep the states of ``batch`` (in cost order) the model accepts and that hold, up to K
+        options: those the reading is not sure of asked of the model together."""
+        row, asked = self.row, self.asked
+        sure = [int(p.score.verdicts(np.array([a.state], dtype=np.intp))[0]) for a, p in batch]  # type: ignore[union-attr]
+        described = {id(a): p.describe(a.state) for a, p in batch}
+        doubted = [id(a) for (a, _), v in zip(batch, sure) if v == 0]
+        said = yield from asked.ask(_around(row, [described[key] for key in doubted]))
+        refused = {key for key, no in zip(doubted, said) if no} | {id(a) for (a, _), v in zip(batch, sure) if v < 0}
+        accepted = [id(a) for a, _ in batch if id(a) not in refused]
+        far = self._unlike([described[key] for key in accepted])
+        if asked.holds is not None:  # a tie's row asked again of the retrained models
+            held = [key for key, unlike in zip(accepted, far) if not unlike]
+            refused |= {key for key, no in zip(held, asked.unsure(list(_around(row, [described[key] for key in held])))) if no}
+        passed = {key for key, unlike in zip(accepted, far) if unlike}
+        for a, p in batch:
+            if self.full or id(a) in refused or not self.open(a):
+                continue
+            if id(a) in passed:
+                self.unlike += self._far is None or self._far.admit(a)
+            elif self.options is None or self.options.admit(a):
+                self.kept.append((a, p))
+                if self.options is not None:
+                    stream.exclude(frozenset(a.direct))
+
+    def _unlike(self, described: list[Row]) -> list[bool]:
+        if self._past is None or not described:
+            return [False] * len(described)
+        return self._past.unlike(self.person, [{**self.row, **values} for values in described]).tolist()
+
+
+def _options(engine: Engine, problem: Problem, chosen: _Chosen) -> Generator[Sequence[Row], list[bool], str]:
+    """The K options (:class:`_Chosen`) among the states in exact cost order, and why the
+    reading stopped; a state whose margin is within rounding of the decision is asked of the
+    model, with the others of its batch."""
+    stream = StateStream(problem, engine.settings.max_states)
     ahead = BATCH
-    while len(kept) < k:
-        batch = stream.take(k + ahead)
+    while not chosen.full:
+        batch = stream.take(chosen.k + ahead)
         if not batch:
-            return kept, READ_ALL if stream.at_limit else EXHAUSTED
-        yield from _take(stream, [(a, problem) for a in batch if options is None or options.open(a)], options, kept, k, row, asked)
-        ahead = ahead if asked.holds is None else min(2 * ahead, CHECKED)  # options that must hold: fewer, larger batches
-    return kept, FOUND
+            return READ_ALL if stream.at_limit else EXHAUSTED
+        yield from chosen.take(stream, [(a, problem) for a in batch if chosen.open(a)])
+        ahead = ahead if chosen.asked.holds is None else min(2 * ahead, CHECKED)  # options that must hold: fewer, larger batches
+    return FOUND
 
 
-def _completed(engine: Engine, problem: Problem, k: int, row: Row, asked: _Asked) -> Generator[Sequence[Row], list[bool], tuple[list[Option], str]]:
+def _completed(engine: Engine, problem: Problem, chosen: _Chosen) -> Generator[Sequence[Row], list[bool], str]:
     """:func:`_options` for a linear score, whose states the stream reads as boxes, in the order
     of the least each holds.  Each box read is given a floor (what its states that may be
     accepted cost at least), completed (its least-cost states, :class:`Completion`)
     only when no state found costs less than that floor, and a state found is kept once no box,
     read or not, may hold a cheaper one."""
-    budget, distinct = engine.settings.max_states, engine.settings.distinct
-    stream, options = StateStream(problem, budget), ActionSets() if distinct else None
+    k, distinct = chosen.k, engine.settings.distinct
+    stream = StateStream(problem, engine.settings.max_states)
     completion = Completion(problem, engine.spreads)
     unread: collections.deque[Assessment] = collections.deque()
     boxes: list[tuple[float, int, Assessment]] = []  # read, by floor
     held: list[tuple[Any, int, Assessment, Problem]] = []  # found, by cost
-    kept: list[Option] = []
     order = itertools.count()
-    while len(kept) < k:
+    while not chosen.full:
         if not unread:
             unread.extend(stream.take(k + BOXES))
         least = min(unread[0].exact if unread else math.inf, boxes[0][0] if boxes else math.inf)
@@ -166,37 +220,20 @@ def _completed(engine: Engine, problem: Problem, k: int, row: Row, asked: _Asked
             ready = []
             while held and held[0][0] <= least:
                 _, _, a, p = heapq.heappop(held)
-                ready += [(a, p)] if options is None or options.open(a) else []
-            yield from _take(stream, ready, options, kept, k, row, asked)
+                ready += [(a, p)] if chosen.open(a) else []
+            yield from chosen.take(stream, ready)
         elif unread and unread[0].exact <= least:
             box = unread.popleft()
-            if options is None or options.open(box):
+            if chosen.open(box):
                 heapq.heappush(boxes, (completion.floor(box), next(order), box))
         elif boxes and boxes[0][0] < math.inf:
             _, _, box = heapq.heappop(boxes)
-            if options is None or options.open(box):
+            if chosen.open(box):
                 for a, p in completion.completed(box, 1 if distinct else k):
                     heapq.heappush(held, (a.exact, next(order), a, p))
         else:
-            return kept, READ_ALL if stream.at_limit else EXHAUSTED
-    return kept, FOUND
-
-
-def _take(stream: StateStream, batch: list[Option], options: ActionSets | None, kept: list[Option], k: int, row: Row, asked: _Asked) -> Asking:
-    """Keep the states of ``batch`` (in cost order) the model accepts and that hold, up to K
-    options: those the reading is not sure of asked of the model together."""
-    sure = [int(p.score.verdicts(np.array([a.state], dtype=np.intp))[0]) for a, p in batch]  # type: ignore[union-attr]
-    doubted = {id(a): p.describe(a.state) for (a, p), v in zip(batch, sure) if v == 0}
-    said = yield from asked.ask(_around(row, list(doubted.values())))
-    refused = {key for key, no in zip(doubted, said) if no} | {id(a) for (a, _), v in zip(batch, sure) if v < 0}
-    if asked.holds is not None:  # each row described once: a tie's row asked again of the retrained models
-        accepted = [(id(a), doubted.get(id(a)) or p.describe(a.state)) for a, p in batch if id(a) not in refused]
-        refused |= {key for (key, _), no in zip(accepted, asked.unsure(list(_around(row, [described for _, described in accepted])))) if no}
-    for a, p in batch:
-        if len(kept) < k and id(a) not in refused and (options is None or options.admit(a)):
-            kept.append((a, p))
-            if options is not None:
-                stream.exclude(frozenset(a.direct))
+            return READ_ALL if stream.at_limit else EXHAUSTED
+    return FOUND
 
 
 def blocking(
