@@ -156,32 +156,38 @@ class _Chosen:
     def take(self, stream: StateStream, batch: list[Option]) -> Asking:
         """Keep the states of ``batch`` (in cost order) the model accepts and that hold, up to K
         options: those the reading is not sure of asked of the model together."""
-        row, asked = self.row, self.asked
         sure = [int(p.score.verdicts(np.array([a.state], dtype=np.intp))[0]) for a, p in batch]  # type: ignore[union-attr]
-        described = {id(a): p.describe(a.state) for a, p in batch}
-        doubted = [id(a) for (a, _), v in zip(batch, sure) if v == 0]
-        said = yield from asked.ask(_around(row, [described[key] for key in doubted]))
-        refused = {key for key, no in zip(doubted, said) if no} | {id(a) for (a, _), v in zip(batch, sure) if v < 0}
-        accepted = [id(a) for a, _ in batch if id(a) not in refused]
-        far = self._unlike([described[key] for key in accepted])
-        if asked.holds is not None:  # a tie's row asked again of the retrained models
-            held = [key for key, unlike in zip(accepted, far) if not unlike]
-            refused |= {key for key, no in zip(held, asked.unsure(list(_around(row, [described[key] for key in held])))) if no}
-        passed = {key for key, unlike in zip(accepted, far) if unlike}
-        for a, p in batch:
+        doubted = [(a, p) for (a, p), v in zip(batch, sure) if v == 0]
+        said = yield from self.asked.ask(_around(self.row, [p.describe(a.state) for a, p in doubted]))
+        refused = {id(a) for (a, _), no in zip(doubted, said) if no} | {id(a) for (a, _), v in zip(batch, sure) if v < 0}
+        far: dict[int, bool] = {}
+        for i, (a, p) in enumerate(batch):
             if self.full or id(a) in refused or not self.open(a):
                 continue
-            if id(a) in passed:
+            if id(a) not in far:
+                self._judge([(b, q) for b, q in batch[i:] if id(b) not in refused and self.open(b)], refused, far)
+            if id(a) in refused:
+                continue
+            if far[id(a)]:
                 self.unlike += self._far is None or self._far.admit(a)
             elif self.options is None or self.options.admit(a):
                 self.kept.append((a, p))
                 if self.options is not None:
                     stream.exclude(frozenset(a.direct))
 
-    def _unlike(self, described: list[Row]) -> list[bool]:
-        if self._past is None or not described:
-            return [False] * len(described)
-        return self._past.unlike(self.person, [{**self.row, **values} for values in described]).tolist()
+    def _judge(self, accepted: list[Option], refused: set[int], far: dict[int, bool]) -> None:
+        """Whether the next states the model accepts are unlike every past applicant (``far``),
+        as many as options are wanted still (the rest once a state is passed over); where options
+        must hold, every one of them, and those like past applicants that fail to hold
+        ``refused``: the retrained models are asked once a batch."""
+        chunk = accepted if self.asked.holds is not None else accepted[: self.k - len(self.kept)]
+        described = [p.describe(a.state) for a, p in chunk]
+        unlike = self._past.unlike(self.person, [{**self.row, **values} for values in described]).tolist() if self._past is not None else [False] * len(chunk)
+        far.update(zip((id(a) for a, _ in chunk), unlike))
+        if self.asked.holds is not None:
+            held = [(a, values) for (a, _), values, passed in zip(chunk, described, unlike) if not passed]
+            failing = self.asked.unsure(list(_around(self.row, [values for _, values in held])))
+            refused.update(id(a) for (a, _), no in zip(held, failing) if no)
 
 
 def _options(engine: Engine, problem: Problem, chosen: _Chosen) -> Generator[Sequence[Row], list[bool], str]:

@@ -198,7 +198,7 @@ def _singles(solving: Solving, problem: Problem, lifts: dict[str, Lift], opens: 
     with ctl.backend() as backend:
         one = backend.add_atom()  # while it holds, at most one switch is thrown
         backend.add_external(one, clingo.TruthValue.True_)
-    _at_most(solving, lifts.values(), 1, [one])
+        _limited(backend, solving, lifts.values(), 1, [one])
     found: Sets = []
     settled = False
     _configure(ctl, "ignore", str(MOST_FOUND), "project")  # a program shared was left optimising or enumerating by the last person's search
@@ -223,25 +223,33 @@ def _take(solving: Solving, problem: Problem, opened: list[tuple[tuple[Lift, ...
     solves after (the other sets of its size next); a state the model refuses (let through by
     the rounding, or refused where only the model could tell) barred instead: whether one was."""
     refused = False
+    barred = []  # each a rule's body, added together: opening clingo's backend costs more than the rules
     for chosen, state in opened[: MOST_FOUND - len(found)]:
         priced = problem.assess(state)
-        accepted = priced is not None and (yield from opens(problem, priced))
+        if priced is not None and (yield from opens(problem, priced)):
+            found.append(chosen)
+            barred.append([solving.lift(lift.key) for lift in chosen] + solving.guard)
+        else:
+            barred.append(solving.values(state) + solving.guard)
+            refused = True
+    if barred:
         with solving.ctl.backend() as backend:
-            if accepted:
-                found.append(chosen)
-                backend.add_rule([], [solving.lift(lift.key) for lift in chosen] + solving.guard)
-            else:
-                backend.add_rule([], solving.values(state) + solving.guard)
-                refused = True
+            for body in barred:
+                backend.add_rule([], body)
     return refused
 
 
 def _at_most(solving: Solving, lifts: Iterable[Lift], n: int, held: list[int]) -> None:
     """No more than ``n`` switches thrown while the atoms ``held`` (and the person's guard) hold."""
     with solving.ctl.backend() as backend:
-        more = backend.add_atom()
-        backend.add_weight_rule([more], n + 1, [(solving.lift(lift.key), 1) for lift in lifts])
-        backend.add_rule([], [more, *held, *solving.guard])
+        _limited(backend, solving, lifts, n, held)
+
+
+def _limited(backend: clingo.Backend, solving: Solving, lifts: Iterable[Lift], n: int, held: list[int]) -> None:
+    """:func:`_at_most` through a backend open already."""
+    more = backend.add_atom()
+    backend.add_weight_rule([more], n + 1, [(solving.lift(lift.key), 1) for lift in lifts])
+    backend.add_rule([], [more, *held, *solving.guard])
 
 
 def _configure(ctl: clingo.Control, opt_mode: str, models: str, project: str) -> None:
