@@ -176,10 +176,10 @@ class _Chosen:
                     stream.exclude(frozenset(a.direct))
 
     def _judge(self, accepted: list[Option], refused: set[int], far: dict[int, bool]) -> None:
-        """Whether the next states the model accepts are unlike every past applicant (``far``),
-        as many as options are wanted still (the rest once a state is passed over); where options
-        must hold, every one of them, and those like past applicants that fail to hold
-        ``refused``: the retrained models are asked once a batch."""
+        """Whether the next states the model accepts (``accepted``, in cost order) are unlike
+        every past applicant (``far``): as many as options are still wanted (the next ones when
+        one is passed over), or, where options must hold, all of them, with those like past
+        applicants that fail to hold ``refused`` (the retrained models asked once a batch)."""
         chunk = accepted if self.asked.holds is not None else accepted[: self.k - len(self.kept)]
         described = [p.describe(a.state) for a, p in chunk]
         unlike = self._past.unlike(self.person, [{**self.row, **values} for values in described]).tolist() if self._past is not None else [False] * len(chunk)
