@@ -3,8 +3,16 @@ applicants its state is, and under ``product`` one unlike them all is not offere
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
+from conftest import tiered
+from hypothesis import assume, event
+from hypothesis import strategies as st
+from sklearn.compose import ColumnTransformer
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import OneHotEncoder
 from sklearn.tree import DecisionTreeClassifier
 
 from mc3g import MC3G
@@ -83,3 +91,53 @@ def test_against_a_model_read_exactly_a_cheaper_option_unlike_every_past_applica
     assert answer.unlike == 2 and not answer.fewer
     paper = MC3G(tree, desired_class="yes", k=2, profile="paper").fit(train).explain({"x": 0, "y": 0})
     assert sorted(tuple(option.values.values()) for option in paper) == [(0, 10), (10, 0)] and paper.unlike == 0  # the paper's settings keep them
+
+
+def _typical_options(explainer: MC3G, person: dict, k: int) -> tuple[list[float], int]:
+    """By enumeration: the costs of the K options the exact reading must give over its own
+    candidate values (every state of its problem the knowledge allows and the model accepts, in
+    cost order, distinct action sets, those unlike every past applicant passed over), and how
+    many action sets it passes over so."""
+    engine = explainer.engine_
+    instance = engine.instance(person)
+    problem = engine.read_problem(instance, k)
+    states = [a for s in itertools.product(*(range(len(f.values)) for f in problem.space.features)) if (a := problem.assess(s)) is not None]
+    rows = pd.DataFrame([{**person, **problem.describe(a.state)} for a in states], columns=list(person))
+    accepted = [a for a, label in zip(states, explainer.model.predict(rows) if states else []) if label == "yes"]
+    far = engine.observed.past.unlike({**person, **instance}, [{**person, **problem.describe(a.state)} for a in accepted]) if accepted else []
+    kept, passed = [], []
+    for a, unlike in sorted(zip(accepted, far), key=lambda pair: pair[0].cost):
+        actions = frozenset(a.direct)
+        if len(kept) == k or any(actions >= earlier for earlier, _ in kept):
+            continue
+        if unlike:
+            passed += [actions] if not any(actions >= earlier for earlier in passed) else []
+        else:
+            kept.append((actions, a.cost))
+    return [cost for _, cost in kept], len(passed)
+
+
+@tiered(3, 40, st.integers(0, 10_000), st.integers(1, 4), st.integers(1, 3))
+def test_against_a_tree_read_exactly_the_options_like_past_applicants_are_those_enumeration_finds(seed: int, depth: int, k: int) -> None:
+    """Past applicants whose y follows their x, a tree of the given depth over x, y and a
+    category, product profile: the options are the K least-cost distinct states of the exact
+    reading's candidates that the tree accepts and that are like past applicants, as an
+    enumeration of every one of those states finds them."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 21, 300)
+    train = pd.DataFrame({"x": x, "y": np.clip(x + rng.integers(-2, 3, 300), 0, 20), "c": rng.choice(["a", "b", "c"], 300)})
+    score = train["x"] + rng.uniform(0, 1) * train["y"] + 6 * (train["c"] == rng.choice(["a", "b"]))
+    labels = np.where(score >= np.quantile(score, rng.uniform(0.5, 0.9)), "yes", "no")
+    tree = DecisionTreeClassifier(max_depth=depth, random_state=seed)
+    model = make_pipeline(ColumnTransformer([("c", OneHotEncoder(), ["c"])], remainder="passthrough"), tree).fit(train, labels)
+    assume(len(set(model.predict(train))) == 2)
+    explainer = MC3G(model, desired_class="yes", k=k, read_model="always", refine=0).fit(train)
+    refused = train[model.predict(train) == "no"].drop_duplicates().iloc[:3]
+    for _, person in refused.iterrows():
+        answer = explainer.explain(person)
+        costs, passed = _typical_options(explainer, person.to_dict(), k)
+        event("passed over" if passed else "none passed over")
+        assert [round(cf.cost, 9) for cf in answer] == [round(cost, 9) for cost in costs]
+        assert all(cf.remoteness is not None and cf.remoteness <= 1 for cf in answer)
+        if not costs:
+            assert answer.status == "no_counterfactual"
