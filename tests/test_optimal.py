@@ -228,6 +228,8 @@ def test_a_category_is_taken_in_place_of_an_action() -> None:
         ("logistic", {"income": 1, "savings": 4, "score": 3, "debt": "no", "job": "self", "region": "w"}, {"income": 3, "score": 12, "job": "full"}),
         # full-time in place of no debt, asked when two options were known (before, only with three)
         ("boosting", {"income": 1, "savings": 2, "score": 2, "debt": "high", "job": "self", "region": "e"}, {"income": 6, "score": 12, "job": "full"}),
+        # full-time taken too, income and savings both moved back by their shares (each alone moved back too far)
+        ("boosting", {"income": 7, "savings": 0, "score": 10, "debt": "high", "job": "self", "region": "s"}, {"income": 8, "savings": 3, "job": "full"}),
     ],
 )
 def test_trades_are_brought_under_the_option_they_could_replace(kind: str, person: dict, option: dict) -> None:

@@ -211,27 +211,44 @@ def under(
     changes, never below its price), else with one of its numbers moved back towards the person's value by the fewest
     grid steps that bring it under: an action given up for a number moved on may cost a little
     more than the option, and a step back of a third number less (issue 51's near ties of
-    three numbers: income 7 → 8 with score 11, where savings 4 → 5 with score 10 costs less)."""
+    three numbers: income 7 → 8 with score 11, where savings 4 → 5 with score 10 costs less);
+    and, where it moves two numbers or more, each moved back by its share of what must be saved
+    (issue 51's brute force: full-time taken with income 10 → 8 and savings 5 → 3, where either
+    alone moved back far enough is refused)."""
     out = []
     for r in rows:
         cost, most = rough(r), bound(r)
         if cost < most:
             out.append(r)
             continue
-        for name, value in r.items():
-            origin = row[name]
-            if not engine.schema.feature(name).is_numeric or value == origin:
-                continue
-            step = grid_step(engine, name)
-            at, toward = units(value, step), 1 if origin > value else -1
-            first = math.floor(at) + 1 if toward > 0 else math.ceil(at) - 1  # the grid's next point towards the person
-            per_step = cost - rough({**r, name: grid_value(first, step)}) if first != at else 0.0
-            if per_step <= 0:
-                continue
+        backs = {name: back for name, value in r.items() if (back := _back(engine, row, r, name, cost, rough)) is not None}
+        for name, (first, toward, per_step, step) in backs.items():
             moved = first + toward * math.floor((cost - most) / per_step)
-            if (moved - units(origin, step)) * toward < 0:
+            if (moved - units(row[name], step)) * toward < 0:
                 out.append({**r, name: grid_value(moved, step)})
+        if len(backs) > 1:  # every number moved back by its share: a trade may need a little less of each
+            share = (cost - most) / len(backs)
+            shared = {name: first + toward * math.floor(share / per_step) for name, (first, toward, per_step, step) in backs.items()}
+            if all((moved - units(row[name], backs[name][3])) * backs[name][1] < 0 for name, moved in shared.items()):
+                together = {**r, **{name: grid_value(moved, backs[name][3]) for name, moved in shared.items()}}
+                out += [together] if rough(together) < most else []
     return out
+
+
+def _back(
+    engine: Any, row: Mapping[str, Any], r: Mapping[str, Any], name: str, cost: float, rough: Callable[[Mapping[str, Any]], float]
+) -> tuple[int, int, float, float] | None:
+    """For a number ``r`` moves from the person's value: the grid's next point towards the
+    person (in units), which way that is, what a step back saves by ``rough`` and the grid's
+    step; None for a category, a value not moved, or a step that saves nothing."""
+    value, origin = r[name], row[name]
+    if not engine.schema.feature(name).is_numeric or value == origin:
+        return None
+    step = grid_step(engine, name)
+    at, toward = units(value, step), 1 if origin > value else -1
+    first = math.floor(at) + 1 if toward > 0 else math.ceil(at) - 1
+    per_step = cost - rough({**r, name: grid_value(first, step)}) if first != at else 0.0
+    return (first, toward, per_step, step) if per_step > 0 else None
 
 
 def taken(engine: Any, row: Mapping[str, Any], problem: Problem, state: Assessment) -> list[dict[str, Any]]:
