@@ -21,7 +21,8 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Mapping
-from typing import Any
+from fractions import Fraction
+from typing import Any, NamedTuple
 
 from ..engine import DEFAULT, HuntSettings
 from ..search import Assessment, Problem, change_size, decimal, grid_value, infer_step, numeric_bounds, units
@@ -221,34 +222,46 @@ def under(
         if cost < most:
             out.append(r)
             continue
-        backs = {name: back for name, value in r.items() if (back := _back(engine, row, r, name, cost, rough)) is not None}
-        for name, (first, toward, per_step, step) in backs.items():
-            moved = first + toward * math.floor((cost - most) / per_step)
-            if (moved - units(row[name], step)) * toward < 0:
-                out.append({**r, name: grid_value(moved, step)})
+        backs = {name: back for name in r if (back := _back(engine, row, r, name, cost, rough)) is not None}
+        for name, back in backs.items():
+            if (moved := back.saving(cost - most)) is not None:
+                out.append({**r, name: moved})
         if len(backs) > 1:  # every number moved back by its share: a trade may need a little less of each
-            share = (cost - most) / len(backs)
-            shared = {name: first + toward * math.floor(share / per_step) for name, (first, toward, per_step, step) in backs.items()}
-            if all((moved - units(row[name], backs[name][3])) * backs[name][1] < 0 for name, moved in shared.items()):
-                together = {**r, **{name: grid_value(moved, backs[name][3]) for name, moved in shared.items()}}
-                out += [together] if rough(together) < most else []
+            shared = {name: back.saving((cost - most) / len(backs)) for name, back in backs.items()}
+            together = {**r, **shared}
+            out += [together] if None not in shared.values() and rough(together) < most else []
     return out
 
 
-def _back(
-    engine: Any, row: Mapping[str, Any], r: Mapping[str, Any], name: str, cost: float, rough: Callable[[Mapping[str, Any]], float]
-) -> tuple[int, int, float, float] | None:
-    """For a number ``r`` moves from the person's value: the grid's next point towards the
-    person (in units), which way that is, what a step back saves by ``rough`` and the grid's
-    step; None for a category, a value not moved, or a step that saves nothing."""
+class _Back(NamedTuple):
+    """A number a row moves from the person's value, to be moved back: the grid's next point
+    towards the person (``first``, in units), which way that is (``toward``), what a step back
+    saves (``saves``), the grid's ``step`` and the person's value in units (``origin``)."""
+
+    first: int
+    toward: int
+    saves: float
+    step: float
+    origin: Fraction
+
+    def saving(self, amount: float) -> float | int | None:
+        """The value moved back by the fewest steps that save ``amount`` (at least one step);
+        None where that reaches the person's value."""
+        moved = self.first + self.toward * math.floor(amount / self.saves)
+        return grid_value(moved, self.step) if (moved - self.origin) * self.toward < 0 else None
+
+
+def _back(engine: Any, row: Mapping[str, Any], r: Mapping[str, Any], name: str, cost: float, rough: Callable[[Mapping[str, Any]], float]) -> _Back | None:
+    """How ``r``'s number ``name`` moves back towards the person (costing ``cost`` by ``rough``);
+    None for a category, a value not moved, or a step back that saves nothing."""
     value, origin = r[name], row[name]
     if not engine.schema.feature(name).is_numeric or value == origin:
         return None
     step = grid_step(engine, name)
     at, toward = units(value, step), 1 if origin > value else -1
-    first = math.floor(at) + 1 if toward > 0 else math.ceil(at) - 1
-    per_step = cost - rough({**r, name: grid_value(first, step)}) if first != at else 0.0
-    return (first, toward, per_step, step) if per_step > 0 else None
+    first = math.floor(at) + 1 if toward > 0 else math.ceil(at) - 1  # the grid's next point towards the person
+    saves = cost - rough({**r, name: grid_value(first, step)}) if first != at else 0.0
+    return _Back(first, toward, saves, step, units(origin, step)) if saves > 0 else None
 
 
 def taken(engine: Any, row: Mapping[str, Any], problem: Problem, state: Assessment) -> list[dict[str, Any]]:
