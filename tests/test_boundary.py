@@ -18,7 +18,7 @@ def _section(width: int, boundary: int) -> tuple[int, int, int]:
     segment = Segment({}, "x", 0, width, 1, accepted=False)
     judged = count = 0
     while points := segment.points():
-        segment.narrow([p >= boundary for p in points])
+        segment = segment.narrowed([p >= boundary for p in points])
         judged, count = judged + len(points), count + 1
     return segment.best, count, judged
 
@@ -53,12 +53,11 @@ def test_a_segment_first_asked_in_a_call_of_its_own_takes_as_few_points_as_a_lat
     more); a wider one, the fewest points of a later round."""
     segment = Segment({}, "x", 0, 1_000, 1)
     assert len(segment.points()) == FIRST
-    segment.late()
-    assert segment.points() == list(range(1, 1_000))
-    segment.narrow([p >= 679 for p in segment.points()])
-    assert segment.best == 679 and segment.points() == []
-    wide = Segment({}, "x", 0, 3_905, 1)
-    wide.late()
+    late = segment.late()
+    assert late.points() == list(range(1, 1_000)) and len(segment.points()) == FIRST  # a new segment: the first is as it was
+    late = late.narrowed([p >= 679 for p in late.points()])
+    assert late.best == 679 and late.points() == []
+    wide = Segment({}, "x", 0, 3_905, 1).late()
     assert len(wide.points()) == fewest(3_904, SECTION) < SECTION
 
 
@@ -67,8 +66,8 @@ def test_a_segment_starts_from_what_the_model_said_on_its_line() -> None:
     line asked them) narrow it before its first round: off its grid or past its end they say
     nothing."""
     segment = Segment({}, "x", 0, 29_197, 1)
-    segment.narrow_by_known([(28_235, False), (28_500.5, False), (29_197, True), (28_900, True), (40_000, True), (1_000, False)])
-    segment.late()
+    segment = segment.narrowed_by_known([(28_235, False), (28_500.5, False), (29_197, True), (28_900, True), (40_000, True), (1_000, False)])
+    segment = segment.late()
     assert segment.best == 28_900 and segment.points() == list(range(28_236, 28_900))
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import ast
 import inspect
 import itertools
+import math
 from dataclasses import replace
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -304,7 +304,7 @@ def test_near_copies_leave_room_for_other_sets_among_the_rows_priced_distinct_or
     engine, hunts = _xy_hunts(model, distinct=False)
     hunt = hunts()
     _driven(_asked(hunt.verdicts, [], [{"x": x} for x in range(334, 601)] + [{"y": 9}]), model)
-    priced = [frozenset(a.direct) for _, a in hunt.accepted.priced(hunt.accepted.kept)]
+    priced = [frozenset(a.direct) for _, a in hunt.accepted.priced(hunt.tuning.kept)]
     assert priced.count(frozenset({"x"})) == DEFAULT.per_set and frozenset({"y"}) in priced
 
 
@@ -413,7 +413,7 @@ def test_every_row_drawn_around_a_person_changes_the_features_their_answer_must_
     assert all("c" in row for row in drawn) and any("c" not in row for row in free)
     assert all(d == f if "c" in f else d == {**f, "c": d["c"]} for d, f in zip(drawn, free))
     hunt = Hunt(engine, person, 1, Verdicts(person, None), engine.instance(person), True)
-    assert hunt.must == ["c"] and all("c" in dict(row) for row in hunt.samples() + hunt.last_draw()[0])
+    assert hunt.must == ["c"] and all("c" in dict(row) for row in hunt.samples(hunt.initial()) + hunt.last_draw()[0])
 
 
 def test_n_jobs_splits_a_small_batch_among_the_processes() -> None:
@@ -579,13 +579,11 @@ def test_an_option_among_the_rows_accepted_is_judged_without_each_subset_of_its_
     engine = MC3G(model, desired_class="yes", **EVERY_STATE, k=1, refine=0).fit(train).engine_
     hunt = _hunt(engine, {n: 0 for n in "abcz"})
     _driven(_asked(hunt.verdicts, [], [{"a": 5, "b": 9, "c": 9, "z": 9}]), model)
-    hunt.update_chosen()
     subsets = [{n: v for n, v in {"a": 5, "b": 9, "c": 9, "z": 9}.items() if n not in d} for d in _subsets("abcz")]
-    assert hunt.pared(*hunt.chosen[0])[: len(subsets)] == subsets
-    outcome = _driven(_searched(hunt), model)
-    _driven(Sharpen().run(hunt, outcome), model)
-    hunt.update_chosen()
-    ((problem, option),) = hunt.chosen
+    assert hunt.pared(*hunt.with_known_options(hunt.initial()).chosen[0])[: len(subsets)] == subsets
+    searched = _driven(_searched(hunt), model)
+    sharpened = _driven(Sharpen().run(hunt, searched), model)
+    ((problem, option),) = hunt.with_known_options(sharpened).chosen
     assert problem.describe(option.state) == {"a": 5, "b": 0, "c": 0, "z": 0}
 
 
@@ -604,8 +602,8 @@ def test_an_option_of_more_actions_than_pared_all_is_judged_without_each_one() -
     engine = MC3G(model, desired_class="yes", **EVERY_STATE, k=1, refine=0, hunt={"pared_all": 3}).fit(train).engine_
     hunt = _hunt(engine, {n: 0 for n in "abcz"})
     _driven(_asked(hunt.verdicts, [], [{"a": 5, "b": 9, "c": 9, "z": 9}]), model)
-    hunt.update_chosen()
-    assert [sorted(row) for row in hunt.pared(*hunt.chosen[0])[:5]] == [["b", "c", "z"], ["a", "c", "z"], ["a", "b", "z"], ["a", "b", "c"], ["b", "c", "z"]]
+    pared = hunt.pared(*hunt.with_known_options(hunt.initial()).chosen[0])
+    assert [sorted(row) for row in pared[:5]] == [["b", "c", "z"], ["a", "c", "z"], ["a", "b", "z"], ["a", "b", "c"], ["b", "c", "z"]]
 
 
 def test_an_option_pared_has_each_number_it_keeps_moved_back_in_the_same_round() -> None:
@@ -619,8 +617,7 @@ def test_an_option_pared_has_each_number_it_keeps_moved_back_in_the_same_round()
     engine = MC3G(model, desired_class="yes", **EVERY_STATE, k=1, refine=0).fit(train).engine_
     hunt = _hunt(engine, {n: 0 for n in "abz"})
     _driven(_asked(hunt.verdicts, [], [{"a": 5, "b": 9, "z": 9}]), model)
-    hunt.update_chosen()
-    pared = hunt.pared(*hunt.chosen[0])
+    pared = hunt.pared(*hunt.with_known_options(hunt.initial()).chosen[0])
     assert {"a": 5, "b": 3} in pared and {"a": 4, "b": 9} in pared  # with z dropped, b moved back, and a
     assert _sharpened(hunt, model) == (1, {"a": 5, "b": 3, "z": 0})
 
@@ -636,7 +633,6 @@ def test_an_options_own_numbers_are_moved_back_over_the_whole_way_in_a_round_tha
     engine = MC3G(model, desired_class="yes", k=1, refine=0).fit(train).engine_
     hunt = _hunt(engine, {"a": 0, "z": 0})
     _driven(_asked(hunt.verdicts, [], [{"a": 60}, {"a": 50}]), model)
-    hunt.update_chosen()
     rounds, option = _sharpened(hunt, model)
     assert rounds == 1 and 20 <= option["a"] <= 23
 
@@ -650,8 +646,7 @@ def test_an_options_own_numbers_moved_back_take_no_round_of_their_own() -> None:
     engine = MC3G(model, desired_class="yes", k=1, refine=0).fit(train).engine_
     hunt = _hunt(engine, {"a": 0, "b": 0})
     _driven(_asked(hunt.verdicts, [], [{"a": 55, "b": 5}, {"a": 54, "b": 5}, {"a": 55, "b": 4}]), model)
-    hunt.update_chosen()
-    _driven(_asked(hunt.verdicts, [], hunt.pared(*hunt.chosen[0])), model)
+    _driven(_asked(hunt.verdicts, [], hunt.pared(*hunt.with_known_options(hunt.initial()).chosen[0])), model)
     assert _sharpened(hunt, model) == (0, {"a": 55, "b": 5})
 
 
@@ -672,7 +667,7 @@ def test_an_option_no_sectioning_round_took_is_pared_and_moved_back_in_the_merge
     hunt = _hunt(engine, {n: 0 for n in "abz"}, steps=first_change)
     _driven(_asked(hunt.verdicts, [], [{"a": 5, "b": 9, "z": 9}]), model)
     before = hunt.verdicts.rounds
-    merged = _driven(Merge().run(hunt, Outcome(engine, engine.problem(hunt.instance, 1, []), 1, (), EXHAUSTED, "none")), model)
+    merged = _driven(Merge().run(hunt, _after(hunt, Outcome(engine, engine.problem(hunt.instance, 1, []), 1, (), EXHAUSTED, "none"))), model).outcome
     assert hunt.verdicts.rounds == before + 3
     ((problem, option),) = zip(merged.priced_in, merged.found)
     assert problem.describe(option.state) == {"a": 5, "b": 3, "z": 0}
@@ -697,7 +692,7 @@ def test_the_answers_own_numbers_are_moved_back_before_it_is_the_answer() -> Non
     hunt = _hunt(engine, {"a": 0, "b": 0})
     _driven(_asked(hunt.verdicts, [], [{"a": 60, "b": 5}]), model)
     before = hunt.verdicts.rounds
-    merged = _driven(Merge().run(hunt, Outcome(engine, engine.problem(hunt.instance, 1, []), 1, (), EXHAUSTED, "none")), model)
+    merged = _driven(Merge().run(hunt, _after(hunt, Outcome(engine, engine.problem(hunt.instance, 1, []), 1, (), EXHAUSTED, "none"))), model).outcome
     ((problem, option),) = zip(merged.priced_in, merged.found)
     assert problem.describe(option.state) == {"a": 20, "b": 5}
     assert hunt.verdicts.rounds == before + 4
@@ -718,8 +713,8 @@ def test_fewer_than_k_options_among_the_rows_priced_first_price_more() -> None:
     hunt = _hunt(engine, dict.fromkeys(names, 0), k=2)
     crowd = [{"a": 3, p: u, q: v} for p, q in combinations("bcdefgh", 2) for u in (1, 2) for v in (1, 2)]
     _driven(_asked(hunt.verdicts, [], [{"a": 3}, *crowd, {"z": 9}]), model)
-    assert len(hunt.accepted.priced(hunt.accepted.kept)) == hunt.accepted.kept
-    chosen, _ = hunt.accepted.options()
+    assert len(hunt.accepted.priced(hunt.tuning.kept)) == hunt.tuning.kept
+    chosen = hunt.accepted.options().chosen
     assert [sorted(a.direct) for _, a in chosen] == [["a"], ["z"]]
 
 
@@ -730,10 +725,14 @@ def _sharpened(hunt, model) -> tuple[int, dict]:
     from mc3g.hunt.verified import EXHAUSTED, Outcome
 
     engine, before = hunt.engine, hunt.verdicts.rounds
-    _driven(Sharpen().run(hunt, Outcome(engine, engine.problem(hunt.instance, 1, []), 1, (), EXHAUSTED, "none")), model)
-    hunt.update_chosen()
-    ((problem, option),) = hunt.chosen
+    sharpened = _driven(Sharpen().run(hunt, _after(hunt, Outcome(engine, engine.problem(hunt.instance, 1, []), 1, (), EXHAUSTED, "none"))), model)
+    ((problem, option),) = hunt.with_known_options(sharpened).chosen
     return hunt.verdicts.rounds - before, problem.describe(option.state)
+
+
+def _after(hunt, outcome):
+    """The hunt's state before the first question, with a search's ``outcome``."""
+    return replace(hunt.initial(), outcome=outcome)
 
 
 def _hunt(engine, person: dict, k: int = 1, steps=None):
@@ -751,10 +750,10 @@ def _hunt(engine, person: dict, k: int = 1, steps=None):
 
 
 def _searched(hunt):
-    """The outcome of the hunt's search with no rules (the model alone), up to the budget."""
+    """The hunt's state after its search with no rules (the model alone), up to the budget."""
     from mc3g.hunt.phases import ToTheBudget
 
-    return ToTheBudget().run(hunt, None)
+    return ToTheBudget().run(hunt, hunt.initial())
 
 
 def test_a_person_no_draw_answers_is_told_what_was_asked() -> None:
@@ -855,23 +854,27 @@ def test_each_phase_runs_alone_and_returns_a_new_outcome() -> None:
 
     model = lambda f: np.where((f["x"] < 333) | (f["y"] < 5), "no", "yes")  # noqa: E731
     engine, hunt = _xy_hunts(model)
-    assert _driven(FirstQuestion().run(hunt()), model) is True  # the model refuses the person
+    first = hunt()
+    assert _driven(FirstQuestion().run(first, first.initial()), model) is not None  # the model refuses the person
     alone = hunt()
-    found = _driven(ToTheBudget().run(alone, None), model)
+    start = alone.initial()
+    found = _driven(ToTheBudget().run(alone, start), model)
     values = lambda outcome: [outcome.problem.describe(a.state) for a in outcome.found]  # noqa: E731
-    assert found.rules == "global" and values(found) == [{"x": 350, "y": 5}]
-    assert _driven(Sharpen().run(alone, found), model) is found and alone.verdicts.known({"x": 333, "y": 5}) is True
+    assert found.outcome.rules == "global" and values(found.outcome) == [{"x": 350, "y": 5}] and start.outcome is None  # a new state
+    sharpened = _driven(Sharpen().run(alone, found), model)
+    assert sharpened.outcome is found.outcome and alone.verdicts.known({"x": 333, "y": 5}) is True
+    assert sharpened.sectioned and not found.sectioned  # the options sectioned are the new state's
     assert alone.verdicts.known({"x": 332, "y": 5}) is False  # the boundary: one grid step nearer is refused
-    assert _driven(LastDraw().run(alone, found), model) is found  # one option asked for, one found
-    merged = _driven(Merge().run(alone, found), model)
+    assert _driven(LastDraw().run(alone, sharpened), model) is sharpened  # one option asked for, one found: nothing to do
+    merged = _driven(Merge().run(alone, sharpened), model).outcome
     priced = [p.describe(a.state) for p, a in zip(merged.priced_in, merged.found)]
-    assert merged.stopped == "found" and priced == [{"x": 333, "y": 5}] and values(found) == [{"x": 350, "y": 5}]
+    assert merged.stopped == "found" and priced == [{"x": 333, "y": 5}] and values(found.outcome) == [{"x": 350, "y": 5}]
     settings = engine.settings
     engine.settings = replace(settings, hunt=replace(settings.hunt, search_boundaries=True))
     again = hunt()
-    found = _driven(ToTheBudget().run(again, None), model)
+    found = _driven(ToTheBudget().run(again, again.initial()), model)
     sharper = _driven(Sharpen().run(again, found), model)
-    assert values(sharper) == [{"x": 333, "y": 5}] and values(found) == [{"x": 350, "y": 5}]
+    assert values(sharper.outcome) == [{"x": 333, "y": 5}] and values(found.outcome) == [{"x": 350, "y": 5}]
 
 
 def test_the_rows_asked_ahead_are_seen_before_the_options_are_sectioned() -> None:
@@ -885,9 +888,9 @@ def test_the_rows_asked_ahead_are_seen_before_the_options_are_sectioned() -> Non
     model = lambda f: np.where((f["x"] < 333) | (f["y"] < 5), "no", "yes")  # noqa: E731
     engine, hunts = _xy_hunts(model)
     hunt, person = hunts(), {"x": 0, "y": 3}
-    assert _driven(FirstQuestion().run(hunt), model) is True
-    assert hunt.samples() == neighbours(engine, person, 200, rng_for(person, engine.settings.random_state)) == hunt.last_draw()[0][:200]
-    found = _driven(GlobalRules().run(hunt, None), model)
+    begun = _driven(FirstQuestion().run(hunt, hunt.initial()), model)
+    assert hunt.samples(begun) == neighbours(engine, person, 200, rng_for(person, engine.settings.random_state)) == hunt.last_draw()[0][:200]
+    found = _driven(GlobalRules().run(hunt, begun), model)
     before = len(hunt.verdicts.accepted())
     _driven(Sharpen().run(hunt, found), model)
     assert hunt.verdicts.release() == 0  # nothing held back any more
@@ -1224,13 +1227,13 @@ def test_a_single_change_takes_what_the_model_said_on_its_line() -> None:
 
     hunt = Hunt(engine, person, 1, Verdicts(person, away), instance, bool(engine.firing(instance)))
     x = max((s for s in scan(engine, person)[1] if s.name == "x"), key=lambda s: s.end)
-    hunt.scans = [x]
     for _ in range(2):  # the first round (with the first question) and the next
-        x.narrow(_driven(_asked(hunt.verdicts, [], [x.row(p) for p in x.points()]), model))
+        x = x.narrowed(_driven(_asked(hunt.verdicts, [], [x.row(p) for p in x.points()]), model))
     assert x.best is not None and x.best - x.nearest() > 20  # points left on both sides of 29,000
     _driven(_asked(hunt.verdicts, [], [{"x": v} for v in range(28_990, 29_011)]), model)  # an option's sectioning
-    assert hunt.scanned()  # its own points: not all judged
-    assert hunt.scanned(on_lines=True) == [] and x.best == 29_000 and x.nearest() == 29_000
+    assert hunt.scanned([x], math.inf)[1]  # its own points: not all judged
+    (taken,), asking = hunt.scanned([x], math.inf, on_lines=True)
+    assert asking == [] and taken.best == 29_000 and taken.nearest() == 29_000
 
 
 def test_a_segment_whose_nearest_point_left_costs_more_than_the_k_th_option_holds_none() -> None:
@@ -1243,15 +1246,12 @@ def test_a_segment_whose_nearest_point_left_costs_more_than_the_k_th_option_hold
     model = lambda f: np.where((f["x"] < 333) | (f["y"] < 5), "no", "yes")  # noqa: E731
     _, hunts = _xy_hunts(model)
     hunt = hunts()
-    hunt.chosen = [(None, SimpleNamespace(cost=1.0))] * hunt.k  # K options known, the K-th costing 1
     segment = Segment({"x": 500, "y": 9}, "x", 0, 500, 50)
-    assert segment.nearest() == 50 and not hunt.beyond(Segment({}, "x", 0, 500, 50))  # x alone: 50 costs about 0.17
-    assert hunt.beyond(segment)  # y: 6 of its spreads of about 2.9
+    assert segment.nearest() == 50 and not hunt.beyond(Segment({}, "x", 0, 500, 50), 1.0)  # x alone: 50 costs about 0.17; the K-th option 1
+    assert hunt.beyond(segment, 1.0) and not hunt.beyond(segment, math.inf)  # y: 6 of its spreads of about 2.9
     caused = CausalModel(rules=(CausalRule(Literal("y", ">=", 9), (Literal("x", ">=", 500),)),))
     _, hunts = _xy_hunts(model, causal=caused)
-    hunt = hunts()
-    hunt.chosen = [(None, SimpleNamespace(cost=1.0))] * hunt.k  # K options known, the K-th costing 1
-    assert not hunt.beyond(segment)
+    assert not hunts().beyond(segment, 1.0)
 
 
 def test_an_option_found_while_the_options_are_sectioned_is_sectioned_in_the_rounds_left() -> None:
@@ -1268,9 +1268,9 @@ def test_an_option_found_while_the_options_are_sectioned_is_sectioned_in_the_rou
     engine = MC3G(model, desired_class="yes", **EVERY_STATE, k=1, refine=0, hunt={"section_points": 16}).fit(train).engine_
     hunt = _hunt(engine, dict.fromkeys("abz", 0))
     _driven(_asked(hunt.verdicts, [], [{"a": 900, "b": 700, "z": 100}]), model)
-    nothing = Outcome(engine, engine.problem(hunt.instance, 1), 1, (), "exhausted", "none")
-    _driven(Sharpen().run(hunt, nothing), model)
-    merged = _driven(Merge().run(hunt, nothing), model)
+    nothing = _after(hunt, Outcome(engine, engine.problem(hunt.instance, 1), 1, (), "exhausted", "none"))
+    sharpened = _driven(Sharpen().run(hunt, nothing), model)
+    merged = _driven(Merge().run(hunt, sharpened), model).outcome
     ((problem, option),) = zip(merged.priced_in, merged.found)
     answer = problem.describe(option.state)
     assert answer["a"] == 300 and 300 <= answer["b"] < 700 and answer["z"] == 0, answer
@@ -1285,7 +1285,7 @@ def test_a_row_not_yet_judged_is_asked_at_the_merge_only_where_it_could_beat_the
     engine = MC3G(model, desired_class="yes", **EVERY_STATE, k=1, refine=0).fit(train).engine_
     hunt = _hunt(engine, {n: 0 for n in "ab"})
     _driven(_asked(hunt.verdicts, [], [{"a": 5}]), model)
-    ((_, option),), _ = hunt.accepted.options()
+    ((_, option),) = hunt.accepted.options().chosen
     nearer, further = hunt.verdicts.key({"a": 3}), hunt.verdicts.key({"a": 7})
     assert hunt.accepted.cheaper([nearer, further], [option]) == [nearer]
     assert hunt.accepted.cheaper([nearer, further], []) == [nearer, further]  # fewer than K options: any may be one
@@ -1306,24 +1306,42 @@ def test_rounds_drawn_together_are_the_rounds_drawn_one_after_another_each_row_o
     assert hunt.drawn([50], together) == hunt.drawn([50], apart)
 
 
-def test_no_phase_sets_the_hunt_s_state_and_nothing_rides_on_the_verdicts() -> None:
-    """Issue 51: a phase changes the person's :class:`Hunt` only through its methods, each named
-    for what it changes, never by setting an attribute (of the hunt, or of what it holds); what
+def test_each_phase_takes_the_state_and_returns_a_new_one_and_nothing_rides_on_the_verdicts() -> None:
+    """Issue 51: the search's state is a frozen value each phase takes and returns anew, what the
+    phases are given (:class:`Hunt`) is frozen too, and no phase sets an attribute of anything
+    (of the hunt, the state or what they hold: a segment is narrowed into a new one); what
     rides along with a call is given to each call, not set on the verdicts as a callback."""
-    tree = ast.parse(inspect.getsource(phases))
-    targets = [
-        t for node in ast.walk(tree) if isinstance(node, (ast.Assign, ast.AugAssign)) for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
-    ]
-    rooted = []
-    for target in targets:
-        while isinstance(target, (ast.Attribute, ast.Subscript)):
-            target = target.value
-            if isinstance(target, ast.Name) and target.id == "hunt":
-                rooted.append(ast.unparse(target))
-    assert rooted == []
+    from dataclasses import FrozenInstanceError
+
+    from mc3g.hunt import merge, sharpen
     from mc3g.hunt.verdicts import Verdicts
 
+    for module in (phases, sharpen, merge):
+        tree = ast.parse(inspect.getsource(module))
+        targets = [t for node in ast.walk(tree) if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) for t in _targets(node)]
+        assert [ast.unparse(t) for t in targets if isinstance(t, (ast.Attribute, ast.Subscript)) and _rooted_in_a_parameter(t)] == []
+    hunt = _xy_hunts(lambda f: np.where(f["x"] >= 333, "yes", "no"))[1]()
+    state = hunt.initial()
+    for thing, name in ((hunt, "k"), (state, "chosen")):
+        with pytest.raises(FrozenInstanceError):
+            setattr(thing, name, None)
     assert not hasattr(Verdicts({}, None), "along")
+
+
+def _targets(node: ast.AST) -> list[ast.expr]:
+    if isinstance(node, ast.Assign):
+        return [e for t in node.targets for e in (t.elts if isinstance(t, ast.Tuple) else [t])]
+    return [node.target]  # type: ignore[attr-defined]
+
+
+def _rooted_in_a_parameter(target: ast.expr) -> bool:
+    """Whether an attribute or item set is of something a phase was given (the hunt, the state, a
+    segment), not a dictionary of its own being filled."""
+    while isinstance(target, (ast.Attribute, ast.Subscript)):
+        if isinstance(target, ast.Attribute):
+            return True
+        target = target.value
+    return False
 
 
 def test_an_options_numbers_are_exchanged_one_back_another_on_within_bounds() -> None:

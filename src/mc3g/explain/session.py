@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..engine import Engine
 from ..exceptions import BlackBoxError, InputError
-from ..hunt import BUDGET, FOUND, READ_ALL, STEPS, Hunt, Outcome, Verdicts, hunted, verified
+from ..hunt import BUDGET, FOUND, READ_ALL, STEPS, Hunt, Outcome, State, Verdicts, hunted, verified
 from ..search import Assessment, PastApplicants, Problem, StateStream, why_none
 from .changes import CausedChange, DirectAction, Step
 from .exact import READ, Confirmed, blocking, searched, what_opens
@@ -124,7 +124,7 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
         box.check_columns(row)
     instance = engine.instance(row, where)
     firing = engine.firing(instance)
-    verdicts, hunt, wider, read, holding = None, None, None, None, Holding(engine, row)
+    verdicts, hunted_by, wider, read, holding = None, None, None, None, Holding(engine, row)
     if box is None:
         outcome = yield from _by_rules(engine, instance, k, bool(firing))
     elif engine.glass is not None:
@@ -132,8 +132,9 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
     else:
         verdicts = Verdicts(row, holding.wrap(clock.away), engine.consequences(instance), clock.seconds)
         hunt = Hunt(engine, row, k, verdicts, instance, bool(firing), lambda p, a: [d.values for d in drafts_of(engine, row, p, a)[1]])
-        outcome = yield from hunted(hunt)  # the hunt's phases (:mod:`mc3g.hunt.phases`)
-        wider = hunt.wider_draws
+        state = yield from hunted(hunt)  # the hunt's phases (:mod:`mc3g.hunt.phases`)
+        outcome, wider = (None, 0) if state is None else (state.outcome, state.wider_draws)
+        hunted_by = None if state is None else (hunt, state)
     if outcome is None:
         reason = f"the decision for this person is not {engine.unfavourable!r}, so it is already favourable."
         return Recourse(row, NOT_REFUSED, reasons=(reason,), run=_record(engine, k, None, verdicts, wider, clock, read))
@@ -157,7 +158,7 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
     if read is not None:
         counterfactuals = tuple(replace(cf, steps=tuple(_step(cf, draft, refused) for draft, refused in steps)) for cf, steps in judged)
     else:
-        counterfactuals = yield from _with_steps(engine, row, outcome, hunt)
+        counterfactuals = yield from _with_steps(engine, row, outcome, hunted_by)
     found = len(counterfactuals) + outcome.unlike  # the hunt passed over those unlike every past applicant
     counterfactuals, unlike = _typical(engine, {**row, **instance}, with_survival(engine, counterfactuals))
     unlike += outcome.unlike
@@ -184,14 +185,17 @@ def _by_rules(engine: Engine, instance: Mapping[str, Any], k: int, firing: bool)
     return Outcome(engine, problem, k, tuple(found), stopped, "given", priced_in=(problem,) * len(found)) if firing else None
 
 
-def _with_steps(engine: Engine, row: Row, outcome: Outcome, hunt: Hunt | None) -> Generator[list[Row], list[bool], tuple[Counterfactual, ...]]:
-    """The options with their steps, each step judged: by the model for a black box (one call
-    for all, what rides along with the hunt's calls too), by the decision rules otherwise."""
+def _with_steps(engine: Engine, row: Row, outcome: Outcome, hunted: tuple[Hunt, State] | None) -> Generator[list[Row], list[bool], tuple[Counterfactual, ...]]:
+    """The options with their steps, each step judged: by the model for a black box (``hunted``:
+    the hunt and where it ended; one call for all, what rides along with the hunt's calls too),
+    by the decision rules otherwise."""
     drafted = [drafts_of(engine, row, p, a) for p, a in zip(outcome.priced_in, outcome.found)]
     options, drafts = [option for option, _ in drafted], [steps for _, steps in drafted]
-    if hunt is not None:
+    if hunted is not None:
+        hunt, state = hunted
         hunt.enter(STEPS)
-        refusals = iter([not ok for ok in (yield from hunt.ask([], [hunt.verdicts.key(draft.values) for steps in drafts for draft in steps]))])
+        asked = yield from hunt.ask(state, [], [hunt.verdicts.key(draft.values) for steps in drafts for draft in steps])
+        refusals = iter([not ok for ok in asked])
     else:
         problem = outcome.problem
         refusals = iter([any(problem.covers(r, draft.state) for r in engine.decision) for steps in drafts for draft in steps])

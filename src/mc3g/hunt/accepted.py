@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from heapq import merge
 from itertools import islice
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from ..engine import Engine
 from ..exceptions import UnknownNameError
@@ -27,6 +27,15 @@ T = TypeVar("T")
 Pool = list[tuple[Fraction, int, tuple[int, ...], Problem, Assessment]]  # exact cost, source (0: found, 1: accepted), state, problem, assessment
 
 
+class Choice(NamedTuple):
+    """The K options :meth:`Accepted.options` chose (a problem and a state each), the problems
+    that priced the rows accepted, and the options passed over as unlike every past applicant."""
+
+    chosen: list[tuple[Problem, Assessment]]
+    outside: tuple[Problem, ...]
+    unlike: int
+
+
 class Accepted:
     """The rows ``verdicts`` holds accepted for the person ``row``, priced once each."""
 
@@ -35,10 +44,8 @@ class Accepted:
         self.person = row if person is None else person  # as past applicants are compared with (:meth:`_unlike`)
         self._past = engine.observed.past if engine.settings.profile.typical else None
         self._far: dict[tuple, bool] = {}  # by row: :meth:`_unlike`
-        self.unlike = 0  # the options the last choice passed over as unlike every past applicant (:meth:`choose`)
         self.distinct = engine.settings.distinct
         self.tuning = engine.settings.hunt
-        self.kept = self.tuning.kept  # ``last_kept`` after a last draw
         self._open: Engine | None = None
         self._must: frozenset[str] = frozenset()  # the features in play that must change (:meth:`_price`)
         self._priced: dict[tuple, tuple[Problem, Assessment] | None] = {}  # by their changes
@@ -126,23 +133,22 @@ class Accepted:
         bound = options[-1].cost if len(options) == self.k else math.inf
         return [key for key in keys if (pa := self._priced[key]) is not None and pa[1].cost < bound - EPSILON]
 
-    def options(
-        self, problem: Problem | None = None, found: Sequence[Assessment] = (), typical: bool = False
-    ) -> tuple[list[tuple[Problem, Assessment]], tuple[Problem, ...]]:
+    def options(self, problem: Problem | None = None, found: Sequence[Assessment] = (), typical: bool = False, kept: int | None = None) -> Choice:
         """The K options among the states ``found`` in ``problem`` and the rows accepted
-        (:meth:`choose`), and the problems that priced the latter.  Rows are priced ``kept`` at
-        a time (:meth:`priced`); where those give fewer than K options and more are left, up to
-        ``tuning.last_kept``: the rows ranked first may all add actions to one option (a
-        capital gain the model accepts with anything), or be its points sectioned, and crowd
-        out the rows of another.  With ``typical`` (the answer's options, and whether the person
-        has K), none unlike every past applicant where the profile leaves those out; without
-        (the options the search goes on from), whatever their remoteness."""
-        rows = self.priced(self.kept, typical)
-        chosen = self.choose(_pool(problem, found, rows), typical)
-        if len(chosen) < self.k and len(rows) == self.kept < self.tuning.last_kept:
+        (:meth:`choose`).  Rows are priced ``kept`` at a time (:meth:`priced`; ``tuning.kept``
+        unless given: ``last_kept`` after a last draw); where those give fewer than K options and
+        more are left, up to ``tuning.last_kept``: the rows ranked first may all add actions to
+        one option (a capital gain the model accepts with anything), or be its points sectioned,
+        and crowd out the rows of another.  With ``typical`` (the answer's options, and whether
+        the person has K), none unlike every past applicant where the profile leaves those out;
+        without (the options the search goes on from), whatever their remoteness."""
+        kept = self.tuning.kept if kept is None else kept
+        rows = self.priced(kept, typical)
+        chosen, unlike = self.choose(_pool(problem, found, rows), typical)
+        if len(chosen) < self.k and len(rows) == kept < self.tuning.last_kept:
             rows = self.priced(self.tuning.last_kept, typical)
-            chosen = self.choose(_pool(problem, found, rows), typical)
-        return chosen, tuple({id(p): p for p, _ in rows}.values())
+            chosen, unlike = self.choose(_pool(problem, found, rows), typical)
+        return Choice(chosen, tuple({id(p): p for p, _ in rows}.values()), unlike)
 
     def _term(self, change: tuple[str, Any]) -> float:
         """What a change (a feature and its value) counts in :meth:`_rough_of`: its weight times
@@ -157,11 +163,11 @@ class Accepted:
         self._terms[change] = term
         return term
 
-    def choose(self, pool: Pool, typical: bool = False) -> list[tuple[Problem, Assessment]]:
+    def choose(self, pool: Pool, typical: bool = False) -> tuple[list[tuple[Problem, Assessment]], int]:
         """The k least-cost of ``pool``, each row once, with distinct action sets under
         ``distinct`` (found states first among equals), none unlike every past applicant where
-        the profile leaves those out: passed over (counted, :attr:`unlike`), they take no place
-        (a German applicant's one plausible option was crowded out by three cheaper others)."""
+        the profile leaves those out: passed over (counted, second), they take no place (a
+        German applicant's one plausible option was crowded out by three cheaper others)."""
         pool.sort(key=lambda t: t[:3])
         options, far = (ActionSets(), ActionSets()) if self.distinct else (None, None)
         chosen: dict[tuple, tuple[Problem, Assessment]] = {}
@@ -177,8 +183,7 @@ class Accepted:
                     passed.add(key)
             elif options is None or options.admit(a):
                 chosen[key] = (problem, a)
-        self.unlike = len(passed)
-        return list(chosen.values())
+        return list(chosen.values()), len(passed)
 
     def _unlike(self, key: tuple) -> bool:
         """Whether the row ``key`` (its changes) is unlike every past applicant

@@ -32,7 +32,9 @@ class Segment:
     """One numeric feature moved from the person's value (``origin``) towards ``end`` on its grid,
     the other values as in ``changes`` (what the person sets; the rest is forced); ``best`` is the
     accepted value nearest the origin known (``end`` when ``accepted``; None while no point is
-    known accepted); ``tuning`` says how many points a round takes."""
+    known accepted); ``tuning`` says how many points a round takes.  A value: what the model
+    says of its points gives a new segment (:meth:`narrowed`), so a phase holding one can pass
+    it on and no other phase's copy changes."""
 
     def __init__(
         self, changes: Mapping[str, Any], name: str, origin: Any, end: Any, step: float, accepted: bool = True, tuning: HuntSettings = DEFAULT
@@ -46,10 +48,15 @@ class Segment:
         self.low = 0  # grid steps from the origin to the last point known refused (or the origin)
         self.high = int(abs(decimal(end) - self.origin) / self.step)  # steps to the nearest point known accepted, or to the end
         self._open_end = not accepted  # the end itself is still to be judged
-        self._steps: list[int] = []
-        self._points: list[int | float] | None = None  # the next points, until they are judged
         self._rounds = 0
         self._late = False  # the first round was not asked with the first question (:meth:`late`)
+        self._plan: tuple[list[int], list[int | float]] | None = None  # the next points' steps and values, found once
+
+    def _with(self, **fields: Any) -> Segment:
+        """A copy with ``fields`` set, its next points to be found again."""
+        copy = object.__new__(Segment)
+        copy.__dict__.update(self.__dict__, **fields, _plan=None)
+        return copy
 
     def _steps_to(self, value: Any) -> int | None:
         """Grid steps from the origin to ``value`` (None off the grid)."""
@@ -69,48 +76,53 @@ class Segment:
 
     def points(self) -> list[int | float]:
         """The points to judge next (none: the boundary is found, or nothing was accepted)."""
-        if self._points is not None:
-            return self._points
+        return self._planned()[1]
+
+    def _planned(self) -> tuple[list[int], list[int | float]]:
+        """The next points as grid steps from the origin and as values, found once a segment."""
+        if self._plan is not None:
+            return self._plan
         if self._rounds and self.best is None:
-            return []
+            self._plan = [], []
+            return self._plan
         top = self.high + 1 if self._open_end else self.high  # exclusive
         inside = top - self.low - 1
         n = fewest(inside, self.tuning.section_points) if self._rounds or self._late else self.tuning.first_points
         if inside <= n:
-            self._steps = list(range(self.low + 1, top))
+            steps = list(range(self.low + 1, top))
         else:
-            self._steps = sorted({self.low + 1 + (i * (inside - 1)) // (n - 1) for i in range(n)})
-        self._points = [self._value(s) for s in self._steps]
-        return self._points
+            steps = sorted({self.low + 1 + (i * (inside - 1)) // (n - 1) for i in range(n)})
+        self._plan = steps, [self._value(s) for s in steps]
+        return self._plan
 
-    def late(self) -> None:
-        """The first round is asked in a call of its own: as few points as a later round takes."""
-        self._late, self._points = True, None
+    def late(self) -> Segment:
+        """The segment with its first round asked in a call of its own: as few points as a later round takes."""
+        return self._with(_late=True)
 
-    def narrow_by_known(self, verdicts: list[tuple[Any, bool]]) -> None:
-        """Narrowed by the model's verdicts on points of the segment judged already (value,
+    def narrowed_by_known(self, verdicts: list[tuple[Any, bool]]) -> Segment:
+        """The segment narrowed by the model's verdicts on its points judged already (value,
         accepted), however they were asked: another option's segment may lie on the same line."""
         top = self.high + 1 if self._open_end else self.high
-        self._learn([(n, ok) for v, ok in verdicts if (n := self._steps_to(v)) is not None and 0 < n < top])
-        self._points = None
+        return self._with(**self._learnt([(n, ok) for v, ok in verdicts if (n := self._steps_to(v)) is not None and 0 < n < top]))
 
-    def _learn(self, judged: list[tuple[int, bool]]) -> None:
-        """Take verdicts on points (grid steps from the origin, inside the segment): the nearest
-        accepted is the best known, the farthest refused short of it the last refused."""
+    def _learnt(self, judged: list[tuple[int, bool]]) -> dict[str, Any]:
+        """What verdicts on points (grid steps from the origin, inside the segment) teach: the
+        nearest accepted is the best known, the farthest refused short of it the last refused."""
+        learnt: dict[str, Any] = {}
+        high = self.high
         if yes := [n for n, ok in judged if ok]:
-            self.high, self._open_end = min(yes), False
-            self.best = self._value(self.high)
-        self.low = max((n for n, ok in judged if not ok and self.low < n < self.high), default=self.low)
+            high = min(yes)
+            learnt.update(high=high, _open_end=False, best=self._value(high))
+        learnt["low"] = max((n for n, ok in judged if not ok and self.low < n < high), default=self.low)
+        return learnt
 
     def nearest(self) -> int | float:
         """The point nearest the origin that may still be the boundary: one step past the last refused."""
         return self._value(self.low + 1)
 
-    def narrow(self, accepted: list[bool]) -> None:
-        """Take the model's verdicts on the last :meth:`points`."""
-        self._learn(list(zip(self._steps, accepted)))
-        self._steps, self._points = [], None
-        self._rounds += 1
+    def narrowed(self, accepted: list[bool]) -> Segment:
+        """The segment once the model's verdicts on its :meth:`points` are taken: a round more."""
+        return self._with(**self._learnt(list(zip(self._planned()[0], accepted))), _rounds=self._rounds + 1)
 
     def row(self, value: Any) -> dict[str, Any]:
         return {**self.changes, self.name: value}

@@ -1,4 +1,4 @@
-"""One person's search with a black box: the state its phases share.
+"""One person's search with a black box: what its phases are given.
 
 MC3G (Dasgupta et al., NeSy 2025) searches FOLD-SE rules of the model's predictions and checks
 every state with the model.  Where the rules imitate the model well near the person, the first
@@ -6,7 +6,10 @@ states read are the answer.  Where they do not, the search does more, in named p
 (:mod:`.phases`: the first question, global rules, local rules, to the budget, the last draw,
 sharpen, merge, each bounded by the search settings' :class:`~mc3g.engine.HuntSettings`).
 
-Each phase takes the last :class:`~.verified.Outcome` and returns a new one.  The model is never
+Each phase takes the search's :class:`~.state.State` and returns a new one; :class:`Hunt` holds
+what they are all given (the person, the settings, the model's verdicts) and does what a phase
+asks of it without keeping anything of a phase's (what it keeps are the answers of functions of
+the person, found once).  The model is never
 asked twice about the same values, and every row it is asked about is the state the person's
 changes reach, with what the causal rules force (:class:`Verdicts`).  What is exact: the answer is
 the K least-cost states the model accepts among those the last rules let through in the last
@@ -18,67 +21,89 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from functools import cached_property
 from itertools import combinations
 from typing import Any
 
 import numpy as np
 
-from ..engine import Engine
+from ..engine import Engine, HuntSettings
 from ..search import Assessment, Problem, StateStream, change_size, numeric_bounds
 from .accepted import Accepted
 from .boundary import Segment, grid_step, together
+from .lines import judged, narrowed_on_lines, point_keys
 from .local import Drawn, Moves, changes_of, drawn_rounds, moves, neighbours, rng_for
+from .state import Option, Start, State
 from .verdicts import Asking, Row, Verdicts
 from .verified import EPSILON, EXHAUSTED, FOUND, Outcome, verified
 
-Start = tuple[Problem, StateStream, list[Assessment]]  # a search's problem, stream and the states read already
 
-
+@dataclass(frozen=True, eq=False)
 class Hunt:
-    """The search for one person (``row``, refused or not; ``instance`` its values for the rules,
-    which refuse it when ``firing``) with ``engine``'s black box: the state its phases share.
-    ``steps(problem, state)`` gives the states on the way to an option."""
+    """What the search for one person (``row``, refused or not; ``instance`` its values for the
+    rules, which refuse it when ``firing``) with ``engine``'s black box is given: the model's
+    verdicts on the person's rows (``verdicts``) and the rows it accepted, priced
+    (``accepted``).  ``steps(problem, state)`` gives the states on the way to an option."""
 
-    def __init__(
-        self,
-        engine: Engine,
-        row: Row,
-        k: int,
-        verdicts: Verdicts,
-        instance: Mapping[str, Any],
-        firing: bool,
-        steps: Callable[[Problem, Assessment], list[Row]] | None = None,
-    ) -> None:
-        self.engine, self.row, self.k, self.verdicts, self.instance, self.firing, self.steps = engine, row, k, verdicts, instance, firing, steps
-        settings = engine.settings
-        self.tuning, self.budget, self.distinct, self.local = settings.hunt, settings.max_states, settings.distinct, settings.local
-        self.sharp = settings.scheme == "exact" and not settings.plausible  # numbers between training values may be asked
-        self.start: Start | None = None  # the global rules' search as the first question began it (:meth:`begin`)
-        self.chosen: list[tuple[Problem, Assessment]] = []  # those K options, when last chosen (:meth:`update_chosen`)
-        self.scans: list[Segment] = []  # the person's single numeric changes, sectioned along with every call
-        self._riding = False  # whether each call carries the rows :meth:`ride` gives: from :meth:`begin` on
-        self._claimed: set[tuple] = set()  # the options sectioned or pared already (their keys): :meth:`claim`
-        self.sectioned: list[list[Segment]] = []  # the options' segments being sectioned, by option (:meth:`together`)
-        self.accepted = Accepted(engine, row, k, verdicts, {**row, **instance})
-        self._steps: dict[tuple, list[Row]] = {}  # the options' steps, by their changes
-        self.wider_draws = 0  # draws made again, wider, because the person had no option at all
-        self.last_drawn = False  # whether the last draw was made (:meth:`draw_last`)
-        self._draw: tuple[list[tuple], np.random.Generator] | None = None  # :meth:`last_draw`
+    engine: Engine
+    row: Row
+    k: int
+    verdicts: Verdicts
+    instance: Mapping[str, Any]
+    firing: bool
+    steps: Callable[[Problem, Assessment], list[Row]] | None = None
 
-    def search(self, engine: Engine, instance: Mapping[str, Any], escape: list, patience: int | None, rules: str, start: Start | None = None) -> Asking:
+    @property
+    def tuning(self) -> HuntSettings:
+        return self.engine.settings.hunt
+
+    @property
+    def budget(self) -> int:
+        return self.engine.settings.max_states
+
+    @property
+    def distinct(self) -> bool:
+        return self.engine.settings.distinct
+
+    @property
+    def local(self) -> bool:
+        return self.engine.settings.local
+
+    @property
+    def sharp(self) -> bool:
+        """Whether numbers between training values may be asked (the ``exact`` candidates, plausibility off)."""
+        settings = self.engine.settings
+        return settings.scheme == "exact" and not settings.plausible
+
+    @cached_property
+    def accepted(self) -> Accepted:
+        return Accepted(self.engine, self.row, self.k, self.verdicts, {**self.row, **self.instance})
+
+    @cached_property
+    def _steps_of(self) -> dict[tuple, list[Row]]:
+        """The options' steps, by their changes, found once each (:meth:`unjudged_steps`)."""
+        return {}
+
+    def initial(self) -> State:
+        """The search's state before the first question."""
+        return State(self.k, self.tuning.kept)
+
+    def search(
+        self, state: State, engine: Engine, instance: Mapping[str, Any], escape: list, patience: int | None, rules: str, start: Start | None = None
+    ) -> Asking:
         """The search with one engine's rules (``start``: its first problem, stream and states
         already read), widened 8× while the candidates run out and the model refused a state
         that moves a number; with ``patience``, it stops (``stalled``) once the model has
-        rejected that many more states."""
+        rejected that many more states.  Its :class:`Outcome`."""
         per_atom, limit = self.k, None if patience is None else self.verdicts.rejected + patience
         problem, stream, first = start or self._begun(engine, instance, per_atom, escape)
-        found, stopped, doubted = yield from self.verified(problem, stream, first, limit)
+        found, stopped, doubted = yield from self.verified(state, problem, stream, first, limit)
         while stopped == EXHAUSTED and doubted and per_atom < self.tuning.widest:
             wider = engine.problem(instance, per_atom * 8, escape)
             if wider.space.n_candidates == problem.space.n_candidates:
                 break  # every value of every atom is in already: nothing new to try
-            more, stopped, doubted = yield from self.verified(wider, self.stream(wider), [], limit)
+            more, stopped, doubted = yield from self.verified(state, wider, self.stream(wider), [], limit)
             if len(more) < len(found):
                 break  # the wider round ran out of budget before the narrower one's answer
             problem, found, per_atom = wider, more, per_atom * 8
@@ -92,100 +117,83 @@ class Hunt:
         """The problem's states in exact cost order, ``tuning.read`` × the budget at most."""
         return StateStream(problem, self.tuning.read * self.budget)
 
-    def verified(self, problem: Problem, stream: StateStream, first: list[Assessment], limit: int | None) -> Asking:
-        return (yield from verified(problem, stream, self.k, self.distinct, self.verdicts, self.budget, first, limit, self.kth, self.tuning, self._along()))
+    def verified(self, state: State, problem: Problem, stream: StateStream, first: list[Assessment], limit: int | None) -> Asking:
+        """:func:`~.verified.verified` for the person, bounded by the state's K-th option known."""
+        along = self._along(state)
+        return (yield from verified(problem, stream, self.k, self.distinct, self.verdicts, self.budget, first, limit, state.kth, self.tuning, along))
 
-    def begin(self, start: Start | None, scans: list[Segment]) -> None:
-        """The model refused the person at the first question: the global rules' search as it
-        began (``start``), the single numeric changes to section (``scans``) and the K options
-        known; from now on every call carries the rows that ride along (:meth:`ride`)."""
-        self.start, self.scans, self._riding = start, scans, True
-        self.update_chosen()
+    def begin(self, state: State, start: Start | None, scans: Sequence[Segment]) -> State:
+        """The state once the model refused the person at the first question: the global rules'
+        search as it began (``start``), the single numeric changes to section (``scans``) and the
+        K options known; from then on every call carries the rows that ride along (:class:`Ride`)."""
+        return self.with_known_options(replace(state, start=start, scans=tuple(scans), riding=True))
 
     def enter(self, phase: str) -> None:
         """The part of the search running from now on: the run record counts each one's rounds and time."""
         self.verdicts.phase = phase
 
-    def ask(self, keys: Sequence[tuple], free: Sequence[tuple] = (), ahead: Sequence[tuple] = ()) -> Asking:
+    def ask(self, state: State, keys: Sequence[tuple], free: Sequence[tuple] = (), ahead: Sequence[tuple] = ()) -> Asking:
         """The model's verdicts on rows by their keys (:meth:`Verdicts.ask`), the rows that ride
-        along (:meth:`ride`) in any call it takes once the search has begun."""
-        return (yield from self.verdicts.ask(keys, free, ahead, along=self._along()))
+        along from ``state`` (:class:`Ride`) in any call it takes once the search has begun."""
+        return (yield from self.verdicts.ask(keys, free, ahead, along=self._along(state)))
 
-    def _along(self) -> Callable[[], list[tuple]] | None:
-        return self.ride if self._riding else None
+    def _along(self, state: State) -> Ride | None:
+        return Ride(self, state) if state.riding else None
 
-    def ask_wider(self, rows: Drawn | Sequence[tuple], spare: Sequence[tuple]) -> Asking:
-        """The rows of a draw made again, wider (counted: ``wider_draws``), ``spare`` ones held back."""
-        self.wider_draws += 1
+    def ask_wider(self, state: State, rows: Drawn | Sequence[tuple], spare: Sequence[tuple]) -> Asking:
+        """The rows of a draw made again, wider, ``spare`` ones held back; the state with it counted (``wider_draws``)."""
         if isinstance(rows, Drawn):
-            return (yield from self.verdicts.ask_drawn(rows, spare, along=self._along()))
-        return (yield from self.verdicts.ask([], rows, spare, spare=True, along=self._along()))
+            yield from self.verdicts.ask_drawn(rows, spare, along=self._along(state))
+        else:
+            yield from self.verdicts.ask([], rows, spare, spare=True, along=self._along(state))
+        return replace(state, wider_draws=state.wider_draws + 1)
 
-    def draw_last(self) -> tuple[list[tuple], np.random.Generator]:
-        """The last draw's rows (:meth:`last_draw`), now made (``last_drawn``): the rows accepted
-        priced as after it (:meth:`price_as_last_draw`)."""
-        self.last_drawn = True
-        self.price_as_last_draw()
-        return self.last_draw()
+    def with_known_options(self, state: State) -> State:
+        """The state with the K options among the rows the model accepted outside the search so
+        far (``chosen``): no state dearer than the K-th can be in the answer (``bound``).  Found
+        after the first question, after the rows drawn for local rules and before each round of
+        the single changes' last sectioning; what is judged later only lowers it, so it stays a
+        bound."""
+        return replace(state, chosen=tuple(self.accepted.options(kept=state.kept).chosen))
 
-    def price_as_last_draw(self) -> None:
-        """The rows accepted priced as after a last draw (``tuning.last_kept``, :class:`Accepted`)."""
-        self.accepted.kept = self.tuning.last_kept
-
-    def add_sectioned(self, options: Sequence[list[Segment]]) -> None:
-        """Options' segments now being sectioned, one list an option (:meth:`together`)."""
-        self.sectioned += options
-
-    def update_chosen(self) -> None:
-        """The K options among the rows the model accepted outside the search so far (:attr:`chosen`):
-        no state dearer than the K-th can be in the answer (:attr:`bound`).  Found after the first
-        question, after the rows drawn for local rules and before each round of the single
-        changes' last sectioning; what is judged later only lowers it, so it stays a bound."""
-        self.chosen = self.accepted.options()[0]
-
-    @property
-    def kth(self) -> Assessment | None:
-        """The K-th option known among the rows accepted (None while fewer are known): it bounds a
-        search, whose stream reads no state dearer."""
-        return self.chosen[-1][1] if len(self.chosen) == self.k else None
-
-    @property
-    def bound(self) -> float:
-        """The K-th option's cost (infinite while fewer are known)."""
-        return math.inf if (kth := self.kth) is None else kth.cost
-
-    def options(self, outcome: Outcome) -> list[tuple[Problem, Assessment]]:
+    def options(self, state: State, outcome: Outcome) -> list[Option]:
         """The options the search's states and the rows accepted so far give together, none
         unlike every past applicant where the profile leaves those out."""
-        return self.accepted.options(outcome.problem, outcome.found, typical=True)[0]
+        return self.accepted.options(outcome.problem, outcome.found, typical=True, kept=state.kept).chosen
 
-    def seen_ahead(self, outcome: Outcome) -> None:
+    def seen_ahead(self, state: State, outcome: Outcome) -> State:
         """Every row asked ahead that no phase reached, seen once the search proper has ended.
         Where the options are still fewer than K, the last draw's rows are among them and are
         priced as after a last draw (``tuning.last_kept``), which would be drawn next."""
-        if self.verdicts.release() and len(self.options(outcome)) < self.k:
-            self.price_as_last_draw()
+        if self.verdicts.release() and len(self.options(state, outcome)) < self.k:
+            return replace(state, kept=self.tuning.last_kept)
+        return state
 
-    def samples(self) -> list[tuple]:
+    def samples(self, state: State) -> list[tuple]:
         """Rows around the person for local rules (their keys), as many as the budget leaves
         (``tuning.samples`` at most): the start of the last draw (:meth:`last_draw`) when it is
-        drawn already, as it is when the first question asked it ahead."""
+        drawn already (``drawn``), as it is when the first question asked it ahead."""
         n = min(self.tuning.samples, self.budget - self.verdicts.judged)
         if n <= 0:
             return []
-        if self._draw is not None and n <= self.tuning.last_draw:
-            return self._draw[0][:n]
+        if state.drawn and n <= self.tuning.last_draw:
+            return self.last_draw()[0][:n]
         drawn = neighbours(self.engine, self.row, n, rng_for(self.row, self.engine.settings.random_state), choices=self.choices, always=self.must)
         return [self.verdicts.made_key(c) for c in drawn]
 
     def last_draw(self) -> tuple[list[tuple], np.random.Generator]:
         """The last draw's rows (their keys; :meth:`drawn`, ``tuning.last_draw`` of each kind),
-        drawn once for the person whichever phase wants them first, and the generator a wider
-        draw goes on with."""
-        if self._draw is None:
-            rng = rng_for(self.row, self.engine.settings.random_state)
-            self._draw = self.drawn([self.tuning.last_draw], rng), rng
-        return self._draw
+        drawn once for the person whichever phase wants them first, and a generator where that
+        draw leaves it, for a wider draw to go on with."""
+        rows, where = self._last_draw
+        rng = np.random.Generator(type(where)())
+        rng.bit_generator.state = where.state
+        return rows, rng
+
+    @cached_property
+    def _last_draw(self) -> tuple[list[tuple], np.random.BitGenerator]:
+        rng = rng_for(self.row, self.engine.settings.random_state)
+        return self.drawn([self.tuning.last_draw], rng), rng.bit_generator
 
     @cached_property
     def must(self) -> list[str]:
@@ -220,89 +228,71 @@ class Hunt:
         return [self.verdicts.made_key(c) for c in drawn]
 
     # -- rows asked along with other calls ----------------------------------------------------------
-    def ride(self) -> list[tuple]:
-        """The rows (their keys) asked along with the model's next call: the steps of the K
-        options known (often the answer's: its steps then need no call of their own), the
-        single changes' next points (:meth:`scanned`) and the options' numbers sectioned
-        together (:meth:`together`)."""
-        return [self.verdicts.key(r) for r in self.unjudged_steps(self.chosen)] + self.scanned() + self.together()
+    def together(self, sectioned: Sequence[Sequence[Segment]]) -> list[tuple]:
+        """The rows (their keys) of each option being sectioned (``sectioned``, one list an
+        option) with all its numbers at the best their segments have found so far
+        (:func:`~.boundary.together`), once they have: where one number's boundary was found with
+        the others held, the model may accept less of each."""
+        return [self.verdicts.key(row) for option in sectioned if (row := together(list(option))) is not None]
 
-    def together(self) -> list[tuple]:
-        """The rows (their keys) of each option being sectioned with all its numbers at the best
-        their segments have found so far (:func:`~.boundary.together`), once they have: where
-        one number's boundary was found with the others held, the model may accept less of each."""
-        return [self.verdicts.key(row) for option in self.sectioned if (row := together(option)) is not None]
+    def claim(self, state: State, options: Sequence[Option]) -> tuple[list[Option], State]:
+        """Those of ``options`` (a problem and a state each) not claimed yet, and the state with
+        them claimed: each option is sectioned, pared and has its numbers moved back once."""
+        fresh, claimed = [], set(state.claimed)
+        for problem, a in options:
+            if (key := self.verdicts.state_key(problem, a.state)) not in claimed:
+                claimed.add(key)
+                fresh.append((problem, a))
+        return fresh, (replace(state, claimed=frozenset(claimed)) if fresh else state)
 
-    def claim(self, options: Sequence[tuple[Problem, Assessment]]) -> list[tuple[Problem, Assessment]]:
-        """Those of ``options`` (a problem and a state each) not claimed yet, claimed now: each
-        option is sectioned, pared and has its numbers moved back once."""
-        fresh = []
-        for problem, state in options:
-            if (key := self.verdicts.state_key(problem, state.state)) not in self._claimed:
-                self._claimed.add(key)
-                fresh.append((problem, state))
-        return fresh
-
-    def unjudged_steps(self, options: Sequence[tuple[Problem, Assessment]]) -> list[Row]:
+    def unjudged_steps(self, options: Sequence[Option]) -> list[Row]:
         """The states on the way to each option (its steps) the model has not judged."""
         rows: list[Row] = []
         if self.steps is not None:
+            memo = self._steps_of
             for problem, a in options:
                 key = self.verdicts.state_key(problem, a.state)
-                if key not in self._steps:
-                    self._steps[key] = self.steps(problem, a)
-                rows += [r for r in self._steps[key] if self.verdicts.known(r) is None]
+                if key not in memo:
+                    memo[key] = self.steps(problem, a)
+                rows += [r for r in memo[key] if self.verdicts.known(r) is None]
         return rows
 
-    def scanned(self, on_lines: bool = False) -> list[tuple]:
-        """The next points (their keys) of the person's single numeric changes, once the last
-        ones are judged; a change whose nearest point left costs more than the K-th option known
-        (:meth:`update_chosen`) is not sectioned further (it cannot be one).  With ``on_lines``, the
-        changes that would ask are first narrowed by the verdicts on their lines (:meth:`narrow_on_lines`):
-        where the options' sectioning judged their points already, they need no call of their own."""
+    def scanned(self, scans: Sequence[Segment], bound: float, on_lines: bool = False) -> tuple[tuple[Segment, ...], list[tuple]]:
+        """The person's single numeric changes ``scans`` taken as far as the verdicts go, and the
+        keys of their next points still to judge; a change whose nearest point left costs more
+        than ``bound`` (the K-th option known) is not sectioned further (it cannot be one).  With
+        ``on_lines``, the changes that would ask are first narrowed by the verdicts on their lines
+        (:func:`~.lines.narrowed_on_lines`): where the options' sectioning judged their points already,
+        they need no call of their own."""
         asking: list[Segment] = []
-        for s in self.scans:
-            while s.points() and not self.beyond(s):
-                if (known := self.judged(s)) is None:
+        taken: list[Segment] = []
+        for s in scans:
+            while s.points() and not self.beyond(s, bound):
+                if (known := judged(self.verdicts, s)) is None:
                     asking.append(s)
                     break
-                s.narrow(known)
+                s = s.narrowed(known)
+            taken.append(s)
         if on_lines and asking:
-            self.narrow_on_lines(asking)
-            return self.scanned()
-        return [key for s in asking for key in self.keys(s)]
+            narrowed = dict(zip(map(id, asking), narrowed_on_lines(self.verdicts, asking)))
+            return self.scanned([narrowed.get(id(s), s) for s in taken], bound)
+        return tuple(taken), [key for s in asking for key in point_keys(self.verdicts, s)]
 
-    def keys(self, s: Segment) -> list[tuple]:
-        """The keys of the segment's next points (:meth:`Verdicts.line`)."""
-        line = self.verdicts.line(s.changes, s.name)
-        return [line(p) for p in s.points()]
-
-    def judged(self, s: Segment) -> list[bool] | None:
-        """Whether the model accepts each of the segment's next points, if it has judged them all."""
-        points, verdict = s.points(), self.verdicts.verdict
-        if not points:
-            return None
-        line = self.verdicts.line(s.changes, s.name)
-        if verdict(line(points[-1])) is None:
-            return None  # a segment's points are asked together: its last one unjudged, they all are
-        known = [verdict(line(p)) for p in points]
-        return None if None in known else known  # type: ignore[return-value]
-
-    def beyond(self, s: Segment) -> bool:
-        """Whether every point of ``s`` left to judge costs more than the K-th option known
-        (:meth:`update_chosen`), so none can be an option.  A point's price is at least the terms of
+    def beyond(self, s: Segment, bound: float) -> bool:
+        """Whether every point of ``s`` left to judge costs more than ``bound`` (the K-th option
+        known, :attr:`State.bound`), so none can be an option.  A point's price is at least the terms of
         its changes that nothing may cause: a change of a feature no causal rule has as its
         effect is always a direct action, and so is a single change (nothing else changed to
         cause it); the segment's own change grows with its size, so its nearest point is the
         cheapest."""
-        if self.bound == math.inf:
+        if bound == math.inf:
             return False
         e, distance, point = self.engine, self.engine.settings.distance, s.row(s.nearest())
         sizes = {n: change_size(e.schema.feature(n), self.row[n], v, e.spreads.get(n, 1.0)) for n, v in point.items()}
         made = [n for n, size in sizes.items() if size]
         free = self._causable if len(made) > 1 else frozenset()
         terms = sum(distance.term(sizes[n], e.schema.feature(n).weight) for n in made if n not in free)
-        return distance.total(terms) > self.bound + EPSILON
+        return distance.total(terms) > bound + EPSILON
 
     @cached_property
     def _causable(self) -> frozenset[str]:
@@ -347,45 +337,32 @@ class Hunt:
             for p in Segment(r, n, self.row[n], r[n], steps[n], True, self.tuning).points() if bounds[n][0] <= p <= bounds[n][1]
         ]  # fmt: skip
 
-    def narrow_on_lines(self, segments: Sequence[Segment]) -> None:
-        """Each of ``segments`` narrowed by the model's verdicts on its points judged already
-        (:meth:`Segment.narrow_by_known`): rows that differ from its end in its feature only, each checked
-        to be its row there."""
-        if not segments:
-            return
-        lines: dict[tuple[str, tuple], list[Segment]] = {}  # by the feature moved and the rest of the row
-        forcing: dict[int, Callable[[Any], tuple]] = {}
-        for s in segments:
-            line = self.verdicts.line(s.changes, s.name)
-            end = line(s.end)
-            lines.setdefault((s.name, tuple(item for item in end if item[0] != s.name)), []).append(s)
-            if self.verdicts.may_force(s.row(s.end)):
-                # What a point forces may differ from what the end does; where the changes force
-                # nothing, a row on the line is the segment's row there (its key is its changes).
-                forcing[id(s)] = line
-        said: dict[int, list[tuple[Any, bool]]] = {id(s): [] for s in segments}
-        moved: dict[int, set[str]] = {}  # by the changes a row makes: the features its lines move (a row is on a line only with as many changes)
-        for name, rest in lines:
-            moved.setdefault(len(rest) + 1, set()).add(name)
-        for key, ok in self.verdicts.judged_rows(moved):  # a row changing more features than any line (as many drawn do) lies on none
-            names = moved[len(key)]
-            for at, (name, value) in enumerate(key):
-                if name in names:
-                    for s in lines.get((name, key[:at] + key[at + 1 :]), ()):
-                        if id(s) not in forcing or forcing[id(s)](value) == key:
-                            said[id(s)].append((value, ok))
-        for s in segments:
-            s.narrow_by_known(said[id(s)])
-
-    def merged(self, outcome: Outcome, searched: Sequence[Assessment]) -> Outcome:
+    def merged(self, state: State, outcome: Outcome, searched: Sequence[Assessment]) -> Outcome:
         """The states ``searched`` in the outcome's problem together with every other row the
         model accepted (single changes, rows drawn around the person, points sectioned, steps),
         priced under the causal knowledge as it stands: the K least-cost of them (distinct action
         sets under ``distinct``, none unlike every past applicant where the profile leaves those
         out: ``unlike`` counts those passed over)."""
-        chosen, outside = self.accepted.options(outcome.problem, searched, typical=True)
+        chosen, outside, unlike = self.accepted.options(outcome.problem, searched, typical=True, kept=state.kept)
         stopped = FOUND if len(chosen) == self.k else outcome.stopped
         return Outcome(
             outcome.engine, outcome.problem, outcome.per_atom, tuple(a for _, a in chosen), stopped, outcome.rules, outcome.local_rounds,
-            tuple(p for p, _ in chosen), outside, tuple(searched), self.accepted.unlike,
+            tuple(p for p, _ in chosen), outside, tuple(searched), unlike,
         )  # fmt: skip
+
+
+class Ride:
+    """The rows (their keys) asked along with the model's calls made from one ``state``: the
+    steps of the K options known (often the answer's: its steps then need no call of their
+    own), the single changes' next points (:meth:`Hunt.scanned`) and the options' numbers
+    sectioned together (:meth:`Hunt.together`).  What it gives depends on the state and the
+    verdicts alone; the single changes as far as the verdicts took them last are kept, so the
+    next call of a search starts from there (the verdicts only grow)."""
+
+    def __init__(self, hunt: Hunt, state: State) -> None:
+        self._hunt, self._state, self._scans = hunt, state, state.scans
+
+    def __call__(self) -> list[tuple]:
+        hunt, state = self._hunt, self._state
+        self._scans, points = hunt.scanned(self._scans, state.bound)
+        return [hunt.verdicts.key(r) for r in hunt.unjudged_steps(state.chosen)] + points + hunt.together(state.sectioned)

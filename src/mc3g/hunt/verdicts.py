@@ -171,7 +171,7 @@ class Verdicts:
         """Whether the model accepts each row (by its key: ``keys``, then ``free``), asking it only
         about those it has not judged, all in one call; where there is a call, ``along()`` gives
         rows (their keys) to ask for free with it (a search waiting on its own verdicts need not
-        cost a call of its own: :meth:`~.hunt.Hunt.ride`).  Rows of
+        cost a call of its own: :class:`~.hunt.Ride`).  Rows of
         ``free`` (single changes scanned, points sectioned, rows drawn) do not count as judged.
         Rows of ``ahead`` go in the same call, their verdicts held back: the search sees one only
         once it asks about that row (then it counts as asked), so a row asked ahead saves a later
