@@ -95,7 +95,7 @@ def main(name: str, kind: str, profile: str) -> None:
     timed(hunt.Hunt, "drawn", "rows drawn", lambda args, out: len(out))
     # The rows local rules learn from are the last draw's first when it is drawn (counted there),
     # else drawn for them alone.
-    timed(hunt.Hunt, "samples", "rows drawn", lambda args, out: 0 if args[0]._draw is not None else len(out))
+    timed(hunt.Hunt, "samples", "rows drawn", lambda args, out: 0 if args[1].drawn else len(out))
     timed(BlackBox, "frame", "frames", lambda args, out: len(out))
     timed(phases, "local_rules", "rule sets", lambda args, out: 1)
     timed(accepted.Accepted, "_price", "rows priced", lambda args, out: len(args[1]))
