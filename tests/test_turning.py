@@ -49,6 +49,7 @@ def test_a_protected_characteristic_that_alone_turns_an_unproved_refusal_is_name
     explainer = _explainer("never")
     answer = explainer.explain({"x": 5, "c": "a", "d": "p", "e": "u"})
     assert answer.status == "no_counterfactual" and answer.run.guarantee == "surrogate"
+    assert answer.reasons[0].startswith("rule 1 of the rules learned to imitate the model (d is not q) cannot be escaped")  # not the model's own
     assert answer.turns_on == (("d", "q"),)  # d = r is refused too; e may change, so it is never asked
     assert answer.reasons[-1] == TURNED  # said to be there, named only in the lender's record
     assert not any("d" in sentence.split() for sentence in answer.plainly)  # the applicant is not told

@@ -249,7 +249,7 @@ def _no_option(engine: Engine, outcome: Outcome, verdicts: Verdicts | None, wide
         needs = f" with {needs}" if (needs := needed(engine)) else ""
         return (f"{PROVED}{needs}: it was searched over every state the causal knowledge and the protections allow.",)
     if verdicts is None or not verdicts.rejected:
-        reasons = tuple(why_none(outcome.problem, engine.words))
+        reasons = tuple(why_none(outcome.problem, engine.words, imitated=verdicts is not None))
     else:
         reasons = (_unanswered(engine, outcome, verdicts),)
     return reasons + ((_undrawn(engine, verdicts, wider or 0),) if verdicts is not None and verdicts.free else ())

@@ -9,16 +9,20 @@ from ..rules import PLAIN, Words
 from .problem import Problem
 
 
-def why_none(problem: Problem, words: Words = PLAIN) -> list[str]:
+def why_none(problem: Problem, words: Words = PLAIN, imitated: bool = False) -> list[str]:
     """Why no counterfactual exists: a rule that no allowed change escapes; else what makes the
-    rules and the knowledge impossible to satisfy together (features and values in ``words``)."""
+    rules and the knowledge impossible to satisfy together (features and values in ``words``).
+    With ``imitated``, the rules were learned to imitate a model that cannot be read, and a rule
+    is said to be theirs: what they cannot escape, the model itself may allow."""
     original = problem.original_state()
     reasons = []
+    whose = " of the rules learned to imitate the model" if imitated else ""
     for i, rule in enumerate(problem.decision, 1):
         if problem.covers(rule, original) and not rule.exceptions and all(problem.truth(lit).all() for lit in rule.body):
             names = sorted({lit.feature for lit in rule.body})
             said = ", ".join(words.feature(n) for n in names)
-            reasons.append(f"rule {i} ({words.rule(rule)}) cannot be escaped: its features ({said}) cannot change ({_locks(problem, names, words)}).")
+            locks = _locks(problem, names, words)
+            reasons.append(f"rule {i}{whose} ({words.rule(rule)}) cannot be escaped: its features ({said}) cannot change ({locks}).")
     if reasons:
         return reasons
     for combo in problem.causal.forbidden:
