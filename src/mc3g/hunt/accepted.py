@@ -10,6 +10,7 @@ dearer state the rules led to.
 from __future__ import annotations
 
 import math
+from bisect import insort
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
@@ -24,6 +25,7 @@ from .verdicts import Row, Verdicts
 from .verified import EPSILON
 
 T = TypeVar("T")
+FEW = 64  # rows newly accepted put in their places one by one, where fewer
 Pool = list[tuple[Fraction, int, tuple[int, ...], Problem, Assessment]]  # exact cost, source (0: found, 1: accepted), state, problem, assessment
 
 
@@ -68,23 +70,30 @@ class Accepted:
         most = self.tuning.per_set if self.distinct else max(self.tuning.per_set, self.k)
         free = self._unlike if typical and self._past is not None else None  # rows unlike every past applicant take no place
         accepted = few_of_each_set(self._ranked(), most, self.verdicts.made_set)
-        allowed: list[tuple[Problem, Assessment]] = []
         far: list[tuple[Problem, Assessment]] = []
         chosen: list[tuple[Problem, Assessment]] = []
+        sets: Counter[frozenset[str]] = Counter()  # the rows allowed so far of each set of direct actions (:func:`few_of_each_set`, kept from chunk to chunk)
         while chunk := list(islice(accepted, kept)):
             self._price([key for key in chunk if key not in self._priced])
             if free is not None:
                 self._measure([key for key in chunk if self._priced[key] is not None])
             for key in chunk:
-                if (pa := self._priced[key]) is not None:
-                    (far if free is not None and free(key) else allowed).append(pa)
-            chosen = list(islice(few_of_each_set(allowed, most, lambda pa: frozenset(pa[1].direct)), kept))
+                if (pa := self._priced[key]) is None:
+                    continue
+                if free is not None and free(key):
+                    far.append(pa)
+                elif len(chosen) < kept:
+                    kind = frozenset(pa[1].direct)
+                    sets[kind] += 1
+                    if sets[kind] <= most:
+                        chosen.append(pa)
             if len(chosen) == kept:
                 break
         return chosen + far  # those unlike every past applicant for :meth:`choose` to pass over (and count)
 
-    def _ranked(self) -> list[tuple]:
-        """The rows accepted (keys) by :meth:`_rough_of`, ties in the order the search saw them.
+    def _ranked(self) -> Iterator[tuple]:
+        """The rows accepted (keys) by :meth:`_rough_of`, ties in the order the search saw them,
+        as they are read (the first few hundred are most often all that is).
         Kept from one call to the next, each with its L1 beside it: rows are only ever added, and
         each is seen after every row ranked before, so merging the new ones in gives the order
         sorting all would.  A row ranked that fewer changes turn out to reach (a causal rule's
@@ -97,10 +106,13 @@ class Accepted:
             self._order = list(merge((ranked for ranked in self._order if ranked[2] not in stale), again))
         start = len(self._seen_at)
         new = [(self._rough_of(key), start + i, key) for i, key in enumerate(self.verdicts.accepted(start))]
-        if new:
+        if len(new) > FEW:
             self._order = list(merge(self._order, sorted(new)))
-            self._seen_at.update((key, at) for _, at, key in new)
-        return [key for _, _, key in self._order]
+        else:  # a few rows put in their places: merging walks every row ranked (tens of thousands after a wide draw)
+            for ranked in new:
+                insort(self._order, ranked)
+        self._seen_at.update((key, at) for _, at, key in new)
+        return (key for _, _, key in self._order)
 
     def _price(self, new: list[tuple]) -> None:
         """Price the rows ``new`` (by their changes) together, in a problem of their own (a state's
