@@ -731,7 +731,7 @@ def _sharpened(hunt, model) -> tuple[int, dict]:
 
 
 def _after(hunt, outcome):
-    """The hunt's state before the first question, with a search's ``outcome``."""
+    """The hunt's progress before the first question, with a search's ``outcome``."""
     return replace(hunt.initial(), outcome=outcome)
 
 
@@ -750,7 +750,7 @@ def _hunt(engine, person: dict, k: int = 1, steps=None):
 
 
 def _searched(hunt):
-    """The hunt's state after its search with no rules (the model alone), up to the budget."""
+    """The hunt's progress after its search with no rules (the model alone), up to the budget."""
     from mc3g.hunt.phases import ToTheBudget
 
     return ToTheBudget().run(hunt, hunt.initial())
@@ -860,10 +860,10 @@ def test_each_phase_runs_alone_and_returns_a_new_outcome() -> None:
     start = alone.initial()
     found = _driven(ToTheBudget().run(alone, start), model)
     values = lambda outcome: [outcome.problem.describe(a.state) for a in outcome.found]  # noqa: E731
-    assert found.outcome.rules == "global" and values(found.outcome) == [{"x": 350, "y": 5}] and start.outcome is None  # a new state
+    assert found.outcome.rules == "global" and values(found.outcome) == [{"x": 350, "y": 5}] and start.outcome is None  # a new progress
     sharpened = _driven(Sharpen().run(alone, found), model)
     assert sharpened.outcome is found.outcome and alone.verdicts.known({"x": 333, "y": 5}) is True
-    assert sharpened.sectioned and not found.sectioned  # the options sectioned are the new state's
+    assert sharpened.sectioned and not found.sectioned  # the options sectioned are the new progress's
     assert alone.verdicts.known({"x": 332, "y": 5}) is False  # the boundary: one grid step nearer is refused
     assert _driven(LastDraw().run(alone, sharpened), model) is sharpened  # one option asked for, one found: nothing to do
     merged = _driven(Merge().run(alone, sharpened), model).outcome
@@ -1312,10 +1312,10 @@ def test_rounds_drawn_together_are_the_rounds_drawn_one_after_another_each_row_o
     assert hunt.drawn([50], together) == hunt.drawn([50], apart)
 
 
-def test_each_phase_takes_the_state_and_returns_a_new_one_and_nothing_rides_on_the_verdicts() -> None:
-    """Issue 51: the search's state is a frozen value each phase takes and returns anew, what the
-    phases are given (:class:`Hunt`) is frozen too, and no phase sets an attribute of anything
-    (of the hunt, the state or what they hold: a segment is narrowed into a new one); what
+def test_each_phase_takes_the_progress_and_returns_a_new_one_and_nothing_rides_on_the_verdicts() -> None:
+    """Issue 51: the search's progress is a frozen value each phase takes and returns anew, what
+    the phases are given (:class:`Hunt`) is frozen too, and no phase sets an attribute of anything
+    (of the hunt, the progress or what they hold: a segment is narrowed into a new one); what
     rides along with a call is given to each call, not set on the verdicts as a callback."""
     from dataclasses import FrozenInstanceError
 
@@ -1327,8 +1327,8 @@ def test_each_phase_takes_the_state_and_returns_a_new_one_and_nothing_rides_on_t
         targets = [t for node in ast.walk(tree) if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) for t in _targets(node)]
         assert [ast.unparse(t) for t in targets if isinstance(t, (ast.Attribute, ast.Subscript)) and _rooted_in_a_parameter(t)] == []
     hunt = _xy_hunts(lambda f: np.where(f["x"] >= 333, "yes", "no"))[1]()
-    state = hunt.initial()
-    for thing, name in ((hunt, "k"), (state, "chosen")):
+    progress = hunt.initial()
+    for thing, name in ((hunt, "k"), (progress, "chosen")):
         with pytest.raises(FrozenInstanceError):
             setattr(thing, name, None)
     assert not hasattr(Verdicts({}, None), "along")
@@ -1341,7 +1341,7 @@ def _targets(node: ast.AST) -> list[ast.expr]:
 
 
 def _rooted_in_a_parameter(target: ast.expr) -> bool:
-    """Whether an attribute or item set is of something a phase was given (the hunt, the state, a
+    """Whether an attribute or item set is of something a phase was given (the hunt, the progress, a
     segment), not a dictionary of its own being filled."""
     while isinstance(target, (ast.Attribute, ast.Subscript)):
         if isinstance(target, ast.Attribute):

@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..engine import Engine
 from ..exceptions import BlackBoxError, InputError
-from ..hunt import BUDGET, FOUND, READ_ALL, STEPS, Hunt, Outcome, State, Verdicts, hunted, verified
+from ..hunt import BUDGET, FOUND, READ_ALL, STEPS, Hunt, Outcome, Progress, Verdicts, hunted, verified
 from ..search import Assessment, PastApplicants, Problem, StateStream, why_none
 from .changes import CausedChange, DirectAction, Step
 from .exact import READ, Confirmed, blocking, searched, what_opens
@@ -132,9 +132,9 @@ def _search(engine: Engine, row: Row, k: int, where: str, session: Session) -> S
     else:
         verdicts = Verdicts(row, holding.wrap(clock.away), engine.consequences(instance), clock.seconds)
         hunt = Hunt(engine, row, k, verdicts, instance, bool(firing), lambda p, a: [d.values for d in drafts_of(engine, row, p, a)[1]])
-        state = yield from hunted(hunt)  # the hunt's phases (:mod:`mc3g.hunt.phases`)
-        outcome, wider = (None, 0) if state is None else (state.outcome, state.wider_draws)
-        hunted_by = None if state is None else (hunt, state)
+        progress = yield from hunted(hunt)  # the hunt's phases (:mod:`mc3g.hunt.phases`)
+        outcome, wider = (None, 0) if progress is None else (progress.outcome, progress.wider_draws)
+        hunted_by = None if progress is None else (hunt, progress)
     if outcome is None:
         reason = f"the decision for this person is not {engine.unfavourable!r}, so it is already favourable."
         return Recourse(row, NOT_REFUSED, reasons=(reason,), run=_record(engine, k, None, verdicts, wider, clock, read))
@@ -185,16 +185,18 @@ def _by_rules(engine: Engine, instance: Mapping[str, Any], k: int, firing: bool)
     return Outcome(engine, problem, k, tuple(found), stopped, "given", priced_in=(problem,) * len(found)) if firing else None
 
 
-def _with_steps(engine: Engine, row: Row, outcome: Outcome, hunted: tuple[Hunt, State] | None) -> Generator[list[Row], list[bool], tuple[Counterfactual, ...]]:
+def _with_steps(
+    engine: Engine, row: Row, outcome: Outcome, hunted: tuple[Hunt, Progress] | None
+) -> Generator[list[Row], list[bool], tuple[Counterfactual, ...]]:
     """The options with their steps, each step judged: by the model for a black box (``hunted``:
     the hunt and where it ended; one call for all, what rides along with the hunt's calls too),
     by the decision rules otherwise."""
     drafted = [drafts_of(engine, row, p, a) for p, a in zip(outcome.priced_in, outcome.found)]
     options, drafts = [option for option, _ in drafted], [steps for _, steps in drafted]
     if hunted is not None:
-        hunt, state = hunted
+        hunt, progress = hunted
         hunt.enter(STEPS)
-        asked = yield from hunt.ask(state, [], [hunt.verdicts.key(draft.values) for steps in drafts for draft in steps])
+        asked = yield from hunt.ask(progress, [], [hunt.verdicts.key(draft.values) for steps in drafts for draft in steps])
         refusals = iter([not ok for ok in asked])
     else:
         problem = outcome.problem

@@ -2,7 +2,7 @@
 each judged by the model in few rounds of questions (MC3G, Dasgupta et al., NeSy 2025).
 
 - :func:`hunted`: the search, its phases (:data:`PHASES`) run in order, each taking the search's
-  :class:`State` and returning a new one, with what one :class:`Hunt` gives them all (the
+  :class:`Progress` and returning a new one, with what one :class:`Hunt` gives them all (the
   person, the settings, the verdicts); a generator that yields each round's rows for the model
   and takes back its refusals;
   :data:`ASKING` names the parts that ask (a run record counts each one's rounds, the options'
@@ -23,12 +23,12 @@ The settings that bound it are :class:`mc3g.engine.HuntSettings`; the session th
 from .hunt import Hunt
 from .local import neighbours
 from .phases import ASKING, PHASES, STEPS, hunted
+from .progress import Progress
 from .protected import PROTECTED, protected_changes
-from .state import State
 from .verdicts import Asking, Row, Verdicts
 from .verified import BUDGET, FOUND, READ_ALL, Outcome, verified
 
 __all__ = [
     "ASKING", "BUDGET", "FOUND", "PHASES", "PROTECTED", "READ_ALL", "STEPS",
-    "Asking", "Hunt", "Outcome", "Row", "State", "Verdicts", "hunted", "neighbours", "protected_changes", "verified",
+    "Asking", "Hunt", "Outcome", "Progress", "Row", "Verdicts", "hunted", "neighbours", "protected_changes", "verified",
 ]  # fmt: skip

@@ -6,7 +6,7 @@ states read are the answer.  Where they do not, the search does more, in named p
 (:mod:`.phases`: the first question, global rules, local rules, to the budget, the last draw,
 sharpen, merge, each bounded by the search settings' :class:`~mc3g.engine.HuntSettings`).
 
-Each phase takes the search's :class:`~.state.State` and returns a new one; :class:`Hunt` holds
+Each phase takes the search's :class:`~.progress.Progress` and returns a new one; :class:`Hunt` holds
 what they are all given (the person, the settings, the model's verdicts) and does what a phase
 asks of it without keeping anything of a phase's (what it keeps are the answers of functions of
 the person, found once).  The model is never
@@ -34,7 +34,7 @@ from .accepted import Accepted
 from .boundary import Segment, grid_step, together
 from .lines import judged, narrowed_on_lines, point_keys
 from .local import Drawn, Moves, changes_of, drawn_rounds, moves, neighbours, rng_for
-from .state import Option, Start, State
+from .progress import Option, Progress, Start
 from .verdicts import Asking, Row, Verdicts
 from .verified import EPSILON, EXHAUSTED, FOUND, Outcome, verified
 
@@ -85,12 +85,12 @@ class Hunt:
         """The options' steps, by their changes, found once each (:meth:`unjudged_steps`)."""
         return {}
 
-    def initial(self) -> State:
-        """The search's state before the first question."""
-        return State(self.k, self.tuning.kept)
+    def initial(self) -> Progress:
+        """The search's progress before the first question."""
+        return Progress(self.k, self.tuning.kept)
 
     def search(
-        self, state: State, engine: Engine, instance: Mapping[str, Any], escape: list, patience: int | None, rules: str, start: Start | None = None
+        self, progress: Progress, engine: Engine, instance: Mapping[str, Any], escape: list, patience: int | None, rules: str, start: Start | None = None
     ) -> Asking:
         """The search with one engine's rules (``start``: its first problem, stream and states
         already read), widened 8× while the candidates run out and the model refused a state
@@ -98,12 +98,12 @@ class Hunt:
         rejected that many more states.  Its :class:`Outcome`."""
         per_atom, limit = self.k, None if patience is None else self.verdicts.rejected + patience
         problem, stream, first = start or self._begun(engine, instance, per_atom, escape)
-        found, stopped, doubted = yield from self.verified(state, problem, stream, first, limit)
+        found, stopped, doubted = yield from self.verified(progress, problem, stream, first, limit)
         while stopped == EXHAUSTED and doubted and per_atom < self.tuning.widest:
             wider = engine.problem(instance, per_atom * 8, escape)
             if wider.space.n_candidates == problem.space.n_candidates:
                 break  # every value of every atom is in already: nothing new to try
-            more, stopped, doubted = yield from self.verified(state, wider, self.stream(wider), [], limit)
+            more, stopped, doubted = yield from self.verified(progress, wider, self.stream(wider), [], limit)
             if len(more) < len(found):
                 break  # the wider round ran out of budget before the narrower one's answer
             problem, found, per_atom = wider, more, per_atom * 8
@@ -117,66 +117,66 @@ class Hunt:
         """The problem's states in exact cost order, ``tuning.read`` × the budget at most."""
         return StateStream(problem, self.tuning.read * self.budget)
 
-    def verified(self, state: State, problem: Problem, stream: StateStream, first: list[Assessment], limit: int | None) -> Asking:
-        """:func:`~.verified.verified` for the person, bounded by the state's K-th option known."""
-        along = self._along(state)
-        return (yield from verified(problem, stream, self.k, self.distinct, self.verdicts, self.budget, first, limit, state.kth, self.tuning, along))
+    def verified(self, progress: Progress, problem: Problem, stream: StateStream, first: list[Assessment], limit: int | None) -> Asking:
+        """:func:`~.verified.verified` for the person, bounded by the K-th option known so far."""
+        along = self._along(progress)
+        return (yield from verified(problem, stream, self.k, self.distinct, self.verdicts, self.budget, first, limit, progress.kth, self.tuning, along))
 
-    def begin(self, state: State, start: Start | None, scans: Sequence[Segment]) -> State:
-        """The state once the model refused the person at the first question: the global rules'
+    def begin(self, progress: Progress, start: Start | None, scans: Sequence[Segment]) -> Progress:
+        """The progress once the model refused the person at the first question: the global rules'
         search as it began (``start``), the single numeric changes to section (``scans``) and the
         K options known; from then on every call carries the rows that ride along (:class:`Ride`)."""
-        return self.with_known_options(replace(state, start=start, scans=tuple(scans), riding=True))
+        return self.with_known_options(replace(progress, start=start, scans=tuple(scans), riding=True))
 
     def enter(self, phase: str) -> None:
         """The part of the search running from now on: the run record counts each one's rounds and time."""
         self.verdicts.phase = phase
 
-    def ask(self, state: State, keys: Sequence[tuple], free: Sequence[tuple] = (), ahead: Sequence[tuple] = ()) -> Asking:
+    def ask(self, progress: Progress, keys: Sequence[tuple], free: Sequence[tuple] = (), ahead: Sequence[tuple] = ()) -> Asking:
         """The model's verdicts on rows by their keys (:meth:`Verdicts.ask`), the rows that ride
-        along from ``state`` (:class:`Ride`) in any call it takes once the search has begun."""
-        return (yield from self.verdicts.ask(keys, free, ahead, along=self._along(state)))
+        along from ``progress`` (:class:`Ride`) in any call it takes once the search has begun."""
+        return (yield from self.verdicts.ask(keys, free, ahead, along=self._along(progress)))
 
-    def _along(self, state: State) -> Ride | None:
-        return Ride(self, state) if state.riding else None
+    def _along(self, progress: Progress) -> Ride | None:
+        return Ride(self, progress) if progress.riding else None
 
-    def ask_wider(self, state: State, rows: Drawn | Sequence[tuple], spare: Sequence[tuple]) -> Asking:
-        """The rows of a draw made again, wider, ``spare`` ones held back; the state with it counted (``wider_draws``)."""
+    def ask_wider(self, progress: Progress, rows: Drawn | Sequence[tuple], spare: Sequence[tuple]) -> Asking:
+        """The rows of a draw made again, wider, ``spare`` ones held back; the progress with it counted (``wider_draws``)."""
         if isinstance(rows, Drawn):
-            yield from self.verdicts.ask_drawn(rows, spare, along=self._along(state))
+            yield from self.verdicts.ask_drawn(rows, spare, along=self._along(progress))
         else:
-            yield from self.verdicts.ask([], rows, spare, spare=True, along=self._along(state))
-        return replace(state, wider_draws=state.wider_draws + 1)
+            yield from self.verdicts.ask([], rows, spare, spare=True, along=self._along(progress))
+        return replace(progress, wider_draws=progress.wider_draws + 1)
 
-    def with_known_options(self, state: State) -> State:
-        """The state with the K options among the rows the model accepted outside the search so
+    def with_known_options(self, progress: Progress) -> Progress:
+        """The progress with the K options among the rows the model accepted outside the search so
         far (``chosen``): no state dearer than the K-th can be in the answer (``bound``).  Found
         after the first question, after the rows drawn for local rules and before each round of
         the single changes' last sectioning; what is judged later only lowers it, so it stays a
         bound."""
-        return replace(state, chosen=tuple(self.accepted.options(kept=state.kept).chosen))
+        return replace(progress, chosen=tuple(self.accepted.options(kept=progress.kept).chosen))
 
-    def options(self, state: State, outcome: Outcome) -> list[Option]:
+    def options(self, progress: Progress, outcome: Outcome) -> list[Option]:
         """The options the search's states and the rows accepted so far give together, none
         unlike every past applicant where the profile leaves those out."""
-        return self.accepted.options(outcome.problem, outcome.found, typical=True, kept=state.kept).chosen
+        return self.accepted.options(outcome.problem, outcome.found, typical=True, kept=progress.kept).chosen
 
-    def seen_ahead(self, state: State, outcome: Outcome) -> State:
+    def seen_ahead(self, progress: Progress, outcome: Outcome) -> Progress:
         """Every row asked ahead that no phase reached, seen once the search proper has ended.
         Where the options are still fewer than K, the last draw's rows are among them and are
         priced as after a last draw (``tuning.last_kept``), which would be drawn next."""
-        if self.verdicts.release() and len(self.options(state, outcome)) < self.k:
-            return replace(state, kept=self.tuning.last_kept)
-        return state
+        if self.verdicts.release() and len(self.options(progress, outcome)) < self.k:
+            return replace(progress, kept=self.tuning.last_kept)
+        return progress
 
-    def samples(self, state: State) -> list[tuple]:
+    def samples(self, progress: Progress) -> list[tuple]:
         """Rows around the person for local rules (their keys), as many as the budget leaves
         (``tuning.samples`` at most): the start of the last draw (:meth:`last_draw`) when it is
         drawn already (``drawn``), as it is when the first question asked it ahead."""
         n = min(self.tuning.samples, self.budget - self.verdicts.judged)
         if n <= 0:
             return []
-        if state.drawn and n <= self.tuning.last_draw:
+        if progress.drawn and n <= self.tuning.last_draw:
             return self.last_draw()[0][:n]
         drawn = neighbours(self.engine, self.row, n, rng_for(self.row, self.engine.settings.random_state), choices=self.choices, always=self.must)
         return [self.verdicts.made_key(c) for c in drawn]
@@ -235,15 +235,15 @@ class Hunt:
         the others held, the model may accept less of each."""
         return [self.verdicts.key(row) for option in sectioned if (row := together(list(option))) is not None]
 
-    def claim(self, state: State, options: Sequence[Option]) -> tuple[list[Option], State]:
-        """Those of ``options`` (a problem and a state each) not claimed yet, and the state with
+    def claim(self, progress: Progress, options: Sequence[Option]) -> tuple[list[Option], Progress]:
+        """Those of ``options`` (a problem and a state each) not claimed yet, and the progress with
         them claimed: each option is sectioned, pared and has its numbers moved back once."""
-        fresh, claimed = [], set(state.claimed)
+        fresh, claimed = [], set(progress.claimed)
         for problem, a in options:
             if (key := self.verdicts.state_key(problem, a.state)) not in claimed:
                 claimed.add(key)
                 fresh.append((problem, a))
-        return fresh, (replace(state, claimed=frozenset(claimed)) if fresh else state)
+        return fresh, (replace(progress, claimed=frozenset(claimed)) if fresh else progress)
 
     def unjudged_steps(self, options: Sequence[Option]) -> list[Row]:
         """The states on the way to each option (its steps) the model has not judged."""
@@ -280,7 +280,7 @@ class Hunt:
 
     def beyond(self, s: Segment, bound: float) -> bool:
         """Whether every point of ``s`` left to judge costs more than ``bound`` (the K-th option
-        known, :attr:`State.bound`), so none can be an option.  A point's price is at least the terms of
+        known, :attr:`Progress.bound`), so none can be an option.  A point's price is at least the terms of
         its changes that nothing may cause: a change of a feature no causal rule has as its
         effect is always a direct action, and so is a single change (nothing else changed to
         cause it); the segment's own change grows with its size, so its nearest point is the
@@ -299,36 +299,36 @@ class Hunt:
         """The features a causal rule may set: a change of one may cost nothing."""
         return frozenset(rule.effect.feature for rule in self.engine.causal.rules)
 
-    def segments(self, engine: Engine, problem: Problem, state: Assessment) -> list[Segment]:
-        """A segment for each numeric direct action of ``state``, the changes the rules force left
+    def segments(self, engine: Engine, problem: Problem, a: Assessment) -> list[Segment]:
+        """A segment for each numeric direct action of ``a``, the changes the rules force left
         to be forced again at each point (:class:`Verdicts`)."""
-        changes = problem.chosen(state)
-        numeric = [n for n in state.direct if problem.space[n].feature.is_numeric]
+        changes = problem.chosen(a)
+        numeric = [n for n in a.direct if problem.space[n].feature.is_numeric]
         return [Segment(changes, n, self.row[n], changes[n], grid_step(engine, n), True, self.tuning) for n in numeric]
 
-    def pared(self, problem: Problem, state: Assessment) -> list[Row]:
-        """The option ``state`` without each subset of its direct actions (of more than
+    def pared(self, problem: Problem, a: Assessment) -> list[Row]:
+        """The option ``a`` without each subset of its direct actions (of more than
         ``tuning.pared_all``, without each one), what the rest force found again: the rules may
         demand an action the model does not need, and a row drawn around the person makes
         changes no option needs.  Then each of those rows with one number it keeps moved back
         (:meth:`moved_back`): without an action, a number may need less, and no round may follow
         to section it."""
-        names = list(state.direct)
+        names = list(a.direct)
         if len(names) > self.tuning.pared_all:
             dropped: list[tuple[str, ...]] = [(name,) for name in names]
         else:
             dropped = [subset for size in range(1, len(names)) for subset in combinations(names, size)]
-        changes = problem.chosen(state)
+        changes = problem.chosen(a)
         rows = [{n: v for n, v in changes.items() if n not in subset} for subset in dropped]
-        return rows + self.moved_back(problem, state, rows)
+        return rows + self.moved_back(problem, a, rows)
 
-    def moved_back(self, problem: Problem, state: Assessment, rows: Sequence[Row] | None = None) -> list[Row]:
-        """Each of ``rows`` (some of the option ``state``'s changes; by default all of them) with
+    def moved_back(self, problem: Problem, a: Assessment, rows: Sequence[Row] | None = None) -> list[Row]:
+        """Each of ``rows`` (some of the option ``a``'s changes; by default all of them) with
         one number of the option's it keeps moved back, at its segment's first points from the
         person's value inside the feature's bounds: evenly spaced over the whole way, as a greedy
         search tries them, where the model need not be monotone."""
-        rows = [problem.chosen(state)] if rows is None else rows
-        numeric = [n for n in state.direct if problem.space[n].feature.is_numeric]
+        rows = [problem.chosen(a)] if rows is None else rows
+        numeric = [n for n in a.direct if problem.space[n].feature.is_numeric]
         steps = {n: grid_step(self.engine, n) for n in numeric}
         bounds = {n: numeric_bounds(problem.space[n].feature, self.row[n]) for n in numeric}
         return [
@@ -337,13 +337,13 @@ class Hunt:
             for p in Segment(r, n, self.row[n], r[n], steps[n], True, self.tuning).points() if bounds[n][0] <= p <= bounds[n][1]
         ]  # fmt: skip
 
-    def merged(self, state: State, outcome: Outcome, searched: Sequence[Assessment]) -> Outcome:
+    def merged(self, progress: Progress, outcome: Outcome, searched: Sequence[Assessment]) -> Outcome:
         """The states ``searched`` in the outcome's problem together with every other row the
         model accepted (single changes, rows drawn around the person, points sectioned, steps),
         priced under the causal knowledge as it stands: the K least-cost of them (distinct action
         sets under ``distinct``, none unlike every past applicant where the profile leaves those
         out: ``unlike`` counts those passed over)."""
-        chosen, outside, unlike = self.accepted.options(outcome.problem, searched, typical=True, kept=state.kept)
+        chosen, outside, unlike = self.accepted.options(outcome.problem, searched, typical=True, kept=progress.kept)
         stopped = FOUND if len(chosen) == self.k else outcome.stopped
         return Outcome(
             outcome.engine, outcome.problem, outcome.per_atom, tuple(a for _, a in chosen), stopped, outcome.rules, outcome.local_rounds,
@@ -352,17 +352,17 @@ class Hunt:
 
 
 class Ride:
-    """The rows (their keys) asked along with the model's calls made from one ``state``: the
+    """The rows (their keys) asked along with the model's calls made from one ``progress``: the
     steps of the K options known (often the answer's: its steps then need no call of their
     own), the single changes' next points (:meth:`Hunt.scanned`) and the options' numbers
-    sectioned together (:meth:`Hunt.together`).  What it gives depends on the state and the
+    sectioned together (:meth:`Hunt.together`).  What it gives depends on the progress and the
     verdicts alone; the single changes as far as the verdicts took them last are kept, so the
     next call of a search starts from there (the verdicts only grow)."""
 
-    def __init__(self, hunt: Hunt, state: State) -> None:
-        self._hunt, self._state, self._scans = hunt, state, state.scans
+    def __init__(self, hunt: Hunt, progress: Progress) -> None:
+        self._hunt, self._state, self._scans = hunt, progress, progress.scans
 
     def __call__(self) -> list[tuple]:
-        hunt, state = self._hunt, self._state
-        self._scans, points = hunt.scanned(self._scans, state.bound)
-        return [hunt.verdicts.key(r) for r in hunt.unjudged_steps(state.chosen)] + points + hunt.together(state.sectioned)
+        hunt, progress = self._hunt, self._state
+        self._scans, points = hunt.scanned(self._scans, progress.bound)
+        return [hunt.verdicts.key(r) for r in hunt.unjudged_steps(progress.chosen)] + points + hunt.together(progress.sectioned)

@@ -10,7 +10,7 @@ from dataclasses import replace
 from ..search import Assessment
 from .boundary import exchanges, given_up, taken, under
 from .hunt import Hunt
-from .state import Option, State
+from .progress import Option, Progress
 from .verdicts import Asking, Row
 from .verified import Outcome
 
@@ -36,16 +36,16 @@ class Merge:
 
     name = "merge"
 
-    def run(self, hunt: Hunt, state: State) -> Asking:
+    def run(self, hunt: Hunt, progress: Progress) -> Asking:
         hunt.verdicts.release()
-        outcome = state.outcome
+        outcome = progress.outcome
         assert outcome is not None  # the search proper has run
         merged, polished, traded = outcome, 0, False
         while True:
-            merged = hunt.merged(state, merged, outcome.found)
-            near = _with_unlike(hunt, state, outcome, merged)  # the answer's options first
+            merged = hunt.merged(progress, merged, outcome.found)
+            near = _with_unlike(hunt, progress, outcome, merged)  # the answer's options first
             rows = [hunt.verdicts.key(row) for row in hunt.unjudged_steps(near[: len(merged.found)])]
-            rows = rows or hunt.accepted.cheaper([key for key in hunt.together(state.sectioned) if hunt.verdicts.verdict(key) is None], merged.found)
+            rows = rows or hunt.accepted.cheaper([key for key in hunt.together(progress.sectioned) if hunt.verdicts.verdict(key) is None], merged.found)
             if hunt.sharp and not rows and polished < hunt.tuning.polish:  # the options' own numbers moved back and exchanged: a call of their own
                 rows = [key for p, a in near for key in map(hunt.verdicts.key, hunt.moved_back(p, a)) if hunt.verdicts.verdict(key) is None]
                 rows += self._exchanged(hunt, near, merged.found)
@@ -53,11 +53,11 @@ class Merge:
             if hunt.sharp and not rows and not traded:  # then their actions traded, and what that finds polished again
                 rows, traded, polished = self._traded(hunt, near, merged.found), True, 0
             if not rows:
-                return replace(state, outcome=merged)
+                return replace(progress, outcome=merged)
             if hunt.sharp:  # the options no sectioning round took ride along, pared and their numbers moved back
-                fresh, state = hunt.claim(state, near)
+                fresh, progress = hunt.claim(progress, near)
                 rows += [hunt.verdicts.key(row) for p, a in fresh for row in hunt.pared(p, a) + hunt.moved_back(p, a)]
-            yield from hunt.ask(state, [], rows)
+            yield from hunt.ask(progress, [], rows)
 
     @staticmethod
     def _exchanged(hunt: Hunt, options: list[Option], found: Sequence[Assessment]) -> list[tuple]:
@@ -84,7 +84,7 @@ class Merge:
         return _unjudged_cheaper(hunt, [row for row in traded if rough(row) < _held(row, person, found)], found)
 
 
-def _with_unlike(hunt: Hunt, state: State, outcome: Outcome, merged: Outcome) -> list[Option]:
+def _with_unlike(hunt: Hunt, progress: Progress, outcome: Outcome, merged: Outcome) -> list[Option]:
     """The options ``merged`` holds (the answer's) and, where it passed over some unlike every
     past applicant, the K least-cost of ``outcome``'s states and the rows accepted whatever
     their remoteness: the merge polishes and trades from both, as the search sections them all
@@ -93,7 +93,7 @@ def _with_unlike(hunt: Hunt, state: State, outcome: Outcome, merged: Outcome) ->
     if not merged.unlike:
         return options
     mine = {id(a) for _, a in options}
-    return options + [(p, a) for p, a in hunt.accepted.options(outcome.problem, outcome.found, kept=state.kept).chosen if id(a) not in mine]
+    return options + [(p, a) for p, a in hunt.accepted.options(outcome.problem, outcome.found, kept=progress.kept).chosen if id(a) not in mine]
 
 
 def _unjudged_cheaper(hunt: Hunt, rows: list[Row], found: Sequence[Assessment]) -> list[tuple]:

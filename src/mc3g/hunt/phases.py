@@ -7,11 +7,11 @@ around a person with fewer than K options), sharpen (the options' numbers sectio
 boundary, each pared), merge (every row accepted counts; numbers polished, actions traded), and
 where the merge leaves fewer than K with no last draw made, those three again (``Redrawn``).
 
-Each phase has one job: it takes the search's :class:`~.state.State` (its ``outcome``, the last
+Each phase has one job: it takes the search's :class:`~.progress.Progress` (its ``outcome``, the last
 :class:`~.verified.Outcome`, None before any search; the options known and the bound they set)
 and returns a new one, or the same one when it has nothing to do, asking the model through the
 person's :class:`~.hunt.Hunt` (what every phase is given: the person, the settings, the
-verdicts).  No phase writes into another's state: a maintainer can read one phase alone, and a
+verdicts).  No phase writes into another's progress: a maintainer can read one phase alone, and a
 test can run one alone.
 """
 
@@ -26,9 +26,9 @@ from .hunt import Hunt
 from .lines import point_keys
 from .local import local_rules
 from .merge import Merge
+from .progress import Progress
 from .protected import PROTECTED, protected_changes
 from .sharpen import Sharpen
-from .state import State
 from .verdicts import Asking
 from .verified import STALLED, Outcome
 
@@ -36,7 +36,7 @@ from .verified import STALLED, Outcome
 class Phase(Protocol):
     name: str
 
-    def run(self, hunt: Hunt, state: State) -> Asking: ...
+    def run(self, hunt: Hunt, progress: Progress) -> Asking: ...
 
 
 def _fuller(new: Outcome | None, old: Outcome | None) -> Outcome | None:
@@ -58,13 +58,13 @@ class FirstQuestion:
 
     name = "first question"
 
-    def run(self, hunt: Hunt, state: State) -> Asking:
-        """The state once the model refused the person (:meth:`Hunt.begin`); None where it accepts them."""
+    def run(self, hunt: Hunt, progress: Progress) -> Asking:
+        """The progress once the model refused the person (:meth:`Hunt.begin`); None where it accepts them."""
         e, k, key = hunt.engine, hunt.k, hunt.verdicts.state_key
         problem = e.problem(hunt.instance, k) if hunt.firing else None
         stream = hunt.stream(problem) if problem is not None else None
         first = stream.take(hunt.tuning.first_states * k) if stream is not None else []
-        counted = [key(problem, a.state) for a in first[: 4 * k]] if problem is not None else hunt.samples(state) if hunt.local else []
+        counted = [key(problem, a.state) for a in first[: 4 * k]] if problem is not None else hunt.samples(progress) if hunt.local else []
         ahead = [key(problem, a.state) for a in first[4 * k :]] if problem is not None else []
         singles, scans = scan(e, hunt.row) if hunt.sharp else ([], [])
         points = [hunt.verdicts.key(c) for c in singles] + [p for s in scans for p in point_keys(hunt.verdicts, s)]
@@ -73,11 +73,11 @@ class FirstQuestion:
             points += [p for a in first[: 4 * k] for s in hunt.segments(e, problem, a) for p in point_keys(hunt.verdicts, s)]
         if hunt.local and hunt.tuning.draw_ahead and problem is not None:  # refused by the rules: likely by the model too
             ahead += hunt.last_draw()[0]  # the rows local rules learn from are its start
-            state = replace(state, drawn=True)
-        accepted = yield from hunt.ask(state, [(), *counted[: hunt.budget]], points, ahead)
+            progress = replace(progress, drawn=True)
+        accepted = yield from hunt.ask(progress, [(), *counted[: hunt.budget]], points, ahead)
         if accepted[0]:
             return None
-        return hunt.begin(state, (problem, stream, first) if problem is not None and stream is not None else None, scans)
+        return hunt.begin(progress, (problem, stream, first) if problem is not None and stream is not None else None, scans)
 
 
 class GlobalRules:
@@ -86,12 +86,12 @@ class GlobalRules:
 
     name = "global rules"
 
-    def run(self, hunt: Hunt, state: State) -> Asking:
-        if state.start is None:
-            return state
+    def run(self, hunt: Hunt, progress: Progress) -> Asking:
+        if progress.start is None:
+            return progress
         e = hunt.engine
-        outcome = yield from hunt.search(state, e, hunt.instance, e.decision, hunt.tuning.patience if hunt.local else None, "global", state.start)
-        return replace(state, outcome=outcome)
+        outcome = yield from hunt.search(progress, e, hunt.instance, e.decision, hunt.tuning.patience if hunt.local else None, "global", progress.start)
+        return replace(progress, outcome=outcome)
 
 
 class LocalRules:
@@ -101,17 +101,17 @@ class LocalRules:
 
     name = "local rules"
 
-    def run(self, hunt: Hunt, state: State) -> Asking:
-        outcome = state.outcome
+    def run(self, hunt: Hunt, progress: Progress) -> Asking:
+        outcome = progress.outcome
         if not hunt.local or (outcome is not None and outcome.stopped != STALLED):
-            return state
-        yield from hunt.ask(state, hunt.samples(state))
-        state = hunt.with_known_options(state)
-        near = yield from self._learned(hunt, state)
-        return replace(state, outcome=_fuller(near, outcome))
+            return progress
+        yield from hunt.ask(progress, hunt.samples(progress))
+        progress = hunt.with_known_options(progress)
+        near = yield from self._learned(hunt, progress)
+        return replace(progress, outcome=_fuller(near, outcome))
 
     @staticmethod
-    def _learned(hunt: Hunt, state: State) -> Asking:
+    def _learned(hunt: Hunt, progress: Progress) -> Asking:
         """The last local search's outcome; None when the model accepts no row judged (nothing to learn)."""
         outcome, last = None, hunt.tuning.local_rounds
         for round_ in range(1, last + 1):
@@ -122,7 +122,7 @@ class LocalRules:
             instance = local.instance(hunt.row)
             firing = bool(local.firing(instance))
             patience = hunt.tuning.patience if round_ < last else None
-            found = yield from hunt.search(state, local, instance, local.decision if firing else [], patience, "local" if firing else "none")
+            found = yield from hunt.search(progress, local, instance, local.decision if firing else [], patience, "local" if firing else "none")
             outcome = replace(found, local_rounds=round_)
             if outcome.stopped != STALLED:
                 break
@@ -136,13 +136,13 @@ class ToTheBudget:
 
     name = "to the budget"
 
-    def run(self, hunt: Hunt, state: State) -> Asking:
-        outcome = state.outcome
+    def run(self, hunt: Hunt, progress: Progress) -> Asking:
+        outcome = progress.outcome
         if outcome is not None and outcome.stopped != STALLED:
-            return state
+            return progress
         e = hunt.engine
-        rest = yield from hunt.search(state, e, hunt.instance, e.decision if hunt.firing else [], None, "global" if hunt.firing else "none")
-        return replace(state, outcome=_fuller(rest, outcome))
+        rest = yield from hunt.search(progress, e, hunt.instance, e.decision if hunt.firing else [], None, "global" if hunt.firing else "none")
+        return replace(progress, outcome=_fuller(rest, outcome))
 
 
 class LastDraw:
@@ -163,18 +163,18 @@ class LastDraw:
 
     name = "last draw"
 
-    def run(self, hunt: Hunt, state: State) -> Asking:
-        outcome = state.outcome
+    def run(self, hunt: Hunt, progress: Progress) -> Asking:
+        outcome = progress.outcome
         assert outcome is not None  # the search proper has run
-        state = hunt.seen_ahead(state, outcome)
-        if not hunt.local or len(hunt.options(state, outcome)) >= hunt.k:
-            return state
-        state = replace(state, drawn=True, last_drawn=True, kept=hunt.tuning.last_kept)  # the rows accepted priced as after a last draw
+        progress = hunt.seen_ahead(progress, outcome)
+        if not hunt.local or len(hunt.options(progress, outcome)) >= hunt.k:
+            return progress
+        progress = replace(progress, drawn=True, last_drawn=True, kept=hunt.tuning.last_kept)  # the rows accepted priced as after a last draw
         rows, rng = hunt.last_draw()
-        yield from hunt.ask(state, [], rows)
-        known = hunt.options(state, outcome)
+        yield from hunt.ask(progress, [], rows)
+        known = hunt.options(progress, outcome)
         if len(known) >= hunt.k:
-            return state
+            return progress
         apart = [frozenset(a.direct) for _, a in known] if hunt.engine.settings.distinct else []
         sizes, n = [], hunt.tuning.last_draw * 4
         while n <= hunt.tuning.widest_draw:  # each four times as wide, drawn on: one call holds them all
@@ -183,8 +183,8 @@ class LastDraw:
         rows = hunt.wide(sizes, rng, apart) if sizes else []
         if len(rows):  # with no option yet, whether a protected characteristic alone turns the refusal goes along, held back
             turning = [] if known else [hunt.verdicts.key({name: value}) for name, value in protected_changes(hunt.engine, {**hunt.row, **hunt.instance})]
-            state = yield from hunt.ask_wider(state, rows, turning)
-        return state
+            progress = yield from hunt.ask_wider(progress, rows, turning)
+        return progress
 
 
 class Redrawn:
@@ -196,16 +196,16 @@ class Redrawn:
 
     name = LastDraw.name
 
-    def run(self, hunt: Hunt, state: State) -> Asking:
-        outcome = state.outcome
+    def run(self, hunt: Hunt, progress: Progress) -> Asking:
+        outcome = progress.outcome
         assert outcome is not None  # the search proper has run
-        if len(outcome.found) >= hunt.k or state.last_drawn or not hunt.local:
-            return state
-        state = replace(state, outcome=replace(outcome, found=outcome.searched, priced_in=(), outside=(), searched=(), unlike=0))
+        if len(outcome.found) >= hunt.k or progress.last_drawn or not hunt.local:
+            return progress
+        progress = replace(progress, outcome=replace(outcome, found=outcome.searched, priced_in=(), outside=(), searched=(), unlike=0))
         for phase in (LastDraw(), Sharpen(), Merge()):
             hunt.enter(phase.name)
-            state = yield from phase.run(hunt, state)
-        return state
+            progress = yield from phase.run(hunt, progress)
+        return progress
 
 
 PHASES: tuple[Phase, ...] = (GlobalRules(), LocalRules(), ToTheBudget(), LastDraw(), Sharpen(), Merge(), Redrawn())
@@ -216,13 +216,13 @@ run record's ``rounds_by_phase`` counts rounds under."""
 
 
 def hunted(hunt: Hunt, phases: Sequence[Phase] = PHASES) -> Asking:
-    """The person's :class:`State` after the first question and ``phases``, in order (its
+    """The person's :class:`Progress` after the first question and ``phases``, in order (its
     ``outcome``, the search's); None when the model does not refuse the person."""
     hunt.enter(FirstQuestion.name)
-    state = yield from FirstQuestion().run(hunt, hunt.initial())
-    if state is None:
+    progress = yield from FirstQuestion().run(hunt, hunt.initial())
+    if progress is None:
         return None
     for phase in phases:
         hunt.enter(phase.name)
-        state = yield from phase.run(hunt, state)
-    return state
+        progress = yield from phase.run(hunt, progress)
+    return progress

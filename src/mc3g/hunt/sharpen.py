@@ -11,7 +11,7 @@ from ..engine import Engine
 from .boundary import Segment
 from .hunt import Hunt
 from .lines import judged, narrowed_on_lines, point_keys
-from .state import Option, State
+from .progress import Option, Progress
 from .verdicts import Asking, Row
 from .verified import Outcome
 
@@ -40,39 +40,39 @@ class Sharpen:
 
     name = "sharpen"
 
-    def run(self, hunt: Hunt, state: State) -> Asking:
-        outcome = state.outcome
+    def run(self, hunt: Hunt, progress: Progress) -> Asking:
+        outcome = progress.outcome
         assert outcome is not None  # the search proper has run
-        state = hunt.seen_ahead(state, outcome)
+        progress = hunt.seen_ahead(progress, outcome)
         if not hunt.sharp:
-            return state
+            return progress
         problem, engine = outcome.problem, outcome.engine
-        state = hunt.with_known_options(state)  # the K options among the rows accepted, sectioned too: a point accepted is seldom the boundary
-        start = len(state.sectioned)  # this phase's options are those sectioned from here on
-        state, pared, along = self._claimed(hunt, state, engine, [(problem, a) for a in outcome.found] + list(state.chosen))
-        state = yield from self._sectioned(hunt, state, engine, start, pared, along)
+        progress = hunt.with_known_options(progress)  # the K options among the rows accepted, sectioned too: a point accepted is seldom the boundary
+        start = len(progress.sectioned)  # this phase's options are those sectioned from here on
+        progress, pared, along = self._claimed(hunt, progress, engine, [(problem, a) for a in outcome.found] + list(progress.chosen))
+        progress = yield from self._sectioned(hunt, progress, engine, start, pared, along)
         if not hunt.tuning.search_boundaries:
-            return state  # the points sectioned join the merge, the cheapest of each option's set there
+            return progress  # the points sectioned join the merge, the cheapest of each option's set there
         extra: dict[str, list[Any]] = {}
-        for s in _flat(state.sectioned[start:]):
+        for s in _flat(progress.sectioned[start:]):
             if s.best != s.changes[s.name]:
                 extra.setdefault(s.name, []).append(s.best)
         if not extra:
-            return state
+            return progress
         sharper = engine.problem(engine.instance(hunt.row), outcome.per_atom, list(problem.decision), extra)
-        found, _, _ = yield from hunt.verified(state, sharper, hunt.stream(sharper), [], None)
+        found, _, _ = yield from hunt.verified(progress, sharper, hunt.stream(sharper), [], None)
         if len(found) < len(outcome.found):
-            return state
-        return replace(state, outcome=Outcome(engine, sharper, outcome.per_atom, tuple(found), outcome.stopped, outcome.rules, outcome.local_rounds))
+            return progress
+        return replace(progress, outcome=Outcome(engine, sharper, outcome.per_atom, tuple(found), outcome.stopped, outcome.rules, outcome.local_rounds))
 
     @staticmethod
-    def _claimed(hunt: Hunt, state: State, engine: Engine, options: list[Option]) -> tuple[State, list[Row], list[Row]]:
-        """The state with the segments of the numeric actions of ``options`` not claimed yet
+    def _claimed(hunt: Hunt, progress: Progress, engine: Engine, options: list[Option]) -> tuple[Progress, list[Row], list[Row]]:
+        """The progress with the segments of the numeric actions of ``options`` not claimed yet
         (each begun from what is judged on its line already) being sectioned, one tuple an
         option (their numbers ride along together, :meth:`Hunt.together`), and those options
         claimed; each of them without each subset of its actions (:meth:`Hunt.pared`), and each
         with its own numbers moved back (:meth:`Hunt.moved_back`)."""
-        fresh, state = hunt.claim(state, options)
+        fresh, progress = hunt.claim(progress, options)
         each = [hunt.segments(engine, problem, a) for problem, a in fresh]
         begun: dict[int, Segment] = {}
         late: list[Segment] = []
@@ -82,39 +82,39 @@ class Sharpen:
             else:
                 late.append(s)
         begun.update((id(s), narrowed) for s, narrowed in zip(late, narrowed_on_lines(hunt.verdicts, [s.late() for s in late])))
-        state = replace(state, sectioned=state.sectioned + tuple(tuple(begun[id(s)] for s in option) for option in each))
+        progress = replace(progress, sectioned=progress.sectioned + tuple(tuple(begun[id(s)] for s in option) for option in each))
         pared = [row for problem, a in fresh for row in hunt.pared(problem, a)]
-        return state, pared, [row for problem, a in fresh for row in hunt.moved_back(problem, a)]
+        return progress, pared, [row for problem, a in fresh for row in hunt.moved_back(problem, a)]
 
     @classmethod
-    def _sectioned(cls, hunt: Hunt, state: State, engine: Engine, start: int, pared: list[Row], along: list[Row]) -> Asking:
-        """The state once the options sectioned from ``start`` on are sectioned to their ends,
+    def _sectioned(cls, hunt: Hunt, progress: Progress, engine: Engine, start: int, pared: list[Row], along: list[Row]) -> Asking:
+        """The progress once the options sectioned from ``start`` on are sectioned to their ends,
         ``pared`` asked with the first points (and ``along`` where those take a call), then the
         single changes; the bound (and the options whose steps ride along) found again after
         each round (:meth:`run` found it before the first).  While another round follows, the K
         options known that no segment has claimed yet (a point sectioned, an option without some
         actions) join it: a greedy search would go on from them."""
-        while (asking := [s for s in _flat(state.sectioned[start:]) if not hunt.beyond(s, state.bound) and s.points()]) or pared:
+        while (asking := [s for s in _flat(progress.sectioned[start:]) if not hunt.beyond(s, progress.bound) and s.points()]) or pared:
             asked = [s for s in asking for _ in s.points()]
             keys = [key for s in asking for key in point_keys(hunt.verdicts, s)] + [hunt.verdicts.key(row) for row in pared]
             if hunt.verdicts.calls(keys):  # the option's own numbers moved back ride along, never call alone
                 keys += [hunt.verdicts.key(row) for row in along]
-            accepted = yield from hunt.ask(state, [], keys)
+            accepted = yield from hunt.ask(progress, [], keys)
             said: dict[int, list[bool]] = {}
             for t, ok in zip(asked, accepted):
                 said.setdefault(id(t), []).append(ok)
-            mine = tuple(tuple(s.narrowed(said.get(id(s), [])) for s in option) for option in state.sectioned[start:])  # a round more for each
-            state = hunt.with_known_options(replace(state, sectioned=state.sectioned[:start] + mine))
+            mine = tuple(tuple(s.narrowed(said.get(id(s), [])) for s in option) for option in progress.sectioned[start:])  # a round more for each
+            progress = hunt.with_known_options(replace(progress, sectioned=progress.sectioned[:start] + mine))
             pared = along = []
-            if any(not hunt.beyond(s, state.bound) and s.points() for s in _flat(mine)):
-                state, pared, along = cls._claimed(hunt, state, engine, list(state.chosen))
+            if any(not hunt.beyond(s, progress.bound) and s.points() for s in _flat(mine)):
+                progress, pared, along = cls._claimed(hunt, progress, engine, list(progress.chosen))
         while True:
-            scans, keys = hunt.scanned(state.scans, state.bound, on_lines=True)
-            state = replace(state, scans=scans)
+            scans, keys = hunt.scanned(progress.scans, progress.bound, on_lines=True)
+            progress = replace(progress, scans=scans)
             if not keys:
-                return state
-            yield from hunt.ask(state, [], keys)
-            state = hunt.with_known_options(state)
+                return progress
+            yield from hunt.ask(progress, [], keys)
+            progress = hunt.with_known_options(progress)
 
 
 def _flat(options: Sequence[Sequence[Segment]]) -> list[Segment]:

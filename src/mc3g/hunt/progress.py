@@ -1,5 +1,5 @@
 """What one person's black-box search knows between its phases, as a value: each phase takes a
-:class:`State` and returns a new one (:mod:`.phases`), and what rides along with a call is one
+:class:`Progress` and returns a new one (:mod:`.phases`), and what rides along with a call is one
 object built from it (:class:`~.hunt.Ride`).
 
 What the model said is not here: it is the person's :class:`~.verdicts.Verdicts`, which only
@@ -21,7 +21,7 @@ Option = tuple[Problem, Assessment]
 
 
 @dataclass(frozen=True)
-class State:
+class Progress:
     """Where one person's search stands for ``k`` options: the last search's ``outcome`` (None
     before any); ``start``, the global rules' search as the first question began it; whether
     each call carries the rows that ride along (``riding``: from the first question's refusal
