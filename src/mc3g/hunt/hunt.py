@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from copy import deepcopy
 from dataclasses import dataclass, replace
 from functools import cached_property
 from itertools import combinations
@@ -185,15 +186,13 @@ class Hunt:
         """The last draw's rows (their keys; :meth:`drawn`, ``tuning.last_draw`` of each kind),
         drawn once for the person whichever phase wants them first, and a generator where that
         draw leaves it, for a wider draw to go on with."""
-        rows, where = self._last_draw
-        rng = np.random.Generator(type(where)())
-        rng.bit_generator.state = where.state
-        return rows, rng
+        rows, rng = self._last_draw
+        return rows, deepcopy(rng)  # a copy: the one kept stays where the draw left it
 
     @cached_property
-    def _last_draw(self) -> tuple[list[tuple], np.random.BitGenerator]:
+    def _last_draw(self) -> tuple[list[tuple], np.random.Generator]:
         rng = rng_for(self.row, self.engine.settings.random_state)
-        return self.drawn([self.tuning.last_draw], rng), rng.bit_generator
+        return self.drawn([self.tuning.last_draw], rng), rng
 
     @cached_property
     def must(self) -> list[str]:
