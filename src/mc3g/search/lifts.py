@@ -145,6 +145,7 @@ class _Own:
 
 
 Sets = list[tuple[Lift, ...]]
+Barred = list[tuple[list[int], bool]]  # a rule's body for each set found or state refused, and whether the model refused it
 
 
 def _solved(solving: Solving, problem: Problem, lifts: Sequence[Lift], opens: Opens, conflicts: int) -> Generator[Any, Any, tuple[Sets | None, bool]]:
@@ -175,7 +176,9 @@ def _solved(solving: Solving, problem: Problem, lifts: Sequence[Lift], opens: Op
         if not opened:  # no set (of as many, once the fewest is known) left
             return (found or None, False) if not settled else (found, True)
         enumerated = bool(found)
-        refused = yield from _take(solving, problem, opened, found, opens)
+        barred = yield from _take(solving, problem, opened, found, opens)
+        _bar(solving, barred)
+        refused = any(was for _, was in barred)
         if found and not enumerated:  # the fewest is known: a set of as many is any state with no more switches thrown
             _at_most(solving, lifts, len(found[0]), [])
         if not settled:
@@ -209,8 +212,11 @@ def _singles(solving: Solving, problem: Problem, lifts: dict[str, Lift], opens: 
             ctl.configuration.solve.solve_limit = str(conflicts)  # type: ignore[union-attr]
             opened, settled = _fewest(ctl, solving, lifts)
             conflicts -= _conflicts(ctl)
-            refused = yield from _take(solving, problem, opened, found, opens)
-            if not (settled and refused) or len(found) == MOST_FOUND:
+            barred = yield from _take(solving, problem, opened, found, opens)
+            again = settled and any(refused for _, refused in barred) and len(found) < MOST_FOUND
+            if again or (settled and not found):  # another solve follows (here, or the fewest by optimisation)
+                _bar(solving, barred)
+            if not again:
                 break
             _configure(ctl, "ignore", str(MOST_FOUND - len(found)), "project")
     finally:
@@ -218,25 +224,30 @@ def _singles(solving: Solving, problem: Problem, lifts: dict[str, Lift], opens: 
     return found, settled, conflicts
 
 
-def _take(solving: Solving, problem: Problem, opened: list[tuple[tuple[Lift, ...], State]], found: Sets, opens: Opens) -> Generator[Any, Any, bool]:
-    """Each set ``opened`` whose state the model accepts added to ``found`` and barred from the
-    solves after (the other sets of its size next); a state the model refuses (let through by
-    the rounding, or refused where only the model could tell) barred instead: whether one was."""
-    refused = False
-    barred = []  # each a rule's body, added together: opening clingo's backend costs more than the rules
+def _take(solving: Solving, problem: Problem, opened: list[tuple[tuple[Lift, ...], State]], found: Sets, opens: Opens) -> Generator[Any, Any, Barred]:
+    """Each set ``opened`` whose state the model accepts added to ``found``; what the solves
+    after must bar (:func:`_bar`): each set found (the other sets of its size next), and each
+    state the model refused (let through by the rounding, or refused where only the model could
+    tell), marked refused."""
+    barred: Barred = []
     for chosen, state in opened[: MOST_FOUND - len(found)]:
         priced = problem.assess(state)
         if priced is not None and (yield from opens(problem, priced)):
             found.append(chosen)
-            barred.append([solving.lift(lift.key) for lift in chosen] + solving.guard)
+            barred.append(([solving.lift(lift.key) for lift in chosen] + solving.guard, False))
         else:
-            barred.append(solving.values(state) + solving.guard)
-            refused = True
+            barred.append((solving.values(state) + solving.guard, True))
+    return barred
+
+
+def _bar(solving: Solving, barred: Barred) -> None:
+    """The rules :func:`_take` asks for, added together (opening clingo's backend costs more than
+    the rules), only where another solve follows: each opening costs about as much as the
+    solve's own work on a person with one switch to throw."""
     if barred:
         with solving.ctl.backend() as backend:
-            for body in barred:
+            for body, _ in barred:
                 backend.add_rule([], body)
-    return refused
 
 
 def _at_most(solving: Solving, lifts: Iterable[Lift], n: int, held: list[int]) -> None:

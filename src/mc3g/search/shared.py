@@ -171,7 +171,7 @@ class SharedLifts:
         # Each solve forgets what the last learnt (another person's search steered this one's, at
         # times for ten times as long: the adult ExtraTrees).
         forget = "--forget-on-step=varScores,signs,lemmaScores,lemmas"
-        self.ctl = clingo.Control(["--warn=none", "--opt-mode=opt", "--opt-strategy=usc", forget])
+        self.ctl = clingo.Control(["--warn=none", "--opt-mode=opt", "--opt-strategy=usc", forget, "--heuristic=Domain"])
         self.ctl.add("base", [], ENCODING)
         self.ctl.add("base", [], self._text)
         self.ctl.ground(self._parts)
@@ -182,6 +182,20 @@ class SharedLifts:
             for atom in self.ctl.symbolic_atoms.by_signature(name, arity):
                 key = tuple(a.string if a.type == clingo.SymbolType.String else a.number for a in atom.symbol.arguments)
                 self._atoms[(name, *key)] = atom.literal
+        self._steer()
+
+    def _steer(self) -> None:
+        """The solver decides the switches first, each held until it must be thrown, and a
+        feature's value first tried at the person's own: what would open a way out is a proof
+        that most switches open nothing, and those decided first let it fail early (adult's
+        histogram boosting: about 15 % fewer conflicts)."""
+        with self.ctl.backend() as backend:
+            for (name, *key), literal in self._atoms.items():
+                if name == "lift":
+                    backend.add_heuristic(literal, clingo.HeuristicType.Level, 1, 0, [])
+                    backend.add_heuristic(literal, clingo.HeuristicType.Sign, -1, 0, [])
+                elif name == "val" and (own := self._atoms.get(("own", *key))) is not None:
+                    backend.add_heuristic(literal, clingo.HeuristicType.Sign, 1, 0, [own])
 
     def literal(self, name: str, *arguments: object) -> int | None:
         """The program's atom ``name(arguments)`` (of :data:`PERSONAL`), None where none was grounded."""
