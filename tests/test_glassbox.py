@@ -39,11 +39,14 @@ from mc3g.causal import CausalModel, CausalRule, Constraint
 from mc3g.exceptions import InputError, ReadingError
 from mc3g.explain import Recourse
 from mc3g.explain.exact import blocking
+from mc3g.glassbox import GlassBox, Splits, Trees
 from mc3g.protections import PROTECTIONS
 from mc3g.rules import Literal
 from mc3g.schema import Feature, Schema
 from mc3g.search import Problem
 from mc3g.search.lifts import MOST_SETS, _conflicts, _fewest
+from mc3g.search.score import Score
+from mc3g.search.space import CandidateSpace, FeatureValues, Region
 from mc3g.serialization import json_schema
 
 RECOURSE = jsonschema.Draft202012Validator(json_schema("mc3g.recourse"))
@@ -177,6 +180,48 @@ def test_the_answers_are_those_brute_force_finds_over_the_whole_domain(drawn, kn
         else:
             least = sorted(a.cost for a in accepted)[:k]
             assert [round(cf.cost, 9) for cf in options] == [round(c, 9) for c in least]
+
+
+@tiered(2, 60, models(), knowledge(), st.integers(0, 10_000))
+def test_the_ceiling_at_each_value_of_a_feature_bounds_every_state_holding_it(drawn, known, seed) -> None:
+    """Score.ceilings against every state of a person's candidates (protections drawn, some
+    immutable): no state's margin passes the ceiling of a value it holds, and none of those passes
+    the ceiling over all; a proof that no state is accepted (refuses_at_each_value) holds of every
+    state."""
+    model, frame, favourable = drawn
+    schema, _ = known
+    if favourable == "1":
+        schema = Schema("small", schema.features, "label", ("0", "1"), "0")
+    explainer = MC3G(model, schema=schema, desired_class=favourable, read_model="always", refine=0).fit(frame)
+    refused = EVERY[_predicted(model, EVERY) != favourable]
+    person = refused.iloc[seed % len(refused)].to_dict()
+    engine = explainer.engine_
+    score = engine.read_problem(engine.instance(person), 1, {"x": X_VALUES, "y": Y_VALUES}).score
+    grid = np.array(list(itertools.product(*(range(len(f.values)) for f in score.space.features))), dtype=np.intp)
+    margins = score.margins(grid)
+    for position, best in score.ceilings().items():
+        held = np.full(len(best), -np.inf)
+        np.maximum.at(held, grid[:, position], margins)
+        assert (held <= best + 1e-9).all() and (best <= score.ceiling() + 1e-9).all()
+    proved = score.refuses_at_each_value()
+    assert not proved or (score.verdicts(grid) < 0).all()
+    event("proved at each value" + ("" if score.refuses_every_state() else ", not by the ceiling") if proved else "not proved")
+
+
+def test_two_trees_whose_best_leaves_no_value_reaches_together_refuse_at_each_value() -> None:
+    """x <= 3 adds 1 in one tree, x > 5 in the other: the ceiling (both) passes the decision, no
+    value of x reaches both, so no state is accepted, proved at each value of x (before, only a
+    solve of the person's own program proved it)."""
+    x = Feature("x", "numeric", range=(0, 8), step=1)
+    space = CandidateSpace([FeatureValues.of(x, X_VALUES, {"x": 1.0})], [Region((), {"x": list(range(9))})], "exact", 1, 0)
+    trees = Trees(
+        feature=np.array([0, -1, -1, 0, -1, -1]), test=np.array([0, 0, 0, 1, 0, 0]), yes=np.array([1, -1, -1, 4, -1, -1]),
+        no=np.array([2, -1, -1, 5, -1, -1]), value=np.array([0.0, 1.0, -1.0, 0.0, -1.0, 1.0]), roots=np.array([0, 3]),
+    )  # fmt: skip
+    score = Score.of(GlassBox("two trees", ("x",), (Splits(cuts=np.array([3.0, 5.0])),), trees, bias=-1.5, tolerance=1e-9), space)
+    assert score.ceiling() == pytest.approx(0.5) and not score.refuses_every_state()
+    assert score.ceilings()[0].tolist() == pytest.approx([-1.5] * 4 + [-3.5] * 2 + [-1.5] * 3)
+    assert score.refuses_at_each_value()
 
 
 def _fewest_lifts_as_brute_force(explainer: MC3G, person: dict, blocking, model, favourable: str, inside_property: bool = True) -> None:

@@ -106,7 +106,7 @@ def searched(engine: Engine, row: Row, k: int, instance: Mapping[str, Any], draf
     problem = engine.read_problem(instance, k)  # only for a person refused: a portfolio's accepted cost nothing more
     assert problem.score is not None
     chosen = _Chosen(engine, row, {**row, **instance}, k, asked)
-    if problem.score.refuses_every_state():  # each tree at its best leaf, no state reaches the decision: proved without a solve
+    if problem.score.refuses_every_state() or problem.score.refuses_at_each_value():  # no state reaches the decision: proved without a solve
         stopped = EXHAUSTED
     else:
         stopped = yield from (_completed if problem.score.spanned else _options)(engine, problem, chosen)

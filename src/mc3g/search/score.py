@@ -136,6 +136,44 @@ class Score:
         by more than the tolerance (a tie is the model's to tell)."""
         return self.ceiling() < -self.tolerance
 
+    def refuses_at_each_value(self) -> bool:
+        """Whether no state can be accepted because, for some feature, the ceiling with it held
+        at each of its candidates in turn falls short (:meth:`ceilings`): a tree's best leaf is
+        often one no value of it reaches together with another tree's.  Worth its walk over a
+        person's own candidates, not over every cell of every feature."""
+        return any(float(best.max()) < -self.tolerance for best in self.ceilings().values())
+
+    def ceilings(self) -> dict[int, np.ndarray]:
+        """For each position the trees or terms read, the :meth:`ceiling` with that feature held
+        at each of its candidates: every position's candidates as rows of one walk down the
+        trees, level by level (a tree test of another feature lets both children through)."""
+        positions = sorted(set(self.patterns) | set(self.optimistic))
+        sizes = [len(self.space.features[p].values) for p in positions]
+        starts = dict(zip(positions, np.cumsum([0, *sizes[:-1]]).tolist()))
+        best_terms = {p: float(t.max(initial=-np.inf)) for p, t in self.optimistic.items()}
+        total = np.full(sum(sizes), self.bias + sum(best_terms.values()))
+        for p, terms in self.optimistic.items():
+            total[starts[p] : starts[p] + len(terms)] += terms - best_terms[p]
+        trees = self.trees
+        if trees is not None and len(trees.roots):
+            yes, no = np.ones((len(total), trees.size), dtype=bool), np.ones((len(total), trees.size), dtype=bool)
+            for p, rows in self.patterns.items():
+                nodes = np.flatnonzero(trees.feature == p)
+                block = rows[trees.test[nodes]].T  # a row per candidate, a column per node testing it
+                yes[starts[p] : starts[p] + block.shape[0], nodes], no[starts[p] : starts[p] + block.shape[0], nodes] = block, ~block
+            reach = np.zeros_like(yes)
+            reach[:, trees.roots] = True
+            level = trees.roots
+            while len(level := level[trees.feature[level] >= 0]):
+                here = reach[:, level]
+                reach[:, trees.yes[level]], reach[:, trees.no[level]] = here & yes[:, level], here & no[:, level]
+                level = np.concatenate([trees.yes[level], trees.no[level]])
+            leaf = np.flatnonzero(trees.feature < 0)
+            values = np.where(reach[:, leaf], trees.value[leaf], -np.inf)
+            firsts = np.searchsorted(leaf, trees.roots)  # each tree's first leaf among them (a tree's nodes lie together)
+            total += np.maximum.reduceat(values, firsts, axis=1).sum(axis=1)
+        return {p: total[starts[p] : starts[p] + n] for p, n in zip(positions, sizes)}
+
     @property
     def spanned(self) -> bool:
         """Whether some candidate stands for an interval of a number the score is linear in."""
