@@ -251,12 +251,12 @@ def blocking(
     margin is within rounding of the decision (a tie) opens a way out only if the model says so."""
     asked = _Asked()
 
-    def opens(held: Problem, state: Assessment) -> Generator[Sequence[Row], list[bool], bool]:
-        score = held.score
-        assert score is not None
-        states = Completion(held, engine.spreads).completed(state) if score.spanned else [(state, held)]  # a box of a linear score: its states
+    def opens(held: Problem, state: Assessment, read: int | None) -> Generator[Sequence[Row], list[bool], bool]:
+        score = held.score if read is None else None  # a program shared reads the model on its cells: no score of the person's made
+        spanned = score is not None and score.spanned  # a box of a linear score: its states
+        states = Completion(held, engine.spreads).completed(state) if spanned else [(state, held)]
         for a, p in states:
-            verdict = int(p.score.verdicts(np.array([a.state], dtype=np.intp))[0])  # type: ignore[union-attr]
+            verdict = read if read is not None else int(p.score.verdicts(np.array([a.state], dtype=np.intp))[0])  # type: ignore[union-attr]
             if verdict == 0:
                 (refused,) = yield from asked.ask(_around(row, [p.describe(a.state)]))
                 verdict = -1 if refused else 1

@@ -55,7 +55,7 @@ class Lift:
 
 Lifted = Callable[[Sequence[tuple[str, str]]], tuple[Problem, list[Lift]]]  # the problem with these protections lifted, and them
 Asking = Generator[Any, Any, bool]  # whether the model accepts a state: the rows it must be asked go out, its verdicts come back
-Opens = Callable[[Problem, Assessment], Asking]
+Opens = Callable[[Problem, Assessment, "int | None"], Asking]  # with the verdict read exactly where the program could tell it (None: the problem's to read)
 
 
 class Solving(Protocol):
@@ -73,6 +73,8 @@ class Solving(Protocol):
 
     def values(self, state: State) -> list[int]: ...
 
+    def verdict(self, state: State) -> int | None: ...
+
 
 class Person(Solving, Protocol):
     """One person's solves in a program shared (:class:`~.shared.Person`), closed after them."""
@@ -82,6 +84,9 @@ class Person(Solving, Protocol):
 
 class Grounded(Protocol):
     """A program grounded once for a model (:class:`~.shared.SharedLifts`)."""
+
+    @property
+    def refuses_every_state(self) -> bool: ...
 
     def person(self, problem: Problem, barred: dict[str, tuple[int, ...]]) -> Person | None: ...
 
@@ -94,16 +99,18 @@ def openings(
 ) -> Generator[Any, Any, list[tuple[Lift, ...]] | None]:
     """The smallest sets of ``protections`` (feature, setting) whose lifting lets the model
     accept a state, the first :data:`MOST_SETS` of them by their protections' keys;
-    ``lifted(some)`` is the problem with ``some`` lifted, and ``opens(problem, state)`` says
+    ``lifted(some)`` is the problem with ``some`` lifted, and ``opens(problem, state, verdict)`` says
     whether the model accepts a state the solver found (its bound on the model is rounded up; a
     state only the model can tell is asked of it, through this generator).  [] when no lifting
     opens any; None when the solver's ``conflicts`` ran out before the fewest was proved (once it
     is, the first of the sets found so far).  ``shared(problem, lifts)``: the program grounded
     once for the model (:mod:`.shared`), solved for this person when their values fit it."""
     problem, lifts = lifted(protections)
-    if not lifts or (problem.score is not None and problem.score.refuses_every_state()):
-        return []  # nothing to lift, or the model refuses every state of the features it reads
+    if not lifts:
+        return []  # nothing to lift
     program = None if shared is None else shared(problem, lifts)
+    if program.refuses_every_state if program is not None else problem.score is not None and problem.score.refuses_every_state():
+        return []  # the model refuses every state of the features it reads (the person's problem read only where no program is shared)
     person = None if program is None else program.person(problem, {lift.key: lift.barred for lift in lifts})
     found, settled = None, False
     if person is not None:
@@ -142,6 +149,10 @@ class _Own:
 
     def values(self, state: State) -> list[int]:
         return [_literal(self.ctl, "val", name, j) for name, j in zip(self.names, state)]
+
+    def verdict(self, state: State) -> int | None:
+        """None: the person's problem reads the model on its own candidates."""
+        return None
 
 
 Sets = list[tuple[Lift, ...]]
@@ -231,8 +242,8 @@ def _take(solving: Solving, problem: Problem, opened: list[tuple[tuple[Lift, ...
     tell), marked refused."""
     barred: Barred = []
     for chosen, state in opened[: MOST_FOUND - len(found)]:
-        priced = problem.assess(state)
-        if priced is not None and (yield from opens(problem, priced)):
+        priced = problem.assess_many([state], model_checked=True)[0]  # the model's verdict is ``opens``'s
+        if priced is not None and (yield from opens(problem, priced, solving.verdict(state))):
             found.append(chosen)
             barred.append(([solving.lift(lift.key) for lift in chosen] + solving.guard, False))
         else:

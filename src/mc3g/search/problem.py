@@ -26,6 +26,7 @@ import math
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -108,7 +109,12 @@ class Problem:
         self._settable = {f.name for f in self.space.features if not (f.feature.consequence_only or f.feature.immutable)}
         self._forbidden = [Rule(None, tuple(combo)) for combo in self.causal.forbidden if self.in_play(combo)]
         self._must_change = [self.position[f.name] for f in self.space.features if f.feature.must_change]
-        self.score = None if self.model is None else Score.of(self.model, self.space)
+
+    @cached_property
+    def score(self) -> Score | None:
+        """The model read exactly over the candidates (None without one), made when first read: a
+        problem of what would open a way out, solved in a program shared, never reads it."""
+        return None if self.model is None else Score.of(self.model, self.space)
 
     def _exact_terms(self) -> tuple[int, dict[str, list[int]]]:
         """Each candidate value's term as an integer over one common denominator: exact costs

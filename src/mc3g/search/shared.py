@@ -148,6 +148,7 @@ class SharedLifts:
         region = Region((), {f.name: list(range(len(f.values))) for f in fvs})
         try:
             over = Problem(CandidateSpace(fvs, [region], "exact", 1, 0), [], problem.causal, problem.mode, problem.distance, model=glass)
+            assert over.score is not None  # read now: it raises for a category the model was not read for
         except ValueError:  # a category the model was not read for: its cells cannot be shared
             return None
         return cls(over, cells, [(lift.key, lift.feature, lift.alone) for lift in lifts])  # type: ignore[arg-type]
@@ -196,6 +197,14 @@ class SharedLifts:
                     backend.add_heuristic(literal, clingo.HeuristicType.Sign, -1, 0, [])
                 elif name == "val" and (own := self._atoms.get(("own", *key))) is not None:
                     backend.add_heuristic(literal, clingo.HeuristicType.Sign, 1, 0, [own])
+
+    @cached_property
+    def refuses_every_state(self) -> bool:
+        """Whether the model refuses every state of the cells, each tree at its best leaf: then
+        it refuses every person's with every protection lifted (their candidates lie in the
+        cells, and the cells' cuts are the model's)."""
+        assert self.problem.score is not None
+        return self.problem.score.refuses_every_state()
 
     def literal(self, name: str, *arguments: object) -> int | None:
         """The program's atom ``name(arguments)`` (of :data:`PERSONAL`), None where none was grounded."""
@@ -280,6 +289,15 @@ class Person:
         """The atoms that say the solver chose ``state`` (the person's candidate indices)."""
         names = self.problem.names
         return [self.shared.literal("val", names[p], int(self.where[p][j])) for p, j in enumerate(state)]  # type: ignore[misc]
+
+    def verdict(self, state: State) -> int | None:
+        """The model's verdict read exactly on the person's ``state``, read on the cells it falls
+        in (the same leaves: every test of the model cuts between cells), as the program's
+        score walks them: cheaper than reading the person's own candidates."""
+        score = self.shared.problem.score
+        assert score is not None
+        cells = np.array([[self.where[p][j] for p, j in enumerate(state)]], dtype=np.intp)
+        return int(score.verdicts(cells)[0])
 
     def close(self) -> None:
         """The rules added for this person hold no more, and the program is free for another."""
