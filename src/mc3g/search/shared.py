@@ -148,7 +148,8 @@ class SharedLifts:
         region = Region((), {f.name: list(range(len(f.values))) for f in fvs})
         try:
             over = Problem(CandidateSpace(fvs, [region], "exact", 1, 0), [], problem.causal, problem.mode, problem.distance, model=glass)
-            assert over.score is not None  # read now: it raises for a category the model was not read for
+            if over.score is None:  # read now (it is made when first read): it raises for a category the model was not read for
+                return None
         except ValueError:  # a category the model was not read for: its cells cannot be shared
             return None
         return cls(over, cells, [(lift.key, lift.feature, lift.alone) for lift in lifts])  # type: ignore[arg-type]
