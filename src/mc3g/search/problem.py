@@ -254,7 +254,7 @@ class Problem:
             ok &= ~self._covering(combo, grid)
         for position in self._must_change:
             ok &= grid[:, position] != 0
-        if self.score is not None and len(grid) and not model_checked:
+        if not model_checked and self.model is not None and len(grid):  # the score read only where it is asked for
             ok &= ~self.model_refuses(states)
         return [self.price(tuple(state)) if good else None for state, good in zip(states, ok.tolist())]
 
