@@ -359,9 +359,9 @@ class Ride:
     next call of a search starts from there (the verdicts only grow)."""
 
     def __init__(self, hunt: Hunt, progress: Progress) -> None:
-        self._hunt, self._state, self._scans = hunt, progress, progress.scans
+        self._hunt, self._progress, self._scans = hunt, progress, progress.scans
 
     def __call__(self) -> list[tuple]:
-        hunt, progress = self._hunt, self._state
+        hunt, progress = self._hunt, self._progress
         self._scans, points = hunt.scanned(self._scans, progress.bound)
         return [hunt.verdicts.key(r) for r in hunt.unjudged_steps(progress.chosen)] + points + hunt.together(progress.sectioned)
