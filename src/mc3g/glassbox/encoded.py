@@ -220,6 +220,7 @@ class _Nonzeros:
         self.runs = [(-1 if name is None else index[name], cols) for name, cols in runs]  # each run's feature (-1: none), its columns
         self.starts = [np.empty(0, dtype=np.int64) for _ in runs]  # by run: each value's first nonzero in ``indices`` and ``data``
         self.counts = [np.empty(0, dtype=np.int64) for _ in runs]  # and how many it has
+        self._laid: tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray, np.ndarray] | None = None  # :meth:`_laid_out`
         self.extend(-1, constant[None, :])  # the columns no feature reads: the same in every row
 
     def extend(self, feature: int, rows: np.ndarray) -> None:
@@ -238,23 +239,39 @@ class _Nonzeros:
         self.counts[run] = np.concatenate([self.counts[run], np.bincount(at, minlength=len(values))])
         self.indices = np.concatenate([self.indices, cols[where].astype(np.int32)])
         self.data = np.concatenate([self.data, values[at, where]])
+        self._laid = None
 
     def matrix(self, places: np.ndarray, kind: type) -> Any:
         """The CSR matrix of rows whose values are ``places`` (by feature, the value's row)."""
-        counts = np.empty((len(places), len(self.runs)), dtype=np.int64)
-        starts = np.empty_like(counts)
-        for r, (f, _) in enumerate(self.runs):
-            at = places[:, f] if f >= 0 else 0
-            counts[:, r], starts[:, r] = self.counts[r][at], self.starts[r][at]
-        if len(places) and counts.min() == counts.max() == 1:  # one nonzero a run, as one-hot codes and numbers mostly are
-            taken, indptr = starts.ravel(), np.arange(0, counts.size + 1, len(self.runs))
+        firsts, sizes, feature, constant, offset = self._laid_out()
+        at = places[:, feature]  # each row's entry of each run in the tables laid end to end
+        at[:, constant] = 0
+        at += offset
+        starts, counts = firsts[at], None if sizes is None else sizes[at]  # no counts: every value has one nonzero a run
+        if len(places) and (counts is None or counts.min() == counts.max() == 1):  # one nonzero a run, as one-hot codes and numbers mostly are
+            taken, indptr = starts.ravel(), np.arange(0, starts.size + 1, len(self.runs))
         else:
+            counts = np.ones_like(at) if counts is None else counts
             flat = counts.ravel()
             ends = np.cumsum(flat)
             taken = np.repeat(starts.ravel() - (ends - flat), flat) + np.arange(ends[-1] if len(ends) else 0)
             indptr = np.concatenate([[0], np.cumsum(counts.sum(axis=1))])
         index = np.int32 if len(taken) < 2**31 else np.int64  # scipy's own choice: no copy made to match the indices
         return kind((self.data[taken], self.indices[taken].astype(index, copy=False), indptr.astype(index)), shape=(len(places), self.width))
+
+    def _laid_out(self) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray, np.ndarray]:
+        """Every run's ``starts`` and ``counts`` laid end to end (no counts where every value has
+        one nonzero in every run), and for each run the feature whose value picks its entry,
+        whether it is the constant columns' (their one entry, whatever the row), and where its
+        entries begin: one gather for every run of a draw's tens of thousands of rows, three
+        times cheaper than a gather a run.  Laid out again once values are added."""
+        if self._laid is None:
+            offset = np.cumsum([0, *(len(starts) for starts in self.starts[:-1])]).astype(np.int64)
+            feature = np.array([max(f, 0) for f, _ in self.runs], dtype=np.int64)
+            constant = np.array([f < 0 for f, _ in self.runs])
+            counts = np.concatenate(self.counts)
+            self._laid = (np.concatenate(self.starts), None if (counts == 1).all() else counts, feature, constant, offset)
+        return self._laid
 
 
 _NAN = object()  # the key of every value not equal to itself
