@@ -8,10 +8,12 @@ Everything here drives the public seams: :meth:`MC3G.session` for each person's 
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any, Protocol
 
 import pandas as pd
@@ -41,6 +43,11 @@ def explain_chunk(explainer: Explains, rows: list[dict[str, Any]], k: int, label
     ``predict`` call per round: a model call costs about the same for one row as for thousands.
     When a pooled call fails, each person's rows are asked on their own, so only the people whose
     rows the model cannot judge get an ``error`` answer; ``labels`` name the rows in its reason."""
+    with COLLECTOR.held_off():
+        return _explained(explainer, rows, k, labels)
+
+
+def _explained(explainer: Explains, rows: list[dict[str, Any]], k: int, labels: list[Any]) -> list[Recourse]:
     sessions: list[Session | Recourse] = []
     for row, label in zip(rows, labels):
         try:
@@ -61,6 +68,37 @@ def explain_chunk(explainer: Explains, rows: list[dict[str, Any]], k: int, label
                 s.fail(exc)
             start += n
     return [s.result if isinstance(s, Session) else s for s in sessions]  # type: ignore[misc]
+
+
+class _Collector:
+    """Python's cyclic garbage collector, held off while chunks run and back as it was once the
+    last of them (a process's threads may each run one) has ended: the searches make millions of
+    short-lived objects, almost none of them in cycles, and the collector's scans of them took
+    about a tenth of an MLP portfolio's time (3,000 adults: 5.5 s of 79, in 9,743 collections;
+    without, the same peak memory).  Reference counting frees the rest as before."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running = 0
+        self._was_enabled = False
+
+    @contextmanager
+    def held_off(self) -> Iterator[None]:
+        with self._lock:
+            if self._running == 0:
+                self._was_enabled = gc.isenabled()
+                gc.disable()
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._running -= 1
+                if self._running == 0 and self._was_enabled:
+                    gc.enable()
+
+
+COLLECTOR = _Collector()
 
 
 def usable_cores() -> int:
