@@ -75,7 +75,8 @@ class _Collector:
     last of them (a process's threads may each run one) has ended: the searches make millions of
     short-lived objects, almost none of them in cycles, and the collector's scans of them took
     about a tenth of an MLP portfolio's time (3,000 adults: 5.5 s of 79, in 9,743 collections;
-    without, the same peak memory).  Reference counting frees the rest as before."""
+    without, the same peak memory).  Reference counting frees the rest as before.  Not held for
+    one answer searched alone: a service's requests may overlap without end."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

@@ -31,7 +31,7 @@ from ..rules import Rule, RuleSet, Words
 from ..schema import Schema
 from ..search import Problem, Program
 from . import persist
-from .batch import COLLECTOR, explain_rows
+from .batch import explain_rows
 from .metadata import causal_model, check_frame, covering, schema_of_rules, unfavourable_class, unfavourable_label, with_data_bounds, with_dice_settings
 from .readable import READ_MODEL, encoded, glass_of
 from .refine import refine
@@ -290,8 +290,7 @@ class MC3G(BaseEstimator):
         ``n_jobs`` processes, with a progress bar when ``progress``)."""
         if isinstance(rows, pd.DataFrame):
             return [result for _, result in self.explain_each(rows, k, progress=progress)]
-        with COLLECTOR.held_off():
-            return self.session(rows, k).run(self.refuses_rows)
+        return self.session(rows, k).run(self.refuses_rows)
 
     def explain_each(self, rows: pd.DataFrame, k: int | None = None, progress: bool = False) -> Iterator[tuple[Any, Recourse]]:
         """(index, answer) for every row, in order, as they are ready.  A row whose answer fails
