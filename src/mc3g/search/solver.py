@@ -17,7 +17,9 @@ far more states than wanted is narrowed on the exact costs read, down to the fin
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -66,15 +68,6 @@ class _Enumeration:
                 if atom is not None:
                     self.decode[symbol], self.atoms[(position, index)] = (position, index), atom.literal
 
-    def _read(self, model: clingo.Model) -> tuple[State, int]:
-        """A model's state and its integer cost."""
-        state = [0] * len(self.problem.names)
-        for symbol in model.symbols(shown=True):
-            position, index = self.decode[symbol]
-            state[position] = index
-        weights = model.cost
-        return tuple(state), weights[0] if weights else 0
-
     def _count_at(self, level: int) -> None:
         """Count costs at scale ``level`` only."""
         if level != self._level and len(self.scales) > 1:
@@ -117,7 +110,10 @@ class _Enumeration:
         self.ctl.configuration.solve.opt_mode = f"enum,{bound}"
         self.ctl.configuration.solve.models = str(limit + 1)  # stops by itself: cancelling is slow
         found: list[tuple[State, int]] = []
-        self.ctl.solve(on_model=lambda model: found.append(self._read(model)))  # a callback: cheaper per model than iterating
+        # A callback: cheaper per model than iterating.  It holds nothing that holds the program:
+        # clingo keeps it after the solve, and a cycle back would keep the ground program alive
+        # until the cyclic collector ran (held off while a portfolio's chunk runs).
+        self.ctl.solve(on_model=functools.partial(_read, self.decode, len(self.problem.names), found.append))
         return Page(found, len(found) <= limit, self.reach(cost), self.scales[level])
 
     def exclude(self, actions: frozenset[str]) -> None:
@@ -141,6 +137,16 @@ class _Enumeration:
         with self.ctl.backend() as backend:  # straight into the ground program
             for state in states:
                 backend.add_rule([], [self.atoms[(position, j)] for position, j in enumerate(state)])
+
+
+def _read(decode: dict[clingo.Symbol, tuple[int, int]], width: int, keep: Callable[[tuple[State, int]], None], model: clingo.Model) -> None:
+    """Keep a model's state (``decode``: each shown atom's position and index) and its integer cost."""
+    state = [0] * width
+    for symbol in model.symbols(shown=True):
+        position, index = decode[symbol]
+        state[position] = index
+    weights = model.cost
+    keep((tuple(state), weights[0] if weights else 0))
 
 
 def _counting(scales: int) -> str:
