@@ -244,10 +244,15 @@ class _Nonzeros:
     def matrix(self, places: np.ndarray, kind: type) -> Any:
         """The CSR matrix of rows whose values are ``places`` (by feature, the value's row)."""
         firsts, sizes, feature, constant, offset = self._laid_out()
-        at = places[:, feature]  # each row's entry of each run in the tables laid end to end
-        at[:, constant] = 0
-        at += offset
-        starts, counts = firsts[at], None if sizes is None else sizes[at]  # no counts: every value has one nonzero a run
+        starts = np.empty((len(places), len(self.runs)), dtype=np.int64)
+        counts = None if sizes is None else np.empty_like(starts)  # none: every value has one nonzero a run
+        for lo in range(0, len(places), _ROWS_AT_ONCE):  # a pooled call's rows are up to millions: a block at a time, no more held than the result
+            at = places[lo : lo + _ROWS_AT_ONCE, feature]  # each row's entry of each run in the tables laid end to end
+            at[:, constant] = 0
+            at += offset
+            starts[lo : lo + _ROWS_AT_ONCE] = firsts[at]
+            if counts is not None:
+                counts[lo : lo + _ROWS_AT_ONCE] = sizes[at]
         if len(places) and (counts is None or counts.min() == counts.max() == 1):  # one nonzero a run, as one-hot codes and numbers mostly are
             taken, indptr = starts.ravel(), np.arange(0, starts.size + 1, len(self.runs))
         else:
@@ -274,6 +279,7 @@ class _Nonzeros:
         return self._laid
 
 
+_ROWS_AT_ONCE = 1 << 16  # rows whose entries are looked up together (:meth:`_Nonzeros.matrix`)
 _NAN = object()  # the key of every value not equal to itself
 
 
