@@ -108,6 +108,31 @@ def test_the_input_built_is_the_preprocessing_s_own_and_the_labels_the_pipeline_
         assert (encoded.estimator.predict(built) == model.predict(typed_frame(rows, DTYPES))).all()
 
 
+@pytest.mark.parametrize("unknown", ["ignore", "infrequent_if_exist"])  # ignored: an unknown category has no nonzero in its run
+def test_no_rows_and_rows_looked_up_a_few_at_a_time_are_the_preprocessing_s_own(unknown, monkeypatch) -> None:
+    """A pooled call's rows are looked up a block at a time (``_ROWS_AT_ONCE``, here 7): every
+    block's, and a call of no rows, as the pipeline's own preprocessing gives them."""
+    import mc3g.glassbox.encoded as encoded_module
+
+    frame, labels = _frame(3)
+    encoder = OneHotEncoder(handle_unknown=unknown, min_frequency=None if unknown == "ignore" else 1)
+    preprocessing = ColumnTransformer([("categories", encoder, ["c", "d"]), ("numbers", StandardScaler(), ["x", "y"])], sparse_threshold=1.0)
+    model = make_pipeline(preprocessing, MLPClassifier((4,), max_iter=50, random_state=0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(frame, labels)
+    encoded = _encoded(model, frame)
+    monkeypatch.setattr(encoded_module, "_ROWS_AT_ONCE", 7)
+    base = frame.iloc[1].to_dict()
+    changes = [((("c", value),) if i % 3 else ()) + ((("x", i % 9),) if i % 2 else ()) for i, value in enumerate(["a", "z", "b", "c"] * 8)]
+    none = encoded.matrix(ChangedRows([(base, [])]))  # before any value without a nonzero is seen; the preprocessing takes no empty frame
+    rows = ChangedRows([(base, changes)])
+    built, own = encoded.matrix(rows), model[:-1].transform(typed_frame(rows, DTYPES))
+    assert built is not None and built.shape == own.shape
+    assert all(np.array_equal(getattr(built, a), getattr(own, a)) for a in ("indptr", "indices", "data"))
+    assert none is not None and none.shape == (0, own.shape[1]) and none.nnz == 0
+
+
 @pytest.mark.parametrize(
     "preprocessing",
     [
