@@ -48,6 +48,7 @@ def explain_chunk(explainer: Explains, rows: list[dict[str, Any]], k: int, label
 
 
 def _explained(explainer: Explains, rows: list[dict[str, Any]], k: int, labels: list[Any]) -> list[Recourse]:
+    """:func:`explain_chunk`'s searches, the collector held off around them."""
     sessions: list[Session | Recourse] = []
     for row, label in zip(rows, labels):
         try:
