@@ -253,10 +253,9 @@ class _Nonzeros:
             starts[lo : lo + _ROWS_AT_ONCE] = firsts[at]
             if counts is not None:
                 counts[lo : lo + _ROWS_AT_ONCE] = sizes[at]
-        if len(places) and (counts is None or counts.min() == counts.max() == 1):  # one nonzero a run, as one-hot codes and numbers mostly are
+        if counts is None or (len(counts) and counts.min() == counts.max() == 1):  # one nonzero a run, as one-hot codes and numbers mostly are
             taken, indptr = starts.ravel(), np.arange(0, starts.size + 1, len(self.runs))
         else:
-            counts = np.ones_like(starts) if counts is None else counts
             flat = counts.ravel()
             ends = np.cumsum(flat)
             taken = np.repeat(starts.ravel() - (ends - flat), flat) + np.arange(ends[-1] if len(ends) else 0)
