@@ -42,7 +42,9 @@ def decimal(x: float) -> Fraction:
     return Fraction(repr(float(x))) if not isinstance(x, int) else Fraction(x)
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a feature's cells and candidates recur across people
 def units(x: float, step: float) -> Fraction:
+    """``x`` in steps, exactly."""
     return decimal(x) / decimal(step)
 
 

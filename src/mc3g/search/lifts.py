@@ -191,7 +191,7 @@ def _solved(solving: Solving, problem: Problem, lifts: Sequence[Lift], opens: Op
         _bar(solving, barred)
         refused = any(was for _, was in barred)
         if found and not enumerated:  # the fewest is known: a set of as many is any state with no more switches thrown
-            _at_most(solving, lifts, len(found[0]), [])
+            _at_most(solving, lifts, len(found[0]))
         if not settled:
             return found or None, False
         if len(found) == MOST_FOUND or (enumerated and not refused):  # every set of as many found, or as many as are kept
@@ -209,10 +209,8 @@ def _singles(solving: Solving, problem: Problem, lifts: dict[str, Lift], opens: 
     of as many took two (adult's histogram boosting: a quarter less time, and a set of one for
     each of its 67 people with none among the first 100 refused)."""
     ctl = solving.ctl
-    with ctl.backend() as backend:
-        one = backend.add_atom()  # while it holds, at most one switch is thrown
-        backend.add_external(one, clingo.TruthValue.True_)
-        _limited(backend, solving, lifts.values(), 1, [one])
+    single = clingo.Function("single")  # the encoding's: while it holds, at most one switch is thrown
+    ctl.assign_external(single, True)
     found: Sets = []
     settled = False
     _configure(ctl, "ignore", str(MOST_FOUND), "project")  # a program shared was left optimising or enumerating by the last person's search
@@ -231,7 +229,7 @@ def _singles(solving: Solving, problem: Problem, lifts: dict[str, Lift], opens: 
                 break
             _configure(ctl, "ignore", str(MOST_FOUND - len(found)), "project")
     finally:
-        ctl.release_external(one)
+        ctl.assign_external(single, False)
     return found, settled, conflicts
 
 
@@ -245,33 +243,30 @@ def _take(solving: Solving, problem: Problem, opened: list[tuple[tuple[Lift, ...
         priced = problem.assess_many([state], model_checked=True)[0]  # the model's verdict is ``opens``'s
         if priced is not None and (yield from opens(problem, priced, solving.verdict(state))):
             found.append(chosen)
-            barred.append(([solving.lift(lift.key) for lift in chosen] + solving.guard, False))
+            barred.append(([solving.lift(lift.key) for lift in chosen], False))
         else:
-            barred.append((solving.values(state) + solving.guard, True))
+            barred.append((solving.values(state), True))
     return barred
 
 
 def _bar(solving: Solving, barred: Barred) -> None:
     """The rules :func:`_take` asks for, added together (opening clingo's backend costs more than
-    the rules), only where another solve follows: each opening costs about as much as the
-    solve's own work on a person with one switch to throw."""
+    the rules), each while the person's guard holds, only where another solve follows: each
+    opening costs about as much as the solve's own work on a person with one switch to throw."""
     if barred:
+        guard = solving.guard
         with solving.ctl.backend() as backend:
             for body, _ in barred:
-                backend.add_rule([], body)
+                backend.add_rule([], body + guard)
 
 
-def _at_most(solving: Solving, lifts: Iterable[Lift], n: int, held: list[int]) -> None:
-    """No more than ``n`` switches thrown while the atoms ``held`` (and the person's guard) hold."""
+def _at_most(solving: Solving, lifts: Iterable[Lift], n: int) -> None:
+    """No more than ``n`` switches thrown while the person's guard holds."""
+    guard = solving.guard
     with solving.ctl.backend() as backend:
-        _limited(backend, solving, lifts, n, held)
-
-
-def _limited(backend: clingo.Backend, solving: Solving, lifts: Iterable[Lift], n: int, held: list[int]) -> None:
-    """:func:`_at_most` through a backend open already."""
-    more = backend.add_atom()
-    backend.add_weight_rule([more], n + 1, [(solving.lift(lift.key), 1) for lift in lifts])
-    backend.add_rule([], [more, *held, *solving.guard])
+        more = backend.add_atom()
+        backend.add_weight_rule([more], n + 1, [(solving.lift(lift.key), 1) for lift in lifts])
+        backend.add_rule([], [more, *guard])
 
 
 def _configure(ctl: clingo.Control, opt_mode: str, models: str, project: str) -> None:

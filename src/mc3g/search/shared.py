@@ -265,9 +265,7 @@ class Person:
             gates |= {shared.literal("gate", key, feature, int(cells[j])) for j in js if cells[j] != cells[0]}  # never the person's own
         shared.assign({x for x in own | avail | held | gates if x is not None})
         self.cell_index = [{int(c): j for j, c in reversed(list(enumerate(cells))) if j == 0 or c != cells[0]} for cells in where]
-        with shared.ctl.backend() as backend:
-            self.guard_atom = backend.add_atom()
-            backend.add_external(self.guard_atom, clingo.TruthValue.True_)
+        self._guard: int | None = None
 
     @property
     def ctl(self) -> clingo.Control:
@@ -275,7 +273,13 @@ class Person:
 
     @property
     def guard(self) -> list[int]:
-        return [self.guard_atom]
+        """An atom of this person's, made when a rule is first added for them (most people's
+        solves add none), released with them."""
+        if self._guard is None:
+            with self.shared.ctl.backend() as backend:
+                self._guard = backend.add_atom()
+                backend.add_external(self._guard, clingo.TruthValue.True_)
+        return [self._guard]
 
     def lift(self, key: str) -> int:
         literal = self.shared.literal("lift", key)
@@ -303,6 +307,7 @@ class Person:
     def close(self) -> None:
         """The rules added for this person hold no more, and the program is free for another."""
         try:
-            self.shared.ctl.release_external(self.guard_atom)
+            if self._guard is not None:
+                self.shared.ctl.release_external(self._guard)
         finally:
             self.shared._lock.release()

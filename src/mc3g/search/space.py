@@ -164,7 +164,7 @@ def _atoms(lo: float, hi: float, step: float, literals: Sequence[Literal]) -> li
     return [(math.ceil(left), math.floor(right)) for left, right in zip(edges, edges[1:]) if math.ceil(left) <= math.floor(right)]
 
 
-def _nearest_in_atom(a: int, b: int, origin: Fraction, n: int) -> list[int]:
+def _nearest_in_atom(a: int, b: int, origin: Fraction | int, n: int) -> list[int]:
     """The ``n`` grid points of [a, b] nearest to ``origin`` (in units), nearest first."""
     if origin <= a:
         return [k for k in range(a, min(b, a + n) + 1) if k != origin][:n]
@@ -243,9 +243,11 @@ def _nearest_values(feature: Feature, original: float, literals: Sequence[Litera
     lo, hi = numeric_bounds(feature, original)
     check_grid(feature.name, step, max(abs(lo), abs(hi)))
     out: list[Any] = []
+    origin = units(original, step)
+    origin = origin.numerator if origin.denominator == 1 else origin  # whole: compared as an int, many times cheaper
     for a, b in _atoms(lo, hi, step, literals):
         if grid:
-            out.extend(grid_value(k, step) for k in _nearest_in_atom(a, b, units(original, step), n))
+            out.extend(grid_value(k, step) for k in _nearest_in_atom(a, b, origin, n))
         if seen is not None:
             inside = seen[(seen >= grid_value(a, step)) & (seen <= grid_value(b, step)) & (seen != original)]
             order = np.lexsort((inside, np.abs(inside - original)))
