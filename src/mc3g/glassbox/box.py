@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -128,22 +129,29 @@ class GlassBox:
         rows = len(next(iter(columns.values()))) if columns else 0
         total = np.full(rows, self.bias)
         if self.trees is not None:
-            truth, starts = [], []
+            truth = []
             for f, split in zip(self.features, self.splits):
-                starts.append(sum(t.shape[1] for t in truth))
                 if split.numeric:
                     truth.append(np.asarray(columns[f], dtype=np.float64)[:, None] <= split.cuts[None, :])  # type: ignore[index]
                 else:
                     truth.append(split.members[:, split.codes(columns[f])].T)  # type: ignore[index]
-            inner = self.trees.feature >= 0
-            column = np.where(inner, np.asarray(starts + [0], dtype=np.int64)[self.trees.feature] + self.trees.test, 0)
-            table = np.concatenate(truth, axis=1) if truth else np.zeros((rows, 0), dtype=bool)
-            total += self.trees.value[self.trees.leaves(np.pad(table, ((0, 0), (0, 1))), column)].sum(axis=1)
+            table = np.concatenate([*truth, np.zeros((rows, 1), dtype=bool)], axis=1)  # a last column for the leaves, never read
+            total += self.trees.value[self.trees.leaves(table, self._columns)].sum(axis=1)
         for name, slope in self.slopes.items():
             total += slope * np.asarray(columns[name], dtype=np.float64)
         for name, weights in self.weights.items():
             total += weights[self.splits[self.features.index(name)].codes(columns[name])]
         return total
+
+    @cached_property
+    def _columns(self) -> np.ndarray:
+        """The column of each node's test in :meth:`margins`' table of every feature's tests laid
+        side by side (a leaf's: the last, which it never reads)."""
+        assert self.trees is not None
+        widths = [len(s.cuts) if s.numeric else len(s.members) for s in self.splits]  # type: ignore[arg-type]
+        starts = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
+        inner = self.trees.feature >= 0
+        return np.where(inner, starts[:-1][np.where(inner, self.trees.feature, 0)] + self.trees.test, starts[-1])
 
     def verdicts(self, margins: np.ndarray) -> np.ndarray:
         """+1 where the model accepts, -1 where it refuses, 0 where only it can tell (the margin

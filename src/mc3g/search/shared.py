@@ -127,6 +127,19 @@ PERSONAL = (("own", 2), ("avail", 2), ("cause_before", 1), ("effect_before", 1),
 """The atoms a person's search sets or reads, by name and arity."""
 
 
+BY_CELL = ("own", "avail", "nearest", "gate")
+"""The atoms of :data:`PERSONAL` whose last argument is a cell."""
+
+_NONE = np.zeros(0, dtype=np.int64)
+
+
+def _laid_out(at: Mapping[int, int]) -> np.ndarray:
+    """Atoms by cell in an array, 0 where a cell has none."""
+    out = np.zeros(max(at) + 1, dtype=np.int64)
+    out[list(at)] = list(at.values())
+    return out
+
+
 class SharedLifts:
     """The lifted program over a model's cells, grounded once; :meth:`person` sets one
     person's atoms (None: their values do not fit the cells, or another person's search holds
@@ -184,6 +197,11 @@ class SharedLifts:
             for atom in self.ctl.symbolic_atoms.by_signature(name, arity):
                 key = tuple(a.string if a.type == clingo.SymbolType.String else a.number for a in atom.symbol.arguments)
                 self._atoms[(name, *key)] = atom.literal
+        cells: dict[tuple[object, ...], dict[int, int]] = {}
+        for (name, *key), literal in self._atoms.items():
+            if name in BY_CELL:
+                cells.setdefault((name, *key[:-1]), {})[key[-1]] = literal  # type: ignore[index]
+        self._by_cell = {group: _laid_out(at) for group, at in cells.items()}
         self._steer()
 
     def _steer(self) -> None:
@@ -210,6 +228,11 @@ class SharedLifts:
     def literal(self, name: str, *arguments: object) -> int | None:
         """The program's atom ``name(arguments)`` (of :data:`PERSONAL`), None where none was grounded."""
         return self._atoms.get((name, *arguments))
+
+    def by_cell(self, name: str, *arguments: object) -> np.ndarray:
+        """The atoms ``name(arguments, C)`` (of :data:`BY_CELL`) of each cell ``C``, 0 where none
+        was grounded: a person's are picked by their cells at once."""
+        return self._by_cell.get((name, *arguments), _NONE)
 
     def person(self, problem: Problem, barred: Mapping[str, tuple[int, ...]]) -> Person | None:
         """One person's atoms (their lifted ``problem``, each protection's candidates barred by
@@ -250,20 +273,18 @@ class Person:
     def __init__(self, shared: SharedLifts, problem: Problem, where: list[np.ndarray], barred: Mapping[str, tuple[int, ...]]) -> None:
         self.shared, self.problem, self.where = shared, problem, where
         names = problem.names
-        own = {shared.literal("own", names[p], int(cells[0])) for p, cells in enumerate(where)}
-        avail = {shared.literal("avail", names[p], int(c)) for p, cells in enumerate(where) for c in cells[1:] if c != cells[0]}
-        held = set()
+        true = [shared.by_cell("own", names[p])[cells[:1]] for p, cells in enumerate(where)]
+        true += [shared.by_cell("avail", names[p])[cells[1:][cells[1:] != cells[0]]] for p, cells in enumerate(where)]
+        held = []
         for k, rule in enumerate(problem.rules):
-            held |= {shared.literal("cause_before", k)} if problem.cause_before[k] else set()
-            held |= {shared.literal("effect_before", k)} if problem.truth(rule.effect)[0] else set()
-            cells = where[problem.position[rule.effect.feature]]
-            held |= {shared.literal("nearest", k, int(cells[j])) for j in np.flatnonzero(problem.nearest[k])}
-        gates = set()
+            held += [shared.literal("cause_before", k)] if problem.cause_before[k] else []
+            held += [shared.literal("effect_before", k)] if problem.truth(rule.effect)[0] else []
+            true.append(shared.by_cell("nearest", k)[where[problem.position[rule.effect.feature]][np.flatnonzero(problem.nearest[k])]])
         for key, js in barred.items():
             feature = shared.features[key]
-            cells = where[problem.position[feature]]
-            gates |= {shared.literal("gate", key, feature, int(cells[j])) for j in js if cells[j] != cells[0]}  # never the person's own
-        shared.assign({x for x in own | avail | held | gates if x is not None})
+            cells = where[problem.position[feature]][list(js)]
+            true.append(shared.by_cell("gate", key, feature)[cells[cells != where[problem.position[feature]][0]]])  # never the person's own
+        shared.assign(set(np.concatenate(true).tolist()) - {0} | {x for x in held if x is not None})
         self.cell_index = [{int(c): j for j, c in reversed(list(enumerate(cells))) if j == 0 or c != cells[0]} for cells in where]
         self._guard: int | None = None
 
