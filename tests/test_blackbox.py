@@ -8,6 +8,8 @@ import joblib
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.compose import ColumnTransformer
 from sklearn.ensemble import GradientBoostingClassifier
 from sklearn.pipeline import make_pipeline
@@ -387,3 +389,22 @@ def test_the_greedy_count_takes_later_options_too_but_not_a_descent_onto_another
     a5, a6, b8 = (explainer.whatif(person, changes) for changes in ({"a": 5}, {"a": 6}, {"b": 8}))
     answers = [SimpleNamespace(counterfactuals=[a5, b8]), SimpleNamespace(counterfactuals=[a5, a6])]
     assert greedy_cheaper(explainer, pd.DataFrame([person, person]), answers) == (0, 1, 2)  # type: ignore[arg-type]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["int", "float", "str", "bool"]), st.lists(st.integers(0, 11), max_size=40))
+def test_labels_as_text_are_those_of_each_distinct_label_however_many(kind, picks):
+    """A typed array's labels are found a pass per distinct label, sorted past a few: the texts
+    are those of the distinct labels sorted out, row for row (a NaN among them too)."""
+    from mc3g.models.labels import label_text, label_texts
+
+    pool = {
+        "int": np.arange(12),
+        "float": np.array([0.5, 1.0, np.nan, 2.0, 3.25, 4.0, 5.0, 6.5, 7.0, 8.0, 9.0, 10.0]),
+        "str": np.array([f"class {i}" for i in range(12)]),
+        "bool": np.array([True, False] * 6),
+    }[kind]
+    labels = pool[np.array(picks, dtype=np.intp)]
+    texts = label_texts(labels)
+    assert texts.dtype == object and len(texts) == len(labels)
+    assert texts.tolist() == [label_text(v) for v in labels]
