@@ -117,6 +117,15 @@ def test_the_local_cluster_s_workers_keep_glibc_s_own_memory_thresholds(client) 
 
 
 @pytest.mark.slow
+def test_the_local_cluster_s_workers_sample_no_stacks_for_the_dashboard(client) -> None:
+    """A worker's profiler walks a search's deep stack every 10 ms for a dashboard no batch
+    shows: the cluster mc3g starts turns it off in every worker."""
+    import dask
+
+    assert set(client.run(lambda: dask.config.get("distributed.worker.profile.enabled")).values()) == {False}
+
+
+@pytest.mark.slow
 def test_a_rerun_keeps_whole_partitions_and_redoes_the_rest(client, explainer, two_csvs, tmp_path) -> None:
     def run(**options):
         with Batch(explainer, two_csvs, tmp_path, client, partition_rows=64, **options) as batch:
