@@ -141,3 +141,35 @@ def test_against_a_tree_read_exactly_the_options_like_past_applicants_are_those_
         assert all(cf.remoteness is not None and cf.remoteness <= 1 for cf in answer)
         if not costs:
             assert answer.status == "no_counterfactual"
+
+
+def test_the_nearest_past_applicant_is_found_as_a_row_by_row_reading_finds_it() -> None:
+    """The distance to the nearest past applicant, read a column at a time over blocks of
+    states, is a row-by-row reading's to the last bit: the numbers' differences in spreads
+    added in column order, then the categories that differ, and a row left out where it is the
+    state's own."""
+    rng = np.random.default_rng(7)
+    train = pd.DataFrame({
+        "age": rng.integers(18, 70, 300).astype(float), "job": rng.choice(["a", "b", "c"], 300),
+        "income": rng.normal(40.0, 9.0, 300).round(1), "region": rng.choice(["n", "s"], 300),
+    })  # fmt: skip
+    features = [Feature("age", "numeric"), Feature("job", "categorical"), Feature("income", "numeric"), Feature("region", "categorical")]
+    past = PastApplicants.of(train, features, {"age": 7.0, "income": 9.0})
+    assert past is not None
+    states = train.sample(150, random_state=1).to_dict("records")
+    states = [{**s, "age": s["age"] + rng.integers(-3, 4), "income": s["income"] + rng.normal(0, 2)} for s in states]
+    points = past._encoded(states)
+
+    def nearest(point: np.ndarray, skip: int | None = None) -> float:
+        best = np.inf
+        for r, row in enumerate(past.rows):
+            if r != skip:
+                numbers = 0.0
+                for j in np.flatnonzero(past.numeric):
+                    numbers += abs(point[j] - row[j])
+                best = min(best, numbers + int(sum(point[j] != row[j] for j in np.flatnonzero(~np.array(past.numeric)))))
+        return best
+
+    assert past._nearest(points).tolist() == [nearest(p) for p in points]
+    own = np.arange(70)
+    assert past._nearest(past.rows[:70], own=own).tolist() == [nearest(p, skip=i) for i, p in enumerate(past.rows[:70])]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any, ClassVar
 
 import numpy as np
@@ -81,17 +82,30 @@ class PastApplicants:
         return out
 
     def _nearest(self, points: np.ndarray, own: np.ndarray | None = None) -> np.ndarray:
-        """Each point's distance to the nearest past applicant (``own``: the point's own row, left out)."""
-        numeric = np.array(self.numeric, dtype=bool)
-        numbers, categories = self.rows[:, numeric], self.rows[:, ~numeric]
+        """Each point's distance to the nearest past applicant (``own``: the point's own row, left
+        out): the numbers' differences added a column at a time, then the categories that differ,
+        counted (a column at a time, half the time of a block of every column at once)."""
+        numbers, categories = self._columns
         out = np.empty(len(points))
         for start in range(0, len(points), CHUNK):
             block = points[start : start + CHUNK]
-            distance = np.abs(block[:, None, numeric] - numbers[None]).sum(axis=2) + (block[:, None, ~numeric] != categories[None]).sum(axis=2)
+            distance = np.zeros((len(block), len(self.rows)))
+            for j, column in numbers:
+                distance += np.abs(block[:, j, None] - column[None, :])
+            differ = np.zeros(distance.shape, dtype=np.int64)
+            for j, column in categories:
+                differ += block[:, j, None] != column[None, :]
+            distance += differ
             if own is not None:
                 distance[np.arange(len(block)), own[start : start + CHUNK]] = np.inf
             out[start : start + CHUNK] = distance.min(axis=1)
         return out
+
+    @cached_property
+    def _columns(self) -> tuple[list[tuple[int, np.ndarray]], list[tuple[int, np.ndarray]]]:
+        """The sample's numbers and categories, each column by its place, laid out on its own."""
+        columns = [(j, np.ascontiguousarray(self.rows[:, j])) for j in range(len(self.columns))]
+        return [c for c in columns if self.numeric[c[0]]], [c for c in columns if not self.numeric[c[0]]]
 
     def to_dict(self) -> dict[str, Any]:
         return {
