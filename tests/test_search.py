@@ -734,3 +734,30 @@ def test_a_candidate_value_s_index_is_the_first_equal_one(values, asked) -> None
                 feature.index(value)
         else:
             assert feature.index(value) == first
+
+
+def test_the_encoding_parsed_once_grounds_as_its_text_in_programs_built_side_by_side() -> None:
+    """Every program takes the encoding's statements parsed once (``add_encoding``); programs
+    built in threads at once (a service's searches) each ground what its text grounds."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from mc3g.search.encoding import ENCODING, add_encoding
+
+    facts = 'feature("x"). cand("x",0). cand("x",1). cand("x",2). feature("c"). cand("c",0). cand("c",1). actionable("x"). actionable("c").'
+    facts += ' cost("x",1,0,3). cost("x",2,0,5). cost("c",1,0,4). scale(0).'
+    parts = [("base", []), ("unchanged", []), ("derived", [])]
+
+    def grounded(add) -> tuple[list[str], list[list[str]]]:
+        ctl = clingo.Control(["--warn=none", "--opt-mode=optN"])
+        add(ctl)
+        ctl.add("base", [], facts)
+        ctl.ground(parts)
+        models: list[list[str]] = []
+        ctl.solve(on_model=lambda m: models.append(sorted(map(str, m.symbols(shown=True)))) if m.optimality_proven else None)
+        return sorted(str(a.symbol) for a in ctl.symbolic_atoms), sorted(models)
+
+    expected = grounded(lambda ctl: ctl.add("base", [], ENCODING))
+    assert expected[1] == [[]]  # the person's own state costs nothing
+    with ThreadPoolExecutor(8) as pool:
+        built = list(pool.map(lambda _: grounded(add_encoding), range(32)))
+    assert all(b == expected for b in built)

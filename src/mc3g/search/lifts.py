@@ -27,7 +27,7 @@ import numpy as np
 from clingo._internal import _c_call, _lib
 
 from ..schema import Feature
-from .encoding import ENCODING, Program, quote
+from .encoding import Program, add_encoding, quote
 from .problem import Assessment, Problem, State
 
 MOST_SETS = 4  # sets of as many protections reported, at most
@@ -130,7 +130,7 @@ class _Own:
     def __init__(self, problem: Problem, lifts: Sequence[Lift]) -> None:
         program = Program(problem)
         self.ctl = clingo.Control(["--warn=none", "--opt-mode=opt", "--opt-strategy=usc"])
-        self.ctl.add("base", [], ENCODING)
+        add_encoding(self.ctl)
         self.ctl.add("base", [], _facts(program, lifts))
         extra = "lifts_derived" if problem.mode == "derived" else "lifts_explained"
         self.ctl.ground([(part, []) for part in program.parts()] + [("lifts", []), (extra, [])])

@@ -30,7 +30,7 @@ from ..causal import CausalModel
 from ..glassbox import GlassBox
 from ..rules import Column, Literal
 from ..schema import Feature
-from .encoding import ENCODING, Program, quote
+from .encoding import Program, add_encoding, quote
 from .grid import grid_value, infer_step, units
 from .lifts import Lift
 from .problem import Problem, State
@@ -187,7 +187,7 @@ class SharedLifts:
         # times for ten times as long: the adult ExtraTrees).
         forget = "--forget-on-step=varScores,signs,lemmaScores,lemmas"
         self.ctl = clingo.Control(["--warn=none", "--opt-mode=opt", "--opt-strategy=usc", forget, "--heuristic=Domain"])
-        self.ctl.add("base", [], ENCODING)
+        add_encoding(self.ctl)
         self.ctl.add("base", [], self._text)
         self.ctl.ground(self._parts)
         self._true: set[int] = set()

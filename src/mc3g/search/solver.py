@@ -26,7 +26,7 @@ from typing import NamedTuple
 import clingo
 
 from ..exceptions import SearchError
-from .encoding import ENCODING, WEIGHT_MAX, Program
+from .encoding import WEIGHT_MAX, Program, add_encoding
 from .problem import Assessment, Problem, State
 
 
@@ -51,7 +51,7 @@ class _Enumeration:
         # projection reports a state once, however many ways its changes can be justified.  Only
         # the changed values are shown (index 0 is the person's own value): less to decode.
         self.ctl = clingo.Control(["--warn=none", "--opt-heuristic=model", "--project=show"])
-        self.ctl.add("base", [], ENCODING)  # its #program lines file the rules under their parts
+        add_encoding(self.ctl)  # its #program lines file the rules under their parts
         self.ctl.add("base", [], self.program.facts() + _counting(len(self.scales)))
         self.ctl.ground([(part, []) for part in self.program.parts()])
         self._level: int | None = None
