@@ -45,6 +45,7 @@ _BUILDING = threading.Lock()  # the statements are shared: one program takes the
 
 @functools.cache
 def _statements() -> tuple[clingo.ast.AST, ...]:
+    """The encoding's statements, parsed on first use; no program changes them."""
     found: list[clingo.ast.AST] = []
     clingo.ast.parse_string(ENCODING, found.append)
     return tuple(found)
