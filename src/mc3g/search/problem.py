@@ -160,8 +160,8 @@ class Problem:
         inside = self.truth(rule.effect)
         if not fv.feature.is_numeric or not inside.any():
             return inside
-        nearest = min(abs(u) for u, hit in zip(fv.units, inside) if hit)
-        return np.array([hit and abs(u) == nearest for u, hit in zip(fv.units, inside)], dtype=bool)
+        far = np.abs(np.array(fv.units))  # whole numbers of units (objects past 64 bits): compared exactly
+        return inside & (far == far[inside].min())
 
     # -- what a person's changes force ----------------------------------------------------------
     def _forced_landing(self, k: int) -> int | None:
