@@ -34,6 +34,7 @@ MOST_SETS = 4  # sets of as many protections reported, at most
 MOST_FOUND = 16  # sets of as many found, at most: the first MOST_SETS of them reported
 MOST_TRIES = 64  # solves at most: the fewest, the other sets of as many, and one more each time the model refuses a state one was found with
 MOST_CONFLICTS = 8000  # the solver's conflicts, a person's solves together (the adult ExtraTrees' precluded need about 3,000 at most)
+SINGLE = clingo.Function("single")  # the encoding's external: while it holds, at most one switch is thrown
 
 
 @dataclass(frozen=True)
@@ -209,8 +210,7 @@ def _singles(solving: Solving, problem: Problem, lifts: dict[str, Lift], opens: 
     of as many took two (adult's histogram boosting: a quarter less time, and a set of one for
     each of its 67 people with none among the first 100 refused)."""
     ctl = solving.ctl
-    single = clingo.Function("single")  # the encoding's: while it holds, at most one switch is thrown
-    ctl.assign_external(single, True)
+    ctl.assign_external(SINGLE, True)
     found: Sets = []
     settled = False
     _configure(ctl, "ignore", str(MOST_FOUND), "project")  # a program shared was left optimising or enumerating by the last person's search
@@ -229,7 +229,7 @@ def _singles(solving: Solving, problem: Problem, lifts: dict[str, Lift], opens: 
                 break
             _configure(ctl, "ignore", str(MOST_FOUND - len(found)), "project")
     finally:
-        ctl.assign_external(single, False)
+        ctl.assign_external(SINGLE, False)
     return found, settled, conflicts
 
 

@@ -282,8 +282,9 @@ class Person:
             true.append(shared.by_cell("nearest", k)[where[problem.position[rule.effect.feature]][np.flatnonzero(problem.nearest[k])]])
         for key, js in barred.items():
             feature = shared.features[key]
-            cells = where[problem.position[feature]][list(js)]
-            true.append(shared.by_cell("gate", key, feature)[cells[cells != where[problem.position[feature]][0]]])  # never the person's own
+            cells = where[problem.position[feature]]
+            chosen = cells[list(js)]
+            true.append(shared.by_cell("gate", key, feature)[chosen[chosen != cells[0]]])  # never the person's own
         shared.assign(set(np.concatenate(true).tolist()) - {0} | {x for x in held if x is not None})
         self.cell_index = [{int(c): j for j, c in reversed(list(enumerate(cells))) if j == 0 or c != cells[0]} for cells in where]
         self._guard: int | None = None
