@@ -118,18 +118,21 @@ def weights(problem: Problem, scale: Fraction, cap: int) -> dict[str, list[int]]
 class Program:
     """The facts and rules of one problem, with literal ids assigned as they are met; ``shared``:
     of a problem whose candidates are a model's cells, not one person's values (no costs, and
-    what held for the person left to external atoms: :mod:`.shared`)."""
+    what held for the person left to external atoms: :mod:`.shared`); not ``priced``: no costs
+    (what would open a way out weighs none: a third of its facts, written and parsed for
+    nothing)."""
 
-    def __init__(self, problem: Problem, shared: bool = False) -> None:
+    def __init__(self, problem: Problem, shared: bool = False, priced: bool = True) -> None:
         self.problem = problem
         self.shared = shared
+        self.priced = priced and not shared
         self.lit_ids: dict[Literal, int] = {}
         self._next_id = 0  # literal ids, the decision's, the knowledge's and a model's tests together
         self.ranks: dict[str, np.ndarray] = {}  # per numeric feature, each candidate's rank
         self.lines: list[str] = []
         self.cap = weight_cap(problem)
         self.scales = scales(problem, self.cap)
-        self.weights = [weights(problem, scale, self.cap) for scale in self.scales]
+        self.weights = [weights(problem, scale, self.cap) for scale in self.scales] if self.priced else []
         self._write()
 
     def literal(self, lit: Literal) -> int:
@@ -184,7 +187,7 @@ class Program:
             name = quote(f.name)
             self.lines.append(f"feature({name}).  {comment(f'{f.name} = {f.original!r}')}")
             self.lines.extend(f"cand({name},{j}).  {comment(repr(v))}" for j, v in enumerate(f.values))
-            for level, counted in enumerate([] if self.shared else self.weights):
+            for level, counted in enumerate(self.weights):
                 self.lines.extend(f"cost({name},{j},{level},{c})." for j, c in enumerate(counted[f.name]) if c)
             if f.feature.must_change:
                 self.lines.append(f"must_change({name}).")

@@ -129,7 +129,7 @@ class _Own:
     values it bars, as facts."""
 
     def __init__(self, problem: Problem, lifts: Sequence[Lift]) -> None:
-        program = Program(problem)
+        program = Program(problem, priced=False)
         self.ctl = clingo.Control(["--warn=none", "--opt-mode=opt", "--opt-strategy=usc"])
         add_encoding(self.ctl)
         self.ctl.add("base", [], _facts(program, lifts))
