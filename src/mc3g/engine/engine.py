@@ -8,7 +8,7 @@ settings, and turns a person's row into a search :class:`~mc3g.search.Problem`.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, ClassVar
@@ -32,13 +32,10 @@ from ..search import (
     SCALINGS,
     Consequences,
     Distance,
-    Lift,
     Observed,
     PastApplicants,
     Problem,
     SpaceSettings,
-    allows,
-    barred,
     build_space,
     model_literals,
     spread,
@@ -297,37 +294,6 @@ class Engine:
         direction of a feature only time changes, which no one could lift."""
         features = [self.schema.feature(n) for n in self._read_names]
         return [(f.name, s) for f in features for s in LIFTED if getattr(f, s) != PROTECTIONS[s].free and not (s == "direction" and f.waits is not None)]
-
-    def lifted(self, instance: Mapping[str, Any], lifting: Collection[tuple[str, str]]) -> tuple[Problem, list[Lift]]:
-        """:meth:`read_problem` with the protections ``lifting`` (feature, setting) lifted, each
-        as a :class:`~mc3g.search.Lift` (what it bars while it holds): where what would open a
-        way out is found."""
-        features, held = self._without(frozenset(lifting))
-        problem = self._read(features, instance, 1)
-        lifts = [
-            Lift(fv.name, setting, alone, barred(fv.values, lambda v, a=alone, o=fv.original: allows(a, o, v)), setting == "consequence_only")
-            for fv in problem.space.features
-            for setting, alone in held[fv.name]
-        ]
-        return problem, lifts
-
-    def _without(self, lifting: frozenset[tuple[str, str]]) -> tuple[list[Feature], dict[str, list[tuple[str, Feature]]]]:
-        """The features read with the protections ``lifting`` lifted, and each protection lifted
-        held alone: the same for every person, so made once (each feature checks itself anew)."""
-        made = self._lifted_features.get(lifting)
-        if made is None:
-            features, held = [], {}
-            for name in self._read_names:
-                f = self.schema.feature(name)
-                kept = [setting for setting in LIFTED if (name, setting) in lifting]
-                features.append(free := replace(f, **{setting: PROTECTIONS[setting].free for setting in kept}))
-                held[name] = [(setting, replace(free, **{setting: getattr(f, setting)})) for setting in kept]
-            made = self._lifted_features[lifting] = (features, held)
-        return made
-
-    @cached_property
-    def _lifted_features(self) -> dict[frozenset[tuple[str, str]], tuple[list[Feature], dict[str, list[tuple[str, Feature]]]]]:
-        return {}
 
     @cached_property
     def _read_names(self) -> list[str]:

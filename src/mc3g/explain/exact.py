@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..engine import Engine
+from ..engine import Engine, lifted
 from ..exceptions import ReadingError
 from ..hunt import FOUND, READ_ALL, Outcome
 from ..models import ChangedRows
@@ -265,7 +265,7 @@ def blocking(
         return False
 
     shared = functools.partial(_shared, engine)
-    found = yield from openings(lambda lifting: engine.lifted(instance, lifting), engine.protections_in_play(), opens, conflicts, shared)
+    found = yield from openings(lambda lifting: lifted(engine, instance, lifting), engine.protections_in_play(), opens, conflicts, shared)
     return None if found is None else tuple(found), Confirmed(asked.calls, asked.rows)
 
 
