@@ -34,6 +34,7 @@ from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
 import mc3g.explain.exact as exact
+import mc3g.search.lifts as lifts
 from mc3g import MC3G
 from mc3g.causal import CausalModel, CausalRule, Constraint
 from mc3g.exceptions import InputError, ReadingError
@@ -86,9 +87,9 @@ def _estimator(kind: str, seed: int):
 
 
 @st.composite
-def models(draw):
+def models(draw, kinds: tuple[str, ...] = KINDS):
     """A model of a drawn kind behind a drawn pipeline, fitted; its favourable label."""
-    seed, kind = draw(st.integers(0, 10_000)), draw(st.sampled_from(KINDS))
+    seed, kind = draw(st.integers(0, 10_000)), draw(st.sampled_from(kinds))
     frame, labels = _train(seed)
     encoder = draw(st.sampled_from(["onehot", "ordinal"]))
     categories = OneHotEncoder(sparse_output=False, handle_unknown="ignore") if encoder == "onehot" else OrdinalEncoder()
@@ -180,6 +181,34 @@ def test_the_answers_are_those_brute_force_finds_over_the_whole_domain(drawn, kn
         else:
             least = sorted(a.cost for a in accepted)[:k]
             assert [round(cf.cost, 9) for cf in options] == [round(c, 9) for c in least]
+
+
+@tiered(3, 60, models(kinds=("logistic", "linear svm")), knowledge())
+def test_what_would_open_a_way_out_on_a_linear_score_is_what_brute_force_finds(drawn, known) -> None:
+    """A linear score's candidates stand for intervals, and each switch is mostly settled apart
+    from the solver (its ceiling, or a state its best values make): for every person with no way
+    out, the fewest protections whose lifting opens one, against brute force over the whole domain
+    (an interval that ran past a held protection's bound once opened states that broke it)."""
+    model, frame, favourable = drawn
+    schema, causal = known
+    if favourable == "1":
+        schema = Schema("small", schema.features, "label", ("0", "1"), "0")
+    explainer = MC3G(model, causal, schema=schema, desired_class=favourable, read_model="always", refine=0).fit(frame)
+    settled = []
+    apart = lifts._apart
+
+    def counted(*args):
+        found = yield from apart(*args)
+        settled.append(found is not None)
+        return found
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lifts, "_apart", counted)
+        for _, person in EVERY[_predicted(model, EVERY) != favourable].sample(frac=1, random_state=0).iloc[:8].iterrows():
+            answer = explainer.explain(person)
+            if answer.status == "no_counterfactual":
+                _fewest_lifts_as_brute_force(explainer, person.to_dict(), answer.blocking, model, favourable)
+    event(f"{sum(settled)} of {len(settled)} settled apart" if settled else "no one kept out")
 
 
 def test_a_held_bound_inside_a_linear_score_s_interval_keeps_what_it_opens_within_it() -> None:

@@ -18,6 +18,7 @@ stops the search before the fewest is proved, what would open a way out is not d
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -119,9 +120,79 @@ def openings(
             found, settled = yield from _solved(person, problem, lifts, opens, conflicts)
         finally:
             person.close()
-    if not (settled or found):  # the fewest unproved in the program shared: the person's own program, as it always was
+    if not (settled or found) and program is None:  # a linear score: each switch settled apart, where it can be
+        found = yield from _apart(problem, lifts, opens)
+    if not found and not settled:  # the fewest unproved in the program shared, or not settled apart: the person's own program, as it always was
         found, _ = yield from _solved(_Own(problem, lifts), problem, lifts, opens, conflicts)
     return None if found is None else sorted(found, key=lambda unit: [lift.key for lift in unit])[:MOST_SETS]
+
+
+TIED_MOST = 4096  # the joint values of features a constraint ties together, enumerated at most
+
+
+def _apart(problem: Problem, lifts: Sequence[Lift], opens: Opens) -> Generator[Any, Any, Sets | None]:
+    """For a linear score, every set of one of ``lifts`` that opens a state, found without a
+    solver, as :func:`_singles` finds them: a switch opens nothing where the best the score can
+    reach with it thrown alone falls short (each feature at its best value the held protections
+    allow, features a constraint ties together at their best joint values it allows: a bound
+    the causal rules only lower), and opens a way out where the model accepts the state its best
+    values make (the features the person may set, the held protections obeyed) and the
+    knowledge allows it.  None where one switch is neither (a caused change may be what opens
+    it), or where none opens (the fewest is then the solver's): adult's logistic regression
+    settles every switch of each of its 66 people with no way out among the first 100 refused,
+    and no program is written, parsed or grounded for them."""
+    score = problem.score
+    if score is None or score.trees is not None or len(problem.space.regions) > 1:
+        return None
+    sizes = [len(fv.values) for fv in problem.space.features]
+    barring = {p: np.zeros((len(lifts), n), dtype=bool) for p, n in enumerate(sizes)}  # what each switch bars while it holds
+    alone = np.zeros((len(lifts), len(sizes)), dtype=bool)  # features each switch keeps from being a person's own action
+    for i, lift in enumerate(lifts):
+        barring[problem.position[lift.feature]][i, list(lift.barred)] = True
+        alone[i, problem.position[lift.feature]] = lift.alone
+    held = ~np.eye(len(lifts) + 1, len(lifts), dtype=bool)  # row i: every switch but the i-th holds; the last, all of them
+    rows = len(held)
+    allowed = {p: ~((held.astype(np.int64) @ bars) > 0) for p, bars in barring.items()}
+    fixed = (held.astype(np.int64) @ alone > 0) | ~np.isin(problem.names, list(problem.actionable))  # at the person's own value in the state tried
+    ceiling = np.full(rows, score.bias)
+    state = np.zeros((rows, len(sizes)), dtype=np.intp)
+    kept = np.ones(rows, dtype=bool)  # whether the state each row's tried values make is one it lets through
+    for group in problem.tied:
+        grid = _joint(sizes, group)
+        if grid is None:
+            return None
+        free = ~problem.forbids(grid)[None, :] & np.logical_and.reduce([allowed[p][:, grid[:, p]] for p in group])
+        best, tried = np.zeros(len(grid)), np.zeros(len(grid))
+        for p in group:
+            if p in score.optimistic:
+                best += score.optimistic[p][grid[:, p]]
+                tried += score.terms[p][grid[:, p]]
+        ceiling += np.where(free, best, -np.inf).max(axis=1)
+        mine = free & np.logical_and.reduce([~fixed[:, [p]] | (grid[:, p] == 0) for p in group])
+        chosen = np.where(mine, tried, -np.inf).argmax(axis=1)  # the first best: the person's own where nothing gains
+        kept &= mine[np.arange(rows), chosen]
+        state[:, group] = grid[chosen][:, group]
+    found: Sets = []
+    for i in [rows - 1, *range(len(lifts))]:  # none thrown first: a person refused only what is unlike every past applicant
+        if ceiling[i] < -score.tolerance:
+            continue
+        priced = problem.assess_many([tuple(state[i].tolist())], model_checked=True)[0] if kept[i] else None
+        if priced is None or not (yield from opens(problem, priced, None)):
+            return None
+        if i == rows - 1:
+            return [()]
+        found.append((lifts[i],))
+    return found or None
+
+
+def _joint(sizes: Sequence[int], group: Sequence[int]) -> np.ndarray | None:
+    """Every joint value of the features at ``group`` (a row each, the others at 0), None past
+    :data:`TIED_MOST`."""
+    if math.prod(sizes[p] for p in group) > TIED_MOST:
+        return None
+    grid = np.zeros((math.prod(sizes[p] for p in group), len(sizes)), dtype=np.intp)
+    grid[:, group] = np.stack(np.meshgrid(*(np.arange(sizes[p]) for p in group), indexing="ij"), axis=-1).reshape(-1, len(group))
+    return grid
 
 
 class _Own:

@@ -106,7 +106,7 @@ class Problem:
         for k, rule in enumerate(self.rules):
             if not (self.truth(rule.effect)[0] or self.cause_before[k]):
                 self._may_cause.setdefault(rule.effect.feature, []).append(k)
-        self._settable = {f.name for f in self.space.features if not (f.feature.consequence_only or f.feature.immutable)}
+        self.actionable = frozenset(f.name for f in self.space.features if not (f.feature.consequence_only or f.feature.immutable))
         self._forbidden = [Rule(None, tuple(combo)) for combo in self.causal.forbidden if self.in_play(combo)]
         self._must_change = [self.position[f.name] for f in self.space.features if f.feature.must_change]
 
@@ -250,13 +250,30 @@ class Problem:
         ok = np.ones(len(grid), dtype=bool)
         for rule in self.decision:
             ok &= ~self._covering(rule, grid)
-        for combo in self._forbidden:
-            ok &= ~self._covering(combo, grid)
+        ok &= ~self.forbids(grid)
         for position in self._must_change:
             ok &= grid[:, position] != 0
         if not model_checked and self.model is not None and len(grid):  # the score read only where it is asked for
             ok &= ~self.model_refuses(states)
         return [self.price(tuple(state)) if good else None for state, good in zip(states, ok.tolist())]
+
+    def forbids(self, grid: np.ndarray) -> np.ndarray:
+        """Which states (rows of candidate indices) a constraint of the knowledge forbids."""
+        hit = np.zeros(len(grid), dtype=bool)
+        for combo in self._forbidden:
+            hit |= self._covering(combo, grid)
+        return hit
+
+    @cached_property
+    def tied(self) -> list[list[int]]:
+        """The features' positions in groups no constraint of the knowledge crosses (each
+        constraint's features in one group, most features alone): a state is forbidden only by
+        what it holds within a group, so each group's values can be chosen apart."""
+        groups = [{p} for p in range(len(self.names))]
+        for combo in self._forbidden:
+            joined = [g for g in groups if any(self.position[lit.feature] in g for lit in combo.body)]
+            groups = [g for g in groups if g not in joined] + [set().union(*joined)]
+        return [sorted(g) for g in groups]
 
     def model_refuses(self, states: Sequence[State]) -> np.ndarray:
         """Which states the model read exactly refuses (none without one): the solver's bound on
@@ -309,11 +326,11 @@ class Problem:
         changed = set(changed_list)
         options = {n: ks for n in changed_list if n in self._may_cause and (ks := self._causable(n, state, changed))}
         forced = [n for n in changed_list if n not in options]
-        if any(n not in self._settable for n in forced):
+        if any(n not in self.actionable for n in forced):
             return None
         if not options:  # nothing could be caused: every change is a direct action
             return self._priced(state, changed_list, {})
-        optional = [n for n in options if n in self._settable]
+        optional = [n for n in options if n in self.actionable]
         best: tuple[int, list[str], dict[str, CausalRule]] | None = None
         # Try every choice of which causable changes are done directly, cheapest first; only the
         # cheapest justification is priced in full.
