@@ -139,8 +139,7 @@ def _apart(problem: Problem, lifts: Sequence[Lift], opens: Opens) -> Generator[A
     values make (the features the person may set, the held protections obeyed) and the
     knowledge allows it.  None where one switch is neither (a caused change may be what opens
     it), or where none opens (the fewest is then the solver's): adult's logistic regression
-    settles every switch of each of its 66 people with no way out among the first 100 refused,
-    and no program is written, parsed or grounded for them."""
+    settles each of its 66 people with no way out among the first 100 refused (counted by hand)."""
     score = problem.score
     if score is None or score.trees is not None or len(problem.space.regions) > 1:
         return None
@@ -152,8 +151,9 @@ def _apart(problem: Problem, lifts: Sequence[Lift], opens: Opens) -> Generator[A
         alone[i, problem.position[lift.feature]] = lift.alone
     held = ~np.eye(len(lifts) + 1, len(lifts), dtype=bool)  # row i: every switch but the i-th holds; the last, all of them
     rows = len(held)
-    allowed = {p: ~((held.astype(np.int64) @ bars) > 0) for p, bars in barring.items()}
-    fixed = (held.astype(np.int64) @ alone > 0) | ~np.isin(problem.names, list(problem.actionable))  # at the person's own value in the state tried
+    holding = held.astype(np.int64)
+    allowed = {p: (holding @ bars) == 0 for p, bars in barring.items()}
+    fixed = (holding @ alone > 0) | ~np.isin(problem.names, list(problem.actionable))  # at the person's own value in the state tried
     ceiling = np.full(rows, score.bias)
     state = np.zeros((rows, len(sizes)), dtype=np.intp)
     kept = np.ones(rows, dtype=bool)  # whether the state each row's tried values make is one it lets through
@@ -173,7 +173,7 @@ def _apart(problem: Problem, lifts: Sequence[Lift], opens: Opens) -> Generator[A
         kept &= mine[np.arange(rows), chosen]
         state[:, group] = grid[chosen][:, group]
     found: Sets = []
-    for i in [rows - 1, *range(len(lifts))]:  # none thrown first: a person refused only what is unlike every past applicant
+    for i in [rows - 1, *range(len(lifts))]:  # none thrown first: a state within every protection the model accepts is the fewest, as the solver's
         if ceiling[i] < -score.tolerance:
             continue
         priced = problem.assess_many([tuple(state[i].tolist())], model_checked=True)[0] if kept[i] else None
