@@ -161,7 +161,7 @@ def _apart(problem: Problem, lifts: Sequence[Lift], opens: Opens) -> Generator[A
         grid = _joint(sizes, group)
         if grid is None:
             return None
-        free = ~problem.forbids(grid)[None, :] & np.logical_and.reduce([allowed[p][:, grid[:, p]] for p in group])
+        free = ~problem.forbids(grid, group)[None, :] & np.logical_and.reduce([allowed[p][:, grid[:, p]] for p in group])
         best, tried = np.zeros(len(grid)), np.zeros(len(grid))
         for p in group:
             if p in score.optimistic:
@@ -186,11 +186,11 @@ def _apart(problem: Problem, lifts: Sequence[Lift], opens: Opens) -> Generator[A
 
 
 def _joint(sizes: Sequence[int], group: Sequence[int]) -> np.ndarray | None:
-    """Every joint value of the features at ``group`` (a row each, the others at 0), None past
-    :data:`TIED_MOST`."""
-    if math.prod(sizes[p] for p in group) > TIED_MOST:
+    """Every joint value of the features at ``group`` (a row each, the others at 0), None past :data:`TIED_MOST`."""
+    joint = math.prod(sizes[p] for p in group)
+    if joint > TIED_MOST:
         return None
-    grid = np.zeros((math.prod(sizes[p] for p in group), len(sizes)), dtype=np.intp)
+    grid = np.zeros((joint, len(sizes)), dtype=np.intp)
     grid[:, group] = np.stack(np.meshgrid(*(np.arange(sizes[p]) for p in group), indexing="ij"), axis=-1).reshape(-1, len(group))
     return grid
 

@@ -257,11 +257,13 @@ class Problem:
             ok &= ~self.model_refuses(states)
         return [self.price(tuple(state)) if good else None for state, good in zip(states, ok.tolist())]
 
-    def forbids(self, grid: np.ndarray) -> np.ndarray:
-        """Which states (rows of candidate indices) a constraint of the knowledge forbids."""
+    def forbids(self, grid: np.ndarray, among: Collection[int] | None = None) -> np.ndarray:
+        """Which states (rows of candidate indices) a constraint of the knowledge forbids (only
+        the constraints on features at positions ``among``, where given)."""
         hit = np.zeros(len(grid), dtype=bool)
         for combo in self._forbidden:
-            hit |= self._covering(combo, grid)
+            if among is None or all(self.position[lit.feature] in among for lit in combo.body):
+                hit |= self._covering(combo, grid)
         return hit
 
     @cached_property
