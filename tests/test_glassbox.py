@@ -37,7 +37,7 @@ import mc3g.explain.exact as exact
 import mc3g.search.lifts as lifts
 from mc3g import MC3G
 from mc3g.causal import CausalModel, CausalRule, Constraint
-from mc3g.exceptions import InputError, ReadingError
+from mc3g.exceptions import InputError, ReadingError, SearchError
 from mc3g.explain import Recourse
 from mc3g.explain.exact import blocking
 from mc3g.glassbox import GlassBox, Splits, Trees
@@ -390,6 +390,22 @@ def test_a_proved_no_way_out_names_the_fewest_protections_whose_lifting_opens_on
     assert _driven(blocking(engine, {"x": 5, "y": 1.0, "c": "a", "d": "p"}, instance, conflicts=0), model)[0] is None  # out of conflicts first: not determined
     opened, _ = _driven(blocking(engine, {"x": 5, "y": 1.0, "c": "a", "d": "p"}, instance), model)
     assert [[lift.key for lift in unit] for unit in opened or ()] == [["d:immutable"]]
+
+
+def test_a_way_out_within_every_protection_found_after_none_was_proved_is_an_error_naming_the_row(monkeypatch) -> None:
+    """Were what would open a way out to find a state within every protection (the empty set),
+    the proof of no way out and that search would disagree: an error naming the row, never the
+    answer "No way out unless ." (before, the words went out with the empty set)."""
+    frame, model, features = _only_where_d_is_q()
+    explainer = MC3G(model, schema=Schema("small", features, "label", ("no", "yes"), "no"), desired_class="yes", refine=0).fit(frame)
+
+    def none_needed(*_):
+        return [()]
+        yield
+
+    monkeypatch.setattr(exact, "openings", none_needed)
+    with pytest.raises(SearchError, match=r"no way out was proved for the row x = 5.*d = 'p'.*the two searches disagree"):
+        explainer.explain({"x": 5, "y": 1.0, "c": "a", "d": "p"})
 
 
 def test_where_no_single_protection_opens_a_way_out_the_fewest_two_are_found() -> None:

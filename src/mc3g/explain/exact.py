@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..engine import Engine, lifted
-from ..exceptions import ReadingError
+from ..exceptions import ReadingError, SearchError
 from ..hunt import FOUND, READ_ALL, Outcome
 from ..models import ChangedRows
 from ..search import MOST_CONFLICTS, ActionSets, Assessment, Completion, Lift, Problem, SharedLifts, StateStream, openings
@@ -266,6 +266,8 @@ def blocking(
 
     shared = functools.partial(_shared, engine)
     found = yield from openings(lambda lifting: lifted(engine, instance, lifting), engine.protections_in_play(), opens, conflicts, shared)
+    if found is not None and () in found:  # a state within every protection the model accepts: the proof of no way out and this search disagree
+        raise SearchError(f"no way out was proved for {_named(row)}, yet a state within every protection opens one: the two searches disagree")
     return None if found is None else tuple(found), Confirmed(asked.calls, asked.rows)
 
 
