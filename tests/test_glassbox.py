@@ -228,6 +228,25 @@ def test_a_held_bound_inside_a_linear_score_s_interval_keeps_what_it_opens_withi
     assert answer.reasons[-1] == "No way out unless x could move by more than 10."
 
 
+def test_with_only_training_values_a_held_bound_s_nearest_ones_are_the_cuts_not_values_never_seen() -> None:
+    """x seen only at 0, 4, 9, 20, 25, 30 and 40, and may rise by 12 from 4; the model accepts x
+    from 15.  Within the bound only 4 and 9 are seen: no way out.  Cut at the bound on the grid
+    instead (16, a value never seen), the lifted problem opened a state within every protection
+    (now a SearchError); cut at the nearest training values (9 and 20), lifting the bound opens x = 20."""
+    rng = np.random.default_rng(0)
+    x = rng.choice([0, 4, 9, 20, 25, 30, 40], 600)
+    frame = pd.DataFrame({"x": x, "z": rng.integers(0, 5, 600)})
+    model = LogisticRegression(C=100.0, max_iter=2000).fit(frame, np.where(x >= 20, "yes", "no"))
+    features = (
+        Feature("x", "numeric", range=(0, 40), step=1, direction="increase", max_change=12),
+        Feature("z", "numeric", range=(0, 4), step=1, immutable=True),
+    )
+    explainer = MC3G(model, schema=Schema("one", features, "label", ("no", "yes"), "no"), desired_class="yes", refine=0, plausible=True).fit(frame)
+    answer = explainer.explain({"x": 4, "z": 2})
+    assert answer.status == "no_counterfactual" and answer.blocking == ((("x", "max_change"),),)
+    assert answer.reasons[-1] == "No way out unless x could move by more than 12."
+
+
 @tiered(2, 60, models(), knowledge(), st.integers(0, 10_000))
 def test_the_ceiling_at_each_value_of_a_feature_bounds_every_state_holding_it(drawn, known, seed) -> None:
     """Score.ceilings against every state of a person's candidates (protections drawn, some
