@@ -245,6 +245,40 @@ def test_a_probe_runs_the_transformer_of_its_feature_alone_once_it_gave_the_whol
     assert np.array_equal(inputs.at(pairs[:2]), whole[:2])  # the whole preprocessing from now on
 
 
+@pytest.mark.parametrize("scaler", [StandardScaler(), MinMaxScaler(), RobustScaler()])
+def test_a_scaler_s_probe_is_an_array_of_doubles_and_gives_the_preprocessing_s_own_columns(scaler) -> None:
+    """A scaler of integer and double columns is probed with an array (a frame costs it eight
+    times as much), and what it writes is the whole preprocessing's, number for number: whole
+    numbers, numbers never seen, a large integer, a missing value; a truth value goes in a frame."""
+    frame, labels = _frame(5)
+    steps = [("categories", OneHotEncoder(handle_unknown="ignore"), ["c", "d"]), ("numbers", scaler, ["x", "y"])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = make_pipeline(ColumnTransformer(steps), MLPClassifier((4,), max_iter=200, random_state=0)).fit(frame, labels)
+    inputs = _encoded(model, frame).inputs
+    given = []
+    fitted = model[0].named_transformers_["numbers"]
+    inputs._own.parts[1] = (_Seen(fitted, given), *inputs._own.parts[1][1:])
+    pairs = [("x", 3), ("x", 2**40 + 1), ("y", -3.25), ("y", float("nan")), ("x", np.int64(-4)), ("y", np.float64(11.5))]
+    whole = model[:-1].transform(typed_frame([{**inputs.baseline, name: v} for name, v in pairs], DTYPES))
+    assert np.array_equal(inputs.at(pairs), whole, equal_nan=True) and inputs._own.checked[1] is True
+    assert np.array_equal(inputs.at(pairs[::-1]), whole[::-1], equal_nan=True)
+    assert [type(x).__name__ for x in given] == ["ndarray", "ndarray"] and all(x.dtype == np.float64 for x in given)
+    inputs.at([("x", True)])
+    assert isinstance(given[-1], pd.DataFrame)
+
+
+class _Seen:
+    """A transformer that keeps what it is given."""
+
+    def __init__(self, transformer, given: list) -> None:
+        self.transformer, self.given = transformer, given
+
+    def transform(self, X):
+        self.given.append(X)
+        return self.transformer.transform(X)
+
+
 class _Shifted:
     """A transformer's output moved by one."""
 

@@ -12,6 +12,7 @@ arithmetic (its float32 cast included), not on a formula written here.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -201,8 +202,9 @@ class _Own:
     number: about 7 ms of 16 on adult).  Each transformer's probes are set once against the
     whole preprocessing's, number for number; where they differ it is never taken alone."""
 
-    def __init__(self, parts: list[tuple[Any, list[str], slice]]) -> None:
+    def __init__(self, parts: list[tuple[Any, list[str], slice]], scales: list[bool]) -> None:
         self.parts = parts
+        self.scales = scales  # a scaler of integers and doubles: probed with a float64 array, as it turns their frame into one (8x cheaper)
         self.by_feature = {name: i for i, (_, columns, _) in enumerate(parts) for name in columns}
         self.checked: dict[int, bool] = {}  # a part's probes, set against the whole preprocessing's
 
@@ -210,6 +212,7 @@ class _Own:
     def of(cls, transform: Transform | None, dtypes: Mapping[str, Any]) -> _Own | None:
         from sklearn.compose import ColumnTransformer
         from sklearn.pipeline import Pipeline
+        from sklearn.preprocessing import MaxAbsScaler, MinMaxScaler, RobustScaler, StandardScaler
 
         owner = getattr(transform, "__self__", None)  # the preprocessing whose transform is given
         step = owner.steps[0][1] if isinstance(owner, Pipeline) and len(owner.steps) == 1 else owner
@@ -222,7 +225,8 @@ class _Own:
             if isinstance(transformer, str) or not isinstance(columns, list) or not all(isinstance(c, str) and c in dtypes for c in columns):
                 return None  # passthrough as a string, columns by position or mask: the whole preprocessing
             parts.append((transformer, list(columns), step.output_indices_[name]))
-        return cls(parts)
+        scalers = (StandardScaler, MinMaxScaler, MaxAbsScaler, RobustScaler)
+        return cls(parts, [type(t) in scalers and all(np.dtype(dtypes[c]).kind in "iu" or np.dtype(dtypes[c]) == np.float64 for c in cs) for t, cs, _ in parts])
 
     def at(self, pairs: Sequence[tuple[str, Any]], inputs: Inputs) -> np.ndarray | None:
         """:meth:`Inputs.at` by each pair's own transformer (None: one of them is not taken alone)."""
@@ -247,9 +251,19 @@ class _Own:
         value (None, and never taken alone again, where they are not the columns it writes)."""
         transformer, columns, place = self.parts[i]
         rows = [{c: inputs.baseline[c] for c in columns} | {name: value} for name, value in pairs]
-        out = transformer.transform(typed_frame(rows, {c: inputs.dtypes[c] for c in columns}))
+        if self.scales[i] and all(_real(row[c]) for row in rows for c in columns):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # fitted with column names, given an array
+                out = transformer.transform(np.array([[row[c] for c in columns] for row in rows], dtype=np.float64))
+        else:
+            out = transformer.transform(typed_frame(rows, {c: inputs.dtypes[c] for c in columns}))
         out = np.asarray(out.toarray() if hasattr(out, "toarray") else out, dtype=np.float64)
         if out.shape != (len(pairs), place.stop - place.start):
             self.checked[i] = False
             return None
         return out
+
+
+def _real(value: Any) -> bool:
+    """Whether ``value`` is a number a float array holds as the frame's column would (no truth value, no text)."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
