@@ -13,7 +13,7 @@ import numpy as np
 
 from ..protections import PROTECTIONS
 from ..schema import Feature
-from ..search import Lift, Problem, allows, barred, grid_value, infer_step, numeric_bounds, units
+from ..search import Lift, Problem, allows, barred, grid_value, numeric_bounds, person_step, units
 from ..values import plains
 from .engine import LIFTED, Engine
 
@@ -60,8 +60,9 @@ def _held_bounds(engine: Engine, held: Held, instance: Mapping[str, Any]) -> dic
     for name, kept in held.items():
         if not kept or name not in engine.glass.slopes:
             continue
-        original, seen = instance[name], engine.observed.numbers.get(name, np.zeros(0))
-        step = kept[0][1].step or infer_step(seen if len(seen) else np.array([original]))
+        original, seen = instance[name], engine.observed.numbers.get(name)
+        step = person_step(kept[0][1].step, seen, original)  # the grid the person's problem is read on
+        seen = np.zeros(0) if seen is None else seen
         for _, alone in kept:
             lo, hi = numeric_bounds(alone, original)
             if not (math.isfinite(lo) and math.isfinite(hi)):

@@ -12,7 +12,7 @@ Code outside this package imports from here only.
 from .completion import Completion
 from .distance import NORMS, SCALINGS, Distance, change_size, spread
 from .encoding import Program
-from .grid import Domain, decimal, grid_value, infer_step, units
+from .grid import Domain, decimal, grid_value, infer_step, person_step, units
 from .lifts import MOST_CONFLICTS, Lift, barred, openings
 from .past import PastApplicants
 from .problem import COST_MODES, Assessment, Consequences, Problem, State
@@ -65,6 +65,7 @@ __all__ = [
     "model_literals",
     "numeric_bounds",
     "openings",
+    "person_step",
     "search",
     "spread",
     "units",

@@ -24,6 +24,12 @@ import numpy as np
 from ..values import plains
 
 
+def person_step(step: float | None, seen: np.ndarray | None, original: float) -> float:
+    """A number's grid step in one person's problem: the schema's ``step``, or the finest decimal
+    its training values ``seen`` use (the person's own value where none were read)."""
+    return step or infer_step(np.array([original]) if seen is None else seen)
+
+
 def infer_step(values: Iterable[float]) -> float:
     """The resolution of a numeric column: 1 for integers, else the finest decimal it uses."""
     numbers = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=np.float64)

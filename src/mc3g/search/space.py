@@ -32,7 +32,7 @@ from ..params import OneOf, validate
 from ..rules import Column, Literal, RuleSet, escape_boxes, token
 from ..schema import Feature
 from ..values import check_grid, plains
-from .grid import Domain, decimal, grid_value, infer_step, units
+from .grid import Domain, decimal, grid_value, person_step, units
 from .regions import data_numeric, forbidden_combo
 
 if TYPE_CHECKING:
@@ -329,7 +329,7 @@ def build_space(
             if f.immutable:
                 value_lists[f.name] = [original]
             elif f.is_numeric:
-                step = f.step or infer_step(seen_numbers.get(f.name, np.array([original])))
+                step = person_step(f.step, seen_numbers.get(f.name), original)
                 seen = seen_numbers.get(f.name) if settings.plausible or settings.observed else None
                 values = _exact_numeric(f, original, literals.get(f.name, []), step, per_atom, seen, not settings.plausible)
                 lo, hi = numeric_bounds(f, original)
