@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import tiered
-from hypothesis import event, example
+from hypothesis import event, example, given
 from hypothesis import strategies as st
 
 from mc3g import MC3G
@@ -285,11 +285,23 @@ def test_a_person_the_search_leaves_short_gets_a_last_draw_around_them() -> None
 
 def test_the_merge_keeps_a_few_rows_of_each_set_of_actions() -> None:
     """Under distinct, near-copies of one option must not crowd the other sets out of the rows
-    priced for the merge."""
-    from mc3g.hunt.accepted import few_of_each_set
+    priced for the merge: at most a few of each set, the first in their order."""
+    from mc3g.hunt.accepted import first_of_each
 
-    rows = [(("x", i),) for i in range(6)] + [(("x", 1), ("y", 2)), (("y", 3),)]
-    assert list(few_of_each_set(rows, 4, lambda row: frozenset(n for n, _ in row))) == rows[:4] + rows[6:]
+    sets = np.array([0] * 6 + [1, 2, 0, 1])
+    assert first_of_each(sets, 4).tolist() == [True] * 4 + [False] * 2 + [True, True, False, True]
+    assert first_of_each(sets, 1).tolist() == [True] + [False] * 5 + [True, True, False, False]
+    assert first_of_each(np.zeros(0, dtype=np.intp), 4).tolist() == []
+
+
+@given(st.lists(st.integers(0, 5), max_size=40), st.integers(1, 5))
+def test_a_few_of_each_set_are_the_first_of_each_as_the_rows_are_read(sets: list[int], most: int) -> None:
+    """As a walk over the rows in order would keep them, counting each set's."""
+    from mc3g.hunt.accepted import first_of_each
+
+    seen: dict[int, int] = {}
+    walked = [(seen.__setitem__(s, seen.get(s, 0) + 1), seen[s] <= most)[1] for s in sets]
+    assert first_of_each(np.array(sets, dtype=np.intp), most).tolist() == walked
 
 
 def test_near_copies_leave_room_for_other_sets_among_the_rows_priced_distinct_or_not() -> None:
@@ -897,15 +909,10 @@ def test_the_rows_asked_ahead_are_seen_before_the_options_are_sectioned() -> Non
     assert len(hunt.verdicts.accepted()) > before + 20, (before, len(hunt.verdicts.accepted()))  # the last draw's accepted rows among them
 
 
-@pytest.mark.parametrize("few", [0, 64])
-def test_the_rows_accepted_keep_the_order_a_full_sort_gives_as_rounds_add_rows(few: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The rows accepted are ranked once and the rows of later rounds merged in (``few`` or
-    fewer put in their places one by one): after every round (new rows, rows asked ahead then
-    reached, rows the model refuses), the order is the one sorting all of them by their rough
-    cost would give, ties in the order the search saw them."""
-    from mc3g.hunt import accepted as module
-
-    monkeypatch.setattr(module, "FEW", few)
+def test_the_rows_accepted_keep_the_order_a_full_sort_gives_as_rounds_add_rows() -> None:
+    """The rows accepted are ranked as rounds add rows: after every round (new rows, rows asked
+    ahead then reached, rows the model refuses), the order is the one sorting all of them by
+    their rough cost would give, ties in the order the search saw them."""
     model = lambda f: np.where((f["x"] >= 300) | (f["y"] >= 8), "yes", "no")  # noqa: E731
     _, hunts = _xy_hunts(model, distinct=False)
     hunt = hunts()
@@ -926,7 +933,8 @@ def test_the_rows_accepted_keep_the_order_a_full_sort_gives_as_rounds_add_rows(f
 def test_a_row_ranked_is_ranked_again_when_fewer_changes_turn_out_to_reach_it() -> None:
     """x forces y to 9 (a stand-in for a causal rule).  The row asked as x at 500 and y at 9 is
     ranked by both changes, after x at 700 alone; once x at 500 alone is asked and reaches the
-    same row, the row counts x alone, and is ranked before x at 700, as a full sort would."""
+    same row, the row counts x alone, and is ranked before x at 700, as a full sort would, in
+    the set of x alone."""
     from mc3g.hunt.accepted import Accepted
     from mc3g.hunt.verdicts import Verdicts
     from mc3g.search import Consequences
@@ -941,10 +949,11 @@ def test_a_row_ranked_is_ranked_again_when_fewer_changes_turn_out_to_reach_it() 
     verdicts = Verdicts(person, away, Consequences(lambda changes: {**changes, "y": 9}, frozenset({"x"})))
     accepted = Accepted(engine, person, 1, verdicts)
     _driven(_asked(verdicts, [{"x": 500, "y": 9}, {"x": 700}]), model)
-    assert list(accepted._ranked()) == [(("x", 700), ("y", 9)), (("x", 500), ("y", 9))]
+    assert list(accepted._ranked()) == accepted._ranked(most=1) == [(("x", 700), ("y", 9)), (("x", 500), ("y", 9))]  # two sets: x; x and y
     _driven(_asked(verdicts, [{"x": 500}]), model)
     assert verdicts.made((("x", 500), ("y", 9))) == {"x": 500}
     assert list(accepted._ranked()) == sorted(verdicts.accepted(), key=accepted._rough_of) == [(("x", 500), ("y", 9)), (("x", 700), ("y", 9))]
+    assert accepted._ranked(most=1) == [(("x", 500), ("y", 9))]  # one set now: x
 
 
 def test_a_row_accepted_is_priced_from_its_changes_as_from_its_whole_row() -> None:
@@ -1093,16 +1102,16 @@ def test_rows_asked_ahead_are_released_in_the_order_asked() -> None:
 
 
 def test_a_rows_changes_made_are_the_fewest_that_reach_it_when_kept_for_the_ranking() -> None:
-    """The features a row's changes make (kept: the rows accepted are grouped by them at every
+    """The features a row's changes make (kept: the rows accepted are grouped by them for
     pricing) follow the fewest changes asked that reach the row, when fewer reach it later."""
     from mc3g.hunt.verdicts import Verdicts
     from mc3g.search import Consequences
 
     verdicts = Verdicts({"x": 0, "y": 0}, None, Consequences(lambda changes: {**changes, "y": 1}, frozenset({"x"})))  # x forces y = 1
     key = verdicts.key({"x": 2, "y": 1})
-    assert verdicts.made_set(key) == {"x", "y"}
+    assert verdicts.made(key) == {"x": 2, "y": 1} and verdicts.reached_with_fewer() == []
     assert verdicts.key({"x": 2}) == key
-    assert verdicts.made(key) == {"x": 2} and verdicts.made_set(key) == {"x"}
+    assert verdicts.made(key) == {"x": 2} and verdicts.reached_with_fewer() == [key]
 
 
 @tiered(

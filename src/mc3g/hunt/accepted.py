@@ -10,13 +10,13 @@ dearer state the rules led to.
 from __future__ import annotations
 
 import math
-from bisect import insort
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
-from heapq import merge
 from itertools import islice
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from ..engine import Engine
 from ..exceptions import UnknownNameError
@@ -24,8 +24,6 @@ from ..search import ActionSets, Assessment, Problem, change_size
 from .verdicts import Row, Verdicts
 from .verified import EPSILON
 
-T = TypeVar("T")
-FEW = 64  # rows newly accepted put in their places one by one, where fewer
 Pool = list[tuple[Fraction, int, tuple[int, ...], Problem, Assessment]]  # exact cost, source (0: found, 1: accepted), state, problem, assessment
 
 
@@ -52,8 +50,11 @@ class Accepted:
         self._must: frozenset[str] = frozenset()  # the features in play that must change (:meth:`_price`)
         self._priced: dict[tuple, tuple[Problem, Assessment] | None] = {}  # by their changes
         self._terms: dict[tuple[str, Any], float] = {}  # by change (a feature and its value): :meth:`_term`
-        self._order: list[tuple[float, int, tuple]] = []  # those rows, ranked: each after its L1 and where the search saw it (:meth:`_ranked`)
+        self._seen: list[tuple] = []  # the rows accepted (keys), in the order the search saw them
         self._seen_at: dict[tuple, int] = {}  # where the search saw each of them
+        self._rough = np.empty(0)  # by where the search saw them: each row's L1 (:meth:`_rough_of`)
+        self._set = np.empty(0, dtype=np.intp)  # and the set of features its fewest changes make (:meth:`Verdicts.made`), numbered
+        self._set_numbers: dict[frozenset[str], int] = {}
         self._fewer = 0  # the rows found reached by fewer changes that :meth:`_ranked` has taken
         self._keys: dict[tuple[int, tuple], tuple[Problem, tuple]] = {}  # by problem and state: :meth:`_key_of`
 
@@ -69,10 +70,10 @@ class Accepted:
         others, for :meth:`choose` to pass over and count."""
         most = self.tuning.per_set if self.distinct else max(self.tuning.per_set, self.k)
         free = self._unlike if typical and self._past is not None else None  # rows unlike every past applicant take no place
-        accepted = few_of_each_set(self._ranked(), most, self.verdicts.made_set)
+        accepted = iter(self._ranked(most))
         far: list[tuple[Problem, Assessment]] = []
         chosen: list[tuple[Problem, Assessment]] = []
-        sets: Counter[frozenset[str]] = Counter()  # the rows allowed so far of each set of direct actions (:func:`few_of_each_set`, kept from chunk to chunk)
+        sets: Counter[frozenset[str]] = Counter()  # the rows allowed so far of each set of direct actions (kept from chunk to chunk)
         while chunk := list(islice(accepted, kept)):
             self._price([key for key in chunk if key not in self._priced])
             if free is not None:
@@ -91,28 +92,38 @@ class Accepted:
                 break
         return chosen + far  # those unlike every past applicant for :meth:`choose` to pass over (and count)
 
-    def _ranked(self) -> Iterator[tuple]:
-        """The rows accepted (keys) by :meth:`_rough_of`, ties in the order the search saw them,
-        as they are read (the first few hundred are most often all that is).
-        Kept from one call to the next, each with its L1 beside it: rows are only ever added, and
-        each is seen after every row ranked before, so merging the new ones in gives the order
-        sorting all would.  A row ranked that fewer changes turn out to reach (a causal rule's
-        effect asked for, then found to follow from the rest) costs less by them: it is ranked
-        again, and merged back in where sorting all would put it."""
+    def _ranked(self, most: int | None = None) -> list[tuple]:
+        """The rows accepted (keys) by :meth:`_rough_of`, ties in the order the search saw them;
+        with ``most``, at most that many of each set of changes made (the first in that order):
+        one set's near-copies would crowd out the other sets.  Each row's L1 and set are found
+        once, as it is seen, and held in arrays: a ranking is a sort of them, not a walk over
+        every row (tens of thousands after a wide draw).  A row that fewer changes turn out to
+        reach (a causal rule's effect asked for, then found to follow from the rest) costs less
+        by them: its L1 and set are found again."""
         fewer = self.verdicts.reached_with_fewer(self._fewer)
         self._fewer += len(fewer)
-        if stale := {key for key in fewer if key in self._seen_at}:
-            again = sorted((self._rough_of(key), self._seen_at[key], key) for key in stale)
-            self._order = list(merge((ranked for ranked in self._order if ranked[2] not in stale), again))
-        start = len(self._seen_at)
-        new = [(self._rough_of(key), start + i, key) for i, key in enumerate(self.verdicts.accepted(start))]
-        if len(new) > FEW:
-            self._order = list(merge(self._order, sorted(new)))
-        else:  # a few rows put in their places: merging walks every row ranked (tens of thousands after a wide draw)
-            for ranked in new:
-                insort(self._order, ranked)
-        self._seen_at.update((key, at) for _, at, key in new)
-        return (key for _, _, key in self._order)
+        for key in fewer:
+            if (at := self._seen_at.get(key)) is not None:
+                self._rough[at], self._set[at] = self._placed(key)
+        new = self.verdicts.accepted(len(self._seen))
+        if new:
+            start = len(self._seen)
+            self._seen += new
+            self._seen_at.update(zip(new, range(start, len(self._seen))))
+            rough, sets = zip(*map(self._placed, new))
+            self._rough = np.r_[self._rough, rough]
+            self._set = np.r_[self._set, np.array(sets, dtype=np.intp)]
+        order = np.argsort(self._rough, kind="stable")
+        if most is not None:
+            order = order[first_of_each(self._set[order], most)]
+        seen = self._seen
+        return [seen[at] for at in order.tolist()]
+
+    def _placed(self, key: tuple) -> tuple[float, int]:
+        """The row ``key``'s L1 (:meth:`_rough_of`) and the number of the set of features its
+        fewest changes make."""
+        made = self.verdicts.made(key)
+        return self._rough_of(key, made), self._set_numbers.setdefault(frozenset(made), len(self._set_numbers))
 
     def _price(self, new: list[tuple]) -> None:
         """Price the rows ``new`` (by their changes) together, in a problem of their own (a state's
@@ -227,11 +238,14 @@ class Accepted:
         row = self.row
         return self._l1(c for c in changes.items() if c[1] != row[c[0]])
 
-    def _rough_of(self, key: tuple) -> float:
+    def _rough_of(self, key: tuple, made: Mapping[str, Any] | None = None) -> float:
         """A row's L1 (numbers in spreads, categories their move's effort, weighted) by its changes (``key``):
         every change the person makes counted, and what the causal rules force from them under
-        the mode ``none`` only (elsewhere it is free).  Found once a row, as it is ranked."""
-        return self._l1(key if self.engine.settings.mode == "none" else self.verdicts.made(key).items())
+        the mode ``none`` only (elsewhere it is free: ``made``, the fewest changes that reach it,
+        :meth:`Verdicts.made`).  Found once a row, as it is ranked."""
+        if self.engine.settings.mode == "none":
+            return self._l1(key)
+        return self._l1((self.verdicts.made(key) if made is None else made).items())
 
     def _l1(self, changes: Iterable[tuple[str, Any]]) -> float:
         """The sum of the changes' :meth:`_term`, each found once."""
@@ -248,14 +262,16 @@ def _pool(problem: Problem | None, found: Sequence[Assessment], rows: list[tuple
     return pool + [(a.exact, 1, a.state, p, a) for p, a in rows]
 
 
-def few_of_each_set(items: Iterable[T], most: int, actions: Callable[[T], frozenset[str]]) -> Iterator[T]:
-    """``items`` in their order, at most ``most`` of each set of ``actions``, as they are read."""
-    counts: Counter[frozenset[str]] = Counter()
-    for item in items:
-        kind = actions(item)
-        counts[kind] += 1
-        if counts[kind] <= most:
-            yield item
+def first_of_each(groups: np.ndarray, most: int) -> np.ndarray:
+    """Whether each item of ``groups`` (an item's group, in the items' order) is among the first
+    ``most`` of its group."""
+    by_group = np.argsort(groups, kind="stable")
+    ranked = groups[by_group]
+    starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
+    first = np.repeat(starts, np.diff(np.r_[starts, len(groups)]))  # where each item's group begins
+    kept = np.empty(len(groups), dtype=bool)
+    kept[by_group] = np.arange(len(groups)) - first < most
+    return kept
 
 
 def _state(problem: Problem, values: Mapping[str, Any]) -> tuple[int, ...] | None:

@@ -47,7 +47,6 @@ class Verdicts:
         self._made: dict[tuple, dict[str, Any]] = {}  # rows with forced changes: the fewest changes asked that reach them
         self._fewer: list[tuple] = []  # the rows found reached by fewer changes, in turn (:meth:`reached_with_fewer`)
         self._keys: dict[tuple, tuple] = {}  # by the changes given, in their order: the row's key
-        self._made_sets: dict[tuple, frozenset[str]] = {}  # :meth:`made_set`
         self._shown: list[tuple] = []  # the rows accepted, in the order the search saw them (:meth:`accepted`)
         self._drawn: list[Drawn] = []  # rows of a wide draw refused, of two changes or more, as codes till read (:meth:`ask_drawn`)
 
@@ -106,7 +105,6 @@ class Verdicts:
         key = tuple(sorted(reached.items()))
         if len(reached) > len(made) and len(made) < len(self._made.get(key, reached)):
             self._made[key] = made
-            self._made_sets.pop(key, None)
             self._fewer.append(key)
         return key
 
@@ -137,14 +135,6 @@ class Verdicts:
         order found (from the ``start``-th on): what ranks them by those changes must rank them
         again."""
         return self._fewer[start:]
-
-    def made_set(self, key: tuple) -> frozenset[str]:
-        """The features of :meth:`made`, kept: the rows accepted are grouped by them at every
-        pricing (found again where fewer changes turn out to reach the row)."""
-        names = self._made_sets.get(key)
-        if names is None:
-            names = self._made_sets[key] = frozenset(self.made(key))
-        return names
 
     def known(self, changes: Mapping[str, Any]) -> bool | None:
         return self.verdict(self.key(changes))
