@@ -286,22 +286,22 @@ def test_a_person_the_search_leaves_short_gets_a_last_draw_around_them() -> None
 def test_the_merge_keeps_a_few_rows_of_each_set_of_actions() -> None:
     """Under distinct, near-copies of one option must not crowd the other sets out of the rows
     priced for the merge: at most a few of each set, the first in their order."""
-    from mc3g.hunt.accepted import first_of_each
+    from mc3g.hunt.accepted import few_of_each_set
 
     sets = np.array([0] * 6 + [1, 2, 0, 1])
-    assert first_of_each(sets, 4).tolist() == [True] * 4 + [False] * 2 + [True, True, False, True]
-    assert first_of_each(sets, 1).tolist() == [True] + [False] * 5 + [True, True, False, False]
-    assert first_of_each(np.zeros(0, dtype=np.intp), 4).tolist() == []
+    assert few_of_each_set(sets, 4).tolist() == [True] * 4 + [False] * 2 + [True, True, False, True]
+    assert few_of_each_set(sets, 1).tolist() == [True] + [False] * 5 + [True, True, False, False]
+    assert few_of_each_set(np.zeros(0, dtype=np.intp), 4).tolist() == []
 
 
 @given(st.lists(st.integers(0, 5), max_size=40), st.integers(1, 5))
 def test_a_few_of_each_set_are_the_first_of_each_as_the_rows_are_read(sets: list[int], most: int) -> None:
     """As a walk over the rows in order would keep them, counting each set's."""
-    from mc3g.hunt.accepted import first_of_each
+    from mc3g.hunt.accepted import few_of_each_set
 
     seen: dict[int, int] = {}
     walked = [(seen.__setitem__(s, seen.get(s, 0) + 1), seen[s] <= most)[1] for s in sets]
-    assert first_of_each(np.array(sets, dtype=np.intp), most).tolist() == walked
+    assert few_of_each_set(np.array(sets, dtype=np.intp), most).tolist() == walked
 
 
 def test_near_copies_leave_room_for_other_sets_among_the_rows_priced_distinct_or_not() -> None:

@@ -115,7 +115,7 @@ class Accepted:
             self._set = np.r_[self._set, np.array(sets, dtype=np.intp)]
         order = np.argsort(self._rough, kind="stable")
         if most is not None:
-            order = order[first_of_each(self._set[order], most)]
+            order = order[few_of_each_set(self._set[order], most)]
         seen = self._seen
         return [seen[at] for at in order.tolist()]
 
@@ -262,15 +262,15 @@ def _pool(problem: Problem | None, found: Sequence[Assessment], rows: list[tuple
     return pool + [(a.exact, 1, a.state, p, a) for p, a in rows]
 
 
-def first_of_each(groups: np.ndarray, most: int) -> np.ndarray:
-    """Whether each item of ``groups`` (an item's group, in the items' order) is among the first
-    ``most`` of its group."""
-    by_group = np.argsort(groups, kind="stable")
-    ranked = groups[by_group]
+def few_of_each_set(sets: np.ndarray, most: int) -> np.ndarray:
+    """Whether each item is among the first ``most`` of its set (``sets``: each item's, numbered,
+    in the items' order), as a walk over them counting each set's would keep it."""
+    by_set = np.argsort(sets, kind="stable")
+    ranked = sets[by_set]
     starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
-    first = np.repeat(starts, np.diff(np.r_[starts, len(groups)]))  # where each item's group begins
-    kept = np.empty(len(groups), dtype=bool)
-    kept[by_group] = np.arange(len(groups)) - first < most
+    first = np.repeat(starts, np.diff(np.r_[starts, len(sets)]))  # where each item's set begins
+    kept = np.empty(len(sets), dtype=bool)
+    kept[by_set] = np.arange(len(sets)) - first < most
     return kept
 
 
