@@ -7,6 +7,7 @@ import ast
 import inspect
 import itertools
 import math
+from collections import Counter
 from dataclasses import replace
 
 import numpy as np
@@ -299,8 +300,11 @@ def test_a_few_of_each_set_are_the_first_of_each_as_the_rows_are_read(sets: list
     """As a walk over the rows in order would keep them, counting each set's."""
     from mc3g.hunt.accepted import few_of_each_set
 
-    seen: dict[int, int] = {}
-    walked = [(seen.__setitem__(s, seen.get(s, 0) + 1), seen[s] <= most)[1] for s in sets]
+    counts: Counter[int] = Counter()
+    walked = []
+    for s in sets:
+        counts[s] += 1
+        walked.append(counts[s] <= most)
     assert few_of_each_set(np.array(sets, dtype=np.intp), most).tolist() == walked
 
 
@@ -925,8 +929,8 @@ def test_the_rows_accepted_keep_the_order_a_full_sort_gives_as_rounds_add_rows()
     ]
     for changes, free, ahead in rounds:
         _driven(_asked(hunt.verdicts, changes, free, ahead), model)
-        assert list(accepted._ranked()) == sorted(hunt.verdicts.accepted(), key=accepted._rough_of)
-    ranked = list(accepted._ranked())
+        assert accepted._ranked() == sorted(hunt.verdicts.accepted(), key=accepted._rough_of)
+    ranked = accepted._ranked()
     assert ranked[0] == (("x", 300),) and len(ranked) == 9
 
 
@@ -949,10 +953,10 @@ def test_a_row_ranked_is_ranked_again_when_fewer_changes_turn_out_to_reach_it() 
     verdicts = Verdicts(person, away, Consequences(lambda changes: {**changes, "y": 9}, frozenset({"x"})))
     accepted = Accepted(engine, person, 1, verdicts)
     _driven(_asked(verdicts, [{"x": 500, "y": 9}, {"x": 700}]), model)
-    assert list(accepted._ranked()) == accepted._ranked(most=1) == [(("x", 700), ("y", 9)), (("x", 500), ("y", 9))]  # two sets: x; x and y
+    assert accepted._ranked() == accepted._ranked(most=1) == [(("x", 700), ("y", 9)), (("x", 500), ("y", 9))]  # two sets: x; x and y
     _driven(_asked(verdicts, [{"x": 500}]), model)
     assert verdicts.made((("x", 500), ("y", 9))) == {"x": 500}
-    assert list(accepted._ranked()) == sorted(verdicts.accepted(), key=accepted._rough_of) == [(("x", 500), ("y", 9)), (("x", 700), ("y", 9))]
+    assert accepted._ranked() == sorted(verdicts.accepted(), key=accepted._rough_of) == [(("x", 500), ("y", 9)), (("x", 700), ("y", 9))]
     assert accepted._ranked(most=1) == [(("x", 500), ("y", 9))]  # one set now: x
 
 
@@ -1401,4 +1405,4 @@ def test_the_rows_accepted_are_ranked_by_what_a_move_of_a_category_costs() -> No
     assert 1 < 13 / spread < 4  # x raised to 18 costs more than a move counted 1, less than this one
     assert hunt.accepted.rough({"c": "b"}) == 4.0 and hunt.accepted.rough({"x": 18}) == pytest.approx(13 / spread)
     _driven(_asked(hunt.verdicts, [], [{"c": "b"}, {"x": 18}]), model)
-    assert list(hunt.accepted._ranked()) == [(("x", 18),), (("c", "b"),)]
+    assert hunt.accepted._ranked() == [(("x", 18),), (("c", "b"),)]
