@@ -929,8 +929,9 @@ def test_the_rows_accepted_keep_the_order_a_full_sort_gives_as_rounds_add_rows()
     ]
     for changes, free, ahead in rounds:
         _driven(_asked(hunt.verdicts, changes, free, ahead), model)
-        assert accepted._ranked() == sorted(hunt.verdicts.accepted(), key=accepted._rough_of)
-    ranked = accepted._ranked()
+        one_by_one = lambda key: accepted._l1(hunt.verdicts.fewest([key])[0])  # noqa: E731  # each row's L1 by its fewest changes, alone
+        assert list(accepted._ranked()) == sorted(hunt.verdicts.accepted(), key=one_by_one)
+    ranked = list(accepted._ranked())
     assert ranked[0] == (("x", 300),) and len(ranked) == 9
 
 
@@ -953,11 +954,12 @@ def test_a_row_ranked_is_ranked_again_when_fewer_changes_turn_out_to_reach_it() 
     verdicts = Verdicts(person, away, Consequences(lambda changes: {**changes, "y": 9}, frozenset({"x"})))
     accepted = Accepted(engine, person, 1, verdicts)
     _driven(_asked(verdicts, [{"x": 500, "y": 9}, {"x": 700}]), model)
-    assert accepted._ranked() == accepted._ranked(most=1) == [(("x", 700), ("y", 9)), (("x", 500), ("y", 9))]  # two sets: x; x and y
+    assert list(accepted._ranked()) == list(accepted._ranked(most=1)) == [(("x", 700), ("y", 9)), (("x", 500), ("y", 9))]  # two sets: x; x and y
     _driven(_asked(verdicts, [{"x": 500}]), model)
-    assert verdicts.made((("x", 500), ("y", 9))) == {"x": 500}
-    assert accepted._ranked() == sorted(verdicts.accepted(), key=accepted._rough_of) == [(("x", 500), ("y", 9)), (("x", 700), ("y", 9))]
-    assert accepted._ranked(most=1) == [(("x", 500), ("y", 9))]  # one set now: x
+    assert verdicts.fewest([(("x", 500), ("y", 9))]) == [(("x", 500),)]
+    assert list(accepted._ranked()) == [(("x", 500), ("y", 9)), (("x", 700), ("y", 9))]
+    assert accepted._placed(list(accepted._ranked()))[0].tolist() == [accepted.rough({"x": 500}), accepted.rough({"x": 700})]  # priced by x alone: y follows
+    assert list(accepted._ranked(most=1)) == [(("x", 500), ("y", 9))]  # one set now: x
 
 
 def test_a_row_accepted_is_priced_from_its_changes_as_from_its_whole_row() -> None:
@@ -1113,9 +1115,9 @@ def test_a_rows_changes_made_are_the_fewest_that_reach_it_when_kept_for_the_rank
 
     verdicts = Verdicts({"x": 0, "y": 0}, None, Consequences(lambda changes: {**changes, "y": 1}, frozenset({"x"})))  # x forces y = 1
     key = verdicts.key({"x": 2, "y": 1})
-    assert verdicts.made(key) == {"x": 2, "y": 1} and verdicts.reached_with_fewer() == []
+    assert verdicts.fewest([key]) == [key] == [(("x", 2), ("y", 1))] and verdicts.reached_with_fewer() == []
     assert verdicts.key({"x": 2}) == key
-    assert verdicts.made(key) == {"x": 2} and verdicts.reached_with_fewer() == [key]
+    assert verdicts.fewest([key]) == [(("x", 2),)] and verdicts.reached_with_fewer() == [key]
 
 
 @tiered(
@@ -1142,7 +1144,7 @@ def test_a_lines_points_are_keyed_as_their_rows_are(changes: dict, name: str, va
     line = along.line(changes, name)
     keys = [line(v) for v in values]
     assert keys == [rows.key({**changes, name: v}) for v in values]
-    assert [list(along.made(k).items()) for k in keys] == [list(rows.made(k).items()) for k in keys]
+    assert along.fewest(keys) == rows.fewest(keys)
 
 
 def test_rows_asked_ahead_are_seen_only_when_the_search_asks_them() -> None:
@@ -1405,4 +1407,4 @@ def test_the_rows_accepted_are_ranked_by_what_a_move_of_a_category_costs() -> No
     assert 1 < 13 / spread < 4  # x raised to 18 costs more than a move counted 1, less than this one
     assert hunt.accepted.rough({"c": "b"}) == 4.0 and hunt.accepted.rough({"x": 18}) == pytest.approx(13 / spread)
     _driven(_asked(hunt.verdicts, [], [{"c": "b"}, {"x": 18}]), model)
-    assert hunt.accepted._ranked() == [(("x", 18),), (("c", "b"),)]
+    assert list(hunt.accepted._ranked()) == [(("x", 18),), (("c", "b"),)]

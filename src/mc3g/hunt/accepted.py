@@ -10,8 +10,9 @@ dearer state the rules led to.
 from __future__ import annotations
 
 import math
+import operator
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from itertools import islice
 from typing import Any, NamedTuple
@@ -49,18 +50,18 @@ class Accepted:
         self._open: Engine | None = None
         self._must: frozenset[str] = frozenset()  # the features in play that must change (:meth:`_price`)
         self._priced: dict[tuple, tuple[Problem, Assessment] | None] = {}  # by their changes
-        self._terms: dict[tuple[str, Any], float] = {}  # by change (a feature and its value): :meth:`_term`
+        self._terms = _Terms(self._term)  # by change (a feature and its value)
         self._seen: list[tuple] = []  # the rows accepted (keys), in the order the search saw them
         self._seen_at: dict[tuple, int] = {}  # where the search saw each of them
-        self._rough = np.empty(0)  # by where the search saw them: each row's L1 (:meth:`_rough_of`)
-        self._set = np.empty(0, dtype=np.intp)  # and the set of features its fewest changes make (:meth:`Verdicts.made`), numbered
-        self._set_numbers: dict[frozenset[str], int] = {}
+        self._rough = np.empty(0)  # by where the search saw them: each row's L1 (:meth:`_placed`)
+        self._set = np.empty(0, dtype=np.intp)  # and the set of features its fewest changes make (:meth:`Verdicts.fewest`), numbered
+        self._set_numbers: dict[tuple[str, ...], int] = {}
         self._fewer = 0  # the rows found reached by fewer changes that :meth:`_ranked` has taken
         self._keys: dict[tuple[int, tuple], tuple[Problem, tuple]] = {}  # by problem and state: :meth:`_key_of`
 
     def priced(self, kept: int, typical: bool = False) -> list[tuple[Problem, Assessment]]:
         """The rows the model accepted that the knowledge allows, priced: the ``kept`` cheapest
-        by their L1 of the changes made (:meth:`_rough_of`, never below the price), at most
+        by their L1 of the changes made (:meth:`_placed`, never below the price), at most
         ``per_set`` of each set of changes made, and then of direct actions (K if more, where
         options need not be distinct): one set's near-copies would crowd out the other sets,
         and only its cheapest can be options.  They are priced in that order, ``kept`` at a
@@ -70,7 +71,7 @@ class Accepted:
         others, for :meth:`choose` to pass over and count."""
         most = self.tuning.per_set if self.distinct else max(self.tuning.per_set, self.k)
         free = self._unlike if typical and self._past is not None else None  # rows unlike every past applicant take no place
-        accepted = iter(self._ranked(most))
+        accepted = self._ranked(most)
         far: list[tuple[Problem, Assessment]] = []
         chosen: list[tuple[Problem, Assessment]] = []
         sets: Counter[frozenset[str]] = Counter()  # the rows allowed so far of each set of direct actions (kept from chunk to chunk)
@@ -92,38 +93,48 @@ class Accepted:
                 break
         return chosen + far  # those unlike every past applicant for :meth:`choose` to pass over (and count)
 
-    def _ranked(self, most: int | None = None) -> list[tuple]:
-        """The rows accepted (keys) by :meth:`_rough_of`, ties in the order the search saw them;
+    def _ranked(self, most: int | None = None) -> Iterator[tuple]:
+        """The rows accepted (keys) by their L1 (:meth:`_placed`), ties in the order the search saw them;
         with ``most``, at most that many of each set of changes made (the first in that order):
         one set's near-copies would crowd out the other sets.  Each row's L1 and set are found
         once, as it is seen, and held in arrays: a ranking is a sort of them, not a walk over
-        every row (tens of thousands after a wide draw).  A row that fewer changes turn out to
+        every row (tens of thousands after a wide draw), and the rows come as they are read
+        (pricing reads a few chunks of them).  A row that fewer changes turn out to
         reach (a causal rule's effect asked for, then found to follow from the rest) costs less
         by them: its L1 and set are found again."""
         fewer = self.verdicts.reached_with_fewer(self._fewer)
         self._fewer += len(fewer)
-        for key in fewer:
-            if (at := self._seen_at.get(key)) is not None:
-                self._rough[at], self._set[at] = self._placed(key)
+        again = [(key, at) for key in fewer if (at := self._seen_at.get(key)) is not None]
+        if again:
+            at = [at for _, at in again]
+            self._rough[at], self._set[at] = self._placed([key for key, _ in again])
         new = self.verdicts.accepted(len(self._seen))
         if new:
             start = len(self._seen)
             self._seen += new
             self._seen_at.update(zip(new, range(start, len(self._seen))))
-            rough, sets = zip(*map(self._placed, new))
+            rough, sets = self._placed(new)
             self._rough = np.r_[self._rough, rough]
-            self._set = np.r_[self._set, np.array(sets, dtype=np.intp)]
+            self._set = np.r_[self._set, sets]
         order = np.argsort(self._rough, kind="stable")
         if most is not None:
             order = order[few_of_each_set(self._set[order], most)]
-        seen = self._seen
-        return [seen[at] for at in order.tolist()]
+        return map(self._seen.__getitem__, order.tolist())
 
-    def _placed(self, key: tuple) -> tuple[float, int]:
-        """The row ``key``'s L1 (:meth:`_rough_of`) and the number of the set of features its
-        fewest changes make."""
-        made = self.verdicts.made(key)
-        return self._rough_of(key, made), self._set_numbers.setdefault(frozenset(made), len(self._set_numbers))
+    def _placed(self, keys: list[tuple]) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's L1 (numbers in spreads, categories their move's effort, weighted) by its
+        changes (its key), and the number of the set of features its fewest changes make: every
+        change the person makes counted, and what the causal rules force from them under the
+        mode ``none`` only (elsewhere it is free: the fewest changes that reach the row,
+        :meth:`Verdicts.fewest`).  Found once a row, as it is ranked, the rows ``keys``
+        together: a wide draw accepts thousands, and one at a time they cost more than the
+        ranking (German's held-out forest, K = 3: about 2,800 rows a person)."""
+        made = self.verdicts.fewest(keys)
+        counted = keys if self.engine.settings.mode == "none" else made
+        rough = np.array(list(map(self._l1, counted)), dtype=np.float64)
+        numbers = self._set_numbers
+        sets = [numbers.setdefault(tuple(map(_name, changes)), len(numbers)) for changes in made]
+        return rough, np.array(sets, dtype=np.intp)
 
     def _price(self, new: list[tuple]) -> None:
         """Price the rows ``new`` (by their changes) together, in a problem of their own (a state's
@@ -174,17 +185,15 @@ class Accepted:
         return Choice(chosen, tuple({id(p): p for p, _ in rows}.values()), unlike)
 
     def _term(self, change: tuple[str, Any]) -> float:
-        """What a change (a feature and its value) counts in :meth:`_rough_of`: its weight times
+        """What a change (a feature and its value) counts in a row's L1 (:meth:`_placed`): its weight times
         its size (:func:`~mc3g.search.change_size`: a number's distance from the person's value
         in spreads, a category's move its effort, as the price counts it; counted 1, a German
         overdrawn account raised past 200 DM, two bands, ranked its rows below others' and
-        crowded a cheaper option out of the rows priced).  Kept: the rows accepted share most of
-        their changes."""
+        crowded a cheaper option out of the rows priced).  Kept (:class:`_Terms`): the rows
+        accepted share most of their changes."""
         name, value = change
         f = self.engine.schema.feature(name)
-        term = f.weight * change_size(f, self.row[name], value, self.engine.spreads.get(name, 1.0))
-        self._terms[change] = term
-        return term
+        return f.weight * change_size(f, self.row[name], value, self.engine.spreads.get(name, 1.0))
 
     def choose(self, pool: Pool, typical: bool = False) -> tuple[list[tuple[Problem, Assessment]], int]:
         """The k least-cost of ``pool``, each row once, with distinct action sets under
@@ -238,22 +247,24 @@ class Accepted:
         row = self.row
         return self._l1(c for c in changes.items() if c[1] != row[c[0]])
 
-    def _rough_of(self, key: tuple, made: Mapping[str, Any] | None = None) -> float:
-        """A row's L1 (numbers in spreads, categories their move's effort, weighted) by its changes (``key``):
-        every change the person makes counted, and what the causal rules force from them under
-        the mode ``none`` only (elsewhere it is free: ``made``, the fewest changes that reach it,
-        :meth:`Verdicts.made`).  Found once a row, as it is ranked."""
-        if self.engine.settings.mode == "none":
-            return self._l1(key)
-        return self._l1((self.verdicts.made(key) if made is None else made).items())
-
     def _l1(self, changes: Iterable[tuple[str, Any]]) -> float:
-        """The sum of the changes' :meth:`_term`, each found once."""
-        total, terms = 0.0, self._terms
-        for change in changes:
-            term = terms.get(change)
-            total += self._term(change) if term is None else term
-        return total
+        """The sum of the changes' :meth:`_term`, in order."""
+        return sum(map(self._terms.__getitem__, changes), 0.0)
+
+
+class _Terms(dict[tuple[str, Any], float]):
+    """Each change's term in a row's L1, found by ``term`` when first asked for."""
+
+    def __init__(self, term: Callable[[tuple[str, Any]], float]) -> None:
+        super().__init__()
+        self._term = term
+
+    def __missing__(self, change: tuple[str, Any]) -> float:
+        self[change] = found = self._term(change)
+        return found
+
+
+_name = operator.itemgetter(0)  # a change's feature
 
 
 def _pool(problem: Problem | None, found: Sequence[Assessment], rows: list[tuple[Problem, Assessment]]) -> Pool:

@@ -44,7 +44,7 @@ class Verdicts:
         self._along: set[tuple] = set()  # rows asked only because an ``along`` of :meth:`ask` gave them
         self._ahead: dict[tuple, None] = {}  # rows asked ahead of the search, their verdicts held back until it asks (in the order asked)
         self._spare: set[tuple] = set()  # of those, a search's states read ahead: never released
-        self._made: dict[tuple, dict[str, Any]] = {}  # rows with forced changes: the fewest changes asked that reach them
+        self._made: dict[tuple, dict[str, Any]] = {}  # rows with forced changes: the fewest changes asked that reach them, in name order
         self._fewer: list[tuple] = []  # the rows found reached by fewer changes, in turn (:meth:`reached_with_fewer`)
         self._keys: dict[tuple, tuple] = {}  # by the changes given, in their order: the row's key
         self._shown: list[tuple] = []  # the rows accepted, in the order the search saw them (:meth:`accepted`)
@@ -126,12 +126,16 @@ class Verdicts:
         is its changes made, sorted."""
         return self.consequences is not None and not self.consequences.forcing.isdisjoint(names)
 
-    def made(self, key: tuple) -> dict[str, Any]:
-        """The fewest changes asked that reach the row ``key``: the others the causal rules force."""
-        return self._made.get(key) or dict(key)
+    def fewest(self, keys: Sequence[tuple]) -> Sequence[tuple]:
+        """The fewest changes asked that reach each row of ``keys`` (the others the causal rules
+        force), as its key holds them: its pairs of a feature and a value, in name order."""
+        made = self._made
+        if not made:
+            return keys
+        return [key if (few := made.get(key)) is None else tuple(few.items()) for key in keys]
 
     def reached_with_fewer(self, start: int = 0) -> list[tuple]:
-        """The rows (keys) whose fewest changes (:meth:`made`) were found again, fewer, in the
+        """The rows (keys) whose fewest changes (:meth:`fewest`) were found again, fewer, in the
         order found (from the ``start``-th on): what ranks them by those changes must rank them
         again."""
         return self._fewer[start:]
@@ -287,7 +291,7 @@ class Verdicts:
         return ((key, ok) for key, ok in self._accepted.items() if len(key) in sizes and key not in self._ahead)
 
     def judged_alone(self) -> list[tuple[str, Any, bool]]:
-        """Every row judged that the search has seen whose fewest changes (:meth:`made`) are one:
+        """Every row judged that the search has seen whose fewest changes (:meth:`fewest`) are one:
         that change, and whether the model accepted the row (in the order :meth:`judged_rows`
         gives them; a row is read once, no mapping built for it: the rows judged are thousands)."""
         out, fewest, ahead = [], self._made, self._ahead
