@@ -962,6 +962,29 @@ def test_a_row_ranked_is_ranked_again_when_fewer_changes_turn_out_to_reach_it() 
     assert list(accepted._ranked(most=1)) == [(("x", 500), ("y", 9))]  # one set now: x
 
 
+def test_under_the_mode_none_a_rows_l1_counts_what_the_rules_force_and_its_set_the_fewest_changes() -> None:
+    """x forces y to 9 (a stand-in for a causal rule).  Under C3G's mode ``none`` every change
+    costs, so the row reached by asking x at 500 alone counts the y forced in its L1; under
+    ``derived`` only x.  Its set of changes is the fewest that reach it in both (x alone), not
+    that of the row asked as x at 700 and y at 9 together."""
+    from mc3g.hunt.accepted import Accepted
+    from mc3g.hunt.verdicts import Verdicts
+    from mc3g.search import Consequences
+
+    model = lambda f: np.where(f["x"] >= 300, "yes", "no")  # noqa: E731
+    forced, asked_both = (("x", 500), ("y", 9)), (("x", 700), ("y", 9))
+    for mode in ("none", "derived"):
+        engine, _ = _xy_hunts(model, distinct=False, mode=mode)
+        person = {"x": 0, "y": 3}
+        verdicts = Verdicts(person, lambda rows: (yield rows), Consequences(lambda changes: {**changes, "y": 9}, frozenset({"x"})))
+        accepted = Accepted(engine, person, 1, verdicts)
+        _driven(_asked(verdicts, [{"x": 500}, {"x": 700, "y": 9}]), model)
+        rough, sets = accepted._placed([forced, asked_both])
+        y = accepted.rough({"y": 9}) if mode == "none" else 0.0
+        assert rough.tolist() == [accepted.rough({"x": 500}) + y, accepted.rough({"x": 700, "y": 9})]
+        assert sets[0] != sets[1] and verdicts.fewest([forced, asked_both]) == [(("x", 500),), asked_both]
+
+
 def test_a_row_accepted_is_priced_from_its_changes_as_from_its_whole_row() -> None:
     """Pricing looks up only the values a row changes, starting from the person's own state: the
     same state as looking up every value of the whole row, and None where a changed value is no
