@@ -927,9 +927,9 @@ def test_the_rows_accepted_keep_the_order_a_full_sort_gives_as_rounds_add_rows()
         ([{"x": 200}, {"x": 400}], [{"y": 8, "x": 50}], []),
         ([{"x": 300, "y": 9}, {"x": 1000}], [], []),
     ]
+    one_by_one = lambda key: accepted._l1(hunt.verdicts.fewest([key])[0])  # noqa: E731  # each row's L1 by its fewest changes, alone
     for changes, free, ahead in rounds:
         _driven(_asked(hunt.verdicts, changes, free, ahead), model)
-        one_by_one = lambda key: accepted._l1(hunt.verdicts.fewest([key])[0])  # noqa: E731  # each row's L1 by its fewest changes, alone
         assert list(accepted._ranked()) == sorted(hunt.verdicts.accepted(), key=one_by_one)
     ranked = list(accepted._ranked())
     assert ranked[0] == (("x", 300),) and len(ranked) == 9
