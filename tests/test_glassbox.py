@@ -45,6 +45,7 @@ from mc3g.protections import PROTECTIONS
 from mc3g.rules import Literal
 from mc3g.schema import Feature, Schema
 from mc3g.search import Problem
+from mc3g.search.encoding import Program
 from mc3g.search.lifts import MOST_SETS, _conflicts, _fewest
 from mc3g.search.score import Score
 from mc3g.search.space import CandidateSpace, FeatureValues, Region
@@ -273,20 +274,47 @@ def test_the_ceiling_at_each_value_of_a_feature_bounds_every_state_holding_it(dr
     event("proved at each value" + ("" if score.refuses_every_state() else ", not by the ceiling") if proved else "not proved")
 
 
-def test_two_trees_whose_best_leaves_no_value_reaches_together_refuse_at_each_value() -> None:
-    """x <= 3 adds 1 in one tree, x > 5 in the other: the ceiling (both) passes the decision, no
-    value of x reaches both, so no state is accepted, proved at each value of x (before, only a
-    solve of the person's own program proved it)."""
-    x = Feature("x", "numeric", range=(0, 8), step=1)
-    space = CandidateSpace([FeatureValues.of(x, X_VALUES, {"x": 1.0})], [Region((), {"x": list(range(9))})], "exact", 1, 0)
+def _two_trees() -> GlassBox:
+    """x <= 3 adds 1 in one tree, x > 5 in the other (each 1 where y <= 2, else 0.5), bias -1.5."""
     trees = Trees(
-        feature=np.array([0, -1, -1, 0, -1, -1]), test=np.array([0, 0, 0, 1, 0, 0]), yes=np.array([1, -1, -1, 4, -1, -1]),
-        no=np.array([2, -1, -1, 5, -1, -1]), value=np.array([0.0, 1.0, -1.0, 0.0, -1.0, 1.0]), roots=np.array([0, 3]),
+        feature=np.array([0, 1, -1, -1, -1, 0, -1, 1, -1, -1]), test=np.array([0, 0, 0, 0, 0, 1, 0, 0, 0, 0]),
+        yes=np.array([1, 2, -1, -1, -1, 6, -1, 8, -1, -1]), no=np.array([4, 3, -1, -1, -1, 7, -1, 9, -1, -1]),
+        value=np.array([0.0, 0.0, 1.0, 0.5, -1.0, 0.0, -1.0, 0.0, 1.0, 0.5]), roots=np.array([0, 5]),
     )  # fmt: skip
-    score = Score.of(GlassBox("two trees", ("x",), (Splits(cuts=np.array([3.0, 5.0])),), trees, bias=-1.5, tolerance=1e-9), space)
+    return GlassBox("two trees", ("x", "y"), (Splits(cuts=np.array([3.0, 5.0])), Splits(cuts=np.array([2.0]))), trees, bias=-1.5, tolerance=1e-9)
+
+
+def _space_of(values: dict[str, list]) -> CandidateSpace:
+    features = [FeatureValues.of(Feature(name, "numeric", range=(0, 8), step=0.5), vs, {name: 1.0}) for name, vs in values.items()]
+    return CandidateSpace(features, [Region((), {name: list(range(len(vs))) for name, vs in values.items()})], "exact", 1, 0)
+
+
+def test_two_trees_whose_best_leaves_no_value_reaches_together_refuse_at_each_value() -> None:
+    """The ceiling (both trees at their best) passes the decision, no value of x reaches both,
+    so no state is accepted, proved at each value of x (before, only a solve of the person's own
+    program proved it)."""
+    score = Score.of(_two_trees(), _space_of({"x": X_VALUES, "y": Y_VALUES}))
+    assert len(score.trees.roots) == 2 and not score.terms  # each tree reads both features: none is summed into terms
     assert score.ceiling() == pytest.approx(0.5) and not score.refuses_every_state()
     assert score.ceilings()[0].tolist() == pytest.approx([-1.5] * 4 + [-3.5] * 2 + [-1.5] * 3)
     assert score.refuses_at_each_value()
+
+
+def test_a_tree_that_reads_one_feature_of_a_person_s_candidates_is_summed_into_its_terms() -> None:
+    """With y held at one value, each tree reads x alone: both become one term per candidate of
+    x, the solver gets no node of them, the margins stay the model's on every state, and the
+    ceiling is the best value of x itself, so no program is needed to prove no state accepted."""
+    box = _two_trees()
+    for y in ([1.0], [1.0, 2.5]):  # y fixed (both trees fold), or free (neither does)
+        space = _space_of({"x": X_VALUES, "y": y})
+        score = Score.of(box, space)
+        grid = np.array(list(itertools.product(range(len(X_VALUES)), range(len(y)))), dtype=np.intp)
+        columns = {"x": [X_VALUES[i] for i in grid[:, 0]], "y": [y[j] for j in grid[:, 1]]}
+        assert score.margins(grid) == pytest.approx(box.margins(columns))
+        assert (len(score.trees.roots), sorted(score.terms)) == ((0, [0]) if len(y) == 1 else (2, []))
+        assert score.refuses_every_state() == (len(y) == 1)  # the best of x: 0, the bias -1.5
+    program = Program(Problem(_space_of({"x": X_VALUES, "y": [1.0]}), [], CausalModel(), "derived", model=box)).facts()
+    assert "node(" not in program and "term(" in program
 
 
 def _fewest_lifts_as_brute_force(explainer: MC3G, person: dict, blocking, model, favourable: str, inside_property: bool = True) -> None:

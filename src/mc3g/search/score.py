@@ -3,7 +3,8 @@
 Each tree test becomes a pattern of truth over the candidate values of its feature.  A test
 with the same truth for every candidate is no test: its node gives way to the child it always
 takes, so a person's trees keep only the nodes their candidates can send either way (an
-immutable feature's tests all go).  The solver is told a bound the sum of the leaves and terms
+immutable feature's tests all go), and a tree left testing one feature alone is summed into that
+feature's terms, one per candidate (:func:`_folded`).  The solver is told a bound the sum of the leaves and terms
 must reach, counted in integers rounded up (:meth:`Score.weights`): every state the model
 accepts reaches it, so no state reaching it means the model accepts none (a proof), and the few
 states that reach it only by the rounding are refused again here, exactly (:meth:`Score.verdicts`).
@@ -73,6 +74,11 @@ class Score:
         if box.trees is not None:
             trees, patterns, fixed = _pruned(box, truth, [position[f] for f in box.features])
             bias += fixed
+            foldable = {p for p in patterns if space.features[p].spans is None}
+            trees, patterns, folded = _folded(trees, patterns, foldable)
+            for p, added in folded.items():
+                terms[p] = terms[p] + added if p in terms else added
+                optimistic[p] = optimistic[p] + added if p in optimistic else added
         return cls(box, space, trees, patterns, terms, optimistic, bias)
 
     def margins(self, grid: np.ndarray) -> np.ndarray:
@@ -258,3 +264,49 @@ def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     keys = packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     return rows[first], inverse.reshape(-1)
+
+
+def _folded(trees: Trees, patterns: dict[int, np.ndarray], foldable: set[int]) -> tuple[Trees, dict[int, np.ndarray], dict[int, np.ndarray]]:
+    """The trees that test one feature alone among a person's candidates (of ``foldable``)
+    summed into that feature's terms, one per candidate, and the other trees with the tests
+    they still use: a term is one weight per candidate to the solver, a tree a node and a leaf
+    each (adult's histogram boosting: about half a person's trees test one feature)."""
+    inner = trees.feature >= 0
+    if not len(trees.roots):
+        return trees, patterns, {}
+    tree_of = np.searchsorted(trees.roots, np.arange(trees.size), side="right") - 1  # a tree's nodes lie together, its root first
+    low = np.full(len(trees.roots), np.iinfo(np.int64).max)
+    high = np.full(len(trees.roots), -1)
+    np.minimum.at(low, tree_of[inner], trees.feature[inner])
+    np.maximum.at(high, tree_of[inner], trees.feature[inner])
+    alone = (low == high) & np.isin(high, list(foldable))
+    if not alone.any():
+        return trees, patterns, {}
+    folded = {}
+    for p in np.unique(high[alone]).tolist():
+        rows = patterns[p]
+        node = np.repeat(trees.roots[alone & (high == p)][:, None], rows.shape[1], axis=1)
+        candidate = np.arange(rows.shape[1])[None, :]
+        while (moving := inner[node]).any():
+            node = np.where(moving, np.where(rows[trees.test[node], candidate], trees.yes[node], trees.no[node]), node)
+        folded[p] = trees.value[node].sum(axis=0)
+    keep = np.flatnonzero(~alone[tree_of])
+    renumber = np.full(trees.size, -1, dtype=np.int64)
+    renumber[keep] = np.arange(len(keep))
+    feature, test = trees.feature[keep], trees.test[keep].copy()
+    kept: dict[int, np.ndarray] = {}
+    for p, rows in patterns.items():
+        mine = feature == p
+        if mine.any():
+            used, test[mine] = np.unique(test[mine], return_inverse=True)
+            kept[p] = rows[used]
+    is_inner = feature >= 0
+    rest = Trees(
+        feature,
+        test,
+        np.where(is_inner, renumber[trees.yes[keep]], -1),
+        np.where(is_inner, renumber[trees.no[keep]], -1),
+        trees.value[keep],
+        renumber[trees.roots[~alone]],
+    )  # fmt: skip
+    return rest, kept, folded
