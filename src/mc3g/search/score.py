@@ -4,10 +4,11 @@ Each tree test becomes a pattern of truth over the candidate values of its featu
 with the same truth for every candidate is no test: its node gives way to the child it always
 takes, so a person's trees keep only the nodes their candidates can send either way (an
 immutable feature's tests all go), and a tree left testing one feature alone is summed into that
-feature's terms, one per candidate (:func:`_folded`).  The solver is told a bound the sum of the leaves and terms
-must reach, counted in integers rounded up (:meth:`Score.weights`): every state the model
-accepts reaches it, so no state reaching it means the model accepts none (a proof), and the few
-states that reach it only by the rounding are refused again here, exactly (:meth:`Score.verdicts`).
+feature's terms, one per candidate (:func:`_folded`).  The solver is told a bound the sum of the
+leaves and terms must reach, counted in integers rounded up (:meth:`Score.weights`): every state
+the model accepts reaches it, so no state reaching it means the model accepts none (a proof), and
+the few states that reach it only by the rounding are refused again here, exactly
+(:meth:`Score.verdicts`).
 """
 
 from __future__ import annotations
@@ -274,7 +275,12 @@ def _folded(trees: Trees, patterns: dict[int, np.ndarray], foldable: set[int]) -
     inner = trees.feature >= 0
     if not len(trees.roots):
         return trees, patterns, {}
-    tree_of = np.searchsorted(trees.roots, np.arange(trees.size), side="right") - 1  # a tree's nodes lie together, its root first
+    tree_of = np.zeros(trees.size, dtype=np.int64)  # each node's tree, handed down from its root
+    tree_of[trees.roots] = np.arange(len(trees.roots))
+    level = trees.roots
+    while len(level := level[inner[level]]):
+        tree_of[trees.yes[level]] = tree_of[trees.no[level]] = tree_of[level]
+        level = np.concatenate([trees.yes[level], trees.no[level]])
     low = np.full(len(trees.roots), np.iinfo(np.int64).max)
     high = np.full(len(trees.roots), -1)
     np.minimum.at(low, tree_of[inner], trees.feature[inner])
