@@ -14,7 +14,7 @@ the few states that reach it only by the rounding are refused again here, exactl
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -289,13 +289,9 @@ def _folded(trees: Trees, patterns: dict[int, np.ndarray], foldable: set[int]) -
     if not alone.any():
         return trees, patterns, {}
     folded = {}
-    for p in np.unique(high[alone]).tolist():
-        rows = patterns[p]
-        node = np.repeat(trees.roots[alone & (high == p)][:, None], rows.shape[1], axis=1)
-        candidate = np.arange(rows.shape[1])[None, :]
-        while (moving := inner[node]).any():
-            node = np.where(moving, np.where(rows[trees.test[node], candidate], trees.yes[node], trees.no[node]), node)
-        folded[p] = trees.value[node].sum(axis=0)
+    for p in np.unique(high[alone]).tolist():  # each candidate of p walked down the trees that test p alone
+        leaves = replace(trees, roots=trees.roots[alone & (high == p)]).leaves(patterns[p].T, trees.test)
+        folded[p] = trees.value[leaves].sum(axis=1)
     keep = np.flatnonzero(~alone[tree_of])
     renumber = np.full(trees.size, -1, dtype=np.int64)
     renumber[keep] = np.arange(len(keep))
