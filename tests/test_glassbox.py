@@ -2,7 +2,9 @@
 
 On small mixed domains, with models of every kind read (a tree, forests, boosters of
 scikit-learn, XGBoost and LightGBM, a logistic regression and a linear SVM) behind random pipelines (one-hot or ordinal encoders, scalers,
-passthrough, a column dropped) and now and then a lender's threshold: the reading agrees with
+passthrough, a column dropped), the histogram boosting and LightGBM also splitting categories
+themselves (ordinal codes declared categories, or fitted on a frame of pandas categories), and
+now and then a lender's threshold: the reading agrees with
 ``predict`` on every state of the domain, and the search's answers are those brute force finds
 over the whole domain with ``predict`` deciding, under both profiles, with causal rules and
 protections drawn at random."""
@@ -28,7 +30,7 @@ from sklearn.ensemble import ExtraTreesClassifier, GradientBoostingClassifier, H
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import FixedThresholdClassifier
 from sklearn.neural_network import MLPClassifier
-from sklearn.pipeline import make_pipeline
+from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import MinMaxScaler, OneHotEncoder, OrdinalEncoder, StandardScaler
 from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
@@ -41,6 +43,7 @@ from mc3g.exceptions import InputError, ReadingError, SearchError
 from mc3g.explain import Recourse
 from mc3g.explain.exact import blocking
 from mc3g.glassbox import GlassBox, Splits, Trees
+from mc3g.glassbox.estimators import read_estimator
 from mc3g.protections import PROTECTIONS
 from mc3g.rules import Literal
 from mc3g.schema import Feature, Schema
@@ -57,6 +60,8 @@ Y_VALUES = [v / 2 for v in range(7)]  # a grid of half steps
 DOMAIN = {"x": X_VALUES, "y": Y_VALUES, "c": ["a", "b", "c"], "d": ["p", "q"]}
 EVERY = pd.DataFrame(list(itertools.product(*DOMAIN.values())), columns=list(DOMAIN))
 KINDS = ("tree", "forest", "extra", "boosting", "histogram", "xgboost", "lightgbm", "logistic", "linear svm")
+NATIVE = {"histogram": "categorical_features", "lightgbm": "categorical_feature"}  # boosters that split categories themselves, and how they are told which
+CATEGORIES = {"c": pd.CategoricalDtype(DOMAIN["c"]), "d": pd.CategoricalDtype(DOMAIN["d"])}
 
 
 def _train(seed: int) -> tuple[pd.DataFrame, np.ndarray]:
@@ -92,13 +97,21 @@ def models(draw, kinds: tuple[str, ...] = KINDS):
     """A model of a drawn kind behind a drawn pipeline, fitted; its favourable label."""
     seed, kind = draw(st.integers(0, 10_000)), draw(st.sampled_from(kinds))
     frame, labels = _train(seed)
-    encoder = draw(st.sampled_from(["onehot", "ordinal"]))
+    native = kind in NATIVE and draw(st.sampled_from([None, "codes", "frame"]))  # the booster splits the categories itself
+    encoder = "ordinal" if native == "codes" else draw(st.sampled_from(["onehot", "ordinal"]))
     categories = OneHotEncoder(sparse_output=False, handle_unknown="ignore") if encoder == "onehot" else OrdinalEncoder()
     scaler = draw(st.sampled_from(["standard", "minmax", "passthrough"]))
     numbers = {"standard": StandardScaler(), "minmax": MinMaxScaler(), "passthrough": "passthrough"}[scaler]
     dropped = draw(st.booleans())
     steps = [("categories", categories, ["c"] if dropped else ["c", "d"]), ("numbers", numbers, ["x", "y"])]
-    model = make_pipeline(ColumnTransformer(steps, remainder="drop"), _estimator(kind, seed))
+    if native == "frame":  # fitted on a frame of pandas categories, no pipeline
+        model, frame, encoder, scaler = _estimator(kind, seed), frame.astype(CATEGORIES), "pandas categories", "none"
+    elif native == "codes":  # the ordinal codes declared categories
+        coded = [0] if dropped else [0, 1]
+        estimator = _estimator(kind, seed).set_params(**{NATIVE[kind]: coded})
+        model, encoder = make_pipeline(ColumnTransformer(steps, remainder="drop"), estimator), "ordinal codes split natively"
+    else:
+        model = make_pipeline(ColumnTransformer(steps, remainder="drop"), _estimator(kind, seed))
     threshold = draw(st.sampled_from([None, None, 0.3, 0.7]))
     if threshold is not None:  # a lender's own: on the probability, or on a linear SVM's decision function
         method = "decision_function" if kind == "linear svm" else "predict_proba"
@@ -113,9 +126,11 @@ def models(draw, kinds: tuple[str, ...] = KINDS):
 
 
 def _predicted(model, rows: pd.DataFrame) -> np.ndarray:
+    inner = model.estimator if isinstance(model, FixedThresholdClassifier) else model
+    rows = rows[list(DOMAIN)] if isinstance(inner, Pipeline) else rows[list(DOMAIN)].astype(CATEGORIES)  # as it was fitted
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return np.asarray([str(v) for v in model.predict(rows[list(DOMAIN)])])
+        return np.asarray([str(v) for v in model.predict(rows)])
 
 
 @tiered(2, 80, models())
@@ -578,3 +593,24 @@ def test_a_person_the_model_accepts_has_no_search_written(monkeypatch) -> None:
     monkeypatch.setattr(type(explainer.engine_), "read_problem", unwanted)
     answer = explainer.explain({"x": 6, "y": 1.0, "c": "a", "d": "q"})
     assert answer.status == "not_refused" and answer.run.model_rounds == 1
+
+
+@pytest.mark.parametrize("kind", ["histogram", "lightgbm"])
+def test_a_booster_s_own_split_of_a_category_is_read_for_codes_it_never_saw_negative_and_missing(kind: str) -> None:
+    """The codes a booster meets outside its training categories (one it never saw, a negative
+    one an encoder gives an unknown value, a missing one) take the branch its own prediction
+    sends them: the sum of the leaves read is its raw score less one constant."""
+    rng = np.random.default_rng(0)
+    codes, x = rng.integers(0, 4, 600).astype(float), rng.normal(size=600)
+    labels = np.where((codes == 0) * 1.5 - (codes == 3) + x + rng.normal(scale=0.3, size=600) > 0.5, "yes", "no")
+    train = np.column_stack([codes, x])
+    estimator = _estimator(kind, 0).set_params(**{NATIVE[kind]: [0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        estimator.fit(train, labels)
+        raw = estimator.decision_function if kind == "histogram" else (lambda Z: estimator.booster_.predict(Z, raw_score=True))
+        trees = read_estimator(estimator).trees
+        asked = np.array([[c, x] for c in (0, 1, 2, 3, 7, -1, np.nan) for x in (-1.0, 0.3, 2.0)])
+        gaps = raw(asked) - trees.scores(asked)
+    assert trees.set_of is not None and (trees.set_of >= 0).any()  # it did split the category itself
+    assert np.ptp(gaps) < 1e-9

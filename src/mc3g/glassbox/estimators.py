@@ -6,20 +6,24 @@ of its trees' probabilities of that class (``mean`` link: the probability is tha
 trees), a booster by its raw score (``logistic``: the probability is the logistic of it), a
 linear classifier by its decision function (``logistic`` where its probability is the logistic
 of that, else ``identity``).  Trees test one input column each node, ``column <= threshold`` (or
-``<`` for xgboost, whose inputs and thresholds are float32, as are scikit-learn trees' inputs).
+``<`` for xgboost, whose inputs and thresholds are float32, as are scikit-learn trees' inputs),
+or, where a booster splits a category natively, whether the column's code is in a set.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .opaque import Opaque
 
 SINGLE_EPSILON, DOUBLE_EPSILON = 2.0**-23, 2.0**-52
+CODES = 256  # a category's codes a set test reads (a booster's native categories are fewer); the last column of a set: a missing or negative code
 
 
 @dataclass(frozen=True, eq=False)
@@ -27,7 +31,10 @@ class InputTrees:
     """Trees over the estimator's input columns, node by node: the column tested (-1 at a leaf),
     its threshold, the children when the test holds (``yes``) and not (``no``), the leaves'
     values toward the second class; ``strict``: ``<`` rather than ``<=``; ``single``: the
-    column is cast to float32 first; ``epsilon``: the precision the model sums its leaves in."""
+    column is cast to float32 first; ``epsilon``: the precision the model sums its leaves in.
+    A node that tests a category natively has a row of ``sets`` (``set_of``, -1 elsewhere):
+    whether each code 0 to 255 takes ``yes``, and in its last column whether a missing or
+    negative code does, as the booster's own prediction sends them."""
 
     column: np.ndarray
     threshold: np.ndarray
@@ -38,6 +45,19 @@ class InputTrees:
     strict: bool = False
     single: bool = True
     epsilon: float = DOUBLE_EPSILON
+    set_of: np.ndarray | None = None
+    sets: np.ndarray | None = None
+
+    def holds(self, seen: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+        """Whether each node's test holds for the column's value ``seen`` (broadcast together)."""
+        cast = seen.astype(np.float32).astype(np.float64) if self.single else seen
+        by_threshold = cast < self.threshold[nodes] if self.strict else cast <= self.threshold[nodes]
+        if self.sets is None or self.set_of is None:
+            return by_threshold
+        row = self.set_of[nodes]
+        with np.errstate(invalid="ignore"):
+            code = np.where(np.isnan(seen) | (seen < 0) | (seen >= CODES), CODES, np.nan_to_num(seen)).astype(np.int64)
+        return np.where(row >= 0, self.sets[np.maximum(row, 0), code], by_threshold)
 
     def scores(self, Z: np.ndarray) -> np.ndarray:
         """The sum of the leaves each row of the input matrix ``Z`` reaches (no bias)."""
@@ -47,10 +67,7 @@ class InputTrees:
             if not len(row):
                 return self.value[node].sum(axis=1)
             nodes = node[row, tree]
-            seen = Z[row, self.column[nodes]]
-            seen = seen.astype(np.float32).astype(np.float64) if self.single else seen
-            holds = seen < self.threshold[nodes] if self.strict else seen <= self.threshold[nodes]
-            node[row, tree] = np.where(holds, self.yes[nodes], self.no[nodes])
+            node[row, tree] = np.where(self.holds(Z[row, self.column[nodes]], nodes), self.yes[nodes], self.no[nodes])
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,7 +75,7 @@ class Read:
     """An estimator read: its trees or its weights (``coef``, ``intercept``) over its input
     columns, how its probability follows from its score (``link``: ``mean``, ``logistic`` or
     ``identity``), how many trees a ``mean`` averages, and ``raw``: its own score of an input
-    matrix, to find and check a booster's bias."""
+    matrix, to find and check a booster's bias (None: the ``bias`` is known)."""
 
     kind: str
     link: str
@@ -67,6 +84,7 @@ class Read:
     intercept: float = 0.0
     count: int = 1
     raw: Any = None
+    bias: float = 0.0
 
 
 def read_estimator(estimator: Any) -> Read:
@@ -97,15 +115,30 @@ def _sklearn_tree(tree: Any, leaf: np.ndarray) -> tuple[np.ndarray, ...]:
     return np.where(inner, t.feature, -1), t.threshold.astype(np.float64), t.children_left, t.children_right, np.where(inner, 0.0, leaf)
 
 
-def _stacked(parts: list[tuple[np.ndarray, ...]], **flags: Any) -> InputTrees:
+def _stacked(parts: list[tuple[np.ndarray, ...]], sets: list[tuple[np.ndarray, np.ndarray]] | None = None, **flags: Any) -> InputTrees:
     """Trees given one by one (column, threshold, yes, no, value; children by their place in
-    their own tree) in one set of arrays."""
+    their own tree) in one set of arrays; ``sets``, each tree's set tests (a node's row among
+    the tree's own, -1 elsewhere, and the rows) where a booster splits categories natively."""
     offsets = np.cumsum([0] + [len(p[0]) for p in parts[:-1]])
     column, threshold, yes, no, value = (np.concatenate([p[i] for p in parts]) for i in range(5))
     shift = np.concatenate([np.full(len(p[0]), o) for p, o in zip(parts, offsets)])
     inner = column >= 0
     yes, no = np.where(inner, yes + shift, -1), np.where(inner, no + shift, -1)
+    if sets is not None and any(len(rows) for _, rows in sets):
+        firsts = np.cumsum([0] + [len(rows) for _, rows in sets[:-1]])
+        flags["set_of"] = np.concatenate([np.where(of >= 0, of + first, -1) for (of, _), first in zip(sets, firsts)]).astype(np.int64)
+        flags["sets"] = np.concatenate([rows for _, rows in sets])
     return InputTrees(column.astype(np.int64), threshold, yes.astype(np.int64), no.astype(np.int64), value, offsets.astype(np.int64), **flags)
+
+
+def _bits(words: np.ndarray) -> np.ndarray:
+    """Bitsets of 32-bit words, bit ``c`` of a row in word ``c // 32``, as rows of :data:`CODES` booleans."""
+    words = np.asarray(words, dtype=np.uint32).reshape(len(words), -1)
+    bits = (words[:, :, None] >> np.arange(32, dtype=np.uint32)) & 1
+    out = np.zeros((len(words), CODES), dtype=bool)
+    width = min(CODES, words.shape[1] * 32)
+    out[:, :width] = bits.reshape(len(words), -1)[:, :width].astype(bool)
+    return out
 
 
 def _forest(model: Any) -> Read:
@@ -127,16 +160,31 @@ def _gradient_boosting(model: Any) -> Read:
 
 
 def _histogram_boosting(model: Any) -> Read:
+    """Its trees, a category split natively as its own prediction reads it: a code in the
+    node's bitset goes left, another known code right, an unknown, negative or missing one the
+    way missing values go.  Fitted on a frame of pandas categories, it codes them itself first
+    (:func:`own_coding`): its bias is then its baseline, as its score of a frame would code it again."""
     _binary(model)
-    parts = []
+    parts, sets = [], []
+    known, index = model._bin_mapper.make_known_categories_bitsets()
     for (predictor,) in model._predictors:
         nodes = predictor.nodes
-        if np.any(nodes["is_categorical"]):
-            raise Opaque("the HistGradientBoostingClassifier splits categories natively; mc3g reads its numeric splits")
         leaf = nodes["is_leaf"].astype(bool)
         column = np.where(leaf, -1, nodes["feature_idx"]).astype(np.int64)
         parts.append((column, nodes["num_threshold"].astype(np.float64), nodes["left"], nodes["right"], np.where(leaf, nodes["value"], 0.0)))
-    return Read("HistGradientBoostingClassifier", "logistic", _stacked(parts, single=False), raw=model.decision_function)
+        native = np.flatnonzero(nodes["is_categorical"].astype(bool) & ~leaf)
+        rows = np.zeros((len(native), CODES + 1), dtype=bool)
+        if len(native):
+            left, missing = _bits(predictor.raw_left_cat_bitsets[nodes["bitset_idx"][native]]), nodes["missing_go_to_left"][native].astype(bool)
+            seen = _bits(known[index[nodes["feature_idx"][native]]])
+            rows[:, :CODES] = left | (~seen & missing[:, None])
+            rows[:, CODES] = missing
+        of = np.full(len(nodes), -1, dtype=np.int64)
+        of[native] = np.arange(len(native))
+        sets.append((of, rows))
+    if getattr(model, "_preprocessor", None) is not None:
+        return Read("HistGradientBoostingClassifier", "logistic", _stacked(parts, sets, single=False), bias=float(np.ravel(model._baseline_prediction)[0]))
+    return Read("HistGradientBoostingClassifier", "logistic", _stacked(parts, sets, single=False), raw=model.decision_function)
 
 
 def _xgboost(model: Any) -> Read:
@@ -168,26 +216,72 @@ def _lightgbm(model: Any) -> Read:
     dump = booster.dump_model()
     if dump["objective"].split()[0] != "binary" or dump["num_tree_per_iteration"] != 1:
         raise Opaque(f"mc3g reads LightGBM's binary objective, not {dump['objective']!r}")
-    parts = [_lightgbm_tree(info["tree_structure"]) for info in dump["tree_info"]]
-    return Read("LightGBM", "logistic", _stacked(parts, single=False), raw=lambda Z: booster.predict(Z, raw_score=True))
+    trees = [_lightgbm_tree(info["tree_structure"]) for info in dump["tree_info"]]
+    stacked = _stacked([tree[:5] for tree in trees], [tree[5:] for tree in trees], single=False)  # type: ignore[misc]
+    return Read("LightGBM", "logistic", stacked, raw=lambda Z: booster.predict(Z, raw_score=True))
+
+
+def own_coding(estimator: Any) -> Callable[[pd.DataFrame], np.ndarray] | None:
+    """How an estimator fitted on a frame of pandas categories codes them before its trees read
+    them (None: it reads its columns as they are): a histogram boosting by its own ordinal
+    encoder, LightGBM by each category's place among those it was fitted on (one it was not:
+    missing)."""
+    if type(estimator).__name__ == "HistGradientBoostingClassifier":
+        own = getattr(estimator, "_preprocessor", None)
+        return None if own is None else own.transform
+    booster = getattr(estimator, "booster_", estimator)
+    fitted = getattr(booster, "pandas_categorical", None) if type(booster).__module__.split(".")[0] == "lightgbm" else None
+    if not fitted:
+        return None
+
+    def coded(frame: pd.DataFrame) -> np.ndarray:
+        columns = [c for c in frame.columns if isinstance(frame[c].dtype, pd.CategoricalDtype)]
+        if len(columns) != len(fitted):
+            raise Opaque(f"the LightGBM model was fitted on {len(fitted)} columns of categories, the rows give {len(columns)}")
+        out = frame.copy()
+        for column, categories in zip(columns, fitted):
+            codes = pd.Categorical(frame[column].astype(object), categories=categories).codes
+            out[column] = np.where(codes < 0, np.nan, codes)
+        return out.to_numpy(dtype=np.float64)
+
+    return coded
 
 
 def _lightgbm_tree(root: dict[str, Any]) -> tuple[np.ndarray, ...]:
     """One of LightGBM's nested trees in arrays, its nodes numbered in the order met."""
-    rows: list[list[Any]] = []  # column, threshold, yes, no, value
+    rows: list[list[Any]] = []  # column, threshold, yes, no, value, the codes a set test sends left (None: no set test)
     stack: list[tuple[dict[str, Any], int, int]] = [(root, -1, 2)]
     while stack:
         node, parent, branch = stack.pop()
         if parent >= 0:
             rows[parent][branch] = len(rows)
         if "leaf_value" in node:
-            rows.append([-1, 0.0, -1, -1, float(node["leaf_value"])])
+            rows.append([-1, 0.0, -1, -1, float(node["leaf_value"]), None])
             continue
-        if node["decision_type"] != "<=" or node["missing_type"] == "Zero":
-            raise Opaque("the LightGBM model splits categories natively or takes zero as missing; mc3g reads its numeric splits")
+        if node["missing_type"] == "Zero" or node["decision_type"] not in ("<=", "=="):
+            raise Opaque(
+                f"the LightGBM model splits by {node['decision_type']!r}, {node['missing_type']!r} missing; mc3g reads '<=' and '==', zero not missing"
+            )
         stack += [(node["right_child"], len(rows), 3), (node["left_child"], len(rows), 2)]
-        rows.append([int(node["split_feature"]), float(node["threshold"]), -1, -1, 0.0])
-    return tuple(np.array(column) for column in zip(*rows))
+        native = node["decision_type"] == "=="
+        rows.append(
+            [int(node["split_feature"]), 0.0 if native else float(node["threshold"]), -1, -1, 0.0, _lightgbm_set(node["threshold"]) if native else None]
+        )
+    columns = [np.array(column) for column in zip(*[row[:5] for row in rows])]
+    native = [i for i, row in enumerate(rows) if row[5] is not None]
+    of = np.full(len(rows), -1, dtype=np.int64)
+    of[native] = np.arange(len(native))
+    return (*columns, of, np.array([rows[i][5] for i in native], dtype=bool).reshape(len(native), CODES + 1))
+
+
+def _lightgbm_set(threshold: str) -> np.ndarray:
+    """A categorical split's codes that go left (``"0||3||7"``); a missing or negative code goes right."""
+    codes = [int(c) for c in str(threshold).split("||")]
+    if max(codes) >= CODES:
+        raise Opaque(f"the LightGBM model splits a category of more than {CODES} codes natively")
+    row = np.zeros(CODES + 1, dtype=bool)
+    row[codes] = True
+    return row
 
 
 def _linear(estimator: Any) -> bool:

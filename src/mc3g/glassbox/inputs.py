@@ -104,11 +104,6 @@ class Inputs:
         return self.source[j] is not None and self.source[j] not in self.categories
 
     # -- a split on one input column, on its raw feature ----------------------------------------
-    def members(self, j: int, thresholds: np.ndarray, strict: bool, single: bool) -> np.ndarray:
-        """For a category's input column ``j``: whether each of its values takes the branch of
-        each split (a row per threshold, a column per value)."""
-        return _compare(self.tables[j][None, :], np.asarray(thresholds)[:, None], strict, single)
-
     def cuts(self, asked: Mapping[int, np.ndarray], strict: bool, single: bool) -> dict[int, np.ndarray]:
         """For numbers' input columns (``asked``: each with its thresholds): per split, the largest
         value of the number whose column takes the branch (the column compared with the

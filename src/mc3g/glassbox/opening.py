@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..models import label_text
 from .box import GlassBox, Splits, Trees
-from .estimators import InputTrees, Read, read_estimator
+from .estimators import InputTrees, Read, own_coding, read_estimator
 from .inputs import Inputs, Transform, column_wise
 from .opaque import Opaque
 
@@ -76,10 +76,18 @@ def _taken_apart(model: Any) -> tuple[Transform | None, Any, Threshold | None]:
         if not all(column_wise(step) for step in steps):
             raise Opaque("the pipeline's preprocessing is not one mc3g reads (one-hot and ordinal encoders, scalers, imputers, passthrough and drop)")
         transform, estimator, threshold = _taken_apart(model.steps[-1][1])
-        if transform is not None:
+        if transform is not None and own_coding(estimator) is None:
             raise Opaque("a pipeline inside the last step of a pipeline")
-        return (Pipeline(model.steps[:-1]).transform if steps else None), estimator, threshold
-    return None, model, None
+        before = Pipeline(model.steps[:-1]).transform if steps else None
+        return _then(before, transform), estimator, threshold
+    return own_coding(model), model, None
+
+
+def _then(first: Transform | None, second: Transform | None) -> Transform | None:
+    """One preprocessing after the other (None: none)."""
+    if first is None or second is None:
+        return first or second
+    return lambda frame: second(first(frame))
 
 
 def _threshold(model: Any) -> Threshold:
@@ -178,18 +186,21 @@ def _on_features(trees: InputTrees, inputs: Inputs, features: list[str], splits:
     always = np.zeros(len(trees.column), dtype=np.int64)  # +1: always yes, -1: always no
     place = {name: i for i, name in enumerate(features)}
     columns = {int(j): np.flatnonzero(trees.column == j) for j in np.unique(trees.column[trees.column >= 0])}
+    native = trees.set_of >= 0 if trees.set_of is not None else np.zeros(len(trees.column), dtype=bool)
+    for j, nodes in columns.items():
+        if inputs.numeric(j) and native[nodes].any():
+            raise Opaque(f"the {inputs.source[j]!r} number is split as a category natively; mc3g reads a number's thresholds")
     cuts = inputs.cuts({j: trees.threshold[nodes] for j, nodes in columns.items() if inputs.numeric(j)}, trees.strict, trees.single)
     for j, nodes in columns.items():
-        thresholds, name = trees.threshold[nodes], inputs.source[j]
+        name = inputs.source[j]
         if name is None:
-            seen = np.float64(np.float32(inputs.constant[j])) if trees.single else inputs.constant[j]
-            always[nodes] = np.where(seen < thresholds if trees.strict else seen <= thresholds, 1, -1)
+            always[nodes] = np.where(trees.holds(np.full(len(nodes), inputs.constant[j]), nodes), 1, -1)
             continue
         if j in cuts:
             tests = cuts[j]
             fixed = np.where(tests == np.inf, 1, np.where(tests == -np.inf, -1, 0))
         else:
-            tests = inputs.members(j, thresholds, trees.strict, trees.single)
+            tests = trees.holds(inputs.tables[j][None, :], nodes[:, None])  # a row per node, a column per value of the category
             fixed = np.where(tests.all(axis=1), 1, np.where(~tests.any(axis=1), -1, 0))
         always[nodes] = fixed
         kept = nodes[fixed == 0]
@@ -228,7 +239,7 @@ def _largest_leaf(trees: Trees) -> list[float]:
 def _bias(read: Read, inputs: Inputs) -> float:
     """A booster's score less its leaves, the same on every row probed (0 for a forest)."""
     if read.raw is None:
-        return 0.0
+        return read.bias
     assert read.trees is not None
     Z = np.vstack([inputs.constant, inputs.constant + 1.0, inputs.constant - 1.0])
     gaps = np.asarray(read.raw(Z), dtype=np.float64).reshape(-1) - read.trees.scores(Z)
