@@ -60,7 +60,7 @@ Y_VALUES = [v / 2 for v in range(7)]  # a grid of half steps
 DOMAIN = {"x": X_VALUES, "y": Y_VALUES, "c": ["a", "b", "c"], "d": ["p", "q"]}
 EVERY = pd.DataFrame(list(itertools.product(*DOMAIN.values())), columns=list(DOMAIN))
 KINDS = ("tree", "forest", "extra", "boosting", "histogram", "xgboost", "lightgbm", "logistic", "linear svm")
-NATIVE = {"histogram": "categorical_features", "lightgbm": "categorical_feature"}  # boosters that split categories themselves, and how they are told which
+NATIVE = ("histogram", "lightgbm", "xgboost")  # boosters that split categories themselves
 CATEGORIES = {"c": pd.CategoricalDtype(DOMAIN["c"]), "d": pd.CategoricalDtype(DOMAIN["d"])}
 
 
@@ -105,10 +105,9 @@ def models(draw, kinds: tuple[str, ...] = KINDS):
     dropped = draw(st.booleans())
     steps = [("categories", categories, ["c"] if dropped else ["c", "d"]), ("numbers", numbers, ["x", "y"])]
     if native == "frame":  # fitted on a frame of pandas categories, no pipeline
-        model, frame, encoder, scaler = _estimator(kind, seed), frame.astype(CATEGORIES), "pandas categories", "none"
+        model, frame, encoder, scaler = _told_categories(kind, _estimator(kind, seed), None), frame.astype(CATEGORIES), "pandas categories", "none"
     elif native == "codes":  # the ordinal codes declared categories
-        coded = [0] if dropped else [0, 1]
-        estimator = _estimator(kind, seed).set_params(**{NATIVE[kind]: coded})
+        estimator = _told_categories(kind, _estimator(kind, seed), [True] if dropped else [True, True])
         model, encoder = make_pipeline(ColumnTransformer(steps, remainder="drop"), estimator), "ordinal codes split natively"
     else:
         model = make_pipeline(ColumnTransformer(steps, remainder="drop"), _estimator(kind, seed))
@@ -123,6 +122,16 @@ def models(draw, kinds: tuple[str, ...] = KINDS):
     assume(len(set(_predicted(model, EVERY))) == 2)  # a lender's threshold may leave one decision
     event(f"{kind}, {encoder}, {scaler}" + (", d dropped" if dropped else "") + ("" if threshold is None else f", threshold {threshold}"))
     return model, frame, "1" if kind == "xgboost" else "yes"
+
+
+def _told_categories(kind: str, estimator, codes: list[bool] | None, numbers: int = 2):
+    """The booster told that its first input columns are categories' codes (``codes``, then
+    ``numbers`` numbers), or (None) to split a frame's pandas categories itself."""
+    if kind == "xgboost":
+        return estimator.set_params(enable_categorical=True, feature_types=None if codes is None else ["c"] * len(codes) + ["q"] * numbers)
+    if codes is None:
+        return estimator
+    return estimator.set_params(**{"categorical_features" if kind == "histogram" else "categorical_feature": list(range(len(codes)))})
 
 
 def _predicted(model, rows: pd.DataFrame) -> np.ndarray:
@@ -595,22 +604,27 @@ def test_a_person_the_model_accepts_has_no_search_written(monkeypatch) -> None:
     assert answer.status == "not_refused" and answer.run.model_rounds == 1
 
 
-@pytest.mark.parametrize("kind", ["histogram", "lightgbm"])
+@pytest.mark.parametrize("kind", NATIVE)
 def test_a_booster_s_own_split_of_a_category_is_read_for_codes_it_never_saw_negative_and_missing(kind: str) -> None:
     """The codes a booster meets outside its training categories (one it never saw, a negative
     one an encoder gives an unknown value, a missing one) take the branch its own prediction
     sends them: the sum of the leaves read is its raw score less one constant."""
+    import xgboost
+
     rng = np.random.default_rng(0)
     codes, x = rng.integers(0, 4, 600).astype(float), rng.normal(size=600)
-    labels = np.where((codes == 0) * 1.5 - (codes == 3) + x + rng.normal(scale=0.3, size=600) > 0.5, "yes", "no")
-    train = np.column_stack([codes, x])
-    estimator = _estimator(kind, 0).set_params(**{NATIVE[kind]: [0]})
+    labels = (codes == 0) * 1.5 - (codes == 3) + x + rng.normal(scale=0.3, size=600) > 0.5
+    estimator = _told_categories(kind, _estimator(kind, 0), [True], numbers=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        estimator.fit(train, labels)
-        raw = estimator.decision_function if kind == "histogram" else (lambda Z: estimator.booster_.predict(Z, raw_score=True))
+        estimator.fit(np.column_stack([codes, x]), labels.astype(int))
+        raw = {
+            "histogram": lambda Z: estimator.decision_function(Z),
+            "lightgbm": lambda Z: estimator.booster_.predict(Z, raw_score=True),
+            "xgboost": lambda Z: estimator.get_booster().predict(xgboost.DMatrix(Z, feature_types=["c", "q"], enable_categorical=True), output_margin=True),
+        }[kind]
         trees = read_estimator(estimator).trees
         asked = np.array([[c, x] for c in (0, 1, 2, 3, 7, -1, np.nan) for x in (-1.0, 0.3, 2.0)])
         gaps = raw(asked) - trees.scores(asked)
     assert trees.set_of is not None and (trees.set_of >= 0).any()  # it did split the category itself
-    assert np.ptp(gaps) < 1e-9
+    assert np.ptp(gaps) < 1e-5  # XGBoost sums its leaves in float32; a code sent the wrong way moves a leaf's worth

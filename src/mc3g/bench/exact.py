@@ -57,16 +57,16 @@ def held_out(kind: str) -> Any:
     }[kind]()
 
 
-NATIVE = ("hgb-cat", "lgbm-cat")
+NATIVE = ("hgb-cat", "lgbm-cat", "xgb-cat")
 """Boosters that split the categories themselves, on their ordinal codes: a lender's histogram
-boosting (as ``hgb``) or LightGBM (as many trees and leaves)."""
+boosting (as ``hgb``), LightGBM (as many trees and leaves) or XGBoost (as ``xgb``)."""
 
 
 def fitted(kind: str, X: pd.DataFrame, labels: pd.Series, numeric: list[str]) -> tuple[Any, str]:
     """The black box fitted behind dense one-hot categories and scaled numbers (one of
     :data:`NATIVE`: behind ordinal codes it splits as categories), and its favourable label
     (XGBoost learns class numbers: 1 is ">50K")."""
-    target, favourable = ((labels == ">50K").astype(int), "1") if kind == "xgb" else (labels, ">50K")
+    target, favourable = ((labels == ">50K").astype(int), "1") if kind.startswith("xgb") else (labels, ">50K")
     if kind in NATIVE:
         return _splitting_categories(kind, X, numeric, target), favourable
     return encoded(held_out(kind), X, numeric).fit(X, target), favourable
@@ -84,6 +84,9 @@ def _splitting_categories(kind: str, X: pd.DataFrame, numeric: list[str], target
     )
     if kind == "hgb-cat":
         return make_pipeline(encode, HistGradientBoostingClassifier(max_iter=90, max_leaf_nodes=24, categorical_features=codes, random_state=0)).fit(X, target)
+    if kind == "xgb-cat":
+        types = ["c"] * len(categories) + ["q"] * len(numeric)
+        return make_pipeline(encode, held_out("xgb").set_params(enable_categorical=True, feature_types=types)).fit(X, target)
     from lightgbm import LGBMClassifier  # the bench extra
 
     model = make_pipeline(encode, LGBMClassifier(n_estimators=90, num_leaves=24, n_jobs=1, random_state=0, verbose=-1))

@@ -305,7 +305,7 @@ def _cfnow_cells(c: Any, pct: Any) -> tuple[str, ...]:
 def bench_exact(
     rows: int = typer.Option(30, "--rows", min=1, help="Refused adult test rows per black box."),
     k: list[int] = typer.Option([1, 3], "-k", "--k", min=1, help="Options per person; repeat for several."),
-    kinds: list[str] = typer.Option(["hgb", "xgb", "lr", "rf", "et"], "--model", help="Held-out black boxes: hgb, xgb, lr, rf, et, hgb-cat, lgbm-cat. Repeat."),
+    kinds: list[str] = typer.Option(["hgb", "xgb", "lr", "rf", "et"], "--model", help="Held-out boxes: hgb, xgb, lr, rf, et, hgb-cat, lgbm-cat, xgb-cat."),
     markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:
@@ -313,7 +313,7 @@ def bench_exact(
     rules that imitate it and DiCE random, on the same refused adult rows, interleaved row by
     row (product profile): rows answered, no option proved, the surrogate's dearer first options
     and false "no option", own work per person, seconds and model calls per query (hgb-cat,
-    lgbm-cat: a histogram boosting and LightGBM that split the categories' ordinal codes themselves)."""
+    lgbm-cat, xgb-cat: boosters that split the categories' ordinal codes themselves)."""
     from ..bench.exact import exact_benchmark
 
     columns = ("model", "read", "K", "rows", "answered exact / surrogate / DiCE", "no option proved", "surrogate: none where one exists",

@@ -12,6 +12,7 @@ or, where a booster splits a category natively, whether the column's code is in 
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,7 +24,8 @@ import pandas as pd
 from .opaque import Opaque
 
 SINGLE_EPSILON, DOUBLE_EPSILON = 2.0**-23, 2.0**-52
-CODES = 256  # a category's codes a set test reads (a booster's native categories are fewer); the last column of a set: a missing or negative code
+CODES = 256  # a category's codes a set test reads (a booster's own categories are fewer)
+MISSING, INVALID = CODES, CODES + 1  # a set's columns past the codes: a missing code, and a negative one or one past the codes
 
 
 @dataclass(frozen=True, eq=False)
@@ -33,8 +35,8 @@ class InputTrees:
     values toward the second class; ``strict``: ``<`` rather than ``<=``; ``single``: the
     column is cast to float32 first; ``epsilon``: the precision the model sums its leaves in.
     A node that tests a category natively has a row of ``sets`` (``set_of``, -1 elsewhere):
-    whether each code 0 to 255 takes ``yes``, and in its last column whether a missing or
-    negative code does, as the booster's own prediction sends them."""
+    whether each code 0 to 255 takes ``yes``, then whether a missing code does (``MISSING``)
+    and a negative one or one past them (``INVALID``), as the booster's own prediction sends them."""
 
     column: np.ndarray
     threshold: np.ndarray
@@ -56,7 +58,7 @@ class InputTrees:
             return by_threshold
         row = self.set_of[nodes]
         with np.errstate(invalid="ignore"):
-            code = np.where(np.isnan(seen) | (seen < 0) | (seen >= CODES), CODES, np.nan_to_num(seen)).astype(np.int64)
+            code = np.where(np.isnan(seen), MISSING, np.where((seen < 0) | (seen >= CODES), INVALID, np.nan_to_num(seen))).astype(np.int64)
         return np.where(row >= 0, self.sets[np.maximum(row, 0), code], by_threshold)
 
     def scores(self, Z: np.ndarray) -> np.ndarray:
@@ -173,12 +175,12 @@ def _histogram_boosting(model: Any) -> Read:
         column = np.where(leaf, -1, nodes["feature_idx"]).astype(np.int64)
         parts.append((column, nodes["num_threshold"].astype(np.float64), nodes["left"], nodes["right"], np.where(leaf, nodes["value"], 0.0)))
         native = np.flatnonzero(nodes["is_categorical"].astype(bool) & ~leaf)
-        rows = np.zeros((len(native), CODES + 1), dtype=bool)
+        rows = np.zeros((len(native), CODES + 2), dtype=bool)
         if len(native):
             left, missing = _bits(predictor.raw_left_cat_bitsets[nodes["bitset_idx"][native]]), nodes["missing_go_to_left"][native].astype(bool)
             seen = _bits(known[index[nodes["feature_idx"][native]]])
             rows[:, :CODES] = left | (~seen & missing[:, None])
-            rows[:, CODES] = missing
+            rows[:, MISSING] = rows[:, INVALID] = missing
         of = np.full(len(nodes), -1, dtype=np.int64)
         of[native] = np.arange(len(native))
         sets.append((of, rows))
@@ -194,20 +196,38 @@ def _xgboost(model: Any) -> Read:
     objective, trees = learner["objective"]["name"], learner["gradient_booster"]
     if trees["name"] != "gbtree" or objective not in ("binary:logistic", "binary:logitraw"):
         raise Opaque(f"mc3g reads XGBoost's gbtree with binary:logistic, not {trees['name']} with {objective}")
-    parts = []
+    parts, sets = [], []
     for tree in trees["model"]["trees"]:
-        if any(tree["split_type"]):
-            raise Opaque("the XGBoost model splits categories natively; mc3g reads its numeric splits")
         left, right = np.array(tree["left_children"]), np.array(tree["right_children"])
         cond = np.array(tree["split_conditions"], dtype=np.float32).astype(np.float64)
         leaf = left < 0
         parts.append((np.where(leaf, -1, tree["split_indices"]), cond, left, right, np.where(leaf, cond, 0.0)))
+        sets.append(_xgboost_sets(tree))
     import xgboost
 
     def raw(Z: np.ndarray) -> np.ndarray:
-        return booster.predict(xgboost.DMatrix(Z, feature_names=booster.feature_names), output_margin=True)
+        data = xgboost.DMatrix(Z, feature_names=booster.feature_names, feature_types=booster.feature_types, enable_categorical=True)
+        return booster.predict(data, output_margin=True)
 
-    return Read("XGBoost", "logistic", _stacked(parts, strict=True, epsilon=SINGLE_EPSILON), raw=raw)
+    return Read("XGBoost", "logistic", _stacked(parts, sets, strict=True, epsilon=SINGLE_EPSILON), raw=raw)
+
+
+def _xgboost_sets(tree: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """A tree's categorical splits as its prediction reads them: a code in the node's set goes
+    right, any other left (a negative one, or one past the set's codes, too), a missing one the
+    default way."""
+    nodes = np.asarray(tree.get("categories_nodes", []), dtype=np.int64)
+    of = np.full(len(tree["left_children"]), -1, dtype=np.int64)
+    of[nodes] = np.arange(len(nodes))
+    rows = np.ones((len(nodes), CODES + 2), dtype=bool)
+    codes = np.asarray(tree.get("categories", []), dtype=np.int64)
+    for row, (start, size) in enumerate(zip(tree.get("categories_segments", []), tree.get("categories_sizes", []))):
+        chosen = codes[start : start + size]
+        if len(chosen) and chosen.max() >= CODES:
+            raise Opaque(f"the XGBoost model splits a category of more than {CODES} codes natively")
+        rows[row, chosen] = False
+    rows[:, MISSING] = np.asarray(tree["default_left"], dtype=bool)[nodes]
+    return of, rows
 
 
 def _lightgbm(model: Any) -> Read:
@@ -224,27 +244,40 @@ def _lightgbm(model: Any) -> Read:
 def own_coding(estimator: Any) -> Callable[[pd.DataFrame], np.ndarray] | None:
     """How an estimator fitted on a frame of pandas categories codes them before its trees read
     them (None: it reads its columns as they are): a histogram boosting by its own ordinal
-    encoder, LightGBM by each category's place among those it was fitted on (one it was not:
-    missing)."""
+    encoder; LightGBM and XGBoost by each category's place among those it was fitted on (one
+    it was not: missing)."""
     if type(estimator).__name__ == "HistGradientBoostingClassifier":
         own = getattr(estimator, "_preprocessor", None)
         return None if own is None else own.transform
-    booster = getattr(estimator, "booster_", estimator)
-    fitted = getattr(booster, "pandas_categorical", None) if type(booster).__module__.split(".")[0] == "lightgbm" else None
-    if not fitted:
-        return None
+    module = type(estimator).__module__.split(".")[0]
+    if module == "lightgbm":
+        fitted = getattr(getattr(estimator, "booster_", estimator), "pandas_categorical", None)
+        return None if not fitted else functools.partial(_coded, fitted=list(fitted))
+    if module == "xgboost":
+        booster = estimator.get_booster() if hasattr(estimator, "get_booster") else estimator
+        if "c" not in (booster.feature_types or ()):
+            return None
+        if not hasattr(booster, "get_categories"):
+            raise Opaque("this XGBoost keeps no categories of its own to read (XGBoost 3.1 and later do)")
+        try:
+            fitted = [list(c.to_pylist()) for _, c in booster.get_categories(export_to_arrow=True).to_arrow() if c is not None]
+        except ImportError as exc:
+            raise Opaque(f"reading the XGBoost model's categories needs pyarrow ({exc})") from exc
+        return None if not fitted else functools.partial(_coded, fitted=fitted)
+    return None
 
-    def coded(frame: pd.DataFrame) -> np.ndarray:
-        columns = [c for c in frame.columns if isinstance(frame[c].dtype, pd.CategoricalDtype)]
-        if len(columns) != len(fitted):
-            raise Opaque(f"the LightGBM model was fitted on {len(fitted)} columns of categories, the rows give {len(columns)}")
-        out = frame.copy()
-        for column, categories in zip(columns, fitted):
-            codes = pd.Categorical(frame[column].astype(object), categories=categories).codes
-            out[column] = np.where(codes < 0, np.nan, codes)
-        return out.to_numpy(dtype=np.float64)
 
-    return coded
+def _coded(frame: pd.DataFrame, fitted: list[list[Any]]) -> np.ndarray:
+    """``frame`` with each column of pandas categories coded by its value's place among the
+    categories ``fitted`` (in the order of those columns), -1 (not among them) missing."""
+    columns = [c for c in frame.columns if isinstance(frame[c].dtype, pd.CategoricalDtype)]
+    if len(columns) != len(fitted):
+        raise Opaque(f"the model was fitted on {len(fitted)} columns of categories, the rows give {len(columns)}")
+    out = frame.copy()
+    for column, categories in zip(columns, fitted):
+        codes = pd.Categorical(frame[column].astype(object), categories=categories).codes
+        out[column] = np.where(codes < 0, np.nan, codes)
+    return out.to_numpy(dtype=np.float64)
 
 
 def _lightgbm_tree(root: dict[str, Any]) -> tuple[np.ndarray, ...]:
@@ -271,7 +304,7 @@ def _lightgbm_tree(root: dict[str, Any]) -> tuple[np.ndarray, ...]:
     native = [i for i, row in enumerate(rows) if row[5] is not None]
     of = np.full(len(rows), -1, dtype=np.int64)
     of[native] = np.arange(len(native))
-    return (*columns, of, np.array([rows[i][5] for i in native], dtype=bool).reshape(len(native), CODES + 1))
+    return (*columns, of, np.array([rows[i][5] for i in native], dtype=bool).reshape(len(native), CODES + 2))
 
 
 def _lightgbm_set(threshold: str) -> np.ndarray:
@@ -279,7 +312,7 @@ def _lightgbm_set(threshold: str) -> np.ndarray:
     codes = [int(c) for c in str(threshold).split("||")]
     if max(codes) >= CODES:
         raise Opaque(f"the LightGBM model splits a category of more than {CODES} codes natively")
-    row = np.zeros(CODES + 1, dtype=bool)
+    row = np.zeros(CODES + 2, dtype=bool)
     row[codes] = True
     return row
 
