@@ -628,3 +628,20 @@ def test_a_booster_s_own_split_of_a_category_is_read_for_codes_it_never_saw_nega
         gaps = raw(asked) - trees.scores(asked)
     assert trees.set_of is not None and (trees.set_of >= 0).any()  # it did split the category itself
     assert np.ptp(gaps) < 1e-5  # XGBoost sums its leaves in float32; a code sent the wrong way moves a leaf's worth
+
+
+@pytest.mark.parametrize("kind", ["lightgbm", "xgboost"])
+def test_a_booster_fitted_on_pandas_categories_is_read_and_asked_from_a_frame_of_text(kind: str) -> None:
+    """LightGBM and XGBoost refuse text where they were fitted on pandas categories; a lender's
+    file is read as text: its columns are made categories again, and the model is read exactly."""
+    frame, labels = _train(5)
+    model = _told_categories(kind, _estimator(kind, 5), None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(frame.astype(CATEGORIES), (labels == "yes").astype(int))
+    explainer = MC3G(model, desired_class="1", read_model="always", refine=0).fit(frame)  # text, as read from a file
+    person = EVERY[_predicted(model, EVERY) == "0"].iloc[0]
+    answer = explainer.explain(person.to_dict())
+    assert answer.run.guarantee == "exact" and answer.counterfactuals
+    options = pd.DataFrame([{**person.to_dict(), **cf.values} for cf in answer.counterfactuals])
+    assert (_predicted(model, options) == "1").all()

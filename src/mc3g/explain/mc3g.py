@@ -24,7 +24,7 @@ from ..causal import CausalModel
 from ..engine import MEASURED, Engine, HuntSettings, K, SearchSettings, checked_k, person
 from ..exceptions import InputError, listed
 from ..foldse import FoldSE
-from ..models import BlackBox
+from ..models import BlackBox, as_fitted
 from ..params import Constraints, Free, Instance, Number, OneOf, Text, Texts, Whole, validate
 from ..profiles import check_protections
 from ..rules import Rule, RuleSet, Words
@@ -191,6 +191,7 @@ class MC3G(BaseEstimator):
             rules = self.model
             base = self.schema or schema_of_rules(X, rules)
         else:
+            X = as_fitted(self.model, X)
             black_box = BlackBox.of(self.model, X)
             base = covering(self.schema, X)
             labels, learn = self._surrogate(black_box, X, base)
