@@ -645,3 +645,13 @@ def test_a_booster_fitted_on_pandas_categories_is_read_and_asked_from_a_frame_of
     assert answer.run.guarantee == "exact" and answer.counterfactuals
     options = pd.DataFrame([{**person.to_dict(), **cf.values} for cf in answer.counterfactuals])
     assert (_predicted(model, options) == "1").all()
+
+
+def test_a_pipeline_in_the_last_step_of_a_pipeline_is_read_as_predict_runs_them() -> None:
+    frame, labels = _train(2)
+    encode = ColumnTransformer([("categories", OneHotEncoder(sparse_output=False), ["c", "d"]), ("numbers", "passthrough", ["x", "y"])])
+    model = make_pipeline(encode, make_pipeline(StandardScaler(), HistGradientBoostingClassifier(max_iter=10, random_state=2))).fit(frame, labels)
+    glass = MC3G(model, desired_class="yes", read_model="always", refine=0).fit(frame).engine_.glass
+    verdicts = glass.verdicts(glass.margins({f: EVERY[f].tolist() for f in glass.features}))
+    accepted = _predicted(model, EVERY) == "yes"
+    assert not ((verdicts > 0) & ~accepted).any() and not ((verdicts < 0) & accepted).any()

@@ -2,7 +2,8 @@
 decision rule applied, and the reading checked against the model's own ``predict``.
 
 What is read: a scikit-learn ``Pipeline`` whose steps before the estimator map each raw column
-on their own (:func:`.inputs.column_wise`), or the estimator alone; a ``FixedThresholdClassifier``
+on their own (:func:`.inputs.column_wise`; one in its last step too), or the estimator alone,
+after any coding of categories a booster does itself (:func:`.estimators.own_coding`); a ``FixedThresholdClassifier``
 or ``TunedThresholdClassifierCV`` around either (a lender's own threshold on the probability or
 the decision function); and an estimator :func:`.estimators.read_estimator` reads.  The reading
 is kept only when, on the rows given to check it, its margin never contradicts ``predict``.
@@ -75,11 +76,8 @@ def _taken_apart(model: Any) -> tuple[Transform | None, Any, Threshold | None]:
         steps = [step for _, step in model.steps[:-1] if step not in (None, "passthrough")]
         if not all(column_wise(step) for step in steps):
             raise Opaque("the pipeline's preprocessing is not one mc3g reads (one-hot and ordinal encoders, scalers, imputers, passthrough and drop)")
-        transform, estimator, threshold = _taken_apart(model.steps[-1][1])
-        if transform is not None and own_coding(estimator) is None:
-            raise Opaque("a pipeline inside the last step of a pipeline")
-        before = Pipeline(model.steps[:-1]).transform if steps else None
-        return _then(before, transform), estimator, threshold
+        transform, estimator, threshold = _taken_apart(model.steps[-1][1])  # a pipeline's, or a booster's own coding of categories
+        return _then(Pipeline(model.steps[:-1]).transform if steps else None, transform), estimator, threshold
     return own_coding(model), model, None
 
 
