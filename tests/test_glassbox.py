@@ -4,7 +4,7 @@ On small mixed domains, with models of every kind read (a tree, forests, booster
 scikit-learn, XGBoost and LightGBM, a logistic regression and a linear SVM) behind random pipelines (one-hot or ordinal encoders, scalers,
 passthrough, a column dropped), the histogram boosting and LightGBM also splitting categories
 themselves (ordinal codes declared categories, or fitted on a frame of pandas categories), and
-now and then a lender's threshold: the reading agrees with
+now and then a lender's threshold or a calibration by one sigmoid: the reading agrees with
 ``predict`` on every state of the domain, and the search's answers are those brute force finds
 over the whole domain with ``predict`` deciding, under both profiles, with causal rules and
 protections drawn at random."""
@@ -25,8 +25,10 @@ import pytest
 from conftest import tiered
 from hypothesis import assume, event
 from hypothesis import strategies as st
+from sklearn.calibration import CalibratedClassifierCV
 from sklearn.compose import ColumnTransformer
 from sklearn.ensemble import ExtraTreesClassifier, GradientBoostingClassifier, HistGradientBoostingClassifier, RandomForestClassifier
+from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import FixedThresholdClassifier
 from sklearn.neural_network import MLPClassifier
@@ -112,15 +114,21 @@ def models(draw, kinds: tuple[str, ...] = KINDS):
     else:
         model = make_pipeline(ColumnTransformer(steps, remainder="drop"), _estimator(kind, seed))
     threshold = draw(st.sampled_from([None, None, 0.3, 0.7]))
-    if threshold is not None:  # a lender's own: on the probability, or on a linear SVM's decision function
-        method = "decision_function" if kind == "linear svm" else "predict_proba"
-        model = FixedThresholdClassifier(model, threshold=threshold if kind != "linear svm" else threshold - 0.5, response_method=method)
+    calibrated = draw(st.sampled_from([None, None, "frozen", "refitted"])) if threshold is None else None
     target = (labels == "yes").astype(int) if kind == "xgboost" else labels
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        if threshold is not None:  # a lender's own: on the probability, or on a linear SVM's decision function
+            method = "decision_function" if kind == "linear svm" else "predict_proba"
+            model = FixedThresholdClassifier(model, threshold=threshold if kind != "linear svm" else threshold - 0.5, response_method=method)
+        elif calibrated == "frozen":  # calibrated by one sigmoid, the model fitted first
+            model = CalibratedClassifierCV(FrozenEstimator(model.fit(frame, target)), method="sigmoid")
+        elif calibrated == "refitted":
+            model = CalibratedClassifierCV(model, method="sigmoid", ensemble=False, cv=3)
         model.fit(frame, target)
     assume(len(set(_predicted(model, EVERY))) == 2)  # a lender's threshold may leave one decision
-    event(f"{kind}, {encoder}, {scaler}" + (", d dropped" if dropped else "") + ("" if threshold is None else f", threshold {threshold}"))
+    wrapped = f", threshold {threshold}" if threshold is not None else f", calibrated ({calibrated})" if calibrated else ""
+    event(f"{kind}, {encoder}, {scaler}" + (", d dropped" if dropped else "") + wrapped)
     return model, frame, "1" if kind == "xgboost" else "yes"
 
 
@@ -135,7 +143,9 @@ def _told_categories(kind: str, estimator, codes: list[bool] | None, numbers: in
 
 
 def _predicted(model, rows: pd.DataFrame) -> np.ndarray:
-    inner = model.estimator if isinstance(model, FixedThresholdClassifier) else model
+    inner = model
+    while isinstance(inner, (FixedThresholdClassifier, CalibratedClassifierCV, FrozenEstimator)):
+        inner = inner.estimator
     rows = rows[list(DOMAIN)] if isinstance(inner, Pipeline) else rows[list(DOMAIN)].astype(CATEGORIES)  # as it was fitted
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -655,3 +665,18 @@ def test_a_pipeline_in_the_last_step_of_a_pipeline_is_read_as_predict_runs_them(
     verdicts = glass.verdicts(glass.margins({f: EVERY[f].tolist() for f in glass.features}))
     accepted = _predicted(model, EVERY) == "yes"
     assert not ((verdicts > 0) & ~accepted).any() and not ((verdicts < 0) & accepted).any()
+
+
+def test_a_calibration_by_one_sigmoid_is_read_and_one_that_averages_several_says_why_not() -> None:
+    frame, labels = _train(4)
+    encode = ColumnTransformer([("categories", OneHotEncoder(sparse_output=False), ["c", "d"]), ("numbers", "passthrough", ["x", "y"])])
+    fitted = make_pipeline(encode, HistGradientBoostingClassifier(max_iter=10, random_state=4)).fit(frame, labels)
+    model = CalibratedClassifierCV(FrozenEstimator(fitted), method="sigmoid").fit(frame, labels)
+    glass = MC3G(model, desired_class="yes", read_model="always", refine=0).fit(frame).engine_.glass
+    verdicts = glass.verdicts(glass.margins({f: EVERY[f].tolist() for f in glass.features}))
+    accepted = _predicted(model, EVERY) == "yes"
+    assert accepted.any() and not accepted.all()
+    assert not ((verdicts > 0) & ~accepted).any() and not ((verdicts < 0) & accepted).any()
+    averaged = CalibratedClassifierCV(fitted, method="sigmoid", cv=3).fit(frame, labels)
+    with pytest.raises(InputError, match="averages 3 calibrated models"):
+        MC3G(averaged, desired_class="yes", read_model="always", refine=0).fit(frame)

@@ -3,10 +3,11 @@ decision rule applied, and the reading checked against the model's own ``predict
 
 What is read: a scikit-learn ``Pipeline`` whose steps before the estimator map each raw column
 on their own (:func:`.inputs.column_wise`; one in its last step too), or the estimator alone,
-after any coding of categories a booster does itself (:func:`.estimators.own_coding`); a ``FixedThresholdClassifier``
-or ``TunedThresholdClassifierCV`` around either (a lender's own threshold on the probability or
-the decision function); and an estimator :func:`.estimators.read_estimator` reads.  The reading
-is kept only when, on the rows given to check it, its margin never contradicts ``predict``.
+after any coding of categories a booster does itself (:func:`.estimators.own_coding`); a
+``FixedThresholdClassifier`` or ``TunedThresholdClassifierCV`` around either (a lender's own
+threshold on the probability or the decision function), or a ``CalibratedClassifierCV`` of one
+sigmoid (:func:`_calibrated`); and an estimator :func:`.estimators.read_estimator` reads.  The
+reading is kept only when, on the rows given to check it, its margin never contradicts ``predict``.
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ def _taken_apart(model: Any) -> tuple[Transform | None, Any, Threshold | None]:
         if inner is not None:
             raise Opaque("a threshold around a threshold")
         return transform, estimator, _threshold(model)
+    if kind == "CalibratedClassifierCV" and hasattr(model, "calibrated_classifiers_"):
+        return _calibrated(model)
     if isinstance(model, Pipeline):
         steps = [step for _, step in model.steps[:-1] if step not in (None, "passthrough")]
         if not all(column_wise(step) for step in steps):
@@ -86,6 +89,26 @@ def _then(first: Transform | None, second: Transform | None) -> Transform | None
     if first is None or second is None:
         return first or second
     return lambda frame: second(first(frame))
+
+
+def _calibrated(model: Any) -> tuple[Transform | None, Any, Threshold]:
+    """A model calibrated by one sigmoid (a ``FrozenEstimator``'s, or ``ensemble=False``): its
+    probability rises with the model's score, so its decision (the calibrated probability past
+    one half) is that score past where the sigmoid crosses one half, a threshold."""
+    first, *more = model.calibrated_classifiers_
+    if more:
+        raise Opaque(f"the calibration averages {len(more) + 1} calibrated models (ensemble=True); mc3g reads one")
+    if first.method != "sigmoid" or len(first.calibrators) != 1:
+        raise Opaque(f"the calibration is {first.method!r}; mc3g reads one sigmoid's")
+    base = first.estimator
+    base = base.estimator if type(base).__name__ == "FrozenEstimator" else base
+    transform, estimator, inner = _taken_apart(base)
+    if inner is not None:
+        raise Opaque("a calibration around a threshold")
+    a, b = float(first.calibrators[0].a_), float(first.calibrators[0].b_)
+    if not a < 0:  # the probability is the logistic of -(a * score + b)
+        raise Opaque("the calibration's sigmoid does not rise with the model's score")
+    return transform, estimator, ("decision_function" if hasattr(base, "decision_function") else "predict_proba", -b / a, 1)
 
 
 def _threshold(model: Any) -> Threshold:
