@@ -2,8 +2,8 @@
 
 On small mixed domains, with models of every kind read (a tree, forests, boosters of
 scikit-learn, XGBoost and LightGBM, a logistic regression and a linear SVM) behind random pipelines (one-hot or ordinal encoders, scalers,
-passthrough, a column dropped), the histogram boosting and LightGBM also splitting categories
-themselves (ordinal codes declared categories, or fitted on a frame of pandas categories), and
+passthrough, a column dropped), the histogram boosting, XGBoost and LightGBM also splitting
+categories themselves (ordinal codes declared categories, or fitted on a frame of pandas categories), and
 now and then a lender's threshold or a calibration by one sigmoid: the reading agrees with
 ``predict`` on every state of the domain, and the search's answers are those brute force finds
 over the whole domain with ``predict`` deciding, under both profiles, with causal rules and
@@ -109,7 +109,7 @@ def models(draw, kinds: tuple[str, ...] = KINDS):
     if native == "frame":  # fitted on a frame of pandas categories, no pipeline
         model, frame, encoder, scaler = _told_categories(kind, _estimator(kind, seed), None), frame.astype(CATEGORIES), "pandas categories", "none"
     elif native == "codes":  # the ordinal codes declared categories
-        estimator = _told_categories(kind, _estimator(kind, seed), [True] if dropped else [True, True])
+        estimator = _told_categories(kind, _estimator(kind, seed), 1 if dropped else 2)
         model, encoder = make_pipeline(ColumnTransformer(steps, remainder="drop"), estimator), "ordinal codes split natively"
     else:
         model = make_pipeline(ColumnTransformer(steps, remainder="drop"), _estimator(kind, seed))
@@ -132,14 +132,14 @@ def models(draw, kinds: tuple[str, ...] = KINDS):
     return model, frame, "1" if kind == "xgboost" else "yes"
 
 
-def _told_categories(kind: str, estimator, codes: list[bool] | None, numbers: int = 2):
-    """The booster told that its first input columns are categories' codes (``codes``, then
+def _told_categories(kind: str, estimator, codes: int | None, numbers: int = 2):
+    """The booster told that its first ``codes`` input columns are categories' codes (then
     ``numbers`` numbers), or (None) to split a frame's pandas categories itself."""
     if kind == "xgboost":
-        return estimator.set_params(enable_categorical=True, feature_types=None if codes is None else ["c"] * len(codes) + ["q"] * numbers)
+        return estimator.set_params(enable_categorical=True, feature_types=None if codes is None else ["c"] * codes + ["q"] * numbers)
     if codes is None:
         return estimator
-    return estimator.set_params(**{"categorical_features" if kind == "histogram" else "categorical_feature": list(range(len(codes)))})
+    return estimator.set_params(**{"categorical_features" if kind == "histogram" else "categorical_feature": list(range(codes))})
 
 
 def _predicted(model, rows: pd.DataFrame) -> np.ndarray:
@@ -624,7 +624,7 @@ def test_a_booster_s_own_split_of_a_category_is_read_for_codes_it_never_saw_nega
     rng = np.random.default_rng(0)
     codes, x = rng.integers(0, 4, 600).astype(float), rng.normal(size=600)
     labels = (codes == 0) * 1.5 - (codes == 3) + x + rng.normal(scale=0.3, size=600) > 0.5
-    estimator = _told_categories(kind, _estimator(kind, 0), [True], numbers=1)
+    estimator = _told_categories(kind, _estimator(kind, 0), 1, numbers=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         estimator.fit(np.column_stack([codes, x]), labels.astype(int))
