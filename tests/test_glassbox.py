@@ -680,3 +680,20 @@ def test_a_calibration_by_one_sigmoid_is_read_and_one_that_averages_several_says
     averaged = CalibratedClassifierCV(fitted, method="sigmoid", cv=3).fit(frame, labels)
     with pytest.raises(InputError, match="averages 3 calibrated models"):
         MC3G(averaged, desired_class="yes", read_model="always", refine=0).fit(frame)
+
+
+@pytest.mark.parametrize("kind", ["lightgbm", "xgboost"])
+def test_a_booster_fitted_on_pandas_categories_is_asked_about_a_frame_of_text_after_fit(kind: str) -> None:
+    """Not only at fit: which of a file's people it refuses, and their answers, asked with the
+    file's frame of text as it is."""
+    frame, labels = _train(6)
+    model = _told_categories(kind, _estimator(kind, 6), None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(frame.astype(CATEGORIES), (labels == "yes").astype(int))
+    explainer = MC3G(model, desired_class="1", refine=0).fit(frame)
+    people = EVERY.iloc[::9]
+    refused = explainer.refuses(people)
+    assert refused.tolist() == (_predicted(model, people) == "0").tolist()
+    answers = explainer.explain(people[refused].iloc[:3])
+    assert all(a.run.guarantee == "exact" for a in answers)

@@ -22,7 +22,7 @@ from ..causal import CausalModel, parse, read_file
 from ..exceptions import InputError
 from ..explain import MC3G
 from ..foldse import FoldSE
-from ..models import BlackBox, as_fitted
+from ..models import BlackBox
 from ..profiles import Profile
 from ..rules import RuleSet, token
 from ..schema import Schema, infer_schema
@@ -100,7 +100,6 @@ def fit_file(
         rules, score = _rules(X, rows.frame[target], schema, bad, params)
         explainer = MC3G(rules, knowledge, schema=schema, profile=profile, **params).fit(X)
         return Fitted(explainer, rows, target, good, bad, guessed, score)
-    X = as_fitted(model, X)
     labels = sorted(set(BlackBox.of(model, X).labels_of(X)))
     good, guessed = _model_favourable(labels, classes, favourable, target)
     bad = next((c for c in labels if c != good), None)

@@ -24,7 +24,7 @@ from ..causal import CausalModel
 from ..engine import MEASURED, Engine, HuntSettings, K, SearchSettings, checked_k, person
 from ..exceptions import InputError, listed
 from ..foldse import FoldSE
-from ..models import BlackBox, as_fitted
+from ..models import BlackBox
 from ..params import Constraints, Free, Instance, Number, OneOf, Text, Texts, Whole, validate
 from ..profiles import check_protections
 from ..rules import Rule, RuleSet, Words
@@ -191,8 +191,8 @@ class MC3G(BaseEstimator):
             rules = self.model
             base = self.schema or schema_of_rules(X, rules)
         else:
-            X = as_fitted(self.model, X)
             black_box = BlackBox.of(self.model, X)
+            X = black_box.as_fitted(X)  # what fit hands the model itself (retrained, the reading's check) as the model takes it
             base = covering(self.schema, X)
             labels, learn = self._surrogate(black_box, X, base)
             if self.hunt == MEASURED:

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import BlackBoxError, InputError, listed, said
+from .categories import pandas_categories
 from .labels import label_texts
 from .robust import Robustness
 
@@ -41,6 +42,7 @@ class BlackBox:
         self.columns = list(columns)
         self._names = set(self.columns)  # a row whose keys are these needs no closer look
         self.dtypes = dict(dtypes)
+        self._categories = [c for c, d in self.dtypes.items() if isinstance(d, pd.CategoricalDtype)]  # :meth:`as_fitted`
         self.labels = tuple(labels) if labels is not None else None
         self.unfavourable = unfavourable
         self.robust: Robustness | None = None  # what an option must clear beyond predict (set at fit)
@@ -49,13 +51,22 @@ class BlackBox:
 
     @classmethod
     def of(cls, model: Any, X: pd.DataFrame) -> BlackBox:
-        """The adapter for a model trained on frames like ``X``."""
-        return cls(model, list(X.columns), X.dtypes.to_dict())
+        """The adapter for a model trained on frames like ``X``; a LightGBM or XGBoost model fitted
+        on pandas categories takes those columns as pandas categories, whatever ``X`` holds."""
+        dtypes = X.dtypes.to_dict()
+        dtypes.update({c: pd.CategoricalDtype() for c in pandas_categories(model) if c in dtypes and not isinstance(dtypes[c], pd.CategoricalDtype)})
+        return cls(model, list(X.columns), dtypes)
 
     # -- asking the model ----------------------------------------------------------------------
+    def as_fitted(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """``frame`` with the columns the model takes as pandas categories made so, values kept
+        (a lender's file is read as text; LightGBM and XGBoost refuse text there)."""
+        cast = {c: "category" for c in self._categories if c in frame.columns and not isinstance(frame[c].dtype, pd.CategoricalDtype)}
+        return frame.astype(cast) if cast else frame
+
     def labels_of(self, frame: pd.DataFrame) -> np.ndarray:
         """The model's label for each row of ``frame``, as text, checked."""
-        return self._checked(self._predict, frame, len(frame))
+        return self._checked(self._predict, self.as_fitted(frame), len(frame))
 
     def _checked(self, predict: Callable[[Any], Any], rows: Any, n: int) -> np.ndarray:
         """``predict``'s labels of ``n`` ``rows``, as text, checked."""

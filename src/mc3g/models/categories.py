@@ -1,18 +1,11 @@
 """Which columns a booster fitted on a frame of pandas categories must be given as pandas
-categories again: LightGBM and XGBoost refuse text where they were fitted on categories (a
-histogram boosting codes any frame itself), and a lender's file read from text has them as text."""
+categories again (:meth:`~.blackbox.BlackBox.as_fitted`): LightGBM and XGBoost refuse text where
+they were fitted on categories (a histogram boosting codes any frame itself), and a lender's file
+read from text has them as text."""
 
 from __future__ import annotations
 
 from typing import Any
-
-import pandas as pd
-
-
-def as_fitted(model: Any, X: pd.DataFrame) -> pd.DataFrame:
-    """``X`` with the columns ``model`` takes as pandas categories made pandas categories, values kept."""
-    cast = {c: "category" for c in pandas_categories(model) if c in X.columns and not isinstance(X[c].dtype, pd.CategoricalDtype)}
-    return X.astype(cast) if cast else X
 
 
 def pandas_categories(model: Any) -> list[str]:
