@@ -73,6 +73,7 @@ def fitted(kind: str, X: pd.DataFrame, labels: pd.Series, numeric: list[str]) ->
 
 
 def _splitting_categories(kind: str, X: pd.DataFrame, numeric: list[str], target: pd.Series) -> Any:
+    """One of :data:`NATIVE`, fitted behind an ordinal encoder of the categories, told their codes are categories."""
     from sklearn.compose import ColumnTransformer
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import OrdinalEncoder

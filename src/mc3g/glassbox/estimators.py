@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..models import fitted_categories
 from .opaque import Opaque
 
 SINGLE_EPSILON, DOUBLE_EPSILON = 2.0**-23, 2.0**-52
@@ -184,9 +185,9 @@ def _histogram_boosting(model: Any) -> Read:
         of = np.full(len(nodes), -1, dtype=np.int64)
         of[native] = np.arange(len(native))
         sets.append((of, rows))
-    if getattr(model, "_preprocessor", None) is not None:
-        return Read("HistGradientBoostingClassifier", "logistic", _stacked(parts, sets, single=False), bias=float(np.ravel(model._baseline_prediction)[0]))
-    return Read("HistGradientBoostingClassifier", "logistic", _stacked(parts, sets, single=False), raw=model.decision_function)
+    coded = getattr(model, "_preprocessor", None) is not None
+    scored = {"bias": float(np.ravel(model._baseline_prediction)[0])} if coded else {"raw": model.decision_function}
+    return Read("HistGradientBoostingClassifier", "logistic", _stacked(parts, sets, single=False), **scored)
 
 
 def _xgboost(model: Any) -> Read:
@@ -244,37 +245,29 @@ def _lightgbm(model: Any) -> Read:
 def own_coding(estimator: Any) -> Callable[[pd.DataFrame], np.ndarray] | None:
     """How an estimator fitted on a frame of pandas categories codes them before its trees read
     them (None: it reads its columns as they are): a histogram boosting by its own ordinal
-    encoder; LightGBM and XGBoost by each category's place among those it was fitted on (one
-    it was not: missing)."""
+    encoder; LightGBM and XGBoost by each value's place among the categories it was fitted on
+    (:func:`~mc3g.models.fitted_categories`; one it was not: missing)."""
     if type(estimator).__name__ == "HistGradientBoostingClassifier":
         own = getattr(estimator, "_preprocessor", None)
         return None if own is None else own.transform
-    module = type(estimator).__module__.split(".")[0]
-    if module == "lightgbm":
-        fitted = getattr(getattr(estimator, "booster_", estimator), "pandas_categorical", None)
-        return None if not fitted else functools.partial(_coded, fitted=list(fitted))
-    if module == "xgboost":
-        booster = estimator.get_booster() if hasattr(estimator, "get_booster") else estimator
-        if "c" not in (booster.feature_types or ()):
-            return None
-        if not hasattr(booster, "get_categories"):
-            raise Opaque("this XGBoost keeps no categories of its own to read (XGBoost 3.1 and later do)")
-        try:
-            fitted = [list(c.to_pylist()) for _, c in booster.get_categories(export_to_arrow=True).to_arrow() if c is not None]
-        except ImportError as exc:
-            raise Opaque(f"reading the XGBoost model's categories needs pyarrow ({exc})") from exc
-        return None if not fitted else functools.partial(_coded, fitted=fitted)
-    return None
+    booster = estimator.get_booster() if hasattr(estimator, "get_booster") else estimator
+    if type(booster).__module__.split(".")[0] == "xgboost" and "c" in (booster.feature_types or ()) and not hasattr(booster, "get_categories"):
+        raise Opaque("this XGBoost keeps no categories of its own to read (XGBoost 3.1 and later do)")
+    try:
+        fitted = fitted_categories(estimator)
+    except ImportError as exc:
+        raise Opaque(f"reading the XGBoost model's categories needs pyarrow ({exc})") from exc
+    return functools.partial(_coded, fitted=fitted) if fitted else None
 
 
-def _coded(frame: pd.DataFrame, fitted: list[list[Any]]) -> np.ndarray:
-    """``frame`` with each column of pandas categories coded by its value's place among the
-    categories ``fitted`` (in the order of those columns), -1 (not among them) missing."""
-    columns = [c for c in frame.columns if isinstance(frame[c].dtype, pd.CategoricalDtype)]
-    if len(columns) != len(fitted):
-        raise Opaque(f"the model was fitted on {len(fitted)} columns of categories, the rows give {len(columns)}")
+def _coded(frame: pd.DataFrame, fitted: dict[str, list[Any]]) -> np.ndarray:
+    """``frame`` with each column ``fitted`` names coded by its value's place among its
+    categories, -1 (not among them) missing."""
+    missing = sorted(set(fitted) - set(frame.columns))
+    if missing:
+        raise Opaque(f"the model was fitted on the categories of {missing}, which the rows lack")
     out = frame.copy()
-    for column, categories in zip(columns, fitted):
+    for column, categories in fitted.items():
         codes = pd.Categorical(frame[column].astype(object), categories=categories).codes
         out[column] = np.where(codes < 0, np.nan, codes)
     return out.to_numpy(dtype=np.float64)

@@ -8,8 +8,9 @@
   :class:`ChangedRows`: rows that are a base row with a few changes each (:class:`Coded`: such
   changes given as codes, as a search draws them by the thousand); :func:`typed_frame`:
   rows built as the model saw its training data; :func:`label_text`: a label as text, however
-  the model typed it (`labels.py`); which columns a booster fitted on pandas categories takes as
-  such (`categories.py`, :meth:`BlackBox.as_fitted`).
+  the model typed it (`labels.py`); :func:`fitted_categories`: the
+  categories a LightGBM or XGBoost model was fitted on, by column (`categories.py`; a frame is
+  made to hold them as such by :meth:`BlackBox.as_fitted`).
 - :class:`Robustness`: what an option must clear beyond the model's decision (a margin on its
   probability, models retrained on resampled data: :func:`retrained_models`).
 
@@ -17,11 +18,12 @@ Importing this package loads neither skops nor ONNX Runtime: reading such a file
 """
 
 from .blackbox import BlackBox, ChangedRows, Coded, typed_frame
+from .categories import fitted_categories
 from .files import ModelFile, ModelSource, OnnxModel, load_model, model_source
 from .labels import label_text
 from .robust import Robustness, retrained_models
 
 __all__ = [
-    "BlackBox", "ChangedRows", "Coded", "ModelFile", "ModelSource", "OnnxModel", "Robustness",
+    "BlackBox", "ChangedRows", "Coded", "ModelFile", "ModelSource", "OnnxModel", "Robustness", "fitted_categories",
     "label_text", "load_model", "model_source", "retrained_models", "typed_frame",
 ]  # fmt: skip

@@ -1,32 +1,43 @@
-"""Which columns a booster fitted on a frame of pandas categories must be given as pandas
-categories again (:meth:`~.blackbox.BlackBox.as_fitted`): LightGBM and XGBoost refuse text where
-they were fitted on categories (a histogram boosting codes any frame itself), and a lender's file
-read from text has them as text."""
+"""The categories a LightGBM or XGBoost model was fitted on as pandas categories, column by
+column.  Such a model refuses text in those columns, and a lender's file read from text has them
+as text, so it is given them as pandas categories again (:meth:`~.blackbox.BlackBox.as_fitted`);
+and its trees read each value's place among them (:mod:`mc3g.glassbox`).  A histogram boosting
+codes any frame itself."""
 
 from __future__ import annotations
 
 from typing import Any
 
+CATEGORICAL = "[categorical_feature: "  # LightGBM's model text names the columns it took as categories on this line
 
-def pandas_categories(model: Any) -> list[str]:
-    """The columns a LightGBM or XGBoost model (alone or behind a lender's threshold) was fitted
-    on as pandas categories."""
+
+def fitted_categories(model: Any) -> dict[str, list[Any]]:
+    """Each column ``model`` (LightGBM or XGBoost, alone or behind a lender's threshold) was fitted
+    on as pandas categories, with those categories in their order; XGBoost's are read through
+    pyarrow (ImportError without it)."""
     if type(model).__name__ in ("FixedThresholdClassifier", "TunedThresholdClassifierCV"):
         model = getattr(model, "estimator_", model)
     module = type(model).__module__.split(".")[0]
     if module == "lightgbm":
         booster = getattr(model, "booster_", model)
-        if not getattr(booster, "pandas_categorical", None):
-            return []
-        said = next((line for line in booster.model_to_string().splitlines() if line.startswith("[categorical_feature: ")), "]")
+        fitted = getattr(booster, "pandas_categorical", None)
+        if not fitted:
+            return {}
+        said = next((line for line in booster.model_to_string().splitlines() if line.startswith(CATEGORICAL)), "]")
         names = booster.feature_name()
-        return [names[int(i)] for i in said[len("[categorical_feature: ") : -1].split(",") if i]
+        return {names[int(i)]: list(values) for i, values in zip([i for i in said[len(CATEGORICAL) : -1].split(",") if i], fitted)}
     if module == "xgboost":
         booster = model.get_booster() if hasattr(model, "get_booster") else model
         if "c" not in (booster.feature_types or ()) or not hasattr(booster, "get_categories"):
-            return []
-        try:
-            return [name for name, c in booster.get_categories(export_to_arrow=True).to_arrow() if c is not None]
-        except ImportError:
-            return []  # reading the model says why it cannot
-    return []
+            return {}
+        return {name: values.to_pylist() for name, values in booster.get_categories(export_to_arrow=True).to_arrow() if values is not None}
+    return {}
+
+
+def pandas_categories(model: Any) -> list[str]:
+    """The columns of :func:`fitted_categories` (none where they cannot be read: reading the
+    model says why)."""
+    try:
+        return list(fitted_categories(model))
+    except ImportError:
+        return []
