@@ -4,7 +4,7 @@ On small mixed domains, with models of every kind read (a tree, forests, booster
 scikit-learn, XGBoost and LightGBM, a logistic regression and a linear SVM) behind random pipelines (one-hot or ordinal encoders, scalers,
 passthrough, a column dropped), the histogram boosting, XGBoost and LightGBM also splitting
 categories themselves (ordinal codes declared categories, or fitted on a frame of pandas categories), and
-now and then a lender's threshold or a calibration by one sigmoid: the reading agrees with
+now and then a lender's threshold, a calibration (one sigmoid or one isotonic fit), or both: the reading agrees with
 ``predict`` on every state of the domain, and the search's answers are those brute force finds
 over the whole domain with ``predict`` deciding, under both profiles, with causal rules and
 protections drawn at random."""
@@ -12,6 +12,7 @@ protections drawn at random."""
 from __future__ import annotations
 
 import itertools
+import math
 import warnings
 from dataclasses import replace
 from types import SimpleNamespace
@@ -29,6 +30,7 @@ from sklearn.calibration import CalibratedClassifierCV
 from sklearn.compose import ColumnTransformer
 from sklearn.ensemble import ExtraTreesClassifier, GradientBoostingClassifier, HistGradientBoostingClassifier, RandomForestClassifier
 from sklearn.frozen import FrozenEstimator
+from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import FixedThresholdClassifier
 from sklearn.neural_network import MLPClassifier
@@ -45,6 +47,7 @@ from mc3g.exceptions import InputError, ReadingError, SearchError
 from mc3g.explain import Recourse
 from mc3g.explain.exact import blocking
 from mc3g.glassbox import GlassBox, Splits, Trees
+from mc3g.glassbox.calibration import Calibration
 from mc3g.glassbox.estimators import read_estimator
 from mc3g.protections import PROTECTIONS
 from mc3g.rules import Literal
@@ -114,20 +117,22 @@ def models(draw, kinds: tuple[str, ...] = KINDS):
     else:
         model = make_pipeline(ColumnTransformer(steps, remainder="drop"), _estimator(kind, seed))
     threshold = draw(st.sampled_from([None, None, 0.3, 0.7]))
-    calibrated = draw(st.sampled_from([None, None, "frozen", "refitted"])) if threshold is None else None
+    calibrated = draw(st.sampled_from([None, None, "frozen", "refitted"]))
+    calibration = draw(st.sampled_from(["sigmoid", "isotonic"])) if calibrated else None
     target = (labels == "yes").astype(int) if kind == "xgboost" else labels
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if threshold is not None:  # a lender's own: on the probability, or on a linear SVM's decision function
-            method = "decision_function" if kind == "linear svm" else "predict_proba"
-            model = FixedThresholdClassifier(model, threshold=threshold if kind != "linear svm" else threshold - 0.5, response_method=method)
-        elif calibrated == "frozen":  # calibrated by one sigmoid, the model fitted first
-            model = CalibratedClassifierCV(FrozenEstimator(model.fit(frame, target)), method="sigmoid")
+        if calibrated == "frozen":  # calibrated by one sigmoid or one isotonic fit, the model fitted first
+            model = CalibratedClassifierCV(FrozenEstimator(model.fit(frame, target)), method=calibration)
         elif calibrated == "refitted":
-            model = CalibratedClassifierCV(model, method="sigmoid", ensemble=False, cv=3)
+            model = CalibratedClassifierCV(model, method=calibration, ensemble=False, cv=3)
+        if threshold is not None:  # a lender's own: on the (calibrated) probability, or on a linear SVM's decision function
+            method = "decision_function" if kind == "linear svm" and not calibrated else "predict_proba"
+            model = FixedThresholdClassifier(model, threshold=threshold if method == "predict_proba" else threshold - 0.5, response_method=method)
         model.fit(frame, target)
     assume(len(set(_predicted(model, EVERY))) == 2)  # a lender's threshold may leave one decision
-    wrapped = f", threshold {threshold}" if threshold is not None else f", calibrated ({calibrated})" if calibrated else ""
+    wrapped = f", calibrated ({calibrated}, {calibration})" if calibrated else ""
+    wrapped += f", threshold {threshold}" if threshold is not None else ""
     event(f"{kind}, {encoder}, {scaler}" + (", d dropped" if dropped else "") + wrapped)
     return model, frame, "1" if kind == "xgboost" else "yes"
 
@@ -667,19 +672,58 @@ def test_a_pipeline_in_the_last_step_of_a_pipeline_is_read_as_predict_runs_them(
     assert not ((verdicts > 0) & ~accepted).any() and not ((verdicts < 0) & accepted).any()
 
 
-def test_a_calibration_by_one_sigmoid_is_read_and_one_that_averages_several_says_why_not() -> None:
-    frame, labels = _train(4)
+def _calibrated(method: str, threshold: float | None = None, seed: int = 4, estimator: Any = None):
+    """An ``estimator`` (by default a histogram boosting) fitted first, calibrated by
+    ``method``, behind a lender's ``threshold`` on the calibrated probability (None: none)."""
+    frame, labels = _train(seed)
     encode = ColumnTransformer([("categories", OneHotEncoder(sparse_output=False), ["c", "d"]), ("numbers", "passthrough", ["x", "y"])])
-    fitted = make_pipeline(encode, HistGradientBoostingClassifier(max_iter=10, random_state=4)).fit(frame, labels)
-    model = CalibratedClassifierCV(FrozenEstimator(fitted), method="sigmoid").fit(frame, labels)
+    estimator = HistGradientBoostingClassifier(max_iter=10, random_state=seed) if estimator is None else estimator
+    fitted = make_pipeline(encode, estimator).fit(frame, labels)
+    model = CalibratedClassifierCV(FrozenEstimator(fitted), method=method).fit(frame, labels)
+    if threshold is not None:
+        model = FixedThresholdClassifier(model, threshold=threshold, response_method="predict_proba").fit(frame, labels)
+    return model, fitted, frame, labels
+
+
+@pytest.mark.parametrize(("method", "threshold"), [("sigmoid", None), ("isotonic", None), ("sigmoid", 0.35), ("isotonic", 0.65)])
+def test_a_calibration_by_one_sigmoid_or_one_isotonic_fit_is_read_behind_a_lender_s_threshold_or_none(method: str, threshold: float | None) -> None:
+    model, _, frame, _ = _calibrated(method, threshold)
     glass = MC3G(model, desired_class="yes", read_model="always", refine=0).fit(frame).engine_.glass
     verdicts = glass.verdicts(glass.margins({f: EVERY[f].tolist() for f in glass.features}))
     accepted = _predicted(model, EVERY) == "yes"
     assert accepted.any() and not accepted.all()
     assert not ((verdicts > 0) & ~accepted).any() and not ((verdicts < 0) & accepted).any()
+
+
+def test_a_calibration_that_averages_several_says_why_it_is_not_read() -> None:
+    _, fitted, frame, labels = _calibrated("sigmoid")
     averaged = CalibratedClassifierCV(fitted, method="sigmoid", cv=3).fit(frame, labels)
     with pytest.raises(InputError, match="averages 3 calibrated models"):
         MC3G(averaged, desired_class="yes", read_model="always", refine=0).fit(frame)
+
+
+@pytest.mark.parametrize("method", ["sigmoid", "isotonic"])
+def test_a_margin_on_a_calibrated_probability_is_where_the_calibrated_probability_clears_it(method: str) -> None:
+    """The headroom an option's margin must clear is on the calibrated probability, not on the
+    forest's own (where it was, for a calibration by one sigmoid, before: 29 states misjudged)."""
+    model, _, frame, _ = _calibrated(method, seed=0, estimator=RandomForestClassifier(n_estimators=10, max_depth=4, random_state=0))
+    glass = MC3G(model, desired_class="yes", read_model="always", refine=0, margin=0.1).fit(frame).engine_.glass.for_options()
+    verdicts = glass.verdicts(glass.margins({f: EVERY[f].tolist() for f in glass.features}))
+    clears = model.predict_proba(EVERY[list(DOMAIN)])[:, list(model.classes_).index("yes")] >= 0.6
+    assert clears.any() and not clears.all()
+    assert not ((verdicts > 0) & ~clears).any() and not ((verdicts < 0) & clears).any()
+
+
+def test_an_isotonic_fit_flat_at_one_half_turns_the_decision_at_the_end_of_the_flat_stretch() -> None:
+    """Where the calibrated probability is exactly one half over a stretch, predict gives the
+    first class there (the likelier, the first on a tie) and a lender's threshold of one half the
+    second: the two cuts are the stretch's two ends, found on the calibrator itself."""
+    flat = IsotonicRegression(out_of_bounds="clip").fit([0.0, 1.0, 2.0, 3.0], [0.0, 0.5, 0.5, 1.0])
+    calibration = Calibration("isotonic", flat, "decision_function")
+    assert calibration.turn(lambda second, first: second > first) == np.nextafter(2.0, 3.0)
+    assert calibration.turn(lambda second, first: second >= 0.5) == 1.0
+    assert calibration.turn(lambda second, first: second > 1.0) == math.inf
+    assert calibration.turn(lambda second, first: second >= 0.0) == -math.inf
 
 
 @pytest.mark.parametrize("kind", ["lightgbm", "xgboost"])

@@ -1,7 +1,7 @@
 """A model's own decision, read exactly: tree ensembles and linear scores over the raw features.
 
 - :func:`read_model`: a scikit-learn, XGBoost or LightGBM classifier (alone, in a pipeline of
-  column-wise encoders and scalers, behind a lender's threshold) read into a :class:`GlassBox`,
+  column-wise encoders and scalers, calibrated, behind a lender's threshold) read into a :class:`GlassBox`,
   or :class:`Opaque` with the reason it cannot be.
 - :class:`Encoded`: rows as such a pipeline's estimator reads them, built in arrays (any
   estimator behind: a black box asked thousands of rows a person is asked without a frame).

@@ -4,9 +4,10 @@ decision rule applied, and the reading checked against the model's own ``predict
 What is read: a scikit-learn ``Pipeline`` whose steps before the estimator map each raw column
 on their own (:func:`.inputs.column_wise`; one in its last step too), or the estimator alone,
 after any coding of categories a booster does itself (:func:`.estimators.own_coding`); a
-``FixedThresholdClassifier`` or ``TunedThresholdClassifierCV`` around either (a lender's own
-threshold on the probability or the decision function), or a ``CalibratedClassifierCV`` of one
-sigmoid (:func:`_calibrated`); and an estimator :func:`.estimators.read_estimator` reads.  The
+``CalibratedClassifierCV`` of one sigmoid or one isotonic fit around either
+(:mod:`.calibration`), a ``FixedThresholdClassifier`` or ``TunedThresholdClassifierCV`` around
+any of those (a lender's own threshold on the probability or the decision function); and an
+estimator :func:`.estimators.read_estimator` reads.  The
 reading is kept only when, on the rows given to check it, its margin never contradicts ``predict``.
 """
 
@@ -23,6 +24,7 @@ import pandas as pd
 
 from ..models import label_text
 from .box import GlassBox, Splits, Trees
+from .calibration import Accepts, Calibration
 from .estimators import InputTrees, Read, own_coding, read_estimator
 from .inputs import Inputs, Transform, column_wise
 from .opaque import Opaque
@@ -46,7 +48,7 @@ def read_model(
     seen at; ``check``: rows and the model's labels of rows, which the reading must agree with;
     ``margin``: how far past its decision point the favourable class's probability must be at an
     option (the box's ``headroom``).  Raises :class:`Opaque` with the reason when the model cannot be read."""
-    transform, estimator, threshold = _taken_apart(model)
+    transform, estimator, threshold, calibration = _taken_apart(model)
     classes = getattr(model, "classes_", None)
     if classes is None or len(classes) != 2:
         raise Opaque("the model has no two classes_ to read a decision between")
@@ -56,32 +58,39 @@ def read_model(
         read = read_estimator(estimator)
         features = [name for name in dtypes if name in set(filter(None, inputs.source))]
         sign = 1.0 if label_text(classes[1]) == favourable else -1.0
-        box = replace(_box(read, inputs, features, _cut(read, threshold), sign), headroom=_headroom(read, threshold, margin, sign))
+        cut = _cut(read, threshold, calibration)
+        box = replace(_box(read, inputs, features, cut, sign), headroom=_headroom(read, threshold, margin, sign, calibration, cut))
     if check is not None:
         rows, labels_of = check
         _agrees(box, rows, labels_of(rows) == favourable)
     return box
 
 
-def _taken_apart(model: Any) -> tuple[Transform | None, Any, Threshold | None]:
-    """The preprocessing (None: none), the estimator and the threshold around them (None: predict's own)."""
+def _taken_apart(model: Any) -> tuple[Transform | None, Any, Threshold | None, Calibration | None]:
+    """The preprocessing (None: none), the estimator, the threshold around them (None:
+    predict's own) and the calibration between (None: none; the threshold is then on its
+    probability)."""
     from sklearn.pipeline import Pipeline
 
     kind = type(model).__name__
     if kind in ("FixedThresholdClassifier", "TunedThresholdClassifierCV") and hasattr(model, "estimator_"):
-        transform, estimator, inner = _taken_apart(model.estimator_)
+        transform, estimator, inner, calibration = _taken_apart(model.estimator_)
         if inner is not None:
             raise Opaque("a threshold around a threshold")
-        return transform, estimator, _threshold(model)
+        return transform, estimator, _threshold(model), calibration
     if kind == "CalibratedClassifierCV" and hasattr(model, "calibrated_classifiers_"):
-        return _calibrated(model)
+        calibration, base = Calibration.of(model)
+        transform, estimator, inner, again = _taken_apart(base)
+        if inner is not None or again is not None:
+            raise Opaque("a calibration around a threshold or another calibration")
+        return transform, estimator, None, calibration
     if isinstance(model, Pipeline):
         steps = [step for _, step in model.steps[:-1] if step not in (None, "passthrough")]
         if not all(column_wise(step) for step in steps):
             raise Opaque("the pipeline's preprocessing is not one mc3g reads (one-hot and ordinal encoders, scalers, imputers, passthrough and drop)")
-        transform, estimator, threshold = _taken_apart(model.steps[-1][1])  # a pipeline's, or a booster's own coding of categories
-        return _then(Pipeline(model.steps[:-1]).transform if steps else None, transform), estimator, threshold
-    return own_coding(model), model, None
+        transform, estimator, threshold, calibration = _taken_apart(model.steps[-1][1])  # a pipeline's, or a booster's own coding of categories
+        return _then(Pipeline(model.steps[:-1]).transform if steps else None, transform), estimator, threshold, calibration
+    return own_coding(model), model, None, None
 
 
 def _then(first: Transform | None, second: Transform | None) -> Transform | None:
@@ -89,26 +98,6 @@ def _then(first: Transform | None, second: Transform | None) -> Transform | None
     if first is None or second is None:
         return first or second
     return lambda frame: second(first(frame))
-
-
-def _calibrated(model: Any) -> tuple[Transform | None, Any, Threshold]:
-    """A model calibrated by one sigmoid (a ``FrozenEstimator``'s, or ``ensemble=False``): its
-    probability rises with the model's score, so its decision (the calibrated probability past
-    one half) is that score past where the sigmoid crosses one half, a threshold."""
-    first, *more = model.calibrated_classifiers_
-    if more:
-        raise Opaque(f"the calibration averages {len(more) + 1} calibrated models (ensemble=True); mc3g reads one")
-    if first.method != "sigmoid" or len(first.calibrators) != 1:
-        raise Opaque(f"the calibration is {first.method!r}; mc3g reads one sigmoid's")
-    base = first.estimator
-    base = base.estimator if type(base).__name__ == "FrozenEstimator" else base
-    transform, estimator, inner = _taken_apart(base)
-    if inner is not None:
-        raise Opaque("a calibration around a threshold")
-    a, b = float(first.calibrators[0].a_), float(first.calibrators[0].b_)
-    if not a < 0:  # the probability is the logistic of -(a * score + b)
-        raise Opaque("the calibration's sigmoid does not rise with the model's score")
-    return transform, estimator, ("decision_function" if hasattr(base, "decision_function") else "predict_proba", -b / a, 1)
 
 
 def _threshold(model: Any) -> Threshold:
@@ -125,14 +114,32 @@ def _threshold(model: Any) -> Threshold:
     return method, float(value), 1 if pos is None else classes.index(pos)
 
 
-def _cut(read: Read, threshold: Threshold | None) -> float:
+def _cut(read: Read, threshold: Threshold | None, calibration: Calibration | None) -> float:
     """The score toward the second class at which the decision turns (a tie is left to the model)."""
+    if calibration is not None:
+        return _scored(read, calibration, calibration.turn(_accepts(threshold)))
     if threshold is None:
         return _link(read, 0.5) if read.link != "identity" else 0.0
     method, value, positive = threshold
     if method == "predict_proba":
         return _link(read, value if positive == 1 else 1 - value)
     return value if positive == 1 else -value
+
+
+def _accepts(threshold: Threshold | None) -> Accepts:
+    """Whether a calibrated model gives the second class, from the two classes' probabilities:
+    the likelier (the first on a tie), or the positive class's past a lender's threshold."""
+    if threshold is None:
+        return lambda second, first: second > first
+    _, value, positive = threshold
+    return (lambda second, first: second >= value) if positive == 1 else (lambda second, first: ~(first >= value))
+
+
+def _scored(read: Read, calibration: Calibration, response: float) -> float:
+    """The score toward the second class where the estimator's response a calibration reads is ``response``."""
+    if not math.isfinite(response) or calibration.response != "predict_proba":
+        return response
+    return _link(read, response)
 
 
 def _link(read: Read, p: float) -> float:
@@ -144,9 +151,10 @@ def _link(read: Read, p: float) -> float:
     raise Opaque(f"the threshold is on the probability, and the {read.kind} has no logistic probability")
 
 
-def _headroom(read: Read, threshold: Threshold | None, margin: float, sign: float) -> float:
-    """How far past the decision an option's margin must be for the favourable class's
-    probability to clear its decision point by ``margin`` (:class:`~mc3g.models.Robustness`)."""
+def _headroom(read: Read, threshold: Threshold | None, margin: float, sign: float, calibration: Calibration | None, cut: float) -> float:
+    """How far past the decision (``cut``) an option's margin must be for the favourable class's
+    probability (the calibrated one, behind a calibration) to clear its decision point by
+    ``margin`` (:class:`~mc3g.models.Robustness`)."""
     if not margin:
         return 0.0
     if threshold is not None and threshold[0] != "predict_proba":
@@ -155,7 +163,12 @@ def _headroom(read: Read, threshold: Threshold | None, margin: float, sign: floa
     beyond = at + sign * margin
     if not 0 < beyond < 1:
         raise Opaque(f"a margin of {margin:g} leaves no probability the model could give")
-    return sign * (_link(read, beyond) - _link(read, at))
+    if calibration is None:
+        return sign * (_link(read, beyond) - _link(read, at))
+    edge = calibration.turn((lambda second, first: second >= beyond) if sign > 0 else (lambda second, first: second > beyond))
+    if not math.isfinite(edge):
+        raise Opaque(f"a margin of {margin:g} leaves no probability the calibration gives")
+    return max(0.0, sign * (_scored(read, calibration, edge) - cut))
 
 
 def _box(read: Read, inputs: Inputs, features: list[str], cut: float, sign: float) -> GlassBox:
