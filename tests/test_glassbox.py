@@ -1,13 +1,14 @@
 """A model's own decision read exactly (``mc3g.glassbox``) and searched as it is.
 
-On small mixed domains, with models of every kind read (a tree, forests, boosters of
-scikit-learn, XGBoost and LightGBM, a logistic regression and a linear SVM) behind random pipelines (one-hot or ordinal encoders, scalers,
-passthrough, a column dropped), the histogram boosting, XGBoost and LightGBM also splitting
-categories themselves (ordinal codes declared categories, or fitted on a frame of pandas categories), and
-now and then a lender's threshold, a calibration (one sigmoid or one isotonic fit), or both: the reading agrees with
-``predict`` on every state of the domain, and the search's answers are those brute force finds
-over the whole domain with ``predict`` deciding, under both profiles, with causal rules and
-protections drawn at random."""
+On small mixed domains, with models of every kind read (a tree, forests, bagged trees, boosters
+of scikit-learn (AdaBoost's among them), XGBoost and LightGBM, a logistic regression and a linear
+SVM) behind random pipelines (one-hot or ordinal encoders, scalers, passthrough, a column
+dropped), the histogram boosting, XGBoost and LightGBM also splitting categories themselves
+(ordinal codes declared categories, or fitted on a frame of pandas categories), and now and then
+a lender's threshold, a calibration (one sigmoid or one isotonic fit), or both: the reading
+agrees with ``predict`` on every state of the domain, and the search's answers are those brute
+force finds over the whole domain with ``predict`` deciding, under both profiles, with causal
+rules and protections drawn at random."""
 
 from __future__ import annotations
 
@@ -28,7 +29,14 @@ from hypothesis import assume, event
 from hypothesis import strategies as st
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.compose import ColumnTransformer
-from sklearn.ensemble import ExtraTreesClassifier, GradientBoostingClassifier, HistGradientBoostingClassifier, RandomForestClassifier
+from sklearn.ensemble import (
+    AdaBoostClassifier,
+    BaggingClassifier,
+    ExtraTreesClassifier,
+    GradientBoostingClassifier,
+    HistGradientBoostingClassifier,
+    RandomForestClassifier,
+)
 from sklearn.frozen import FrozenEstimator
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
@@ -64,7 +72,7 @@ X_VALUES = list(range(9))
 Y_VALUES = [v / 2 for v in range(7)]  # a grid of half steps
 DOMAIN = {"x": X_VALUES, "y": Y_VALUES, "c": ["a", "b", "c"], "d": ["p", "q"]}
 EVERY = pd.DataFrame(list(itertools.product(*DOMAIN.values())), columns=list(DOMAIN))
-KINDS = ("tree", "forest", "extra", "boosting", "histogram", "xgboost", "lightgbm", "logistic", "linear svm")
+KINDS = ("tree", "forest", "extra", "bagging", "adaboost", "boosting", "histogram", "xgboost", "lightgbm", "logistic", "linear svm")
 NATIVE = ("histogram", "lightgbm", "xgboost")  # boosters that split categories themselves
 CATEGORIES = {"c": pd.CategoricalDtype(DOMAIN["c"]), "d": pd.CategoricalDtype(DOMAIN["d"])}
 
@@ -90,6 +98,8 @@ def _estimator(kind: str, seed: int):
         "tree": lambda: DecisionTreeClassifier(max_depth=5, random_state=seed),
         "forest": lambda: RandomForestClassifier(n_estimators=12, max_depth=5, random_state=seed),
         "extra": lambda: ExtraTreesClassifier(n_estimators=12, min_samples_leaf=3, random_state=seed),
+        "bagging": lambda: BaggingClassifier(DecisionTreeClassifier(max_depth=4), n_estimators=8, max_features=0.75, random_state=seed),
+        "adaboost": lambda: AdaBoostClassifier(DecisionTreeClassifier(max_depth=2), n_estimators=15, random_state=seed),
         "boosting": lambda: GradientBoostingClassifier(n_estimators=20, max_depth=2, random_state=seed),
         "histogram": lambda: HistGradientBoostingClassifier(max_iter=15, max_leaf_nodes=6, random_state=seed),
         "logistic": lambda: LogisticRegression(C=10.0),
@@ -417,6 +427,23 @@ def test_a_model_that_cannot_be_read_is_searched_through_its_surrogate_and_says_
     assert explainer.engine_.glass is None and "MLPClassifier" in explainer.engine_.opaque
     person = EVERY[_predicted(model, EVERY) == "no"].iloc[0]
     assert explainer.explain(person).run.rules != "model"
+
+
+def test_adaboost_s_vote_and_bagged_trees_are_read_as_their_own_scores_and_one_of_other_estimators_says_why() -> None:
+    """AdaBoost's margin is its decision function and bagged trees' the share of their votes
+    past one half, state by state; an AdaBoost of logistic regressions is not one of trees."""
+    frame, labels = _train(5)
+    for kind, score in (
+        ("adaboost", lambda m: m.decision_function(EVERY[list(DOMAIN)])),
+        ("bagging", lambda m: m.predict_proba(EVERY[list(DOMAIN)])[:, 1] * 8 - 4),
+    ):
+        model, frame = _fitted(kind, 5)
+        glass = MC3G(model, desired_class="yes", read_model="always", refine=0).fit(frame).engine_.glass
+        assert glass.kind == {"adaboost": "AdaBoostClassifier", "bagging": "BaggingClassifier"}[kind]
+        assert np.allclose(glass.margins({f: EVERY[f].tolist() for f in glass.features}), score(model), atol=1e-9)
+    voted = make_pipeline(OneHotEncoder(handle_unknown="ignore"), AdaBoostClassifier(LogisticRegression(), n_estimators=3)).fit(frame[["c", "d"]], labels)
+    with pytest.raises(InputError, match="AdaBoostClassifier combines LogisticRegression"):
+        MC3G(voted, desired_class="yes", read_model="always", refine=0).fit(frame[["c", "d"]])
 
 
 @pytest.mark.slow

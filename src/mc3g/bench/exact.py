@@ -25,9 +25,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.ensemble import ExtraTreesClassifier, HistGradientBoostingClassifier, RandomForestClassifier
+from sklearn.ensemble import AdaBoostClassifier, ExtraTreesClassifier, HistGradientBoostingClassifier, RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.neural_network import MLPClassifier
+from sklearn.tree import DecisionTreeClassifier
 
 from ..datasets import load
 from ..explain import MC3G, Recourse
@@ -53,6 +54,7 @@ def held_out(kind: str) -> Any:
         "lr": lambda: LogisticRegression(max_iter=1000),
         "rf": lambda: RandomForestClassifier(n_estimators=80, max_depth=12, random_state=0, n_jobs=1),
         "et": lambda: ExtraTreesClassifier(n_estimators=100, min_samples_leaf=5, random_state=0, n_jobs=1),
+        "ada": lambda: AdaBoostClassifier(DecisionTreeClassifier(max_depth=3), n_estimators=100, random_state=0),  # the enumeration's
         "mlp": lambda: MLPClassifier((16,), max_iter=1000, random_state=0),
     }[kind]()
 

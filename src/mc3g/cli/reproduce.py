@@ -305,7 +305,7 @@ def _cfnow_cells(c: Any, pct: Any) -> tuple[str, ...]:
 def bench_exact(
     rows: int = typer.Option(30, "--rows", min=1, help="Refused adult test rows per black box."),
     k: list[int] = typer.Option([1, 3], "-k", "--k", min=1, help="Options per person; repeat for several."),
-    kinds: list[str] = typer.Option(["hgb", "xgb", "lr", "rf", "et"], "--model", help="Held-out boxes: hgb, xgb, lr, rf, et, hgb-cat, lgbm-cat, xgb-cat."),
+    kinds: list[str] = typer.Option(["hgb", "xgb", "lr", "rf", "et"], "--model", help="Held-out boxes: hgb, xgb, lr, rf, et, ada, hgb-cat, lgbm-cat, xgb-cat."),
     markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:

@@ -96,6 +96,7 @@ def read_estimator(estimator: Any) -> Read:
     module = type(estimator).__module__.split(".")[0]
     readers = {
         "DecisionTreeClassifier": _forest, "RandomForestClassifier": _forest, "ExtraTreesClassifier": _forest,
+        "BaggingClassifier": _bagging, "AdaBoostClassifier": _adaboost,
         "GradientBoostingClassifier": _gradient_boosting, "HistGradientBoostingClassifier": _histogram_boosting,
         "XGBClassifier": _xgboost, "Booster": _xgboost if module == "xgboost" else _lightgbm, "LGBMClassifier": _lightgbm,
     }  # fmt: skip
@@ -152,6 +153,43 @@ def _forest(model: Any) -> Read:
         counts = tree.tree_.value[:, 0, :]
         parts.append(_sklearn_tree(tree, counts[:, 1] / counts.sum(axis=1)))
     return Read(type(model).__name__, "mean", _stacked(parts), count=len(trees))
+
+
+TREES = ("DecisionTreeClassifier", "ExtraTreeClassifier")  # the trees an ensemble of any estimator is read with
+
+
+def _of_trees(model: Any) -> list[Any]:
+    """An ensemble's estimators, where each is a tree of scikit-learn's; :class:`Opaque` otherwise."""
+    kinds = {type(e).__name__ for e in model.estimators_}
+    if not kinds <= set(TREES):
+        raise Opaque(f"the {type(model).__name__} combines {', '.join(sorted(kinds - set(TREES)))}; mc3g reads one of trees")
+    if any(e.tree_.value.shape[2] != 2 for e in model.estimators_):
+        raise Opaque(f"a tree of the {type(model).__name__} saw one class only")
+    return list(model.estimators_)
+
+
+def _bagging(model: Any) -> Read:
+    """Its trees' probabilities averaged, as a forest's, each tree on the columns it was drawn."""
+    _binary(model)
+    parts = []
+    for tree, columns in zip(_of_trees(model), model.estimators_features_):
+        counts = tree.tree_.value[:, 0, :]
+        column, *rest = _sklearn_tree(tree, counts[:, 1] / counts.sum(axis=1))
+        parts.append((np.where(column >= 0, np.asarray(columns)[np.maximum(column, 0)], -1), *rest))
+    return Read("BaggingClassifier", "mean", _stacked(parts), count=len(parts))
+
+
+def _adaboost(model: Any) -> Read:
+    """SAMME's vote: each tree adds its weight toward the class its leaf predicts (the likelier,
+    the first on a tie), over the weights' sum, twice; its probability is the logistic of that."""
+    _binary(model)
+    trees = _of_trees(model)
+    total = float(np.sum(model.estimator_weights_))
+    parts = []
+    for tree, weight in zip(trees, model.estimator_weights_):
+        second = np.argmax(tree.tree_.value[:, 0, :], axis=1) == 1
+        parts.append(_sklearn_tree(tree, np.where(second, 2.0, -2.0) * float(weight) / total))
+    return Read("AdaBoostClassifier", "logistic", _stacked(parts))
 
 
 def _gradient_boosting(model: Any) -> Read:
