@@ -43,7 +43,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import FixedThresholdClassifier
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline, make_pipeline
-from sklearn.preprocessing import MinMaxScaler, OneHotEncoder, OrdinalEncoder, StandardScaler
+from sklearn.preprocessing import KBinsDiscretizer, MinMaxScaler, OneHotEncoder, OrdinalEncoder, StandardScaler
 from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
@@ -74,6 +74,7 @@ DOMAIN = {"x": X_VALUES, "y": Y_VALUES, "c": ["a", "b", "c"], "d": ["p", "q"]}
 EVERY = pd.DataFrame(list(itertools.product(*DOMAIN.values())), columns=list(DOMAIN))
 KINDS = ("tree", "forest", "extra", "bagging", "adaboost", "boosting", "histogram", "xgboost", "lightgbm", "logistic", "linear svm")
 NATIVE = ("histogram", "lightgbm", "xgboost")  # boosters that split categories themselves
+LINEAR = ("logistic", "linear svm")  # read with numbers in steps too (a scorecard's bins)
 CATEGORIES = {"c": pd.CategoricalDtype(DOMAIN["c"]), "d": pd.CategoricalDtype(DOMAIN["d"])}
 
 
@@ -115,10 +116,15 @@ def models(draw, kinds: tuple[str, ...] = KINDS):
     native = kind in NATIVE and draw(st.sampled_from([None, "codes", "frame"]))  # the booster splits the categories itself
     encoder = "ordinal" if native == "codes" else draw(st.sampled_from(["onehot", "ordinal"]))
     categories = OneHotEncoder(sparse_output=False, handle_unknown="ignore") if encoder == "onehot" else OrdinalEncoder()
-    scaler = draw(st.sampled_from(["standard", "minmax", "passthrough"]))
-    numbers = {"standard": StandardScaler(), "minmax": MinMaxScaler(), "passthrough": "passthrough"}[scaler]
+    scaler = draw(st.sampled_from(["standard", "minmax", "passthrough", *(["bins", "bins of x"] if kind in LINEAR else [])]))
+    numbers = {"standard": StandardScaler(), "minmax": MinMaxScaler(), "passthrough": "passthrough"}.get(scaler)
     dropped = draw(st.booleans())
     steps = [("categories", categories, ["c"] if dropped else ["c", "d"]), ("numbers", numbers, ["x", "y"])]
+    if numbers is None:  # a scorecard: the numbers binned (one-hot or ordinal bins), or x binned and y scaled
+        encode, strategy = draw(st.sampled_from(["onehot-dense", "ordinal"])), draw(st.sampled_from(["quantile", "uniform"]))
+        binned = KBinsDiscretizer(n_bins=draw(st.integers(2, 4)), encode=encode, strategy=strategy)
+        steps[1:] = [("bins", binned, ["x", "y"])] if scaler == "bins" else [("bins", binned, ["x"]), ("numbers", StandardScaler(), ["y"])]
+        scaler = f"{scaler} ({encode}, {strategy})"
     if native == "frame":  # fitted on a frame of pandas categories, no pipeline
         model, frame, encoder, scaler = _told_categories(kind, _estimator(kind, seed), None), frame.astype(CATEGORIES), "pandas categories", "none"
     elif native == "codes":  # the ordinal codes declared categories
@@ -444,6 +450,26 @@ def test_adaboost_s_vote_and_bagged_trees_are_read_as_their_own_scores_and_one_o
     voted = make_pipeline(OneHotEncoder(handle_unknown="ignore"), AdaBoostClassifier(LogisticRegression(), n_estimators=3)).fit(frame[["c", "d"]], labels)
     with pytest.raises(InputError, match="AdaBoostClassifier combines LogisticRegression"):
         MC3G(voted, desired_class="yes", read_model="always", refine=0).fit(frame[["c", "d"]])
+
+
+@pytest.mark.parametrize("encode", ["onehot", "ordinal"])
+def test_a_scorecard_s_bins_are_read_as_steps_even_those_no_training_value_falls_in(encode: str) -> None:
+    """A logistic regression over a discretizer's bins of the numbers (a credit scorecard): its
+    margin is its decision function on every state, the bins of x between 2 and 6, where no
+    training value falls, included; a tree over one-hot bins says why it is not read."""
+    frame, labels = _train(7)
+    sparse = frame[frame["x"].isin([0, 1, 8])].reset_index(drop=True)
+    bins = KBinsDiscretizer(n_bins=4, encode=encode, strategy="uniform")  # x's edges 2, 4 and 6
+    encode_all = ColumnTransformer([("c", OneHotEncoder(sparse_output=False), ["c", "d"]), ("bins", bins, ["x", "y"])])
+    model = make_pipeline(encode_all, LogisticRegression(C=100.0)).fit(sparse, labels[sparse.index])
+    glass = MC3G(model, desired_class="yes", read_model="always", refine=0).fit(sparse).engine_.glass
+    assert np.allclose(glass.margins({f: EVERY[f].tolist() for f in glass.features}), model.decision_function(EVERY[list(DOMAIN)]), atol=1e-9)
+    cuts = glass.splits[glass.features.index("x")].cuts
+    assert np.array_equal(cuts, np.nextafter([2.0, 4.0, 6.0], -np.inf))  # the last value of each bin but the last: below its edge
+    if encode == "onehot":
+        tree = make_pipeline(encode_all, DecisionTreeClassifier(max_depth=3, random_state=0)).fit(frame, labels)
+        with pytest.raises(InputError, match="falls as it rises"):
+            MC3G(tree, desired_class="yes", read_model="always", refine=0).fit(frame)
 
 
 @pytest.mark.slow

@@ -71,7 +71,21 @@ def fitted(kind: str, X: pd.DataFrame, labels: pd.Series, numeric: list[str]) ->
     target, favourable = ((labels == ">50K").astype(int), "1") if kind.startswith("xgb") else (labels, ">50K")
     if kind in NATIVE:
         return _splitting_categories(kind, X, numeric, target), favourable
+    if kind == "card":
+        return _scorecard(X, numeric).fit(X, target), favourable
     return encoded(held_out(kind), X, numeric).fit(X, target), favourable
+
+
+def _scorecard(X: pd.DataFrame, numeric: list[str]) -> Any:
+    """A lender's scorecard: a logistic regression over one-hot categories and each number's ten quantile bins."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import KBinsDiscretizer, OneHotEncoder
+
+    categories = [c for c in X.columns if c not in numeric]
+    bins = KBinsDiscretizer(n_bins=10, encode="onehot-dense", strategy="quantile")
+    encode = ColumnTransformer([("categories", OneHotEncoder(handle_unknown="ignore", sparse_output=False), categories), ("bins", bins, numeric)])
+    return make_pipeline(encode, LogisticRegression(max_iter=1000))
 
 
 def _splitting_categories(kind: str, X: pd.DataFrame, numeric: list[str], target: pd.Series) -> Any:

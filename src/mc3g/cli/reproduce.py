@@ -305,7 +305,7 @@ def _cfnow_cells(c: Any, pct: Any) -> tuple[str, ...]:
 def bench_exact(
     rows: int = typer.Option(30, "--rows", min=1, help="Refused adult test rows per black box."),
     k: list[int] = typer.Option([1, 3], "-k", "--k", min=1, help="Options per person; repeat for several."),
-    kinds: list[str] = typer.Option(["hgb", "xgb", "lr", "rf", "et"], "--model", help="Held-out boxes: hgb, xgb, lr, rf, et, ada, hgb-cat, lgbm-cat, xgb-cat."),
+    kinds: list[str] = typer.Option(["hgb", "xgb", "lr", "rf", "et"], "--model", help="Boxes: hgb, xgb, lr, rf, et, ada, card, hgb-cat, lgbm-cat, xgb-cat."),
     markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:
@@ -367,7 +367,7 @@ def bench_models(
     rows: int = typer.Option(300, "--rows", min=1, help="Adult test rows, the same people for every model."),
     k: int = typer.Option(3, "-k", "--k", min=1, help="Options per person."),
     kinds: list[str] = typer.Option(
-        ["hgb", "xgb", "lr", "rf", "et"], "--model", help="Held-out black boxes: hgb, xgb, lr, rf, et, and mlp (not read). Repeat for several."
+        ["hgb", "xgb", "lr", "rf", "et"], "--model", help="Held-out black boxes: hgb, xgb, lr, rf, et, ada, card, and mlp (not read). Repeat for several."
     ),
     by: str = typer.Option("sex,marital_status", "--by", help="The groupings whose precluded shares are compared, comma-separated."),
     markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),

@@ -198,7 +198,7 @@ def reading(engine: Engine) -> str | None:
         return None
     if engine.glass is not None:
         glass = engine.glass
-        size = f"{glass.size:,} nodes" if glass.trees is not None else f"{glass.size:,} terms"
+        size = f"{glass.size:,} terms" if glass.linear else f"{glass.size:,} nodes"
         return f"{glass.kind}, read exactly ({size} over {len(glass.features)} features)"
     return f"not read exactly: {engine.opaque}" if engine.opaque else "not read exactly (read_model='never')"
 

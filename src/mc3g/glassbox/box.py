@@ -106,9 +106,17 @@ class GlassBox:
         return self if not self.headroom else replace(self, bias=self.bias - self.headroom, headroom=0.0)
 
     @property
+    def linear(self) -> bool:
+        """Whether the model is a linear score (its numbers in steps read as trees of one feature each)."""
+        return self.trees is None or bool(self.slopes or self.weights)
+
+    @property
     def size(self) -> int:
-        """Nodes of the trees, or terms of a linear model."""
-        return self.trees.size if self.trees is not None else len(self.slopes) + sum(len(w) for w in self.weights.values())
+        """Nodes of the trees, or terms of a linear model (a number's steps one each)."""
+        if not self.linear:
+            return self.trees.size  # type: ignore[union-attr]
+        steps = 0 if self.trees is None else int((self.trees.feature < 0).sum())
+        return len(self.slopes) + sum(len(w) for w in self.weights.values()) + steps
 
     def fingerprint(self) -> str:
         """The SHA-256 of what was read: a model read again (a saved explainer loaded) must give

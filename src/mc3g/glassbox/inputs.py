@@ -25,6 +25,7 @@ from .opaque import Opaque
 
 Transform = Callable[[pd.DataFrame], Any]
 PROBES = 64  # values of a number its columns are probed at (its training values, spread out)
+MOST_STEPS = 4096  # a number's steps read at most (a discretizer's bins)
 
 
 def column_wise(step: Any) -> bool:
@@ -33,7 +34,16 @@ def column_wise(step: Any) -> bool:
     from sklearn.compose import ColumnTransformer
     from sklearn.impute import SimpleImputer
     from sklearn.pipeline import Pipeline
-    from sklearn.preprocessing import FunctionTransformer, MaxAbsScaler, MinMaxScaler, OneHotEncoder, OrdinalEncoder, RobustScaler, StandardScaler
+    from sklearn.preprocessing import (
+        FunctionTransformer,
+        KBinsDiscretizer,
+        MaxAbsScaler,
+        MinMaxScaler,
+        OneHotEncoder,
+        OrdinalEncoder,
+        RobustScaler,
+        StandardScaler,
+    )
 
     if step is None or (isinstance(step, str) and step in ("passthrough", "drop")):
         return True
@@ -43,7 +53,8 @@ def column_wise(step: Any) -> bool:
         return all(column_wise(s) for _, s in step.steps)
     if isinstance(step, ColumnTransformer):
         return all(column_wise(t) for _, t, _ in step.transformers_)
-    return isinstance(step, (OneHotEncoder, OrdinalEncoder, StandardScaler, MinMaxScaler, MaxAbsScaler, RobustScaler, SimpleImputer))
+    kinds = (OneHotEncoder, OrdinalEncoder, StandardScaler, MinMaxScaler, MaxAbsScaler, RobustScaler, SimpleImputer, KBinsDiscretizer)
+    return isinstance(step, kinds)
 
 
 class Inputs:
@@ -69,6 +80,8 @@ class Inputs:
         self._own = _Own.of(transform, self.dtypes)
         self.source: list[str | None] = [None] * len(self.constant)
         self.tables: dict[int, np.ndarray] = {}  # a category's input column: its value for each of the category's values
+        self.falling: set[int] = set()  # a number's input columns that fall somewhere as it rises (a discretizer's one-hot bins)
+        self._numbers = numbers
         for name in self.dtypes:
             probes = self.categories[name] if name in self.categories else _spread(numbers.get(name, np.array([0.0])))
             values = self.rows(name, list(probes))
@@ -79,7 +92,7 @@ class Inputs:
                 if name in self.categories:
                     self.tables[int(j)] = values[:, j]
                 elif np.any(np.diff(values[:, j]) < 0):
-                    raise Opaque(f"the preprocessing maps the number {name!r} to a column that falls as it rises (an encoder of categories?)")
+                    self.falling.add(int(j))
 
     def _matrix(self, frame: pd.DataFrame) -> np.ndarray:
         out = frame if self._transform is None else self._transform(frame)
@@ -110,6 +123,9 @@ class Inputs:
         threshold, ``<`` when ``strict``, after a float32 cast when ``single``), found by
         bisection on the floats' order with the preprocessing itself, every column at once;
         -inf where no value takes it, +inf where every value does."""
+        for j in set(asked) & self.falling:
+            name = self.source[j]
+            raise Opaque(f"the preprocessing maps the number {name!r} to a column that falls as it rises (one-hot bins?): a linear model's, not a tree's test")
         out: dict[int, np.ndarray] = {}
         layers: list[dict[str, int]] = []  # each feature once a layer: its values vary in its own column
         for j in asked:
@@ -161,6 +177,41 @@ class Inputs:
         if not np.allclose(slope * x + intercept, z, rtol=1e-9, atol=1e-9 * (1 + abs(intercept))):
             raise Opaque(f"the preprocessing maps the number {name!r} to a column that is not a straight line of it")
         return float(slope), float(intercept)
+
+    def steps(self, name: str) -> tuple[np.ndarray, np.ndarray, list[int]]:
+        """For a number whose input columns are steps of it (a discretizer's bins): the largest
+        value of each step but the last, in order, the number's input columns on each step (a
+        row a step), and those columns.  Wherever two of its training values (or the ends of the
+        numbers) give different columns, the first change between them is found by bisection on
+        the floats' order with the preprocessing itself, then the next, so a step no training
+        value falls in is found too, and its column (constant at every value probed) becomes the
+        number's; :class:`Opaque` where the columns come back to a step's after leaving it."""
+        columns = np.flatnonzero([source in (name, None) for source in self.source])
+        seen = np.unique(np.r_[-LARGEST, np.asarray(self._numbers.get(name, np.zeros(0)), dtype=np.float64), LARGEST])
+        rows = self.rows(name, seen.tolist())[:, columns]
+        changed = np.flatnonzero((rows[1:] != rows[:-1]).any(axis=1))
+        low, stop = _order_key(seen[changed]), _order_key(seen[changed + 1])  # the columns differ at these two ends
+        starts, ends, found = rows[changed], rows[changed + 1], []
+        while len(low):
+            high = stop.copy()
+            while (gap := high - 1 > low).any():  # the start's columns at low, others at high
+                middle = np.where(gap, (low >> 1) + (high >> 1) + (low & high & 1), low)
+                same = (self.rows(name, _float_of(middle).tolist())[:, columns] == starts).all(axis=1)
+                low, high = np.where(gap & same, middle, low), np.where(gap & ~same, middle, high)
+            found += _float_of(low).tolist()  # the last value of a step
+            after = self.rows(name, _float_of(high).tolist())[:, columns]
+            more = (after != ends).any(axis=1)  # another step before the end
+            low, stop, starts, ends = high[more], stop[more], after[more], ends[more]
+            if len(found) > MOST_STEPS:
+                raise Opaque(f"the preprocessing maps the number {name!r} to columns in more than {MOST_STEPS:,} steps")
+        cuts = np.unique(found)
+        on = self.rows(name, np.r_[-LARGEST, _float_of(_order_key(cuts) + 1)].tolist())[:, columns]  # the first value of each step
+        if len(np.unique(on, axis=0)) < len(on):
+            raise Opaque(f"the preprocessing maps the number {name!r} to columns that are no steps of it (they come back to values they left)")
+        mine = [i for i, j in enumerate(columns) if self.source[j] == name or (on[:, i] != on[0, i]).any()]
+        for i in mine:
+            self.source[columns[i]] = name
+        return cuts, on[:, mine], [int(columns[i]) for i in mine]
 
 
 def _compare(values: np.ndarray, thresholds: np.ndarray, strict: bool, single: bool) -> np.ndarray:

@@ -182,11 +182,13 @@ def _box(read: Read, inputs: Inputs, features: list[str], cut: float, sign: floa
         tolerance = (len(trees.roots) + 2) * scale.epsilon * total  # twice the rounding of a sum of that many terms
         trees = Trees(trees.feature, trees.test, trees.yes, trees.no, sign * trees.value, trees.roots)
         return GlassBox(read.kind, tuple(features), tuple(splits[f].done(inputs.categories.get(f, ())) for f in features), trees, sign * bias, tolerance)
-    slopes, weights, bias = _linear_terms(read, inputs, features)
+    slopes, weights, steps, bias = _linear_terms(read, inputs, features)
     bias -= cut
-    size = abs(bias) + sum(abs(s) for s in slopes.values()) + sum(float(np.abs(w).max()) for w in weights.values())
+    stepped = _stepped(steps, {name: i for i, name in enumerate(features)}, splits) if steps else None
+    size = abs(bias) + sum(abs(s) for s in slopes.values()) + sum(float(np.abs(w).max()) for w in [*weights.values(), *(v for _, v in steps.values())])
     return GlassBox(
-        read.kind, tuple(features), tuple(splits[f].done(inputs.categories.get(f, ())) for f in features), None, sign * bias, 1e-9 * (1 + size),
+        read.kind, tuple(features), tuple(splits[f].done(inputs.categories.get(f, ())) for f in features),
+        None if stepped is None else replace(stepped, value=sign * stepped.value), sign * bias, 1e-9 * (1 + size),
         {f: sign * s for f, s in slopes.items()}, {f: sign * w for f, w in weights.items()},
     )  # fmt: skip
 
@@ -282,24 +284,65 @@ def _bias(read: Read, inputs: Inputs) -> float:
     return float(np.median(gaps))
 
 
-def _linear_terms(read: Read, inputs: Inputs, features: list[str]) -> tuple[dict[str, float], dict[str, np.ndarray], float]:
-    """A linear score's slope per number, weights per category's value, and bias."""
+def _linear_terms(read: Read, inputs: Inputs, features: list[str]) -> tuple[dict[str, float], dict[str, np.ndarray], Steps, float]:
+    """A linear score's slope per number, weights per category's value, steps per number in
+    steps (a discretizer's bins: each step's last value, and the score on each step), and bias."""
     assert read.coef is not None
     if len(read.coef) != len(inputs.source):
         raise Opaque(f"the {read.kind} takes {len(read.coef)} columns, the preprocessing gives {len(inputs.source)}")
     slopes: dict[str, float] = {}
     weights: dict[str, np.ndarray] = {}
     bias = read.intercept
+    straight = {j: _straight(inputs, j) for j in range(len(inputs.source)) if inputs.numeric(j)}
+    steps: Steps = {}
+    for name in sorted({inputs.source[j] for j, line in straight.items() if line is None}):  # type: ignore[type-var]  # a number any of whose columns is no straight line of it
+        if any(line is not None and line[0] != 0 for j, line in straight.items() if inputs.source[j] == name):
+            raise Opaque(f"the number {name!r} is read both as it is and in steps")
+        cuts, on, columns = inputs.steps(name)  # type: ignore[arg-type]  # its columns: a step no training value falls in is one too
+        steps[name] = (cuts, on @ read.coef[columns])  # type: ignore[index]
     for j, (w, name) in enumerate(zip(read.coef, inputs.source)):
         if name is None:
             bias += w * inputs.constant[j]
+        elif name in steps:
+            continue
         elif inputs.numeric(j):
-            slope, intercept = inputs.affine(j)
+            slope, intercept = straight[j]  # type: ignore[misc]
             slopes[name] = slopes.get(name, 0.0) + w * slope
             bias += w * intercept
         else:
             weights[name] = weights.get(name, 0.0) + w * inputs.tables[j]
-    return slopes, weights, bias
+    return slopes, weights, steps, bias
+
+
+Steps = dict[str, tuple[np.ndarray, np.ndarray]]  # a number's steps: the last value of each but the last, and the score on each
+
+
+def _straight(inputs: Inputs, j: int) -> tuple[float, float] | None:
+    """A number's input column ``j`` as a straight line of it (slope, intercept), None where it is not one."""
+    if j in inputs.falling:
+        return None
+    try:
+        return inputs.affine(j)
+    except Opaque:
+        return None
+
+
+def _stepped(steps: Steps, place: Mapping[str, int], splits: Mapping[str, _Tests]) -> Trees:
+    """Each number in steps as a tree of its own, a balanced one over its cuts, its leaves the
+    score on each step (each tree's nodes together, its root first)."""
+    nodes: list[tuple[int, int, int, int, float]] = []  # feature, test, yes, no, value
+
+    def grow(at: int, tests: np.ndarray, scores: np.ndarray, low: int, high: int) -> int:
+        node = len(nodes)
+        nodes.append((-1, 0, -1, -1, float(scores[low])))  # a leaf, or made a test once its children are grown
+        if high - low > 1:
+            middle = (low + high) // 2  # the steps before it: at or below the cut that ends the one before
+            nodes[node] = (at, int(tests[middle - 1]), grow(at, tests, scores, low, middle), grow(at, tests, scores, middle, high), 0.0)
+        return node
+
+    roots = [grow(place[name], splits[name].add(cuts), scores, 0, len(scores)) for name, (cuts, scores) in steps.items()]
+    feature, test, yes, no = (np.array(column, dtype=np.int64) for column in list(zip(*nodes))[:4])
+    return Trees(feature, test, yes, no, np.array([node[4] for node in nodes], dtype=np.float64), np.array(roots, dtype=np.int64))
 
 
 def _agrees(box: GlassBox, rows: pd.DataFrame, favourable: np.ndarray) -> None:

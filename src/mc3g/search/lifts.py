@@ -141,7 +141,7 @@ def _apart(problem: Problem, lifts: Sequence[Lift], opens: Opens) -> Generator[A
     it), or where none opens (the fewest is then the solver's): adult's logistic regression
     settles each of its 66 people with no way out among the first 100 refused (counted by hand)."""
     score = problem.score
-    if score is None or score.trees is not None or len(problem.space.regions) > 1:
+    if score is None or (score.trees is not None and len(score.trees.roots)) or len(problem.space.regions) > 1:  # a scorecard's steps are terms
         return None
     sizes = [len(fv.values) for fv in problem.space.features]
     barring = {p: np.zeros((len(lifts), n), dtype=bool) for p, n in enumerate(sizes)}  # what each switch bars while it holds
