@@ -147,6 +147,9 @@ def models(draw, kinds: tuple[str, ...] = KINDS):
             model = FixedThresholdClassifier(model, threshold=threshold if method == "predict_proba" else threshold - 0.5, response_method=method)
         model.fit(frame, target)
     assume(len(set(_predicted(model, EVERY))) == 2)  # a lender's threshold may leave one decision
+    if calibrated:  # a calibration fitted to fall as the model's score rises says why it is not read
+        calibrator = (model.estimator_ if threshold is not None else model).calibrated_classifiers_[0].calibrators[0]
+        assume(calibrator.a_ < 0 if calibration == "sigmoid" else calibrator.increasing_)
     wrapped = f", calibrated ({calibrated}, {calibration})" if calibrated else ""
     wrapped += f", threshold {threshold}" if threshold is not None else ""
     event(f"{kind}, {encoder}, {scaler}" + (", d dropped" if dropped else "") + wrapped)
@@ -748,11 +751,14 @@ def test_a_calibration_by_one_sigmoid_or_one_isotonic_fit_is_read_behind_a_lende
     assert not ((verdicts > 0) & ~accepted).any() and not ((verdicts < 0) & accepted).any()
 
 
-def test_a_calibration_that_averages_several_says_why_it_is_not_read() -> None:
+def test_a_calibration_that_averages_several_or_falls_as_the_score_rises_says_why_it_is_not_read() -> None:
     _, fitted, frame, labels = _calibrated("sigmoid")
     averaged = CalibratedClassifierCV(fitted, method="sigmoid", cv=3).fit(frame, labels)
     with pytest.raises(InputError, match="averages 3 calibrated models"):
         MC3G(averaged, desired_class="yes", read_model="always", refine=0).fit(frame)
+    falling = CalibratedClassifierCV(FrozenEstimator(fitted), method="sigmoid").fit(frame, np.where(labels == "yes", "no", "yes"))
+    with pytest.raises(InputError, match="does not rise with the model's score"):
+        MC3G(falling, desired_class="yes", read_model="always", refine=0).fit(frame)
 
 
 @pytest.mark.parametrize("method", ["sigmoid", "isotonic"])
