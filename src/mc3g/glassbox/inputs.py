@@ -2,13 +2,13 @@
 
 A pipeline's preprocessing (a ``ColumnTransformer`` of one-hot and ordinal encoders, scalers,
 imputers, a discretizer's bins, passthrough and drop, or one such transformer) turns a row of raw
-features into the columns its estimator reads.  Each transformer allowed here maps every raw column on its own, so
-each input column depends on one raw feature at most.  Which one is found by changing one
-feature at a time in a baseline row and running the preprocessing itself.  A category's columns
-are then a table over its values; a number's are a non-decreasing function of it, evaluated by
-the preprocessing itself wherever a split needs it, so a threshold is placed on the model's own
-arithmetic (its float32 cast included), not on a formula written here; or, for a linear score,
-steps of it (one-hot bins), each found the same way (:meth:`Inputs.steps`).
+features into the columns its estimator reads.  Each transformer allowed here maps every raw
+column on its own, so each input column depends on one raw feature at most.  Which one is found
+by changing one feature at a time in a baseline row and running the preprocessing itself.  A
+category's columns are then a table over its values; a number's are a non-decreasing function of
+it, evaluated by the preprocessing itself wherever a split needs it, so a threshold is placed on
+the model's own arithmetic (its float32 cast included), not on a formula written here; or, for a
+linear score, steps of it (one-hot bins), each found the same way (:meth:`Inputs.steps`).
 """
 
 from __future__ import annotations
