@@ -408,3 +408,22 @@ def test_labels_as_text_are_those_of_each_distinct_label_however_many(kind, pick
     texts = label_texts(labels)
     assert texts.dtype == object and len(texts) == len(labels)
     assert texts.tolist() == [label_text(v) for v in labels]
+
+
+def test_a_model_that_accepts_rows_only_the_holdout_drew_still_has_rules_learned_of_both_labels() -> None:
+    """The rows the surrogate's fidelity is measured on (a random fifth) once took both rows a
+    model accepted, and FOLD-SE was left one label to learn of ("y has 1 class"): the first of
+    them is learned from instead."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from mc3g.explain.surrogate import split
+
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"a": rng.integers(0, 1000, size=50), "b": rng.permutation(50)})
+    held, _ = split(np.zeros(50), 0.2, 0)
+    labels = np.where(np.isin(np.arange(50), held[:2]), "yes", "no")
+    model = DecisionTreeClassifier(random_state=0).fit(X, labels)
+    explainer = MC3G(model, desired_class="yes", read_model="never", refine=0).fit(X)
+    assert explainer.surrogate_.n_held_out == 9 and explainer.surrogate_.rules.n_rules
+    held, used = split(labels, 0.2, 0)
+    assert set(labels[used]) == {"yes", "no"} and len(held) + len(used) == 50 and not set(held) & set(used)

@@ -39,7 +39,7 @@ def refine(engine: Engine, X: pd.DataFrame, labels: np.ndarray, surrogate: Surro
     box = engine.black_box
     assert box is not None and box.labels is not None
     rng = np.random.default_rng(engine.settings.random_state)
-    held, used = split(len(X), holdout, engine.settings.random_state)
+    held, used = split(labels, holdout, engine.settings.random_state)
     refused = labels == engine.unfavourable
     pool = used[refused[used]]
     checks = _pick(held[refused[held]] if len(held) else pool, CHECKS, rng)

@@ -55,7 +55,7 @@ def build_surrogate(
 
     FOLD-SE's tail cut can stop at a first rule too small to keep, leaving no rules at all; then
     finer tails are tried (``tail/5``, then none)."""
-    held, used = split(len(X), holdout, random_state)
+    held, used = split(labels, holdout, random_state)
     n_out = len(held)
     rows, y = X.iloc[used], labels[used]
     if extra is not None:
@@ -69,8 +69,13 @@ def build_surrogate(
     return Surrogate(learner.rules_, fidelity, len(used), n_out)
 
 
-def split(n: int, holdout: float, random_state: int) -> tuple[np.ndarray, np.ndarray]:
-    """The positions of ``n`` training rows held out (a random ``holdout`` share) and used."""
-    order = np.random.default_rng(random_state).permutation(n)
-    n_out = int(round(n * holdout)) if 0 < holdout < 1 else 0
-    return order[:n_out], order[n_out:]
+def split(labels: np.ndarray, holdout: float, random_state: int) -> tuple[np.ndarray, np.ndarray]:
+    """The positions of the training rows (their ``labels``) held out (a random ``holdout``
+    share) and used; a label the share would hold out whole has its first row held out used
+    instead (rules learned of one label cannot tell the two apart: a model that accepts two
+    rows of 260 had both drawn out)."""
+    order = np.random.default_rng(random_state).permutation(len(labels))
+    n_out = int(round(len(labels) * holdout)) if 0 < holdout < 1 else 0
+    held, used = order[:n_out], order[n_out:]
+    back = [int(held[labels[held] == label][0]) for label in np.unique(labels[held]) if not (labels[used] == label).any()]
+    return held[~np.isin(held, back)], np.concatenate([used, np.array(back, dtype=used.dtype)])
