@@ -34,10 +34,10 @@ from ..reference import encoded, knowledge
 from ..rules import Words
 from ..schema import Schema
 from .checklist import LINES, Checklist, plausibility
-from .exact import NATIVE, fitted, held_out
+from .exact import fitted, held_out
 from .table1 import SETTINGS
 
-MODELS = ("et", "hgb", "gb", "hgb-cat", "lgbm-cat")  # the last two split the categories' ordinal codes themselves
+MODELS = ("et", "hgb", "gb", "ada", "card", "hgb-cat", "lgbm-cat")  # a scorecard (card); the last two split the categories' ordinal codes themselves
 """The black boxes a run may fit: see the module's docstring."""
 DEFAULT_MODELS = {"adult": ("et", "hgb"), "german": ("gb",), "taiwan": ("gb",)}
 DATASETS = {**SETTINGS, "taiwan": ("taiwan", "uci")}  # data set -> (name, split)
@@ -115,7 +115,7 @@ def _run(dataset: str, kind: str, profile: str, k: int, rows: int | None, progre
     if progress:
         progress(f"{dataset}: fitting {kind}")
     labels, numeric = ds.train[label].astype(str), list(ds.schema.numeric)
-    model = fitted(kind, X_train, labels, numeric)[0] if kind in NATIVE else encoded(black_box(kind), X_train, numeric).fit(X_train, labels)
+    model = encoded(black_box(kind), X_train, numeric).fit(X_train, labels) if kind == "gb" else fitted(kind, X_train, labels, numeric)[0]
     accuracy = float((model.predict(X_test).astype(str) == ds.test[label].astype(str).to_numpy()).mean())
     if drafted:
         explainer, causal, judge = _drafted(ds, model, profile, k)

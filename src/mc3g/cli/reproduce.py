@@ -192,7 +192,7 @@ def bench_advice(
     rows: int = typer.Option(None, "--rows", min=1, help="The first N refused test rows per data set and model (default: all of them)."),
     k: int = typer.Option(3, "-k", "--k", min=1, help="Options per person."),
     datasets: list[str] = typer.Option(["adult", "german", "taiwan"], "--data", help="adult, german or taiwan; repeat for several."),
-    kinds: list[str] = typer.Option(None, "--model", help="et, hgb, gb, hgb-cat or lgbm-cat; repeat (default: et and hgb on adult, gb on German and Taiwan)."),
+    kinds: list[str] = typer.Option(None, "--model", help="et, hgb, gb, ada, card, hgb-cat or lgbm-cat; repeat (default: et and hgb on adult, gb elsewhere)."),
     profile: str = typer.Option(Profile.PRODUCT.value, "--profile", help=PROFILE_HELP),
     drafted: bool = typer.Option(
         False, "--drafted", help="Use the knowledge mc3g init drafts from the training rows as a lender's own CSV, unedited, not the data set's own."
