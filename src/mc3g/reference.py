@@ -212,17 +212,17 @@ def _check_split(model: Any, X: pd.DataFrame, ds: Dataset, path: Any) -> None:
     raise InputError(f"the model {path} was fitted on columns the {ds.name} {ds.split} split lacks: {absent}{hint}")
 
 
-def encoded(estimator: Any, X: pd.DataFrame, numeric: list[str]) -> Any:
-    """``estimator`` behind dense one-hot categories and scaled numbers: how a lender's model of a
-    data set is built in the examples and the benchmarks."""
+def encoded(estimator: Any, X: pd.DataFrame, numeric: list[str], numbers: Any = None) -> Any:
+    """``estimator`` behind dense one-hot categories and scaled numbers (or ``numbers``, a
+    transformer of them: a scorecard's bins): how a lender's model of a data set is built in the
+    examples and the benchmarks."""
     from sklearn.compose import ColumnTransformer
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
     categories = [c for c in X.columns if c not in numeric]
-    encode = ColumnTransformer(
-        [("categories", OneHotEncoder(handle_unknown="ignore", sparse_output=False), categories), ("numbers", StandardScaler(), numeric)]
-    )
+    numbers = StandardScaler() if numbers is None else numbers
+    encode = ColumnTransformer([("categories", OneHotEncoder(handle_unknown="ignore", sparse_output=False), categories), ("numbers", numbers, numeric)])
     return make_pipeline(encode, estimator)
 
 

@@ -81,14 +81,9 @@ def fitted(kind: str, X: pd.DataFrame, labels: pd.Series, numeric: list[str]) ->
 
 def _scorecard(X: pd.DataFrame, numeric: list[str]) -> Any:
     """A lender's scorecard: a logistic regression over one-hot categories and each number's ten quantile bins."""
-    from sklearn.compose import ColumnTransformer
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import KBinsDiscretizer, OneHotEncoder
+    from sklearn.preprocessing import KBinsDiscretizer
 
-    categories = [c for c in X.columns if c not in numeric]
-    bins = KBinsDiscretizer(n_bins=10, encode="onehot-dense", strategy="quantile")
-    encode = ColumnTransformer([("categories", OneHotEncoder(handle_unknown="ignore", sparse_output=False), categories), ("bins", bins, numeric)])
-    return make_pipeline(encode, LogisticRegression(max_iter=1000))
+    return encoded(LogisticRegression(max_iter=1000), X, numeric, numbers=KBinsDiscretizer(n_bins=10, encode="onehot-dense", strategy="quantile"))
 
 
 def _splitting_categories(kind: str, X: pd.DataFrame, numeric: list[str], target: pd.Series) -> Any:

@@ -148,11 +148,13 @@ def _bits(words: np.ndarray) -> np.ndarray:
 def _forest(model: Any) -> Read:
     _binary(model)
     trees = getattr(model, "estimators_", [model])
-    parts = []
-    for tree in trees:
-        counts = tree.tree_.value[:, 0, :]
-        parts.append(_sklearn_tree(tree, counts[:, 1] / counts.sum(axis=1)))
-    return Read(type(model).__name__, "mean", _stacked(parts), count=len(trees))
+    return Read(type(model).__name__, "mean", _stacked([_sklearn_tree(tree, _second_share(tree)) for tree in trees]), count=len(trees))
+
+
+def _second_share(tree: Any) -> np.ndarray:
+    """Each node's share of the second class, the probability a leaf gives it."""
+    counts = tree.tree_.value[:, 0, :]
+    return counts[:, 1] / counts.sum(axis=1)
 
 
 TREES = ("DecisionTreeClassifier", "ExtraTreeClassifier")  # the trees an ensemble of any estimator is read with
@@ -173,8 +175,7 @@ def _bagging(model: Any) -> Read:
     _binary(model)
     parts = []
     for tree, columns in zip(_of_trees(model), model.estimators_features_):
-        counts = tree.tree_.value[:, 0, :]
-        column, *rest = _sklearn_tree(tree, counts[:, 1] / counts.sum(axis=1))
+        column, *rest = _sklearn_tree(tree, _second_share(tree))
         parts.append((np.where(column >= 0, np.asarray(columns)[np.maximum(column, 0)], -1), *rest))
     return Read("BaggingClassifier", "mean", _stacked(parts), count=len(parts))
 
