@@ -718,6 +718,28 @@ def test_a_booster_fitted_on_pandas_categories_is_read_and_asked_from_a_frame_of
     assert (_predicted(model, options) == "1").all()
 
 
+@pytest.mark.parametrize("kind", ["lightgbm", "xgboost"])
+@pytest.mark.parametrize("ensemble", [False, True])
+def test_a_calibrated_booster_fitted_on_pandas_categories_is_asked_from_a_frame_of_text(kind: str, ensemble: bool) -> None:
+    """A calibration's boosters were fitted on pandas categories as a lone booster is: a
+    lender's file of text is made categories for them too (it was not: the calibration was
+    asked with text, and LightGBM and XGBoost refused it).  One calibration is read exactly;
+    an average of several is searched as a black box."""
+    frame, labels = _train(7)
+    booster = _told_categories(kind, _estimator(kind, 7), None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = CalibratedClassifierCV(booster, method="sigmoid", cv=3, ensemble=ensemble).fit(frame.astype(CATEGORIES), (labels == "yes").astype(int))
+    explainer = MC3G(model, desired_class="1", refine=0).fit(frame)  # text, as read from a file
+    people = EVERY.iloc[::9]
+    refused = explainer.refuses(people)
+    assert refused.tolist() == (_predicted(model, people) == "0").tolist()
+    answer = explainer.explain(people[refused].iloc[0].to_dict())
+    assert answer.run.guarantee == ("surrogate" if ensemble else "exact")
+    options = pd.DataFrame([{**people[refused].iloc[0].to_dict(), **cf.values} for cf in answer.counterfactuals])
+    assert len(options) and (_predicted(model, options) == "1").all()
+
+
 def test_a_pipeline_in_the_last_step_of_a_pipeline_is_read_as_predict_runs_them() -> None:
     frame, labels = _train(2)
     encode = ColumnTransformer([("categories", OneHotEncoder(sparse_output=False), ["c", "d"]), ("numbers", "passthrough", ["x", "y"])])

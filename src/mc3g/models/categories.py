@@ -12,11 +12,10 @@ CATEGORICAL = "[categorical_feature: "  # LightGBM's model text names the column
 
 
 def fitted_categories(model: Any) -> dict[str, list[Any]]:
-    """Each column ``model`` (LightGBM or XGBoost, alone or behind a lender's threshold) was fitted
-    on as pandas categories, with those categories in their order; XGBoost's are read through
-    pyarrow (ImportError without it)."""
-    if type(model).__name__ in ("FixedThresholdClassifier", "TunedThresholdClassifierCV"):
-        model = getattr(model, "estimator_", model)
+    """Each column ``model`` (LightGBM or XGBoost, alone or behind a lender's threshold or a
+    calibration) was fitted on as pandas categories, with those categories in their order;
+    XGBoost's are read through pyarrow (ImportError without it)."""
+    model = _booster(model)
     module = type(model).__module__.split(".")[0]
     if module == "lightgbm":
         booster = getattr(model, "booster_", model)
@@ -32,6 +31,24 @@ def fitted_categories(model: Any) -> dict[str, list[Any]]:
             return {}
         return {name: values.to_pylist() for name, values in booster.get_categories(export_to_arrow=True).to_arrow() if values is not None}
     return {}
+
+
+def _booster(model: Any) -> Any:
+    """The model inside a lender's threshold, a calibration (its first fit: every fit of a
+    calibration sees the same columns, so the same categories) and a frozen estimator."""
+    while True:
+        name = type(model).__name__
+        if name in ("FixedThresholdClassifier", "TunedThresholdClassifierCV"):
+            inner = getattr(model, "estimator_", None)
+        elif name == "CalibratedClassifierCV":
+            inner = next((fit.estimator for fit in getattr(model, "calibrated_classifiers_", ())), None)
+        elif name == "FrozenEstimator":
+            inner = model.estimator
+        else:
+            return model
+        if inner is None:
+            return model
+        model = inner
 
 
 def pandas_categories(model: Any) -> list[str]:
