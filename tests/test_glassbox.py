@@ -115,7 +115,8 @@ def models(draw, kinds: tuple[str, ...] = KINDS):
     frame, labels = _train(seed)
     native = kind in NATIVE and draw(st.sampled_from([None, "codes", "frame"]))  # the booster splits the categories itself
     encoder = "ordinal" if native == "codes" else draw(st.sampled_from(["onehot", "ordinal"]))
-    categories = OneHotEncoder(sparse_output=False, handle_unknown="ignore") if encoder == "onehot" else OrdinalEncoder()
+    sparse = encoder == "onehot" and kind != "histogram" and draw(st.booleans())  # a sparse matrix: XGBoost reads its zeros as missing
+    categories = OneHotEncoder(sparse_output=sparse, handle_unknown="ignore") if encoder == "onehot" else OrdinalEncoder()
     scaler = draw(st.sampled_from(["standard", "minmax", "passthrough", *(["bins", "bins of x"] if kind in LINEAR else [])]))
     numbers = {"standard": StandardScaler(), "minmax": MinMaxScaler(), "passthrough": "passthrough"}.get(scaler)
     dropped = draw(st.booleans())
@@ -131,7 +132,8 @@ def models(draw, kinds: tuple[str, ...] = KINDS):
         estimator = _told_categories(kind, _estimator(kind, seed), 1 if dropped else 2)
         model, encoder = make_pipeline(ColumnTransformer(steps, remainder="drop"), estimator), "ordinal codes split natively"
     else:
-        model = make_pipeline(ColumnTransformer(steps, remainder="drop"), _estimator(kind, seed))
+        model = make_pipeline(ColumnTransformer(steps, remainder="drop", sparse_threshold=1.0 if sparse else 0.0), _estimator(kind, seed))
+        encoder += " (sparse)" if sparse else ""
     threshold = draw(st.sampled_from([None, None, 0.3, 0.7]))
     calibrated = draw(st.sampled_from([None, None, "frozen", "refitted"]))
     calibration = draw(st.sampled_from(["sigmoid", "isotonic"])) if calibrated else None
@@ -716,6 +718,27 @@ def test_a_booster_fitted_on_pandas_categories_is_read_and_asked_from_a_frame_of
     assert answer.run.guarantee == "exact" and answer.counterfactuals
     options = pd.DataFrame([{**person.to_dict(), **cf.values} for cf in answer.counterfactuals])
     assert (_predicted(model, options) == "1").all()
+
+
+@pytest.mark.parametrize("numbers", ["passthrough", "minmax", "standard"])
+def test_xgboost_fed_a_sparse_matrix_reads_its_zeros_as_missing_and_is_read_so(numbers: str) -> None:
+    """A default one-hot encoder makes a sparse matrix, and XGBoost reads every entry it leaves
+    out (every 0) as missing, sending it the way a node sends a missing value: a category's
+    columns, and a number where its column is 0 (x = 0 passed through, its least scaled to 0).
+    Before, the reading compared 0 with the thresholds and disagreed with predict."""
+    from xgboost import XGBClassifier
+
+    frame, labels = _train(8)
+    scaler = {"passthrough": "passthrough", "minmax": MinMaxScaler(), "standard": StandardScaler()}[numbers]
+    encode = ColumnTransformer([("categories", OneHotEncoder(handle_unknown="ignore"), ["c", "d"]), ("numbers", scaler, ["x", "y"])], sparse_threshold=1.0)
+    model = make_pipeline(encode, XGBClassifier(n_estimators=30, max_depth=3, n_jobs=1, random_state=8)).fit(frame, (labels == "yes").astype(int))
+    glass = MC3G(model, desired_class="1", read_model="always", refine=0).fit(frame).engine_.glass
+    verdicts = glass.verdicts(glass.margins({f: EVERY[f].tolist() for f in glass.features}))
+    accepted = _predicted(model, EVERY) == "1"
+    assert accepted.any() and not accepted.all()
+    assert not ((verdicts > 0) & ~accepted).any() and not ((verdicts < 0) & accepted).any()
+    if numbers != "standard":  # x = 0 is a column of 0 where it is not scaled to a mean
+        assert any(split.holes is not None for split in glass.splits)
 
 
 @pytest.mark.parametrize("kind", ["lightgbm", "xgboost"])

@@ -92,7 +92,7 @@ def with_retrained(engine: Engine, robust: Robustness, X: pd.DataFrame, seed: in
         judges.append(None if glass is None else functools.partial(_verdicts, glass.for_options()))
         for name, split in zip(glass.features, glass.splits) if glass is not None else ():
             if split.numeric:
-                cuts.setdefault(name, []).append(split.cuts)  # type: ignore[arg-type]
+                cuts.setdefault(name, []).append(split.points)
     glass = replace(engine.glass, other_cuts={name: np.concatenate(parts) for name, parts in cuts.items()})
     return glass, replace(robust, exact=exact, judges=tuple(judges))
 

@@ -29,15 +29,34 @@ FACTORIZED = 64  # values past which a category's codes are found once per disti
 @dataclass(frozen=True, eq=False)
 class Splits:
     """The tests of one raw feature: a number's ``cuts`` (``value <= cut`` takes ``yes``), or a
-    category's ``members`` (a row per test, a column per value of ``domain``)."""
+    category's ``members`` (a row per test, a column per value of ``domain``).  A number's test
+    may have a ``hole``, a stretch ``low < value <= high`` where ``inside`` says the test's truth
+    instead (NaN ends: none): where the model reads the value's column as missing."""
 
     cuts: np.ndarray | None = None
     members: np.ndarray | None = None
     domain: tuple[str, ...] = ()
+    holes: np.ndarray | None = None
+    inside: np.ndarray | None = None
 
     @property
     def numeric(self) -> bool:
         return self.cuts is not None
+
+    def truth(self, values: Sequence[float] | np.ndarray) -> np.ndarray:
+        """A number's tests on ``values``: a row per test, a column per value."""
+        assert self.cuts is not None
+        x = np.asarray(values, dtype=np.float64)[None, :]
+        truth = x <= self.cuts[:, None]
+        if self.holes is None or self.inside is None:
+            return truth
+        return np.where((self.holes[:, :1] < x) & (x <= self.holes[:, 1:]), self.inside[:, None], truth)
+
+    @property
+    def points(self) -> np.ndarray:
+        """Where a number's tests change, the holes' ends included."""
+        assert self.cuts is not None
+        return self.cuts if self.holes is None else np.concatenate([self.cuts, self.holes.reshape(-1)])
 
     def codes(self, values: Sequence[Any]) -> np.ndarray:
         """Each category's place in the domain (-1 where it is not in it)."""
@@ -126,6 +145,8 @@ class GlassBox:
         for split in self.splits:
             for array in (split.cuts, split.members):
                 digest.update(b"-" if array is None else np.ascontiguousarray(array).tobytes())
+            for array in (split.holes, split.inside) if split.holes is not None else ():  # a reading without holes digests as it did
+                digest.update(np.ascontiguousarray(array).tobytes())
             digest.update(repr(split.domain).encode())
         arrays = () if self.trees is None else (self.trees.feature, self.trees.test, self.trees.yes, self.trees.no, self.trees.value, self.trees.roots)
         for array in (*arrays, *(self.weights[name] for name in sorted(self.weights))):
@@ -140,7 +161,7 @@ class GlassBox:
             truth = []
             for f, split in zip(self.features, self.splits):
                 if split.numeric:
-                    truth.append(np.asarray(columns[f], dtype=np.float64)[:, None] <= split.cuts[None, :])  # type: ignore[index]
+                    truth.append(split.truth(columns[f]).T)
                 else:
                     truth.append(split.members[:, split.codes(columns[f])].T)  # type: ignore[index]
             table = np.concatenate([*truth, np.zeros((rows, 1), dtype=bool)], axis=1)  # a last column for the leaves, never read

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -37,7 +37,10 @@ class InputTrees:
     column is cast to float32 first; ``epsilon``: the precision the model sums its leaves in.
     A node that tests a category natively has a row of ``sets`` (``set_of``, -1 elsewhere):
     whether each code 0 to 255 takes ``yes``, then whether a missing code does (``MISSING``)
-    and a negative one or one past them (``INVALID``), as the booster's own prediction sends them."""
+    and a negative one or one past them (``INVALID``), as the booster's own prediction sends them.
+    ``missing_yes``: where a node sends a missing value (None: a missing value is read as
+    none); ``absent``: the value besides NaN the booster reads as missing (an entry a sparse
+    matrix leaves out, 0: XGBoost fed a sparse matrix)."""
 
     column: np.ndarray
     threshold: np.ndarray
@@ -50,16 +53,24 @@ class InputTrees:
     epsilon: float = DOUBLE_EPSILON
     set_of: np.ndarray | None = None
     sets: np.ndarray | None = None
+    missing_yes: np.ndarray | None = None
+    absent: float | None = None
+
+    def missing(self, seen: np.ndarray) -> np.ndarray:
+        """Whether the booster reads each value as missing."""
+        return np.isnan(seen) | (seen == self.absent) if self.absent is not None else np.isnan(seen)
 
     def holds(self, seen: np.ndarray, nodes: np.ndarray) -> np.ndarray:
         """Whether each node's test holds for the column's value ``seen`` (broadcast together)."""
         cast = seen.astype(np.float32).astype(np.float64) if self.single else seen
         by_threshold = cast < self.threshold[nodes] if self.strict else cast <= self.threshold[nodes]
+        if self.missing_yes is not None:
+            by_threshold = np.where(self.missing(seen), self.missing_yes[nodes], by_threshold)
         if self.sets is None or self.set_of is None:
             return by_threshold
         row = self.set_of[nodes]
         with np.errstate(invalid="ignore"):
-            code = np.where(np.isnan(seen), MISSING, np.where((seen < 0) | (seen >= CODES), INVALID, np.nan_to_num(seen))).astype(np.int64)
+            code = np.where(self.missing(seen), MISSING, np.where((seen < 0) | (seen >= CODES), INVALID, np.nan_to_num(seen))).astype(np.int64)
         return np.where(row >= 0, self.sets[np.maximum(row, 0), code], by_threshold)
 
     def scores(self, Z: np.ndarray) -> np.ndarray:
@@ -236,20 +247,25 @@ def _xgboost(model: Any) -> Read:
     objective, trees = learner["objective"]["name"], learner["gradient_booster"]
     if trees["name"] != "gbtree" or objective not in ("binary:logistic", "binary:logitraw"):
         raise Opaque(f"mc3g reads XGBoost's gbtree with binary:logistic, not {trees['name']} with {objective}")
-    parts, sets = [], []
+    missing = getattr(model, "missing", None)
+    if missing is not None and not np.isnan(missing):
+        raise Opaque(f"the XGBoost model reads {missing!r} as missing; mc3g reads one whose missing value is NaN (its default)")
+    parts, sets, default = [], [], []
     for tree in trees["model"]["trees"]:
         left, right = np.array(tree["left_children"]), np.array(tree["right_children"])
         cond = np.array(tree["split_conditions"], dtype=np.float32).astype(np.float64)
         leaf = left < 0
         parts.append((np.where(leaf, -1, tree["split_indices"]), cond, left, right, np.where(leaf, cond, 0.0)))
         sets.append(_xgboost_sets(tree))
+        default.append(np.asarray(tree["default_left"], dtype=bool))
     import xgboost
 
-    def raw(Z: np.ndarray) -> np.ndarray:
+    def raw(Z: Any) -> np.ndarray:
         data = xgboost.DMatrix(Z, feature_names=booster.feature_names, feature_types=booster.feature_types, enable_categorical=True)
         return booster.predict(data, output_margin=True)
 
-    return Read("XGBoost", "logistic", _stacked(parts, sets, strict=True, epsilon=SINGLE_EPSILON), raw=raw)
+    stacked = replace(_stacked(parts, sets, strict=True, epsilon=SINGLE_EPSILON), missing_yes=np.concatenate(default))
+    return Read("XGBoost", "logistic", stacked, raw=raw)
 
 
 def _xgboost_sets(tree: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:

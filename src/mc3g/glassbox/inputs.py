@@ -77,7 +77,10 @@ class Inputs:
         self.dtypes = dict(dtypes)
         self.baseline = dict(baseline)
         self.categories = {name: tuple(values) for name, values in categories.items()}
-        self.constant = self._matrix(typed_frame([self.baseline], self.dtypes))[0]
+        first = typed_frame([self.baseline], self.dtypes)
+        given = first if transform is None else transform(first)
+        self.sparse = hasattr(given, "toarray")  # a sparse matrix, whose left-out entries XGBoost reads as missing
+        self.constant = self._dense(given, len(first))[0]
         self._own = _Own.of(transform, self.dtypes)
         self.source: list[str | None] = [None] * len(self.constant)
         self.tables: dict[int, np.ndarray] = {}  # a category's input column: its value for each of the category's values
@@ -96,11 +99,13 @@ class Inputs:
                     self.falling.add(int(j))
 
     def _matrix(self, frame: pd.DataFrame) -> np.ndarray:
-        out = frame if self._transform is None else self._transform(frame)
-        out = out.toarray() if hasattr(out, "toarray") else out
-        matrix = np.asarray(out, dtype=np.float64)
-        if matrix.ndim != 2 or matrix.shape[0] != len(frame):
-            raise Opaque(f"the preprocessing gave an array of shape {matrix.shape} for {len(frame)} row(s)")
+        return self._dense(frame if self._transform is None else self._transform(frame), len(frame))
+
+    @staticmethod
+    def _dense(out: Any, rows: int) -> np.ndarray:
+        matrix = np.asarray(out.toarray() if hasattr(out, "toarray") else out, dtype=np.float64)
+        if matrix.ndim != 2 or matrix.shape[0] != rows:
+            raise Opaque(f"the preprocessing gave an array of shape {matrix.shape} for {rows} row(s)")
         return matrix
 
     def rows(self, name: str, values: Sequence[Any]) -> np.ndarray:

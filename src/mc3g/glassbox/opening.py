@@ -55,7 +55,7 @@ def read_model(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # an estimator fitted with column names, given arrays
         inputs = Inputs(transform, dtypes, baseline, categories, numbers)
-        read = read_estimator(estimator)
+        read = _fed(read_estimator(estimator), inputs)
         features = [name for name in dtypes if name in set(filter(None, inputs.source))]
         sign = 1.0 if label_text(classes[1]) == favourable else -1.0
         cut = _cut(read, threshold, calibration)
@@ -91,6 +91,18 @@ def _taken_apart(model: Any) -> tuple[Transform | None, Any, Threshold | None, C
         transform, estimator, threshold, calibration = _taken_apart(model.steps[-1][1])  # a pipeline's, or a booster's own coding of categories
         return _then(Pipeline(model.steps[:-1]).transform if steps else None, transform), estimator, threshold, calibration
     return own_coding(model), model, None, None
+
+
+def _fed(read: Read, inputs: Inputs) -> Read:
+    """The estimator as the preprocessing feeds it: a booster that reads a missing value (XGBoost)
+    given a sparse matrix reads every entry left out, every 0, as missing."""
+    trees = read.trees
+    if not inputs.sparse or trees is None or trees.missing_yes is None or read.raw is None:
+        return read
+    from scipy import sparse
+
+    raw = read.raw
+    return replace(read, trees=replace(trees, absent=0.0), raw=lambda Z: raw(sparse.csr_matrix(Z)))
 
 
 def _then(first: Transform | None, second: Transform | None) -> Transform | None:
@@ -200,16 +212,26 @@ class _Tests:
         self.categorical = categorical
         self.parts: list[np.ndarray] = []
 
-    def add(self, tests: np.ndarray) -> np.ndarray:
-        """Take ``tests`` in; their places among this feature's tests."""
+        self.holes: list[np.ndarray] = []  # a number's: each test's hole (NaN: none), and its truth there
+        self.inside: list[np.ndarray] = []
+
+    def add(self, tests: np.ndarray, holes: np.ndarray | None = None, inside: np.ndarray | None = None) -> np.ndarray:
+        """Take ``tests`` in (a number's with their holes, :class:`~.box.Splits`); their places among this feature's tests."""
         start = sum(len(p) for p in self.parts)
         self.parts.append(tests)
+        self.holes.append(np.full((len(tests), 2), np.nan) if holes is None else holes)
+        self.inside.append(np.zeros(len(tests), dtype=bool) if inside is None else inside)
         return np.arange(start, start + len(tests))
 
     def done(self, domain: Sequence[str]) -> Splits:
         if self.categorical:
             return Splits(members=np.concatenate(self.parts) if self.parts else np.zeros((0, len(domain)), dtype=bool), domain=tuple(domain))
-        return Splits(cuts=np.concatenate(self.parts) if self.parts else np.zeros(0))
+        if not self.parts:
+            return Splits(cuts=np.zeros(0))
+        holes = np.concatenate(self.holes)
+        if np.isnan(holes).all():
+            return Splits(cuts=np.concatenate(self.parts))
+        return Splits(cuts=np.concatenate(self.parts), holes=holes, inside=np.concatenate(self.inside))
 
 
 def _on_features(trees: InputTrees, inputs: Inputs, features: list[str], splits: dict[str, _Tests]) -> Trees:
@@ -226,22 +248,50 @@ def _on_features(trees: InputTrees, inputs: Inputs, features: list[str], splits:
     for j, nodes in columns.items():
         if inputs.numeric(j) and native[nodes].any():
             raise Opaque(f"the {inputs.source[j]!r} number is split as a category natively; mc3g reads a number's thresholds")
-    cuts = inputs.cuts({j: trees.threshold[nodes] for j, nodes in columns.items() if inputs.numeric(j)}, trees.strict, trees.single)
+    numbers = {j: nodes for j, nodes in columns.items() if inputs.numeric(j)}
+    cuts = inputs.cuts({j: trees.threshold[nodes] for j, nodes in numbers.items()}, trees.strict, trees.single)
+    holes = _holes(trees, inputs, numbers)
     for j, nodes in columns.items():
         name = inputs.source[j]
         if name is None:
             always[nodes] = np.where(trees.holds(np.full(len(nodes), inputs.constant[j]), nodes), 1, -1)
             continue
+        hole, inside = holes.get(j, (None, None))
         if j in cuts:
             tests = cuts[j]
             fixed = np.where(tests == np.inf, 1, np.where(tests == -np.inf, -1, 0))
+            if hole is not None:  # a test is fixed only where its hole agrees
+                fixed = np.where(np.isnan(hole[:, 0]) | (inside == (fixed > 0)), fixed, 0)
         else:
             tests = trees.holds(inputs.tables[j][None, :], nodes[:, None])  # a row per node, a column per value of the category
             fixed = np.where(tests.all(axis=1), 1, np.where(~tests.any(axis=1), -1, 0))
         always[nodes] = fixed
         kept = nodes[fixed == 0]
-        feature[kept], test[kept] = place[name], splits[name].add(tests[fixed == 0])
+        mine = fixed == 0
+        feature[kept] = place[name]
+        test[kept] = splits[name].add(tests[mine]) if hole is None else splits[name].add(tests[mine], hole[mine], inside[mine])
     return _collapsed(trees, feature, test, always)
+
+
+def _holes(trees: InputTrees, inputs: Inputs, numbers: Mapping[int, np.ndarray]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """For each number's column where the booster reads a value as missing (``absent``): the
+    stretch of the number that gives the column that value (``low < value <= high``, found by
+    bisection with the preprocessing itself), as each node's hole where the way it sends a
+    missing value is not the way its threshold sends that value (NaN elsewhere), and that way."""
+    if trees.absent is None or trees.missing_yes is None or not numbers:
+        return {}
+    at = {j: np.array([trees.absent]) for j in numbers}
+    below, upto = inputs.cuts(at, strict=True, single=False), inputs.cuts(at, strict=False, single=False)
+    out = {}
+    for j, nodes in numbers.items():
+        low, high = float(below[j][0]), float(upto[j][0])
+        inside = trees.missing_yes[nodes]
+        natural = replace(trees, missing_yes=None).holds(np.full(len(nodes), trees.absent), nodes)  # the threshold's way
+        differs = (inside != natural) & (low < high)
+        hole = np.where(differs[:, None], [low, high], np.nan)
+        if differs.any():
+            out[j] = (hole, inside)
+    return out
 
 
 def _collapsed(trees: InputTrees, feature: np.ndarray, test: np.ndarray, always: np.ndarray) -> Trees:

@@ -57,7 +57,7 @@ class Score:
         for f, split in zip(box.features, box.splits):
             values = space[f].values
             if split.numeric:
-                truth[position[f]] = np.asarray(values, dtype=np.float64)[None, :] <= split.cuts[:, None]  # type: ignore[index]
+                truth[position[f]] = split.truth(values)
             else:
                 codes = split.codes(values)
                 if (codes < 0).any():

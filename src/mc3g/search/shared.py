@@ -111,7 +111,7 @@ def model_literals(glass: GlassBox | None, causal: CausalModel) -> dict[str, lis
         out.setdefault(lit.feature, []).append(lit)
     for name, split in zip(glass.features, glass.splits):
         if split.numeric:
-            cuts = np.unique(split.cuts[np.isfinite(split.cuts)])  # type: ignore[index]
+            cuts = np.unique(split.points[np.isfinite(split.points)])
             out.setdefault(name, []).extend(Literal(name, "<=", float(c)) for c in cuts)
     for name, cuts in glass.other_cuts.items():
         out.setdefault(name, []).extend(Literal(name, "<=", float(c)) for c in np.unique(cuts[np.isfinite(cuts)]))
