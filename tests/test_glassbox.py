@@ -37,13 +37,14 @@ from sklearn.ensemble import (
     HistGradientBoostingClassifier,
     RandomForestClassifier,
 )
+from sklearn.feature_selection import SelectKBest, SelectPercentile, VarianceThreshold
 from sklearn.frozen import FrozenEstimator
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import FixedThresholdClassifier
+from sklearn.model_selection import FixedThresholdClassifier, KFold
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline, make_pipeline
-from sklearn.preprocessing import KBinsDiscretizer, MinMaxScaler, OneHotEncoder, OrdinalEncoder, StandardScaler
+from sklearn.preprocessing import KBinsDiscretizer, MinMaxScaler, OneHotEncoder, OrdinalEncoder, StandardScaler, TargetEncoder
 from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
@@ -132,8 +133,10 @@ def models(draw, kinds: tuple[str, ...] = KINDS):
         estimator = _told_categories(kind, _estimator(kind, seed), 1 if dropped else 2)
         model, encoder = make_pipeline(ColumnTransformer(steps, remainder="drop"), estimator), "ordinal codes split natively"
     else:
-        model = make_pipeline(ColumnTransformer(steps, remainder="drop", sparse_threshold=1.0 if sparse else 0.0), _estimator(kind, seed))
-        encoder += " (sparse)" if sparse else ""
+        selected = numbers is not None and draw(st.booleans())  # the best of the encoded columns kept (a number's bins dropped are no steps: not read)
+        encoded = ColumnTransformer(steps, remainder="drop", sparse_threshold=1.0 if sparse else 0.0)
+        model = make_pipeline(encoded, *([SelectPercentile(percentile=60)] if selected else []), _estimator(kind, seed))
+        encoder += (" (sparse)" if sparse else "") + (", selected" if selected else "")
     threshold = draw(st.sampled_from([None, None, 0.3, 0.7]))
     calibrated = draw(st.sampled_from([None, None, "frozen", "refitted"]))
     calibration = draw(st.sampled_from(["sigmoid", "isotonic"])) if calibrated else None
@@ -718,6 +721,25 @@ def test_a_booster_fitted_on_pandas_categories_is_read_and_asked_from_a_frame_of
     assert answer.run.guarantee == "exact" and answer.counterfactuals
     options = pd.DataFrame([{**person.to_dict(), **cf.values} for cf in answer.counterfactuals])
     assert (_predicted(model, options) == "1").all()
+
+
+@pytest.mark.parametrize("kind", ["logistic", "histogram"])
+@pytest.mark.parametrize("step", ["selection", "target encoder"])
+def test_a_feature_selection_or_a_target_encoder_is_read_through(kind: str, step: str) -> None:
+    """A lender's pipeline often keeps the best of the encoded columns (``SelectKBest``) or drops
+    constant ones (``VarianceThreshold``), or codes a category by its share of each label
+    (``TargetEncoder``): each column is still one raw feature's, so the model is read as it is
+    (before, such a pipeline was searched through its surrogate)."""
+    frame, labels = _train(9)
+    categories = OneHotEncoder(sparse_output=False) if step == "selection" else TargetEncoder(cv=KFold(5))
+    encode = ColumnTransformer([("categories", categories, ["c", "d"]), ("numbers", StandardScaler(), ["x", "y"])])
+    selected = [VarianceThreshold(), SelectKBest(k=4)] if step == "selection" else []
+    model = make_pipeline(encode, *selected, _estimator(kind, 9)).fit(frame, labels)
+    glass = MC3G(model, desired_class="yes", read_model="always", refine=0).fit(frame).engine_.glass
+    verdicts = glass.verdicts(glass.margins({f: EVERY[f].tolist() for f in glass.features}))
+    accepted = _predicted(model, EVERY) == "yes"
+    assert accepted.any() and not accepted.all()
+    assert not ((verdicts > 0) & ~accepted).any() and not ((verdicts < 0) & accepted).any()
 
 
 @pytest.mark.parametrize("numbers", ["passthrough", "minmax", "standard"])

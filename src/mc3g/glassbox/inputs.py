@@ -1,8 +1,8 @@
 """The columns a model's estimator reads, as functions of the raw features a person has.
 
-A pipeline's preprocessing (a ``ColumnTransformer`` of one-hot and ordinal encoders, scalers,
-imputers, a discretizer's bins, passthrough and drop, or one such transformer) turns a row of raw
-features into the columns its estimator reads.  Each transformer allowed here maps every raw
+A pipeline's preprocessing (a ``ColumnTransformer`` of one-hot, ordinal and target encoders,
+scalers, imputers, a discretizer's bins, passthrough and drop, or one such transformer, and
+feature selections after them) turns a row of raw features into the columns its estimator reads.  Each transformer allowed here maps every raw
 column on its own, so each input column depends on one raw feature at most.  Which one is found
 by changing one feature at a time in a baseline row and running the preprocessing itself.  A
 category's columns are then a table over its values; a number's are a non-decreasing function of
@@ -31,8 +31,10 @@ MOST_STEPS = 4096  # a number's steps read at most (a discretizer's bins)
 
 def column_wise(step: Any) -> bool:
     """Whether a preprocessing step maps each raw column on its own (the kinds named here, a
-    pipeline of them, or a ``ColumnTransformer`` of them)."""
+    pipeline of them, or a ``ColumnTransformer`` of them), or keeps some of its input columns as
+    they are (a feature selection: ``SelectKBest``, ``VarianceThreshold``, ...)."""
     from sklearn.compose import ColumnTransformer
+    from sklearn.feature_selection import SelectorMixin
     from sklearn.impute import SimpleImputer
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import (
@@ -44,6 +46,7 @@ def column_wise(step: Any) -> bool:
         OrdinalEncoder,
         RobustScaler,
         StandardScaler,
+        TargetEncoder,
     )
 
     if step is None or (isinstance(step, str) and step in ("passthrough", "drop")):
@@ -54,7 +57,8 @@ def column_wise(step: Any) -> bool:
         return all(column_wise(s) for _, s in step.steps)
     if isinstance(step, ColumnTransformer):
         return all(column_wise(t) for _, t, _ in step.transformers_)
-    kinds = (OneHotEncoder, OrdinalEncoder, StandardScaler, MinMaxScaler, MaxAbsScaler, RobustScaler, SimpleImputer, KBinsDiscretizer)
+    encoders = (OneHotEncoder, OrdinalEncoder, TargetEncoder, KBinsDiscretizer)
+    kinds = (*encoders, StandardScaler, MinMaxScaler, MaxAbsScaler, RobustScaler, SimpleImputer, SelectorMixin)
     return isinstance(step, kinds)
 
 

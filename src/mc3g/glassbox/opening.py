@@ -87,7 +87,8 @@ def _taken_apart(model: Any) -> tuple[Transform | None, Any, Threshold | None, C
     if isinstance(model, Pipeline):
         steps = [step for _, step in model.steps[:-1] if step not in (None, "passthrough")]
         if not all(column_wise(step) for step in steps):
-            raise Opaque("the pipeline's preprocessing is not one mc3g reads (one-hot and ordinal encoders, scalers, imputers, bins, passthrough and drop)")
+            said = "one-hot, ordinal and target encoders, scalers, imputers, bins, passthrough and drop, feature selections"
+            raise Opaque(f"the pipeline's preprocessing is not one mc3g reads ({said})")
         transform, estimator, threshold, calibration = _taken_apart(model.steps[-1][1])  # a pipeline's, or a booster's own coding of categories
         return _then(Pipeline(model.steps[:-1]).transform if steps else None, transform), estimator, threshold, calibration
     return own_coding(model), model, None, None
