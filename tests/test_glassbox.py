@@ -41,7 +41,7 @@ from sklearn.feature_selection import SelectKBest, SelectPercentile, VarianceThr
 from sklearn.frozen import FrozenEstimator
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import FixedThresholdClassifier, KFold
+from sklearn.model_selection import FixedThresholdClassifier, GridSearchCV, KFold
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import KBinsDiscretizer, MinMaxScaler, OneHotEncoder, OrdinalEncoder, StandardScaler, TargetEncoder
@@ -735,6 +735,24 @@ def test_a_feature_selection_or_a_target_encoder_is_read_through(kind: str, step
     encode = ColumnTransformer([("categories", categories, ["c", "d"]), ("numbers", StandardScaler(), ["x", "y"])])
     selected = [VarianceThreshold(), SelectKBest(k=4)] if step == "selection" else []
     model = make_pipeline(encode, *selected, _estimator(kind, 9)).fit(frame, labels)
+    glass = MC3G(model, desired_class="yes", read_model="always", refine=0).fit(frame).engine_.glass
+    verdicts = glass.verdicts(glass.margins({f: EVERY[f].tolist() for f in glass.features}))
+    accepted = _predicted(model, EVERY) == "yes"
+    assert accepted.any() and not accepted.all()
+    assert not ((verdicts > 0) & ~accepted).any() and not ((verdicts < 0) & accepted).any()
+
+
+@pytest.mark.parametrize("where", ["around", "last step"])
+def test_a_search_of_settings_is_read_as_the_best_model_it_refitted(where: str) -> None:
+    """A lender often saves the ``GridSearchCV`` that chose their model's settings; it predicts
+    with its best model, refitted, which is read (before: searched through its surrogate)."""
+    frame, labels = _train(10)
+    encode = ColumnTransformer([("categories", OneHotEncoder(sparse_output=False), ["c", "d"]), ("numbers", StandardScaler(), ["x", "y"])])
+    if where == "around":
+        model = GridSearchCV(make_pipeline(encode, LogisticRegression()), {"logisticregression__C": [0.1, 10.0]}, cv=3)
+    else:
+        model = make_pipeline(encode, GridSearchCV(_estimator("forest", 10), {"max_depth": [3, 5]}, cv=3))
+    model.fit(frame, labels)
     glass = MC3G(model, desired_class="yes", read_model="always", refine=0).fit(frame).engine_.glass
     verdicts = glass.verdicts(glass.margins({f: EVERY[f].tolist() for f in glass.features}))
     accepted = _predicted(model, EVERY) == "yes"

@@ -1,7 +1,8 @@
 """A model read into a :class:`GlassBox`: its pipeline taken apart, its estimator read, its
 decision rule applied, and the reading checked against the model's own ``predict``.
 
-What is read: a scikit-learn ``Pipeline`` whose steps before the estimator map each raw column
+What is read, inside a search of settings refitted on its best (``GridSearchCV``, ...) or
+not: a scikit-learn ``Pipeline`` whose steps before the estimator map each raw column
 on their own (:func:`.inputs.column_wise`; one in its last step too), or the estimator alone,
 after any coding of categories a booster does itself (:func:`.estimators.own_coding`); a
 ``CalibratedClassifierCV`` of one sigmoid or one isotonic fit around either
@@ -22,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..models import label_text
+from ..models import SEARCHES, label_text
 from .box import GlassBox, Splits, Trees
 from .calibration import Accepts, Calibration
 from .estimators import InputTrees, Read, own_coding, read_estimator
@@ -73,6 +74,8 @@ def _taken_apart(model: Any) -> tuple[Transform | None, Any, Threshold | None, C
     from sklearn.pipeline import Pipeline
 
     kind = type(model).__name__
+    if kind in SEARCHES and hasattr(model, "best_estimator_"):  # a search refitted on its best settings predicts with them
+        return _taken_apart(model.best_estimator_)
     if kind in ("FixedThresholdClassifier", "TunedThresholdClassifierCV") and hasattr(model, "estimator_"):
         transform, estimator, inner, calibration = _taken_apart(model.estimator_)
         if inner is not None:

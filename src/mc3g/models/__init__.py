@@ -10,7 +10,8 @@
   rows built as the model saw its training data; :func:`label_text`: a label as text, however
   the model typed it (`labels.py`); :func:`fitted_categories`: the
   categories a LightGBM or XGBoost model was fitted on, by column (`categories.py`; a frame is
-  made to hold them as such by :meth:`BlackBox.as_fitted`).
+  made to hold them as such by :meth:`BlackBox.as_fitted`), looking through the wrappers that
+  predict with a model inside (:data:`SEARCHES` among them).
 - :class:`Robustness`: what an option must clear beyond the model's decision (a margin on its
   probability, models retrained on resampled data: :func:`retrained_models`).
 
@@ -18,12 +19,12 @@ Importing this package loads neither skops nor ONNX Runtime: reading such a file
 """
 
 from .blackbox import BlackBox, ChangedRows, Coded, typed_frame
-from .categories import fitted_categories
+from .categories import SEARCHES, fitted_categories
 from .files import ModelFile, ModelSource, OnnxModel, load_model, model_source
 from .labels import label_text
 from .robust import Robustness, retrained_models
 
 __all__ = [
-    "BlackBox", "ChangedRows", "Coded", "ModelFile", "ModelSource", "OnnxModel", "Robustness", "fitted_categories",
+    "SEARCHES", "BlackBox", "ChangedRows", "Coded", "ModelFile", "ModelSource", "OnnxModel", "Robustness", "fitted_categories",
     "label_text", "load_model", "model_source", "retrained_models", "typed_frame",
 ]  # fmt: skip

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+SEARCHES = ("GridSearchCV", "RandomizedSearchCV", "HalvingGridSearchCV", "HalvingRandomSearchCV")  # searches of settings: their best predicts
 CATEGORICAL = "[categorical_feature: "  # LightGBM's model text names the columns it took as categories on this line
 
 
@@ -35,7 +36,8 @@ def fitted_categories(model: Any) -> dict[str, list[Any]]:
 
 def _booster(model: Any) -> Any:
     """The model inside a lender's threshold, a calibration (its first fit: every fit of a
-    calibration sees the same columns, so the same categories) and a frozen estimator."""
+    calibration sees the same columns, so the same categories), a frozen estimator and a search
+    of settings (its best, refitted)."""
     while True:
         name = type(model).__name__
         if name in ("FixedThresholdClassifier", "TunedThresholdClassifierCV"):
@@ -44,6 +46,8 @@ def _booster(model: Any) -> Any:
             inner = next((fit.estimator for fit in getattr(model, "calibrated_classifiers_", ())), None)
         elif name == "FrozenEstimator":
             inner = model.estimator
+        elif name in SEARCHES:
+            inner = getattr(model, "best_estimator_", None)
         else:
             return model
         if inner is None:
