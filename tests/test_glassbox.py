@@ -27,6 +27,7 @@ import pytest
 from conftest import tiered
 from hypothesis import assume, event
 from hypothesis import strategies as st
+from sklearn.base import clone
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.compose import ColumnTransformer
 from sklearn.ensemble import (
@@ -36,6 +37,7 @@ from sklearn.ensemble import (
     GradientBoostingClassifier,
     HistGradientBoostingClassifier,
     RandomForestClassifier,
+    VotingClassifier,
 )
 from sklearn.feature_selection import SelectKBest, SelectPercentile, VarianceThreshold
 from sklearn.frozen import FrozenEstimator
@@ -740,6 +742,16 @@ def test_a_feature_selection_or_a_target_encoder_is_read_through(kind: str, step
     accepted = _predicted(model, EVERY) == "yes"
     assert accepted.any() and not accepted.all()
     assert not ((verdicts > 0) & ~accepted).any() and not ((verdicts < 0) & accepted).any()
+
+
+def test_a_model_of_pipelines_says_it_is_not_read_as_what_it_is() -> None:
+    """A vote of two pipelines takes the raw frame, text and all: the reason it is not read names
+    it (before: the reading tried to make the text numbers first, and said that had failed)."""
+    frame, labels = _train(11)
+    encode = ColumnTransformer([("categories", OneHotEncoder(sparse_output=False), ["c", "d"]), ("numbers", StandardScaler(), ["x", "y"])])
+    vote = VotingClassifier([("a", make_pipeline(encode, LogisticRegression())), ("b", make_pipeline(clone(encode), DecisionTreeClassifier(max_depth=3)))])
+    with pytest.raises(InputError, match="not a VotingClassifier"):
+        MC3G(vote.fit(frame, labels), desired_class="yes", read_model="always", refine=0).fit(frame)
 
 
 @pytest.mark.parametrize("where", ["around", "last step"])

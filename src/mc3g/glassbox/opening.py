@@ -55,8 +55,9 @@ def read_model(
         raise Opaque("the model has no two classes_ to read a decision between")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # an estimator fitted with column names, given arrays
+        read = read_estimator(estimator)  # first: an estimator not read says so, whatever it is given
         inputs = Inputs(transform, dtypes, baseline, categories, numbers)
-        read = _fed(read_estimator(estimator), inputs)
+        read = _fed(read, inputs)
         features = [name for name in dtypes if name in set(filter(None, inputs.source))]
         sign = 1.0 if label_text(classes[1]) == favourable else -1.0
         cut = _cut(read, threshold, calibration)
