@@ -42,7 +42,7 @@ from sklearn.ensemble import (
 from sklearn.feature_selection import SelectKBest, SelectPercentile, VarianceThreshold
 from sklearn.frozen import FrozenEstimator
 from sklearn.isotonic import IsotonicRegression
-from sklearn.linear_model import LogisticRegression
+from sklearn.linear_model import LogisticRegression, LogisticRegressionCV, RidgeClassifier
 from sklearn.model_selection import FixedThresholdClassifier, GridSearchCV, KFold
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline, make_pipeline
@@ -737,6 +737,26 @@ def test_a_feature_selection_or_a_target_encoder_is_read_through(kind: str, step
     encode = ColumnTransformer([("categories", categories, ["c", "d"]), ("numbers", StandardScaler(), ["x", "y"])])
     selected = [VarianceThreshold(), SelectKBest(k=4)] if step == "selection" else []
     model = make_pipeline(encode, *selected, _estimator(kind, 9)).fit(frame, labels)
+    glass = MC3G(model, desired_class="yes", read_model="always", refine=0).fit(frame).engine_.glass
+    verdicts = glass.verdicts(glass.margins({f: EVERY[f].tolist() for f in glass.features}))
+    accepted = _predicted(model, EVERY) == "yes"
+    assert accepted.any() and not accepted.all()
+    assert not ((verdicts > 0) & ~accepted).any() and not ((verdicts < 0) & accepted).any()
+
+
+@pytest.mark.parametrize("kind", ["ridge", "cross-validated logistic"])
+def test_a_ridge_classifier_and_a_cross_validated_logistic_regression_behind_a_threshold_are_read(kind: str) -> None:
+    """A ridge classifier of two classes keeps its weights in one flat row (before: not read);
+    a cross-validated logistic regression gives a logistic probability, so a lender's threshold
+    on it is read (before: "no logistic probability")."""
+    frame, labels = _train(12)
+    encode = ColumnTransformer([("categories", OneHotEncoder(sparse_output=False), ["c", "d"]), ("numbers", StandardScaler(), ["x", "y"])])
+    if kind == "ridge":
+        model = make_pipeline(encode, RidgeClassifier())
+    else:
+        regression = LogisticRegressionCV(cv=3, l1_ratios=(0.0,), scoring="neg_log_loss", use_legacy_attributes=False)
+        model = FixedThresholdClassifier(make_pipeline(encode, regression), threshold=0.35, response_method="predict_proba")
+    model.fit(frame, labels)
     glass = MC3G(model, desired_class="yes", read_model="always", refine=0).fit(frame).engine_.glass
     verdicts = glass.verdicts(glass.margins({f: EVERY[f].tolist() for f in glass.features}))
     accepted = _predicted(model, EVERY) == "yes"

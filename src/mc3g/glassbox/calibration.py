@@ -43,7 +43,10 @@ class Calibration:
         (out of a ``FrozenEstimator``); :class:`Opaque` where it is not one rising function."""
         first, *more = model.calibrated_classifiers_
         if more:
-            raise Opaque(f"the calibration averages {len(more) + 1} calibrated models (ensemble=True); mc3g reads one")
+            raise Opaque(
+                f"the calibration averages {len(more) + 1} calibrated models (ensemble=True); mc3g reads one "
+                "(calibrate with ensemble=False, or around a FrozenEstimator of the model already fitted)"
+            )
         if first.method not in ("sigmoid", "isotonic") or len(first.calibrators) != 1:
             raise Opaque(f"the calibration is {first.method!r}; mc3g reads one sigmoid's or one isotonic fit's")
         calibrator = first.calibrators[0]

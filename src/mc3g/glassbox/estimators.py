@@ -368,13 +368,18 @@ def _lightgbm_set(threshold: str) -> np.ndarray:
 def _linear(estimator: Any) -> bool:
     from sklearn.linear_model._base import LinearClassifierMixin
 
-    return isinstance(estimator, LinearClassifierMixin) and np.ndim(getattr(estimator, "coef_", None)) == 2
+    return isinstance(estimator, LinearClassifierMixin) and np.ndim(getattr(estimator, "coef_", None)) in (1, 2)
 
 
 def _linear_classifier(model: Any) -> Read:
+    """Its decision function; a logistic probability where it gives one (a logistic regression,
+    its cross-validated kind too, or a log loss)."""
+    from sklearn.linear_model import LogisticRegression
+
     _binary(model)
-    if model.coef_.shape[0] != 1:
-        raise Opaque(f"the {type(model).__name__} has {model.coef_.shape[0]} rows of weights; mc3g reads one")
-    logistic = type(model).__name__ == "LogisticRegression" or getattr(model, "loss", None) == "log_loss"
+    coef = np.atleast_2d(model.coef_)  # a ridge classifier of two classes keeps one row flat
+    if coef.shape[0] != 1:
+        raise Opaque(f"the {type(model).__name__} has {coef.shape[0]} rows of weights; mc3g reads one")
+    logistic = isinstance(model, LogisticRegression) or getattr(model, "loss", None) == "log_loss"
     intercept = float(np.ravel(model.intercept_)[0]) if np.size(model.intercept_) else 0.0
-    return Read(type(model).__name__, "logistic" if logistic else "identity", coef=model.coef_[0].astype(np.float64), intercept=intercept)
+    return Read(type(model).__name__, "logistic" if logistic else "identity", coef=coef[0].astype(np.float64), intercept=intercept)
