@@ -183,6 +183,17 @@ def _predicted(model, rows: pd.DataFrame) -> np.ndarray:
         return np.asarray([str(v) for v in model.predict(rows)])
 
 
+def _read_as_predict_runs(model, frame: pd.DataFrame, favourable: str = "yes") -> GlassBox:
+    """The model read (``read_model="always"``), its verdict on every state of the domain the
+    model's own ``predict`` (both decisions among them)."""
+    glass = MC3G(model, desired_class=favourable, read_model="always", refine=0).fit(frame).engine_.glass
+    verdicts = glass.verdicts(glass.margins({f: EVERY[f].tolist() for f in glass.features}))
+    accepted = _predicted(model, EVERY) == favourable
+    assert accepted.any() and not accepted.all()
+    assert not ((verdicts > 0) & ~accepted).any() and not ((verdicts < 0) & accepted).any()
+    return glass
+
+
 @tiered(2, 80, models())
 def test_the_reading_agrees_with_predict_on_every_state_of_the_domain(drawn) -> None:
     model, frame, favourable = drawn
@@ -737,11 +748,7 @@ def test_a_feature_selection_or_a_target_encoder_is_read_through(kind: str, step
     encode = ColumnTransformer([("categories", categories, ["c", "d"]), ("numbers", StandardScaler(), ["x", "y"])])
     selected = [VarianceThreshold(), SelectKBest(k=4)] if step == "selection" else []
     model = make_pipeline(encode, *selected, _estimator(kind, 9)).fit(frame, labels)
-    glass = MC3G(model, desired_class="yes", read_model="always", refine=0).fit(frame).engine_.glass
-    verdicts = glass.verdicts(glass.margins({f: EVERY[f].tolist() for f in glass.features}))
-    accepted = _predicted(model, EVERY) == "yes"
-    assert accepted.any() and not accepted.all()
-    assert not ((verdicts > 0) & ~accepted).any() and not ((verdicts < 0) & accepted).any()
+    _read_as_predict_runs(model, frame)
 
 
 @pytest.mark.parametrize("kind", ["ridge", "cross-validated logistic"])
@@ -757,11 +764,7 @@ def test_a_ridge_classifier_and_a_cross_validated_logistic_regression_behind_a_t
         regression = LogisticRegressionCV(cv=3, l1_ratios=(0.0,), scoring="neg_log_loss", use_legacy_attributes=False)
         model = FixedThresholdClassifier(make_pipeline(encode, regression), threshold=0.35, response_method="predict_proba")
     model.fit(frame, labels)
-    glass = MC3G(model, desired_class="yes", read_model="always", refine=0).fit(frame).engine_.glass
-    verdicts = glass.verdicts(glass.margins({f: EVERY[f].tolist() for f in glass.features}))
-    accepted = _predicted(model, EVERY) == "yes"
-    assert accepted.any() and not accepted.all()
-    assert not ((verdicts > 0) & ~accepted).any() and not ((verdicts < 0) & accepted).any()
+    _read_as_predict_runs(model, frame)
 
 
 def test_a_model_of_pipelines_says_it_is_not_read_as_what_it_is() -> None:
@@ -785,11 +788,7 @@ def test_a_search_of_settings_is_read_as_the_best_model_it_refitted(where: str) 
     else:
         model = make_pipeline(encode, GridSearchCV(_estimator("forest", 10), {"max_depth": [3, 5]}, cv=3))
     model.fit(frame, labels)
-    glass = MC3G(model, desired_class="yes", read_model="always", refine=0).fit(frame).engine_.glass
-    verdicts = glass.verdicts(glass.margins({f: EVERY[f].tolist() for f in glass.features}))
-    accepted = _predicted(model, EVERY) == "yes"
-    assert accepted.any() and not accepted.all()
-    assert not ((verdicts > 0) & ~accepted).any() and not ((verdicts < 0) & accepted).any()
+    _read_as_predict_runs(model, frame)
 
 
 @pytest.mark.parametrize("numbers", ["passthrough", "minmax", "standard"])
@@ -804,11 +803,7 @@ def test_xgboost_fed_a_sparse_matrix_reads_its_zeros_as_missing_and_is_read_so(n
     scaler = {"passthrough": "passthrough", "minmax": MinMaxScaler(), "standard": StandardScaler()}[numbers]
     encode = ColumnTransformer([("categories", OneHotEncoder(handle_unknown="ignore"), ["c", "d"]), ("numbers", scaler, ["x", "y"])], sparse_threshold=1.0)
     model = make_pipeline(encode, XGBClassifier(n_estimators=30, max_depth=3, n_jobs=1, random_state=8)).fit(frame, (labels == "yes").astype(int))
-    glass = MC3G(model, desired_class="1", read_model="always", refine=0).fit(frame).engine_.glass
-    verdicts = glass.verdicts(glass.margins({f: EVERY[f].tolist() for f in glass.features}))
-    accepted = _predicted(model, EVERY) == "1"
-    assert accepted.any() and not accepted.all()
-    assert not ((verdicts > 0) & ~accepted).any() and not ((verdicts < 0) & accepted).any()
+    glass = _read_as_predict_runs(model, frame, "1")
     if numbers != "standard":  # x = 0 is a column of 0 where it is not scaled to a mean
         assert any(split.holes is not None for split in glass.splits)
 
@@ -861,11 +856,7 @@ def _calibrated(method: str, threshold: float | None = None, seed: int = 4, esti
 @pytest.mark.parametrize(("method", "threshold"), [("sigmoid", None), ("isotonic", None), ("sigmoid", 0.35), ("isotonic", 0.65)])
 def test_a_calibration_by_one_sigmoid_or_one_isotonic_fit_is_read_behind_a_lender_s_threshold_or_none(method: str, threshold: float | None) -> None:
     model, _, frame, _ = _calibrated(method, threshold)
-    glass = MC3G(model, desired_class="yes", read_model="always", refine=0).fit(frame).engine_.glass
-    verdicts = glass.verdicts(glass.margins({f: EVERY[f].tolist() for f in glass.features}))
-    accepted = _predicted(model, EVERY) == "yes"
-    assert accepted.any() and not accepted.all()
-    assert not ((verdicts > 0) & ~accepted).any() and not ((verdicts < 0) & accepted).any()
+    _read_as_predict_runs(model, frame)
 
 
 def test_a_calibration_that_averages_several_or_falls_as_the_score_rises_says_why_it_is_not_read() -> None:
