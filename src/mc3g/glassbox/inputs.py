@@ -7,8 +7,8 @@ column on its own, so each input column depends on one raw feature at most.  Whi
 by changing one feature at a time in a baseline row and running the preprocessing itself.  A
 category's columns are then a table over its values; a number's are a non-decreasing function of
 it, evaluated by the preprocessing itself wherever a split needs it, so a threshold is placed on
-the model's own arithmetic (its float32 cast included), not on a formula written here; or, for a
-linear score, steps of it (one-hot bins), each found the same way (:meth:`Inputs.steps`).
+the model's own arithmetic (its float32 cast included), not on a formula written here; or steps
+of it (a discretizer's bins, one-hot or ordinal), each found the same way (:meth:`Inputs.steps`).
 """
 
 from __future__ import annotations
@@ -128,14 +128,12 @@ class Inputs:
 
     # -- a split on one input column, on its raw feature ----------------------------------------
     def cuts(self, asked: Mapping[int, np.ndarray], strict: bool, single: bool) -> dict[int, np.ndarray]:
-        """For numbers' input columns (``asked``: each with its thresholds): per split, the largest
-        value of the number whose column takes the branch (the column compared with the
-        threshold, ``<`` when ``strict``, after a float32 cast when ``single``), found by
+        """For numbers' input columns that rise with them (``asked``: each with its thresholds;
+        none of :attr:`falling`): per split, the largest value of the number whose column takes
+        the branch (the column compared with the threshold, ``<`` when ``strict``, after a
+        float32 cast when ``single``), found by
         bisection on the floats' order with the preprocessing itself, every column at once;
         -inf where no value takes it, +inf where every value does."""
-        for j in set(asked) & self.falling:
-            name = self.source[j]
-            raise Opaque(f"the preprocessing maps the number {name!r} to a column that falls as it rises (one-hot bins?): a linear model's, not a tree's test")
         out: dict[int, np.ndarray] = {}
         layers: list[dict[str, int]] = []  # each feature once a layer: its values vary in its own column
         for j in asked:

@@ -86,17 +86,15 @@ def _on_features(trees: InputTrees, inputs: Inputs, features: list[str], splits:
     for j, nodes in columns.items():
         if inputs.numeric(j) and native[nodes].any():
             raise Opaque(f"the {inputs.source[j]!r} number is split as a category natively; mc3g reads a number's thresholds")
-    numbers = {j: nodes for j, nodes in columns.items() if inputs.numeric(j)}
-    cuts = inputs.cuts({j: trees.threshold[nodes] for j, nodes in numbers.items()}, trees.strict, trees.single)
-    holes = _holes(trees, inputs, numbers)
+    numbered = _numbered(trees, inputs, {j: nodes for j, nodes in columns.items() if inputs.numeric(j)})
     for j, nodes in columns.items():
         name = inputs.source[j]
         if name is None:
             always[nodes] = np.where(trees.holds(np.full(len(nodes), inputs.constant[j]), nodes), 1, -1)
             continue
-        hole, inside = holes.get(j, (None, None))
-        if j in cuts:
-            tests = cuts[j]
+        hole, inside = None, None
+        if j in numbered:
+            tests, hole, inside = numbered[j]
             fixed = np.where(tests == np.inf, 1, np.where(tests == -np.inf, -1, 0))
             if hole is not None:  # a test is fixed only where its hole agrees
                 fixed = np.where(np.isnan(hole[:, 0]) | (inside == (fixed > 0)), fixed, 0)
@@ -109,6 +107,51 @@ def _on_features(trees: InputTrees, inputs: Inputs, features: list[str], splits:
         feature[kept] = place[name]
         test[kept] = splits[name].add(tests[mine]) if hole is None else splits[name].add(tests[mine], hole[mine], inside[mine])
     return _collapsed(trees, feature, test, always)
+
+
+Numbered = tuple[np.ndarray, "np.ndarray | None", "np.ndarray | None"]  # a number's tests: cuts, holes (NaN: none) and the truth in them
+
+
+def _numbered(trees: InputTrees, inputs: Inputs, numbers: Mapping[int, np.ndarray]) -> dict[int, Numbered]:
+    """Each node's test on a number's input column as a test of the number: a cut found by
+    bisection through the preprocessing where the column rises with it, with a hole where the
+    booster reads its value as missing; over the number's steps where it falls somewhere (a
+    discretizer's one-hot bin)."""
+    rising = {j: nodes for j, nodes in numbers.items() if j not in inputs.falling}
+    cuts = inputs.cuts({j: trees.threshold[nodes] for j, nodes in rising.items()}, trees.strict, trees.single)
+    holes = _holes(trees, inputs, rising)
+    out: dict[int, Numbered] = {j: (cuts[j], *holes.get(j, (None, None))) for j in rising}
+    steps: dict[str, tuple[np.ndarray, np.ndarray, list[int]]] = {}
+    for j, nodes in numbers.items():
+        if j in inputs.falling:
+            name = inputs.source[j]
+            assert name is not None
+            ends, on, columns = steps[name] if name in steps else steps.setdefault(name, inputs.steps(name))
+            truth = trees.holds(on[:, columns.index(j)][None, :], nodes[:, None])  # a row per node, a column per step
+            out[j] = _stretched(truth, np.r_[-np.inf, ends, np.inf], name)
+    return out
+
+
+def _stretched(truth: np.ndarray, bounds: np.ndarray, name: str) -> Numbered:
+    """Tests true on some of a number's steps (a row per test, a column per step, step ``s`` the
+    values past ``bounds[s]`` up to ``bounds[s + 1]``) as cuts and holes: true on one stretch,
+    on two, or on two with the first (a one-hot bin's column is 1 on one stretch, 0 around)."""
+    cuts, holes, inside = np.empty(len(truth)), np.full((len(truth), 2), np.nan), np.zeros(len(truth), dtype=bool)
+    for i, row in enumerate(truth):
+        change, first = np.flatnonzero(row[1:] != row[:-1]) + 1, bool(row[0])
+        if len(change) == 0:
+            cuts[i] = np.inf if first else -np.inf
+        elif len(change) == 1 and first:
+            cuts[i] = bounds[change[0]]
+        elif len(change) == 1:
+            cuts[i], holes[i], inside[i] = -np.inf, (bounds[change[0]], np.inf), True
+        elif len(change) == 2:
+            cuts[i], holes[i], inside[i] = np.inf if first else -np.inf, bounds[change], not first
+        elif len(change) == 3 and first:
+            cuts[i], holes[i], inside[i] = bounds[change[2]], bounds[change[:2]], False
+        else:
+            raise Opaque(f"a tree's test of the number {name!r} is true on more than two stretches of it")
+    return cuts, holes, inside
 
 
 def _holes(trees: InputTrees, inputs: Inputs, numbers: Mapping[int, np.ndarray]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
