@@ -407,3 +407,16 @@ def test_bench_reading_reads_small_forests_and_refuses_bad_sizes() -> None:
     assert all(r["answered"] + r["proved_none"] == r["rows"] == 2 for r in rows)
     bad = runner.invoke(app, ["bench", "reading", "--sizes", "five"])
     assert bad.exit_code == 2 and "TREESxDEPTH" in bad.output
+
+
+@pytest.mark.slow
+def test_bench_pipelines_says_which_of_a_lender_s_models_are_read_exactly() -> None:
+    names = ["xgb", "tree-bins", "lr-grid", "lr-calibrated-3", "mlp"]
+    result = runner.invoke(app, ["bench", "pipelines", *(f"--pipeline={name}" for name in names), "--train", "1500", "--rows", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {r["name"]: r for r in json.loads(result.stdout)}
+    assert [rows[name]["exact"] for name in names] == [True, True, True, False, False]
+    assert "averages 3 calibrated models" in rows["lr-calibrated-3"]["reading"] and "not a MLPClassifier" in rows["mlp"]["reading"]
+    assert all(r["answered"] + r["proved_none"] == r["refused"] for name, r in rows.items() if r["exact"])  # read: every "no option" proved
+    bad = runner.invoke(app, ["bench", "pipelines", "--pipeline", "catboost"])
+    assert bad.exit_code == 2 and "none of" in bad.output

@@ -1,4 +1,5 @@
-"""``mc3g bench oracle``: the black-box search against every state of a small domain."""
+"""``mc3g bench oracle``: the black-box search against every state of a small domain; ``mc3g bench
+pipelines``: which of a lender's models are read exactly."""
 
 from __future__ import annotations
 
@@ -44,3 +45,33 @@ def bench_oracle(
     with spinner("explaining...") as status:
         results = oracle_benchmark(tuple(domains), tuple(kinds), tuple(k), people, progress=status)
     print_results(results, columns, row, "Black boxes against every state of a small domain (product profile)", as_json, markdown)
+
+
+@bench_app.command("pipelines")
+def bench_pipelines(
+    names: list[str] = typer.Option([], "--pipeline", help="Pipelines of the catalogue (all by default); repeat for several."),
+    train: int = typer.Option(4000, "--train", min=100, help="Adult training rows each is fitted on."),
+    rows: int = typer.Option(10, "--rows", min=1, help="Refused adult test rows each explains."),
+    markdown: bool = typer.Option(False, help="Print a Markdown table (for the docs)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
+) -> None:
+    """Which of a lender's models mc3g reads exactly: a catalogue of scikit-learn, XGBoost and
+    LightGBM pipelines of adult (encoders, scalers, selections, bins, estimators, thresholds,
+    calibrations, searches of settings), each read exactly or not (and why not), with its first
+    refused test rows explained (K = 1, product profile)."""
+    from ..bench.pipelines import NAMES, pipelines_benchmark
+
+    for name in names:
+        if name not in NAMES:
+            raise typer.BadParameter(f"{name!r} is none of {', '.join(NAMES)}", param_hint="--pipeline")
+    columns = ("pipeline", "what", "read exactly", "what was read, or why not", "fit s", "refused", "answered", "no option proved", "own ms median")
+
+    def row(r: Any) -> tuple[str, ...]:
+        return (
+            r.name, r.what, "yes" if r.exact else "no", r.reading, f"{r.fit_seconds:.1f}", str(r.refused), str(r.answered), str(r.proved_none),
+            f"{r.own_ms:.1f}",
+        )  # fmt: skip
+
+    with spinner("explaining...") as status:
+        results = pipelines_benchmark(tuple(names) or NAMES, train, rows, progress=status)
+    print_results(results, columns, row, "Which of a lender's models are read exactly (adult, product profile, K = 1)", as_json, markdown)
