@@ -31,7 +31,8 @@ class Splits:
     """The tests of one raw feature: a number's ``cuts`` (``value <= cut`` takes ``yes``), or a
     category's ``members`` (a row per test, a column per value of ``domain``).  A number's test
     may have a ``hole``, a stretch ``low < value <= high`` where ``inside`` says the test's truth
-    instead (NaN ends: none): where the model reads the value's column as missing."""
+    instead (NaN ends: none): where the model reads the value's column as missing, or where a
+    one-hot bin's column is 1."""
 
     cuts: np.ndarray | None = None
     members: np.ndarray | None = None

@@ -2,8 +2,9 @@
 
 A pipeline's preprocessing (a ``ColumnTransformer`` of one-hot, ordinal and target encoders,
 scalers, imputers, a discretizer's bins, passthrough and drop, or one such transformer, and
-feature selections after them) turns a row of raw features into the columns its estimator reads.  Each transformer allowed here maps every raw
-column on its own, so each input column depends on one raw feature at most.  Which one is found
+feature selections after them) turns a row of raw features into the columns its estimator
+reads.  Each transformer allowed here maps every raw column on its own, so each input column
+depends on one raw feature at most.  Which one is found
 by changing one feature at a time in a baseline row and running the preprocessing itself.  A
 category's columns are then a table over its values; a number's are a non-decreasing function of
 it, evaluated by the preprocessing itself wherever a split needs it, so a threshold is placed on
@@ -131,9 +132,9 @@ class Inputs:
         """For numbers' input columns that rise with them (``asked``: each with its thresholds;
         none of :attr:`falling`): per split, the largest value of the number whose column takes
         the branch (the column compared with the threshold, ``<`` when ``strict``, after a
-        float32 cast when ``single``), found by
-        bisection on the floats' order with the preprocessing itself, every column at once;
-        -inf where no value takes it, +inf where every value does."""
+        float32 cast when ``single``), found by bisection on the floats' order with the
+        preprocessing itself, every column at once; -inf where no value takes it, +inf where
+        every value does."""
         out: dict[int, np.ndarray] = {}
         layers: list[dict[str, int]] = []  # each feature once a layer: its values vary in its own column
         for j in asked:
