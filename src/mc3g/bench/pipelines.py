@@ -20,115 +20,132 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.compose import ColumnTransformer
+from sklearn.ensemble import (
+    AdaBoostClassifier,
+    BaggingClassifier,
+    ExtraTreesClassifier,
+    GradientBoostingClassifier,
+    HistGradientBoostingClassifier,
+    RandomForestClassifier,
+    VotingClassifier,
+)
+from sklearn.feature_selection import SelectKBest, VarianceThreshold
+from sklearn.impute import SimpleImputer
+from sklearn.linear_model import LogisticRegression, LogisticRegressionCV, Perceptron, RidgeClassifier, SGDClassifier
+from sklearn.model_selection import FixedThresholdClassifier, GridSearchCV, TunedThresholdClassifierCV
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.neural_network import MLPClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import KBinsDiscretizer, OneHotEncoder, OrdinalEncoder, QuantileTransformer, RobustScaler, StandardScaler, TargetEncoder
+from sklearn.svm import SVC, LinearSVC
+from sklearn.tree import DecisionTreeClassifier
 
 from ..datasets import load
 from ..explain import MC3G
-from ..explain.result import reading
 from ..profiles import Profile
 from ..reference import knowledge
 
 Build = Callable[[list[str], list[str]], Any]  # the unfitted model from the numbers' and the categories' columns
+Catalogue = dict[str, tuple[str, Build]]  # each pipeline's name, what it is, and how it is built
 
 
-def _catalogue() -> dict[str, tuple[str, Build]]:
-    """Each pipeline's name, what it is, and how it is built (imports here: the bench extra)."""
+def _behind(estimator: Any, numbers: Any = None, categories: Any = None, *selected: Any) -> Build:
+    """``estimator`` behind the numbers scaled (or ``numbers``) and the categories one-hot, sparse
+    (or ``categories``), then the ``selected`` steps."""
+
+    def build(numeric: list[str], categorical: list[str]) -> Any:
+        numbers_step = StandardScaler() if numbers is None else numbers
+        categories_step = OneHotEncoder(handle_unknown="ignore") if categories is None else categories
+        encode = ColumnTransformer([("numbers", numbers_step, numeric), ("categories", categories_step, categorical)])
+        return make_pipeline(encode, *selected, estimator)
+
+    return build
+
+
+def _around(wrap: Callable[[Any], Any], inner: Build) -> Build:
+    return lambda numeric, categorical: wrap(inner(numeric, categorical))
+
+
+def _dense() -> OneHotEncoder:
+    return OneHotEncoder(handle_unknown="ignore", sparse_output=False)
+
+
+def _codes() -> OrdinalEncoder:
+    return OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1)
+
+
+def _linear() -> Catalogue:
+    """Linear scores, their encoders and what is wrapped around them."""
+    lr = LogisticRegression(max_iter=1000)
+    imputed = make_pipeline(SimpleImputer(), StandardScaler()), make_pipeline(SimpleImputer(strategy="most_frequent"), OneHotEncoder(handle_unknown="ignore"))
+    lr_cv = LogisticRegressionCV(l1_ratios=(0.0,), scoring="neg_log_loss", use_legacy_attributes=False)
+    return {
+        "lr": ("logistic regression, one-hot (sparse) and scaled", _behind(lr)),
+        "lr-imputed": ("the same, imputers before the encoder and the scaler", _behind(lr, *imputed)),
+        "lr-robust": ("the same, numbers robustly scaled", _behind(lr, RobustScaler())),
+        "lr-ordinal": ("the same, categories' ordinal codes", _behind(lr, None, _codes())),
+        "lr-target": ("the same, categories target-encoded", _behind(lr, None, TargetEncoder())),
+        "lr-kbest": ("the same, the 40 best columns kept", _behind(lr, None, None, SelectKBest(k=40))),
+        "lr-cv": ("a cross-validated logistic regression", _behind(lr_cv)),
+        "lr-threshold": ("behind a lender's threshold of 0.35", _around(lambda m: FixedThresholdClassifier(m, threshold=0.35), _behind(lr))),
+        "lr-tuned": ("behind a tuned threshold", _around(lambda m: TunedThresholdClassifierCV(m, cv=3), _behind(lr))),
+        "lr-grid": ("a search of its settings", _around(lambda m: GridSearchCV(m, {"logisticregression__C": [0.1, 1.0]}, cv=3), _behind(lr))),
+        "lr-calibrated": ("calibrated by one isotonic fit", _around(lambda m: CalibratedClassifierCV(m, method="isotonic", ensemble=False, cv=3), _behind(lr))),
+        "lr-calibrated-3": ("calibrated by three, averaged (the default)", _around(lambda m: CalibratedClassifierCV(m, cv=3), _behind(lr))),
+        "scorecard": ("a scorecard: ten quantile bins of each number", _behind(lr, KBinsDiscretizer(n_bins=10, encode="onehot-dense"), _dense())),
+        "sgd": ("a linear SVM by stochastic gradient", _behind(SGDClassifier(random_state=0))),
+        "linear-svm": ("a linear SVM", _behind(LinearSVC())),
+        "ridge": ("a ridge classifier", _behind(RidgeClassifier())),
+        "perceptron": ("a perceptron", _behind(Perceptron(random_state=0))),
+        "lr-quantile": ("a logistic regression over quantile-transformed numbers", _behind(lr, QuantileTransformer())),
+    }  # fmt: skip
+
+
+def _trees() -> Catalogue:
+    """Trees and their ensembles, the boosters of XGBoost and LightGBM among them (the bench extra)."""
     import lightgbm
     import xgboost
-    from sklearn.calibration import CalibratedClassifierCV
-    from sklearn.compose import ColumnTransformer
-    from sklearn.ensemble import (
-        AdaBoostClassifier,
-        BaggingClassifier,
-        ExtraTreesClassifier,
-        GradientBoostingClassifier,
-        HistGradientBoostingClassifier,
-        RandomForestClassifier,
-        VotingClassifier,
-    )
-    from sklearn.feature_selection import SelectKBest, VarianceThreshold
-    from sklearn.impute import SimpleImputer
-    from sklearn.linear_model import LogisticRegression, LogisticRegressionCV, Perceptron, RidgeClassifier, SGDClassifier
-    from sklearn.model_selection import FixedThresholdClassifier, GridSearchCV, TunedThresholdClassifierCV
-    from sklearn.neighbors import KNeighborsClassifier
-    from sklearn.neural_network import MLPClassifier
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import (
-        KBinsDiscretizer,
-        OneHotEncoder,
-        OrdinalEncoder,
-        QuantileTransformer,
-        RobustScaler,
-        StandardScaler,
-        TargetEncoder,
-    )
-    from sklearn.svm import SVC, LinearSVC
-    from sklearn.tree import DecisionTreeClassifier
 
-    def behind(estimator: Any, numbers: Any = None, categories: Any = None, *selected: Any) -> Build:
-        def build(numeric: list[str], categorical: list[str]) -> Any:
-            numbers_step = StandardScaler() if numbers is None else numbers
-            categories_step = OneHotEncoder(handle_unknown="ignore") if categories is None else categories
-            encode = ColumnTransformer([("numbers", numbers_step, numeric), ("categories", categories_step, categorical)])
-            return make_pipeline(encode, *selected, estimator)
-
-        return build
-
-    def around(wrap: Callable[[Any], Any], inner: Build) -> Build:
-        return lambda numeric, categorical: wrap(inner(numeric, categorical))
-
-    def codes_split(numeric: list[str], categorical: list[str]) -> Any:
-        coded = list(range(len(numeric), len(numeric) + len(categorical)))  # the codes come after the numbers
-        encode = ColumnTransformer([("numbers", "passthrough", numeric), ("categories", codes, categorical)])
-        return make_pipeline(encode, HistGradientBoostingClassifier(max_iter=60, categorical_features=coded, random_state=0))
-
-    dense = OneHotEncoder(handle_unknown="ignore", sparse_output=False)
-    codes = OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1)
-    imputed = make_pipeline(SimpleImputer(), StandardScaler()), make_pipeline(SimpleImputer(strategy="most_frequent"), OneHotEncoder(handle_unknown="ignore"))
-    lr = LogisticRegression(max_iter=1000)
-    lr_cv = LogisticRegressionCV(l1_ratios=(0.0,), scoring="neg_log_loss", use_legacy_attributes=False)
     tree = DecisionTreeClassifier(max_depth=8, random_state=0)
+    forest = RandomForestClassifier(n_estimators=60, max_depth=10, random_state=0)
     hgb = HistGradientBoostingClassifier(max_iter=60, random_state=0)
     xgb = xgboost.XGBClassifier(n_estimators=100, max_depth=4, n_jobs=1, random_state=0)
     lgbm = lightgbm.LGBMClassifier(n_estimators=60, n_jobs=1, random_state=0, verbose=-1)
+
+    def codes_split(numeric: list[str], categorical: list[str]) -> Any:
+        coded = list(range(len(numeric), len(numeric) + len(categorical)))  # the codes come after the numbers
+        encode = ColumnTransformer([("numbers", "passthrough", numeric), ("categories", _codes(), categorical)])
+        return make_pipeline(encode, HistGradientBoostingClassifier(max_iter=60, categorical_features=coded, random_state=0))
+
+    return {
+        "tree": ("a decision tree", _behind(tree)),
+        "tree-bins": ("a decision tree over one-hot bins of the numbers", _behind(tree, KBinsDiscretizer(n_bins=8, encode="onehot-dense"), _dense())),
+        "forest": ("a random forest, the numbers passed through", _behind(forest, "passthrough")),
+        "extra-trees": ("extremely randomised trees", _behind(ExtraTreesClassifier(n_estimators=60, min_samples_leaf=5, random_state=0))),
+        "bagging": ("bagged trees", _behind(BaggingClassifier(DecisionTreeClassifier(max_depth=6), n_estimators=20, random_state=0))),
+        "adaboost": ("AdaBoost of depth-3 trees", _behind(AdaBoostClassifier(DecisionTreeClassifier(max_depth=3), n_estimators=60, random_state=0))),
+        "boosting": ("gradient boosting", _behind(GradientBoostingClassifier(n_estimators=60, random_state=0))),
+        "hgb": ("histogram boosting, one-hot (dense)", _behind(hgb, None, _dense())),
+        "hgb-codes": ("histogram boosting splitting the categories' codes itself", codes_split),
+        "hgb-threshold": ("the same, a threshold of 0.4", _around(lambda m: FixedThresholdClassifier(m, threshold=0.4), _behind(hgb, None, _dense()))),
+        "hgb-selected": ("histogram boosting, constant columns dropped", _behind(hgb, None, _dense(), VarianceThreshold(0.001))),
+        "xgb": ("XGBoost, one-hot (sparse): its zeros read as missing", _behind(xgb, "passthrough")),
+        "xgb-dense": ("XGBoost, one-hot (dense) and scaled", _behind(xgb, None, _dense())),
+        "lgbm": ("LightGBM, one-hot (sparse)", _behind(lgbm, "passthrough")),
+    }  # fmt: skip
+
+
+def _opaque() -> Catalogue:
+    """Models mc3g does not read."""
     vote = VotingClassifier([("lr", LogisticRegression(max_iter=1000)), ("tree", DecisionTreeClassifier(max_depth=5))], voting="soft")
     return {
-        "lr": ("logistic regression, one-hot (sparse) and scaled", behind(lr)),
-        "lr-imputed": ("the same, imputers before the encoder and the scaler", behind(lr, *imputed)),
-        "lr-robust": ("the same, numbers robustly scaled", behind(lr, RobustScaler())),
-        "lr-ordinal": ("the same, categories' ordinal codes", behind(lr, None, codes)),
-        "lr-target": ("the same, categories target-encoded", behind(lr, None, TargetEncoder())),
-        "lr-kbest": ("the same, the 40 best columns kept", behind(lr, None, None, SelectKBest(k=40))),
-        "lr-cv": ("a cross-validated logistic regression", behind(lr_cv)),
-        "lr-threshold": ("behind a lender's threshold of 0.35", around(lambda m: FixedThresholdClassifier(m, threshold=0.35), behind(lr))),
-        "lr-tuned": ("behind a tuned threshold", around(lambda m: TunedThresholdClassifierCV(m, cv=3), behind(lr))),
-        "lr-grid": ("a search of its settings", around(lambda m: GridSearchCV(m, {"logisticregression__C": [0.1, 1.0]}, cv=3), behind(lr))),
-        "lr-calibrated": ("calibrated by one isotonic fit", around(lambda m: CalibratedClassifierCV(m, method="isotonic", ensemble=False, cv=3), behind(lr))),
-        "lr-calibrated-3": ("calibrated by three, averaged (the default)", around(lambda m: CalibratedClassifierCV(m, cv=3), behind(lr))),
-        "scorecard": ("a scorecard: ten quantile bins of each number", behind(lr, KBinsDiscretizer(n_bins=10, encode="onehot-dense"), dense)),
-        "sgd": ("a linear SVM by stochastic gradient", behind(SGDClassifier(random_state=0))),
-        "linear-svm": ("a linear SVM", behind(LinearSVC())),
-        "ridge": ("a ridge classifier", behind(RidgeClassifier())),
-        "perceptron": ("a perceptron", behind(Perceptron(random_state=0))),
-        "lr-quantile": ("a logistic regression over quantile-transformed numbers", behind(lr, QuantileTransformer())),
-        "tree": ("a decision tree", behind(tree)),
-        "tree-bins": ("a decision tree over one-hot bins of the numbers", behind(tree, KBinsDiscretizer(n_bins=8, encode="onehot-dense"), dense)),
-        "forest": ("a random forest, the numbers passed through", behind(RandomForestClassifier(n_estimators=60, max_depth=10, random_state=0), "passthrough")),
-        "extra-trees": ("extremely randomised trees", behind(ExtraTreesClassifier(n_estimators=60, min_samples_leaf=5, random_state=0))),
-        "bagging": ("bagged trees", behind(BaggingClassifier(DecisionTreeClassifier(max_depth=6), n_estimators=20, random_state=0))),
-        "adaboost": ("AdaBoost of depth-3 trees", behind(AdaBoostClassifier(DecisionTreeClassifier(max_depth=3), n_estimators=60, random_state=0))),
-        "boosting": ("gradient boosting", behind(GradientBoostingClassifier(n_estimators=60, random_state=0))),
-        "hgb": ("histogram boosting, one-hot (dense)", behind(hgb, None, dense)),
-        "hgb-codes": ("histogram boosting splitting the categories' codes itself", codes_split),
-        "hgb-threshold": ("the same, a threshold of 0.4", around(lambda m: FixedThresholdClassifier(m, threshold=0.4), behind(hgb, None, dense))),
-        "hgb-selected": ("histogram boosting, constant columns dropped", behind(hgb, None, dense, VarianceThreshold(0.001))),
-        "xgb": ("XGBoost, one-hot (sparse): its zeros read as missing", behind(xgb, "passthrough")),
-        "xgb-dense": ("XGBoost, one-hot (dense) and scaled", behind(xgb, None, dense)),
-        "lgbm": ("LightGBM, one-hot (sparse)", behind(lgbm, "passthrough")),
-        "mlp": ("an MLP", behind(MLPClassifier((16,), max_iter=300, random_state=0))),
-        "svm": ("an RBF SVM", behind(SVC(random_state=0))),
-        "knn": ("15 nearest neighbours", behind(KNeighborsClassifier(15))),
-        "vote": ("a soft vote of a logistic regression and a tree", behind(vote)),
-    }  # fmt: skip
+        "mlp": ("an MLP", _behind(MLPClassifier((16,), max_iter=300, random_state=0))),
+        "svm": ("an RBF SVM", _behind(SVC(random_state=0))),
+        "knn": ("15 nearest neighbours", _behind(KNeighborsClassifier(15))),
+        "vote": ("a soft vote of a logistic regression and a tree", _behind(vote)),
+    }
 
 
 NAMES = ("lr", "lr-imputed", "lr-robust", "lr-ordinal", "lr-target", "lr-kbest", "lr-cv", "lr-threshold", "lr-tuned", "lr-grid", "lr-calibrated",
@@ -159,7 +176,7 @@ def pipelines_benchmark(names: tuple[str, ...] = NAMES, train: int = 4000, rows:
     first ``rows`` refused test rows (K = 1, product profile)."""
     from threadpoolctl import threadpool_limits
 
-    catalogue = _catalogue()
+    catalogue = {**_linear(), **_trees(), **_opaque()}
     unknown = [name for name in names if name not in catalogue]
     if unknown:
         raise ValueError(f"no pipeline {unknown[0]!r}; the catalogue's are {', '.join(NAMES)}")
@@ -188,5 +205,6 @@ def pipelines_benchmark(names: tuple[str, ...] = NAMES, train: int = 4000, rows:
             proved = sum(a.status == "no_counterfactual" and a.run.guarantee == "exact" for a in answers)
             own = float(np.median([1000 * (a.run.search_seconds or 0.0) for a in answers])) if answers else float("nan")
             exact = explainer.engine_.glass is not None
-            out.append(PipelineRun(name, what, exact, reading(explainer.engine_) or "", fit_seconds, len(answers), answered, proved, own))
+            reading = (answers[0].run.reading or "") if answers else ""
+            out.append(PipelineRun(name, what, exact, reading, fit_seconds, len(answers), answered, proved, own))
     return out
