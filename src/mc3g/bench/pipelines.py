@@ -20,17 +20,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
+from sklearn import ensemble
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.compose import ColumnTransformer
-from sklearn.ensemble import (
-    AdaBoostClassifier,
-    BaggingClassifier,
-    ExtraTreesClassifier,
-    GradientBoostingClassifier,
-    HistGradientBoostingClassifier,
-    RandomForestClassifier,
-    VotingClassifier,
-)
 from sklearn.feature_selection import SelectKBest, VarianceThreshold
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression, LogisticRegressionCV, Perceptron, RidgeClassifier, SGDClassifier
@@ -109,24 +101,24 @@ def _trees() -> Catalogue:
     import xgboost
 
     tree = DecisionTreeClassifier(max_depth=8, random_state=0)
-    forest = RandomForestClassifier(n_estimators=60, max_depth=10, random_state=0)
-    hgb = HistGradientBoostingClassifier(max_iter=60, random_state=0)
+    forest = ensemble.RandomForestClassifier(n_estimators=60, max_depth=10, random_state=0)
+    hgb = ensemble.HistGradientBoostingClassifier(max_iter=60, random_state=0)
     xgb = xgboost.XGBClassifier(n_estimators=100, max_depth=4, n_jobs=1, random_state=0)
     lgbm = lightgbm.LGBMClassifier(n_estimators=60, n_jobs=1, random_state=0, verbose=-1)
 
     def codes_split(numeric: list[str], categorical: list[str]) -> Any:
         coded = list(range(len(numeric), len(numeric) + len(categorical)))  # the codes come after the numbers
         encode = ColumnTransformer([("numbers", "passthrough", numeric), ("categories", _codes(), categorical)])
-        return make_pipeline(encode, HistGradientBoostingClassifier(max_iter=60, categorical_features=coded, random_state=0))
+        return make_pipeline(encode, ensemble.HistGradientBoostingClassifier(max_iter=60, categorical_features=coded, random_state=0))
 
     return {
         "tree": ("a decision tree", _behind(tree)),
         "tree-bins": ("a decision tree over one-hot bins of the numbers", _behind(tree, KBinsDiscretizer(n_bins=8, encode="onehot-dense"), _dense())),
         "forest": ("a random forest, the numbers passed through", _behind(forest, "passthrough")),
-        "extra-trees": ("extremely randomised trees", _behind(ExtraTreesClassifier(n_estimators=60, min_samples_leaf=5, random_state=0))),
-        "bagging": ("bagged trees", _behind(BaggingClassifier(DecisionTreeClassifier(max_depth=6), n_estimators=20, random_state=0))),
-        "adaboost": ("AdaBoost of depth-3 trees", _behind(AdaBoostClassifier(DecisionTreeClassifier(max_depth=3), n_estimators=60, random_state=0))),
-        "boosting": ("gradient boosting", _behind(GradientBoostingClassifier(n_estimators=60, random_state=0))),
+        "extra-trees": ("extremely randomised trees", _behind(ensemble.ExtraTreesClassifier(n_estimators=60, min_samples_leaf=5, random_state=0))),
+        "bagging": ("bagged trees", _behind(ensemble.BaggingClassifier(DecisionTreeClassifier(max_depth=6), n_estimators=20, random_state=0))),
+        "adaboost": ("AdaBoost of depth-3 trees", _behind(ensemble.AdaBoostClassifier(DecisionTreeClassifier(max_depth=3), n_estimators=60, random_state=0))),
+        "boosting": ("gradient boosting", _behind(ensemble.GradientBoostingClassifier(n_estimators=60, random_state=0))),
         "hgb": ("histogram boosting, one-hot (dense)", _behind(hgb, None, _dense())),
         "hgb-codes": ("histogram boosting splitting the categories' codes itself", codes_split),
         "hgb-threshold": ("the same, a threshold of 0.4", _around(lambda m: FixedThresholdClassifier(m, threshold=0.4), _behind(hgb, None, _dense()))),
@@ -139,7 +131,7 @@ def _trees() -> Catalogue:
 
 def _opaque() -> Catalogue:
     """Models mc3g does not read."""
-    vote = VotingClassifier([("lr", LogisticRegression(max_iter=1000)), ("tree", DecisionTreeClassifier(max_depth=5))], voting="soft")
+    vote = ensemble.VotingClassifier([("lr", LogisticRegression(max_iter=1000)), ("tree", DecisionTreeClassifier(max_depth=5))], voting="soft")
     return {
         "mlp": ("an MLP", _behind(MLPClassifier((16,), max_iter=300, random_state=0))),
         "svm": ("an RBF SVM", _behind(SVC(random_state=0))),
