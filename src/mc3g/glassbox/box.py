@@ -57,7 +57,7 @@ class Splits:
     def points(self) -> np.ndarray:
         """Where a number's tests change, the holes' ends included."""
         assert self.cuts is not None
-        return self.cuts if self.holes is None else np.concatenate([self.cuts, self.holes.reshape(-1)])
+        return self.cuts if self.holes is None else np.concatenate([self.cuts, self.holes[~np.isnan(self.holes)]])
 
     def codes(self, values: Sequence[Any]) -> np.ndarray:
         """Each category's place in the domain (-1 where it is not in it)."""

@@ -102,10 +102,9 @@ def _on_features(trees: InputTrees, inputs: Inputs, features: list[str], splits:
             tests = trees.holds(inputs.tables[j][None, :], nodes[:, None])  # a row per node, a column per value of the category
             fixed = np.where(tests.all(axis=1), 1, np.where(~tests.any(axis=1), -1, 0))
         always[nodes] = fixed
-        kept = nodes[fixed == 0]
         mine = fixed == 0
-        feature[kept] = place[name]
-        test[kept] = splits[name].add(tests[mine]) if hole is None else splits[name].add(tests[mine], hole[mine], inside[mine])
+        feature[nodes[mine]] = place[name]
+        test[nodes[mine]] = splits[name].add(tests[mine]) if hole is None else splits[name].add(tests[mine], hole[mine], inside[mine])
     return _collapsed(trees, feature, test, always)
 
 
@@ -126,7 +125,9 @@ def _numbered(trees: InputTrees, inputs: Inputs, numbers: Mapping[int, np.ndarra
         if j in inputs.falling:
             name = inputs.source[j]
             assert name is not None
-            ends, on, columns = steps[name] if name in steps else steps.setdefault(name, inputs.steps(name))
+            if name not in steps:  # once a number: its steps are all its columns
+                steps[name] = inputs.steps(name)
+            ends, on, columns = steps[name]
             truth = trees.holds(on[:, columns.index(j)][None, :], nodes[:, None])  # a row per node, a column per step
             out[j] = _stretched(truth, np.r_[-np.inf, ends, np.inf], name)
     return out
