@@ -21,6 +21,7 @@ from mc3g.schema import Feature
 from mc3g.search import (
     COST_MODES,
     ActionSets,
+    Assessment,
     CandidateSpace,
     Distance,
     FeatureValues,
@@ -761,3 +762,14 @@ def test_the_encoding_parsed_once_grounds_as_its_text_in_programs_built_side_by_
     with ThreadPoolExecutor(8) as pool:
         built = list(pool.map(lambda _: grounded(add_encoding), range(32)))
     assert all(b == expected for b in built)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 10**20), st.integers(1, 10**12)), min_size=2, max_size=30))
+def test_assessments_sort_by_their_order_as_by_their_exact_cost(costs: list[tuple[int, int]]) -> None:
+    """The float-first key of an assessment sorts as its exact fraction, near ties included
+    (costs that round to one float are told apart by the fraction)."""
+    assessments = [Assessment((i,), 0.0, {}, (), {}, total, denominator) for i, (total, denominator) in enumerate(costs)]
+    assessments += [Assessment((len(costs),), 0.0, {}, (), {}, costs[0][0] * 10**12 + 1, costs[0][1] * 10**12)]  # a neighbour no float tells apart
+    by_order = sorted(assessments, key=lambda a: (a.order, a.state))
+    assert by_order == sorted(assessments, key=lambda a: (a.exact, a.state))

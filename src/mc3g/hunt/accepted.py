@@ -25,7 +25,8 @@ from ..search import ActionSets, Assessment, Problem, change_size
 from .verdicts import Row, Verdicts
 from .verified import EPSILON
 
-Pool = list[tuple[Fraction, int, tuple[int, ...], Problem, Assessment]]  # exact cost, source (0: found, 1: accepted), state, problem, assessment
+# Exact cost (:attr:`Assessment.order`), source (0: found, 1: accepted), state, problem, assessment.
+Pool = list[tuple[tuple[float, Fraction], int, tuple[int, ...], Problem, Assessment]]
 
 
 class Choice(NamedTuple):
@@ -57,6 +58,7 @@ class Accepted:
         self._set = np.empty(0, dtype=np.intp)  # and the set of features its fewest changes make (:meth:`Verdicts.fewest`), numbered
         self._set_numbers: dict[tuple[str, ...], int] = {}
         self._fewer = 0  # the rows found reached by fewer changes that :meth:`_ranked` has taken
+        self._orders: dict[int | None, list[int]] = {}  # :meth:`_ranked`'s last ranking, by its ``most``, until more rows are seen
         self._keys: dict[tuple[int, tuple], tuple[Problem, tuple]] = {}  # by problem and state: :meth:`_key_of`
 
     def priced(self, kept: int, typical: bool = False) -> list[tuple[Problem, Assessment]]:
@@ -116,10 +118,10 @@ class Accepted:
             rough, sets = self._placed(new)
             self._rough = np.r_[self._rough, rough]
             self._set = np.r_[self._set, sets]
-        order = np.argsort(self._rough, kind="stable")
-        if most is not None:
-            order = order[few_of_each_set(self._set[order], most)]
-        return map(self._seen.__getitem__, order.tolist())
+        if again or new or most not in self._orders:  # else the ranking is the last one's: a person's options are chosen many times over the same rows
+            order = np.argsort(self._rough, kind="stable")
+            self._orders = {most: (order if most is None else order[few_of_each_set(self._set[order], most)]).tolist()}
+        return map(self._seen.__getitem__, self._orders[most])
 
     def _placed(self, keys: list[tuple]) -> tuple[np.ndarray, np.ndarray]:
         """Each row's L1 (numbers in spreads, categories their move's effort, weighted) by its
@@ -269,8 +271,8 @@ _name = operator.itemgetter(0)  # a change's feature
 
 def _pool(problem: Problem | None, found: Sequence[Assessment], rows: list[tuple[Problem, Assessment]]) -> Pool:
     """The states ``found`` in ``problem`` and the rows accepted priced, as :meth:`Accepted.choose` takes them."""
-    pool: Pool = [(a.exact, 0, a.state, problem, a) for a in found if problem is not None]
-    return pool + [(a.exact, 1, a.state, p, a) for p, a in rows]
+    pool: Pool = [(a.order, 0, a.state, problem, a) for a in found if problem is not None]
+    return pool + [(a.order, 1, a.state, p, a) for p, a in rows]
 
 
 def few_of_each_set(sets: np.ndarray, most: int) -> np.ndarray:

@@ -56,11 +56,16 @@ class Assessment:
     total: int  # the sum of the terms, exactly (before any root), as an integer over denominator
     denominator: int  # the problem's: states of one problem compare by their totals
 
-    @property
+    @cached_property
     def exact(self) -> Fraction:
         """The sum of the terms, exactly: what orders states, of one problem or of several
         priced with the same spreads, weights and norm (one explainer's)."""
         return Fraction(self.total, self.denominator)
+
+    @cached_property
+    def order(self) -> tuple[float, Fraction]:
+        """Sorts as :attr:`exact`, fractions compared only where floats tie (rounding keeps order)."""
+        return float(self.exact), self.exact
 
 
 @dataclass(frozen=True)
@@ -99,9 +104,8 @@ class Problem:
         self.nearest = [self._nearest(r) for r in self.rules]
         self.cause_before = [all(self.truth(c)[0] for c in r.cause) for r in self.rules]  # the cause held in the person's state
         self._forcing = [(rule, j) for k, rule in enumerate(self.rules) if (j := self._forced_landing(k)) is not None]
-        # What pricing reads for every state, worked out once: the rules that may cause each
-        # feature (neither their cause nor their effect held for the person), the features a
-        # person may set, the constraints and the features that must change.
+        # What pricing reads for every state, worked out once: the rules that may cause each feature (neither
+        # their cause nor their effect held for the person), the features one may set, the constraints, the musts.
         self._may_cause: dict[str, list[int]] = {}
         for k, rule in enumerate(self.rules):
             if not (self.truth(rule.effect)[0] or self.cause_before[k]):
