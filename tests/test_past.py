@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 import pandas as pd
 from conftest import tiered
-from hypothesis import assume, event
+from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import make_pipeline
@@ -173,3 +173,27 @@ def test_the_nearest_past_applicant_is_found_as_a_row_by_row_reading_finds_it() 
     assert past._nearest(points).tolist() == [nearest(p) for p in points]
     own = np.arange(70)
     assert past._nearest(past.rows[:70], own=own).tolist() == [nearest(p, skip=i) for i, p in enumerate(past.rows[:70])]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 3))
+def test_states_near_a_base_row_are_as_far_from_past_applicants_as_read_whole(seed: int, most: int) -> None:
+    """States that change a base row (the person's) in a few features, numbers or categories,
+    are as far from every past applicant to the last bit when the base's distances are carried
+    over as when each state is read whole (more states than one block of them)."""
+    rng = np.random.default_rng(seed)
+    train = pd.DataFrame({
+        "age": rng.integers(18, 70, 200).astype(float), "job": rng.choice(["a", "b", "c"], 200),
+        "income": rng.normal(40.0, 9.0, 200).round(1), "region": rng.choice(["n", "s", "w"], 200),
+    })  # fmt: skip
+    features = [Feature("age", "numeric"), Feature("job", "categorical"), Feature("income", "numeric"), Feature("region", "categorical")]
+    past = PastApplicants.of(train, features, {"age": 7.0, "income": 9.0})
+    assert past is not None
+    base = {"age": 30.0, "job": "a", "income": 35.5, "region": "n"}
+    choices = {"age": [25.0, 31.0, 60.0], "job": ["b", "c", "unseen"], "income": [12.25, 35.5, 80.0], "region": ["s", "w"]}
+    states = []
+    for _ in range(150):
+        changed = rng.choice(list(choices), size=rng.integers(0, most + 1), replace=False)
+        states.append({**base, **{name: choices[name][rng.integers(len(choices[name]))] for name in changed}})
+    whole = past.remoteness(base, states)
+    assert past.remoteness(base, states, base=base).tolist() == whole.tolist()

@@ -182,7 +182,8 @@ class _Chosen:
         applicants that fail to hold ``refused`` (the retrained models asked once a batch)."""
         chunk = accepted if self.asked.holds is not None else accepted[: self.k - len(self.kept)]
         described = [p.describe(a.state) for a, p in chunk]
-        unlike = self._past.unlike(self.person, [{**self.row, **values} for values in described]).tolist() if self._past is not None else [False] * len(chunk)
+        states = [{**self.row, **values} for values in described]
+        unlike = self._past.unlike(self.person, states, base=self.row).tolist() if self._past is not None else [False] * len(chunk)
         far.update(zip((id(a) for a, _ in chunk), unlike))
         if self.asked.holds is not None:
             held = [(a, values) for (a, _), values, passed in zip(chunk, described, unlike) if not passed]

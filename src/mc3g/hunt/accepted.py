@@ -234,7 +234,7 @@ class Accepted:
         yet is unlike them all."""
         new = [key for key in keys if key not in self._far]
         if new and self._past is not None:
-            far = self._past.unlike(self.person, [{**self.row, **dict(key)} for key in new])
+            far = self._past.unlike(self.person, [{**self.row, **dict(key)} for key in new], base=self.row)
             self._far.update(zip(new, far.tolist()))
 
     def _key_of(self, problem: Problem, a: Assessment) -> tuple:

@@ -60,16 +60,18 @@ class PastApplicants:
         nearest = reference._nearest(reference.rows, own=np.arange(len(reference.rows)))
         return replace(reference, typical=max(float(np.quantile(nearest, QUANTILE)), LEAST_TYPICAL))
 
-    def remoteness(self, person: Mapping[str, Any], states: Sequence[Mapping[str, Any]]) -> np.ndarray:
-        """How unlike past applicants each state is (see the module): above 1, unlike them all."""
+    def remoteness(self, person: Mapping[str, Any], states: Sequence[Mapping[str, Any]], base: Mapping[str, Any] | None = None) -> np.ndarray:
+        """How unlike past applicants each state is (see the module): above 1, unlike them all.
+        With ``base``, a row each state changes in a few features (the person's, as a search's
+        states are): its distances are found once and carried over, to the same numbers."""
         if not states:
             return np.zeros(0)
         own = float(self._nearest(self._encoded([person]))[0])
-        return self._nearest(self._encoded(states)) / max(self.typical, own, 1e-12)
+        return self._nearest(self._encoded(states), base=None if base is None else self._encoded([base])[0]) / max(self.typical, own, 1e-12)
 
-    def unlike(self, person: Mapping[str, Any], states: Sequence[Mapping[str, Any]]) -> np.ndarray:
+    def unlike(self, person: Mapping[str, Any], states: Sequence[Mapping[str, Any]], base: Mapping[str, Any] | None = None) -> np.ndarray:
         """Whether each state is unlike every past applicant: its :meth:`remoteness` above :attr:`farthest`."""
-        return self.remoteness(person, states) > self.farthest
+        return self.remoteness(person, states, base) > self.farthest
 
     def _encoded(self, rows: Sequence[Mapping[str, Any]]) -> np.ndarray:
         out = np.empty((len(rows), len(self.columns)))
@@ -81,25 +83,46 @@ class PastApplicants:
                 out[:, i] = [codes.get(str(row[name]), -1) for row in rows]
         return out
 
-    def _nearest(self, points: np.ndarray, own: np.ndarray | None = None) -> np.ndarray:
+    def _nearest(self, points: np.ndarray, own: np.ndarray | None = None, base: np.ndarray | None = None) -> np.ndarray:
         """Each point's distance to the nearest past applicant (``own``: the point's own row, left
         out): the numbers' differences added a column at a time, then the categories that differ,
-        counted (a column at a time, half the time of a block of every column at once)."""
+        counted (a column at a time, half the time of a block of every column at once).  With
+        ``base`` (a row the points change in a few columns), the base's numbers' sum is taken by
+        the points that keep all its numbers, and its count of categories that differ is
+        corrected where a point's category is not the base's: the same numbers, summed in the
+        same order, in a fraction of the passes."""
         numbers, categories = self._columns
+        if base is not None:
+            kept_sum, kept_count = self._differences(base[None, :], numbers, categories)
         out = np.empty(len(points))
         for start in range(0, len(points), CHUNK):
             block = points[start : start + CHUNK]
-            distance = np.zeros((len(block), len(self.rows)))
-            for j, column in numbers:
-                distance += np.abs(block[:, j, None] - column[None, :])
-            differ = np.zeros(distance.shape, dtype=np.int64)
-            for j, column in categories:
-                differ += block[:, j, None] != column[None, :]
+            if base is None:
+                distance, differ = self._differences(block, numbers, categories)
+            else:
+                distance, differ = np.repeat(kept_sum, len(block), axis=0), np.repeat(kept_count, len(block), axis=0)
+                moved = np.flatnonzero((block[:, [j for j, _ in numbers]] != base[[j for j, _ in numbers]]).any(axis=1))
+                if len(moved):
+                    distance[moved] = self._differences(block[moved], numbers, [])[0]
+                for j, column in categories:
+                    if len(changed := np.flatnonzero(block[:, j] != base[j])):
+                        differ[changed] += (block[changed, j, None] != column[None, :]).astype(np.int64) - (base[j] != column)
             distance += differ
             if own is not None:
                 distance[np.arange(len(block)), own[start : start + CHUNK]] = np.inf
             out[start : start + CHUNK] = distance.min(axis=1)
         return out
+
+    def _differences(self, block: np.ndarray, numbers: list[tuple[int, np.ndarray]], categories: list[tuple[int, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+        """The rows of ``block`` against every past applicant: the sum of the ``numbers``'
+        differences, and the count of the ``categories`` that differ."""
+        distance = np.zeros((len(block), len(self.rows)))
+        for j, column in numbers:
+            distance += np.abs(block[:, j, None] - column[None, :])
+        differ = np.zeros(distance.shape, dtype=np.int64)
+        for j, column in categories:
+            differ += block[:, j, None] != column[None, :]
+        return distance, differ
 
     @cached_property
     def _columns(self) -> tuple[list[tuple[int, np.ndarray]], list[tuple[int, np.ndarray]]]:
