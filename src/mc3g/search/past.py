@@ -94,6 +94,7 @@ class PastApplicants:
         numbers, categories = self._columns
         if base is not None:
             kept_sum, kept_count = self._differences(base[None, :], numbers, categories)
+            at = [j for j, _ in numbers]
         out = np.empty(len(points))
         for start in range(0, len(points), CHUNK):
             block = points[start : start + CHUNK]
@@ -101,7 +102,7 @@ class PastApplicants:
                 distance, differ = self._differences(block, numbers, categories)
             else:
                 distance, differ = np.repeat(kept_sum, len(block), axis=0), np.repeat(kept_count, len(block), axis=0)
-                moved = np.flatnonzero((block[:, [j for j, _ in numbers]] != base[[j for j, _ in numbers]]).any(axis=1))
+                moved = np.flatnonzero((block[:, at] != base[at]).any(axis=1))
                 if len(moved):
                     distance[moved] = self._differences(block[moved], numbers, [])[0]
                 for j, column in categories:
