@@ -9,7 +9,7 @@ from conftest import tiered
 from hypothesis import strategies as st
 
 from mc3g.hunt import Verdicts
-from mc3g.hunt.local import Drawn, Moves
+from mc3g.hunt.local import BLOCK, Drawn, Moves, drawn_codes
 
 PERSON = {"a": 0, "b": 0, "c": "x", "d": 0.0}
 POOLS = {"a": [1, 2, 3], "b": [1, 2], "c": ["y", "z"], "d": [0.5, 1.5, 2.5, 3.5]}
@@ -101,3 +101,29 @@ def test_a_wide_draw_asked_as_codes_leaves_the_verdicts_as_its_rows_asked_as_key
         said.append((asked, last, known, read, sorted(verdicts.labelled()[0], key=repr), verdicts.release(), verdicts.accepted()))
     assert said[0] == said[1]
     assert len(said[1][0][2]) > 0 and len(said[1][0]) == 4  # the draw took a call, and the question after it one
+
+
+@tiered(20, 100, st.integers(0, 2**32 - 1), st.integers(1, 700), st.integers(1, 6), st.sampled_from([[], ["b"], ["a", "d"]]))
+def test_rows_are_drawn_from_the_generator_as_a_row_by_row_reading_draws_them(seed, n, most, always) -> None:
+    """A draw's codes are those a row-by-row reading of the generator gives: block by block, how
+    many features each row changes and a key and a pick of every feature; a row changes the
+    features of its smallest keys (and those it always changes), each to its pick's place in
+    the feature's pool, columns in name order."""
+    pools = {"d": [0.5, 1.5, 2.5], "a": [1, 2, 3, 4], "c": ["y", "z"], "b": [1, 2]}  # not in name order
+    moves, engine = Moves(pools), _Engine(most)
+    codes = drawn_codes(engine, n, np.random.default_rng(seed), None, moves, always)
+    rng, names, expected = np.random.default_rng(seed), list(pools), []
+    for _ in range(0, n, BLOCK):
+        counts, (keys, picks) = rng.integers(1, most + 1, size=BLOCK), rng.random((2, BLOCK, len(names)))
+        for count, key, pick in zip(counts.tolist(), keys.tolist(), picks.tolist()):
+            smallest = sorted(key)[min(count, len(names)) - 1]
+            row = {name: min(int(p * len(pools[name])), len(pools[name]) - 1) + 1 for name, k, p in zip(names, key, pick) if k <= smallest or name in always}
+            expected.append([row.get(name, 0) for name in sorted(names)])
+    assert codes.tolist() == expected[:n]
+
+
+class _Engine:
+    """What a draw reads of an engine: the search settings' most features changed."""
+
+    def __init__(self, most: int) -> None:
+        self.settings = type("Settings", (), {"hunt": type("Hunt", (), {"most_changed": most})()})()

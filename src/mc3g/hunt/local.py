@@ -144,12 +144,16 @@ def drawn_codes(engine: Any, n: int, rng: np.random.Generator, most: int | None,
         counts.append(rng.integers(1, most + 1, size=BLOCK))
         draws.append(rng.random((2, BLOCK, width)))
     count = np.minimum(np.concatenate(counts)[:n], width)
-    key, picked = (np.concatenate(part)[:n] for part in zip(*draws))
-    pick = np.minimum((picked * choices.sizes).astype(np.int64), choices.sizes - 1)
+    key, picked = np.concatenate(draws, axis=1)[:, :n]
     # Which features each row changes (those ``always`` too), in name order: its pairs come out sorted.
     changed = key <= np.take_along_axis(np.sort(key, axis=1), count[:, None] - 1, axis=1)
     changed[:, always_at] = True
-    return np.where(changed, pick + 1, 0)[:, choices.by_name]
+    # Each pick + 1 where the row changes the feature, worked out in place: tens of thousands of rows a wide draw.
+    pick = np.multiply(picked, choices.sizes, out=picked).astype(np.int64)
+    np.minimum(pick, choices.sizes - 1, out=pick)
+    pick += 1
+    pick *= changed
+    return pick[:, choices.by_name]
 
 
 def drawn_rounds(engine: Any, sizes: Sequence[int], rng: np.random.Generator, choices: Moves, always: Sequence[str] = ()) -> np.ndarray:
