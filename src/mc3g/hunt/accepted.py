@@ -58,7 +58,7 @@ class Accepted:
         self._set = np.empty(0, dtype=np.intp)  # and the set of features its fewest changes make (:meth:`Verdicts.fewest`), numbered
         self._set_numbers: dict[tuple[str, ...], int] = {}
         self._fewer = 0  # the rows found reached by fewer changes that :meth:`_ranked` has taken
-        self._orders: dict[int | None, list[int]] = {}  # :meth:`_ranked`'s last ranking, by its ``most``, until more rows are seen
+        self._ranking: tuple[int | None, list[int]] | None = None  # :meth:`_ranked`'s last ``most`` and ranking, until more rows are seen
         self._keys: dict[tuple[int, tuple], tuple[Problem, tuple]] = {}  # by problem and state: :meth:`_key_of`
 
     def priced(self, kept: int, typical: bool = False) -> list[tuple[Problem, Assessment]]:
@@ -118,10 +118,10 @@ class Accepted:
             rough, sets = self._placed(new)
             self._rough = np.r_[self._rough, rough]
             self._set = np.r_[self._set, sets]
-        if again or new or most not in self._orders:  # else the ranking is the last one's: a person's options are chosen many times over the same rows
+        if again or new or self._ranking is None or self._ranking[0] != most:  # else the last one: options are chosen many times over the same rows
             order = np.argsort(self._rough, kind="stable")
-            self._orders = {most: (order if most is None else order[few_of_each_set(self._set[order], most)]).tolist()}
-        return map(self._seen.__getitem__, self._orders[most])
+            self._ranking = most, (order if most is None else order[few_of_each_set(self._set[order], most)]).tolist()
+        return map(self._seen.__getitem__, self._ranking[1])
 
     def _placed(self, keys: list[tuple]) -> tuple[np.ndarray, np.ndarray]:
         """Each row's L1 (numbers in spreads, categories their move's effort, weighted) by its

@@ -104,8 +104,8 @@ class Problem:
         self.nearest = [self._nearest(r) for r in self.rules]
         self.cause_before = [all(self.truth(c)[0] for c in r.cause) for r in self.rules]  # the cause held in the person's state
         self._forcing = [(rule, j) for k, rule in enumerate(self.rules) if (j := self._forced_landing(k)) is not None]
-        # What pricing reads for every state, worked out once: the rules that may cause each feature (neither
-        # their cause nor their effect held for the person), the features one may set, the constraints, the musts.
+        # Worked out once for pricing: the rules that may cause each feature (neither their cause nor their
+        # effect held for the person), the features a person may set, constraints, features that must change.
         self._may_cause: dict[str, list[int]] = {}
         for k, rule in enumerate(self.rules):
             if not (self.truth(rule.effect)[0] or self.cause_before[k]):
