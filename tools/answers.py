@@ -19,6 +19,7 @@ from __future__ import annotations
 import collections
 import json
 import sys
+from pathlib import Path
 
 KINDS = ("mlp", "rf", "gbm", "svc", "knn")
 SLACK = 1e-9  # costs printed from floats: equal within this
@@ -47,12 +48,13 @@ def dump(out: str, n: str = "20") -> None:
                     explainer = MC3G(model, known, schema=ds.schema, k=k, tail=tail, profile="product", read_model="never").fit(X)
                     for i, (_, row) in enumerate(refused.iterrows()):
                         costs[f"{name} {kind} K={k} #{i}"] = [option.cost for option in explainer.explain(row).counterfactuals]
-    with open(out, "w") as f:
-        json.dump(costs, f, indent=0)
+    Path(out).write_text(json.dumps(costs, indent=0))
 
 
 def compare(a_path: str, b_path: str) -> None:
-    a, b = (json.load(open(path)) for path in (a_path, b_path))
+    a, b = (json.loads(Path(path).read_text()) for path in (a_path, b_path))
+    if a.keys() != b.keys():
+        print(f"{len(a.keys() ^ b.keys())} people in one file only, left out (dumped with different N?)")
     by_box: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     worse = []
     for person in a.keys() & b.keys():
