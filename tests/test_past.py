@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 import pandas as pd
 from conftest import tiered
-from hypothesis import assume, event, given, settings
+from hypothesis import assume, event
 from hypothesis import strategies as st
 from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import make_pipeline
@@ -175,8 +175,7 @@ def test_the_nearest_past_applicant_is_found_as_a_row_by_row_reading_finds_it() 
     assert past._nearest(past.rows[:70], own=own).tolist() == [nearest(p, skip=i) for i, p in enumerate(past.rows[:70])]
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(1, 3))
+@tiered(20, 100, st.integers(0, 2**32 - 1), st.integers(1, 3))
 def test_states_near_a_base_row_are_as_far_from_past_applicants_as_read_whole(seed: int, most: int) -> None:
     """States that change a base row (the person's) in a few features, numbers or categories,
     are as far from every past applicant to the last bit when the base's distances are carried
